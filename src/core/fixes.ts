@@ -1,0 +1,237 @@
+import type { Kysely } from 'kysely';
+import { newId, nowIso } from '../ids.ts';
+import type { Database, FindingRow, FixPullRequestRow, FixRow } from '../store/schema.ts';
+import { ApiError, BodyValueError, invalidState, notFound } from './errors.ts';
+import { recordEvent } from './finding-events.ts';
+import type { PageRequest } from './pagination.ts';
+import type { Principal } from './principal.ts';
+import { consumeCredit } from './quotas.ts';
+import type { Unit } from './units.ts';
+
+export const FIX_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
+export type FixStatus = (typeof FIX_STATUSES)[number];
+
+export interface FixView {
+  fix: FixRow;
+  findingIds: string[];
+  pullRequests: FixPullRequestRow[];
+}
+
+export interface FixCreateInput {
+  finding_ids?: string[];
+  title: string;
+  instructions: string;
+  source_repo: string;
+  source_repo_provider?: string;
+  source_scan_branch?: string | null;
+}
+
+export interface PullRequestInput {
+  title?: string | null;
+  body?: string | null;
+  branch_name?: string | null;
+}
+
+/** Opens pull requests for a completed fix on its code host. */
+export interface PullRequestOpener {
+  open(fix: FixView, unit: Unit, input: PullRequestInput): Promise<Omit<FixPullRequestRow, 'id' | 'fix_id'>[]>;
+}
+
+/** Until a code-host integration is configured, a completed fix cannot be turned into pull requests. */
+export const noPullRequestOpener: PullRequestOpener = {
+  async open() {
+    throw new ApiError(409, 'PR_PROVIDER_UNAVAILABLE', 'No code-host integration is configured to open pull requests');
+  },
+};
+
+async function hydrate(db: Kysely<Database>, fixes: FixRow[]): Promise<FixView[]> {
+  if (!fixes.length) return [];
+  const ids = fixes.map((f) => f.id);
+  const [links, prs] = await Promise.all([
+    db.selectFrom('fix_findings').selectAll().where('fix_id', 'in', ids).orderBy('position').execute(),
+    db.selectFrom('fix_pull_requests').selectAll().where('fix_id', 'in', ids).orderBy('created_at').execute(),
+  ]);
+  return fixes.map((fix) => ({
+    fix,
+    findingIds: links.filter((l) => l.fix_id === fix.id).map((l) => l.finding_id),
+    pullRequests: prs.filter((p) => p.fix_id === fix.id),
+  }));
+}
+
+export async function listFixes(
+  db: Kysely<Database>,
+  unit: Unit,
+  filters: PageRequest & { findingId?: string },
+): Promise<{ items: FixView[]; total: number }> {
+  let query = db.selectFrom('fixes').where('unit_id', '=', unit.id);
+  if (filters.findingId) {
+    const findingId = filters.findingId;
+    query = query.where('id', 'in', (eb) =>
+      eb.selectFrom('fix_findings').select('fix_id').where('finding_id', '=', findingId),
+    );
+  }
+  const [rows, count] = await Promise.all([
+    query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filters.limit).offset(filters.skip).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items: await hydrate(db, rows), total: Number(count.n) };
+}
+
+async function findFix(db: Kysely<Database>, unit: Unit, fixId: string): Promise<FixRow> {
+  const fix = await db.selectFrom('fixes').selectAll().where('id', '=', fixId).where('unit_id', '=', unit.id).executeTakeFirst();
+  if (!fix) throw notFound('Fix');
+  return fix;
+}
+
+export async function getFix(db: Kysely<Database>, unit: Unit, fixId: string): Promise<FixView> {
+  const [view] = await hydrate(db, [await findFix(db, unit, fixId)]);
+  return view;
+}
+
+/** Stores a pending fix for the given findings, taking one `prs` credit and writing `fix_created` events. */
+export async function createFix(
+  db: Kysely<Database>,
+  principal: Principal,
+  unit: Unit,
+  input: FixCreateInput,
+): Promise<FixView> {
+  const provider = input.source_repo_provider ?? 'github';
+  const source = unit.sources.find((s) => s.full_name === input.source_repo && s.provider === provider);
+  if (!source) {
+    throw new BodyValueError(
+      ['body', 'source_repo'],
+      `Value error, ${provider} repository "${input.source_repo}" is not a source of this repository`,
+      input.source_repo,
+    );
+  }
+  const findingIds = [...new Set(input.finding_ids ?? [])];
+  return db.transaction().execute(async (trx) => {
+    let findings: FindingRow[] = [];
+    if (findingIds.length) {
+      findings = await trx.selectFrom('findings').selectAll().where('unit_id', '=', unit.id).where('id', 'in', findingIds).execute();
+      const missing = findingIds.find((id) => !findings.some((f) => f.id === id));
+      if (missing) throw notFound(`Finding ${missing}`);
+    }
+    await consumeCredit(trx, principal.orgId, 'prs');
+    const now = nowIso();
+    const fix: FixRow = {
+      id: newId(),
+      org_id: principal.orgId,
+      unit_id: unit.id,
+      title: input.title,
+      instructions: input.instructions,
+      status: 'pending',
+      source_repo: source.full_name,
+      source_repo_provider: source.provider,
+      source_scan_branch: input.source_scan_branch ?? source.default_branch,
+      source_base_commit_sha: null,
+      error_message: null,
+      diff: null,
+      agent_steps_completed: 0,
+      latest_activity_at: null,
+      created_by_key_id: principal.keyId,
+      created_at: now,
+      started_at: null,
+      completed_at: null,
+      updated_at: now,
+    };
+    await trx.insertInto('fixes').values(fix).execute();
+    if (findingIds.length) {
+      await trx
+        .insertInto('fix_findings')
+        .values(findingIds.map((finding_id, position) => ({ fix_id: fix.id, finding_id, position })))
+        .execute();
+    }
+    for (const finding of findingIds.map((id) => findings.find((f) => f.id === id)!)) {
+      await recordEvent(trx, {
+        finding,
+        eventType: 'fix_created',
+        actorKeyId: principal.keyId,
+        metadata: { fix_id: fix.id },
+        at: now,
+      });
+    }
+    return { fix, findingIds, pullRequests: [] };
+  });
+}
+
+/** Moves a fix from one of `from` to `to`, atomically; 409 when another state already holds. */
+async function transition(
+  db: Kysely<Database>,
+  unit: Unit,
+  fixId: string,
+  from: FixStatus[],
+  changes: Partial<FixRow> & { status: FixStatus },
+  refusal: (status: string) => string,
+): Promise<FixRow> {
+  const fix = await findFix(db, unit, fixId);
+  if (!from.includes(fix.status as FixStatus)) throw invalidState(refusal(fix.status));
+  const now = nowIso();
+  const result = await db
+    .updateTable('fixes')
+    .set({ ...changes, updated_at: now })
+    .where('id', '=', fix.id)
+    .where('status', '=', fix.status)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) {
+    const current = await findFix(db, unit, fixId);
+    throw invalidState(refusal(current.status));
+  }
+  return { ...fix, ...changes, updated_at: now };
+}
+
+export async function cancelFix(db: Kysely<Database>, unit: Unit, fixId: string): Promise<FixView> {
+  const now = nowIso();
+  await transition(
+    db,
+    unit,
+    fixId,
+    ['pending', 'running'],
+    { status: 'cancelled', completed_at: now, latest_activity_at: now },
+    (status) => `Only a pending or running fix can be cancelled; this fix is ${status}`,
+  );
+  return getFix(db, unit, fixId);
+}
+
+/** Sends a completed fix back to the agent with follow-up instructions. */
+export async function refineFix(
+  db: Kysely<Database>,
+  principal: Principal,
+  unit: Unit,
+  fixId: string,
+  instructions: string,
+): Promise<FixView> {
+  await db.transaction().execute(async (trx) => {
+    await transition(
+      trx,
+      unit,
+      fixId,
+      ['completed'],
+      { status: 'pending', completed_at: null, error_message: null },
+      (status) => `Only a completed fix can be refined; this fix is ${status}`,
+    );
+    await trx
+      .insertInto('fix_refinements')
+      .values({ id: newId(), fix_id: fixId, instructions, created_by_key_id: principal.keyId, created_at: nowIso() })
+      .execute();
+  });
+  return getFix(db, unit, fixId);
+}
+
+export async function openPullRequests(
+  db: Kysely<Database>,
+  opener: PullRequestOpener,
+  unit: Unit,
+  fixId: string,
+  input: PullRequestInput,
+): Promise<FixPullRequestRow[]> {
+  const view = await getFix(db, unit, fixId);
+  if (view.fix.status !== 'completed') {
+    throw invalidState(`Pull requests can only be opened for a completed fix; this fix is ${view.fix.status}`);
+  }
+  if (!view.fix.diff) throw invalidState('This fix produced no changes, so there is nothing to open a pull request for');
+  const opened = await opener.open(view, unit, input);
+  const rows: FixPullRequestRow[] = opened.map((pr) => ({ ...pr, id: newId(), fix_id: view.fix.id }));
+  if (rows.length) await db.insertInto('fix_pull_requests').values(rows).execute();
+  return rows;
+}

@@ -1,0 +1,121 @@
+import type { Kysely } from 'kysely';
+import { newId, nowIso } from '../ids.ts';
+import type { Database, FindingRow, ScanBatchRow, ScanRow } from '../store/schema.ts';
+import { notFound } from './errors.ts';
+import type { PageRequest } from './pagination.ts';
+import type { Principal } from './principal.ts';
+import { consumeCredit, quotaTypeForScan } from './quotas.ts';
+import { countScans, percentComplete, progressEntries, type BatchCounters, type ProgressEntry } from './scan-progress.ts';
+import type { ScanType } from './scan-types.ts';
+import type { Unit } from './units.ts';
+
+export interface BatchView extends BatchCounters {
+  batch: ScanBatchRow;
+}
+
+export interface ProgressView extends BatchView {
+  percent_complete: number;
+  repositories: ProgressEntry[];
+}
+
+export async function createScanBatch(
+  db: Kysely<Database>,
+  principal: Principal,
+  unit: Unit,
+  scanType: ScanType,
+): Promise<BatchView> {
+  const quotaType = quotaTypeForScan(scanType);
+  const batch = await db.transaction().execute(async (trx) => {
+    const period = await consumeCredit(trx, principal.orgId, quotaType);
+    const now = nowIso();
+    const row: ScanBatchRow = {
+      id: newId(),
+      org_id: principal.orgId,
+      unit_id: unit.id,
+      scan_type: scanType,
+      status: 'queued',
+      total_repositories: unit.sources.length,
+      error_message: null,
+      quota_type: quotaType,
+      quota_period_start: period.start,
+      created_at: now,
+      started_at: null,
+      completed_at: null,
+      updated_at: now,
+    };
+    await trx.insertInto('scan_batches').values(row).execute();
+    return row;
+  });
+  return { batch, ...countScans(batch, []) };
+}
+
+async function scansOf(db: Kysely<Database>, batchIds: string[]): Promise<ScanRow[]> {
+  if (!batchIds.length) return [];
+  return db.selectFrom('scans').selectAll().where('batch_id', 'in', batchIds).orderBy('created_at').orderBy('id').execute();
+}
+
+export async function listScanBatches(
+  db: Kysely<Database>,
+  unit: Unit,
+  filters: PageRequest & { scanType?: string; status?: string },
+): Promise<{ items: BatchView[]; total: number }> {
+  let query = db.selectFrom('scan_batches').where('unit_id', '=', unit.id);
+  if (filters.scanType) query = query.where('scan_type', '=', filters.scanType);
+  if (filters.status) query = query.where('status', '=', filters.status.toLowerCase());
+  const [rows, count] = await Promise.all([
+    query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filters.limit).offset(filters.skip).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  const scans = await scansOf(db, rows.map((r) => r.id));
+  return {
+    items: rows.map((batch) => ({ batch, ...countScans(batch, scans.filter((s) => s.batch_id === batch.id)) })),
+    total: Number(count.n),
+  };
+}
+
+async function findBatch(db: Kysely<Database>, unit: Unit, batchId: string): Promise<ScanBatchRow> {
+  const batch = await db
+    .selectFrom('scan_batches')
+    .selectAll()
+    .where('id', '=', batchId)
+    .where('unit_id', '=', unit.id)
+    .executeTakeFirst();
+  if (!batch) throw notFound('Scan');
+  return batch;
+}
+
+export async function getScanBatch(db: Kysely<Database>, unit: Unit, batchId: string): Promise<BatchView> {
+  const batch = await findBatch(db, unit, batchId);
+  return { batch, ...countScans(batch, await scansOf(db, [batch.id])) };
+}
+
+export async function getScanProgress(db: Kysely<Database>, unit: Unit, batchId: string): Promise<ProgressView> {
+  const batch = await findBatch(db, unit, batchId);
+  const scans = await scansOf(db, [batch.id]);
+  const stillPlanning = batch.status === 'queued' || batch.status === 'creating_scans';
+  return {
+    batch,
+    ...countScans(batch, scans),
+    percent_complete: percentComplete(batch, scans),
+    repositories: progressEntries(stillPlanning ? unit.sources : [], scans),
+  };
+}
+
+export async function getScanResults(
+  db: Kysely<Database>,
+  unit: Unit,
+  batchId: string,
+): Promise<{ batch: ScanBatchRow; findings: FindingRow[] }> {
+  const batch = await findBatch(db, unit, batchId);
+  const findings = await db
+    .selectFrom('findings')
+    .selectAll()
+    .where('unit_id', '=', unit.id)
+    .where('scan_batch_id', '=', batch.id)
+    .orderBy('file_path')
+    .orderBy('start_line')
+    .orderBy('id')
+    .execute();
+  return { batch, findings };
+}
+

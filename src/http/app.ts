@@ -1,0 +1,97 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { sql } from 'kysely';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { noPullRequestOpener } from '../core/fixes.ts';
+import { authPlugin } from './auth.ts';
+import type { Deps } from './deps.ts';
+import { installErrorHandling } from './errors.ts';
+import { FAMILIES } from './family.ts';
+import { accountRoutes } from './routes/account.ts';
+import { eventRoutes } from './routes/events.ts';
+import { findingRoutes } from './routes/findings.ts';
+import { fixRoutes } from './routes/fixes.ts';
+import { scanRoutes } from './routes/scans.ts';
+import { unitRoutes } from './routes/units.ts';
+import { validatorCompiler } from './validation.ts';
+
+export interface AppOptions extends Partial<Omit<Deps, 'store'>> {
+  store: Deps['store'];
+  logger?: FastifyServerOptions['logger'];
+  bodyLimit?: number;
+}
+
+const VERSION = '0.1.0';
+
+/**
+ * Accepts any content type as JSON, as FastAPI does: clients that forget the header still work,
+ * and an empty body reaches validation as "missing" instead of failing in the parser.
+ */
+function parseJsonBody(app: FastifyInstance) {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const deps: Deps = { store: options.store, pullRequests: options.pullRequests ?? noPullRequestOpener };
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  parseJsonBody(app);
+  installErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Bulwark API',
+        version: 'v1',
+        description:
+          'Organization-scoped API for security scanning, findings triage and autofix. ' +
+          'Authenticate with `Authorization: Bearer <API key>`.',
+      },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Organization API key' } } },
+      security: [{ bearerAuth: [] }],
+      tags: [
+        { name: 'account', description: 'The calling key and quota balance' },
+        { name: 'repositories', description: 'Repository route family' },
+        { name: 'applications', description: 'Application route family: a scan runs across all its repositories' },
+        { name: 'events', description: 'Finding lifecycle event feed' },
+      ],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok', version: VERSION }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await sql`select 1`.execute(deps.store.db);
+      return { status: 'ready', database: deps.store.dialect };
+    } catch {
+      return reply.status(503).send({ status: 'unavailable', database: deps.store.dialect });
+    }
+  });
+
+  await app.register(authPlugin, { store: deps.store });
+  await app.register(accountRoutes, { store: deps.store });
+  await app.register(eventRoutes, { store: deps.store });
+  for (const family of FAMILIES) {
+    await app.register(unitRoutes, { store: deps.store, family });
+    await app.register(scanRoutes, { deps, family });
+    await app.register(findingRoutes, { deps, family });
+    await app.register(fixRoutes, { deps, family });
+  }
+  return app;
+}

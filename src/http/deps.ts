@@ -1,0 +1,8 @@
+import type { PullRequestOpener } from '../core/fixes.ts';
+import type { Store } from '../store/database.ts';
+
+/** What routes need from the rest of the service. */
+export interface Deps {
+  store: Store;
+  pullRequests: PullRequestOpener;
+}

@@ -1,0 +1,49 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ApiError, BodyValueError } from '../core/errors.ts';
+import { toFastApiErrors, type FastApiError } from './validation.ts';
+
+function envelope(detail: string, errorCode: string, extra: Record<string, unknown> = {}) {
+  return { detail: { detail, error_code: errorCode, ...extra } };
+}
+
+function jsonDecodeError(error: FastifyError): FastApiError {
+  const position = /position (\d+)/.exec(error.message)?.[1];
+  return {
+    loc: ['body', position ? Number(position) : 0],
+    msg: 'JSON decode error',
+    type: 'json_invalid',
+    input: {},
+    ctx: { error: error.message.replace(/^Body is not valid JSON but content-type is set to 'application\/json'\s*/i, '') },
+  };
+}
+
+/** Maps every failure to the contract's wire format: 422 for bad input, the error envelope for the rest. */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ApiError) {
+      return reply.status(error.statusCode).send(envelope(error.message, error.errorCode, error.extra));
+    }
+    if (error instanceof BodyValueError) {
+      return reply.status(422).send({ detail: [{ loc: error.loc, msg: error.message, type: error.type, input: error.input }] });
+    }
+    if (error.validation) {
+      return reply.status(422).send({ detail: toFastApiErrors(error.validation as never, error.validationContext ?? 'body') });
+    }
+    if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) {
+      return reply.status(422).send({ detail: [jsonDecodeError(error)] });
+    }
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return reply.status(413).send(envelope('Request body is too large', 'PAYLOAD_TOO_LARGE'));
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.status(status).send(envelope(error.message, 'BAD_REQUEST'));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.status(500).send(envelope('Internal server error', 'INTERNAL_ERROR'));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send(envelope(`No route ${request.method} ${request.url.split('?')[0]}`, 'NOT_FOUND'));
+  });
+}

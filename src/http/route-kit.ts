@@ -1,0 +1,36 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Family } from './family.ts';
+import { ErrorResponse, HTTPValidationError } from './schemas.ts';
+
+export type TypedApp = ReturnType<typeof typed>;
+
+export function typed(app: FastifyInstance) {
+  return app.withTypeProvider<TypeBoxTypeProvider>();
+}
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  401: 'Missing, malformed, unknown or revoked API key',
+  403: 'The key lacks the scope this route needs, or a quota is exhausted (OPERATION_FAILED)',
+  404: 'No such resource in the calling organization',
+  409: 'The fix is not in a state that allows this operation',
+};
+
+/** Success schema, FastAPI-style 422 and the error envelope for the given statuses, as OpenAPI responses. */
+export function responses(success: Record<number, TSchema>, errors: number[], validates = true) {
+  const result: Record<number, TSchema> = { ...success };
+  if (validates) result[422] = { ...HTTPValidationError, description: 'Validation Error' };
+  for (const status of errors) result[status] = { ...ErrorResponse, description: ERROR_DESCRIPTIONS[status] };
+  return result;
+}
+
+export function unitParams(family: Family, ...more: string[]) {
+  const props: Record<string, TSchema> = { [family.param]: Type.String({ title: family.label + ' Id' }) };
+  for (const name of more) props[name] = Type.String({ title: name.replace(/_/g, ' ').replace(/\b\w/g, (c) => c.toUpperCase()) });
+  return Type.Object(props);
+}
+
+export function operationId(family: Family, verb: string): string {
+  return `${verb}_${family.kind}`;
+}

@@ -1,0 +1,89 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { getFinding, listFindings, setFindingStatus, type FindingStatus } from '../../core/findings.ts';
+import { toPage } from '../../core/pagination.ts';
+import { getUnit } from '../../core/units.ts';
+import type { Deps } from '../deps.ts';
+import type { Family } from '../family.ts';
+import { operationId, responses, typed, unitParams } from '../route-kit.ts';
+import { FindingStatusUpdateRequest, OptionalFilter, Paginated, Pagination, findingResponse } from '../schemas.ts';
+import { serializeFinding } from '../serializers.ts';
+
+export async function findingRoutes(app: FastifyInstance, { deps, family }: { deps: Deps; family: Family }) {
+  const api = typed(app);
+  const { db } = deps.store;
+  const Finding = findingResponse(family);
+  const base = `/api/v1/${family.collection}/:${family.param}/findings`;
+  const tags = [family.tag];
+  const params = (request: FastifyRequest) => request.params as Record<string, string>;
+  const unitOf = (request: FastifyRequest) => getUnit(db, request.principal.orgId, params(request)[family.param], family.label);
+
+  api.get(
+    base,
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        summary: `List findings of a ${family.kind}, newest first`,
+        operationId: operationId(family, 'list_findings'),
+        params: unitParams(family),
+        querystring: Type.Object({
+          scan_batch_id: OptionalFilter('Filter by scan batch id'),
+          severity: OptionalFilter('Filter by severity: critical, high, medium or low'),
+          status: OptionalFilter('Filter by status'),
+          scan_type: OptionalFilter('Filter by scan type'),
+          ...Pagination(50),
+        }),
+        response: responses({ 200: Paginated(Finding, 'PublicFindingResponse') }, [401, 403, 404]),
+      },
+    },
+    async (request) => {
+      const { scan_batch_id, severity, status, scan_type, limit, skip } = request.query;
+      const page = await listFindings(db, await unitOf(request), {
+        scanBatchId: scan_batch_id,
+        severity,
+        status,
+        scanType: scan_type,
+        limit,
+        skip,
+      });
+      return toPage(page.items.map((f) => serializeFinding(family, f)), page.total, { limit, skip });
+    },
+  );
+
+  api.get(
+    `${base}/:finding_id`,
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        summary: 'Read one finding',
+        operationId: operationId(family, 'get_finding'),
+        params: unitParams(family, 'finding_id'),
+        response: responses({ 200: Finding }, [401, 403, 404]),
+      },
+    },
+    async (request) => serializeFinding(family, await getFinding(db, await unitOf(request), params(request).finding_id)),
+  );
+
+  api.patch(
+    `${base}/:finding_id`,
+    {
+      config: { scope: 'finding:write' },
+      schema: {
+        tags,
+        summary: 'Set the status of a finding (triage)',
+        description: 'A change writes a status_changed event to the finding-events feed with the calling key as actor.',
+        operationId: operationId(family, 'update_finding_status'),
+        params: unitParams(family, 'finding_id'),
+        body: FindingStatusUpdateRequest,
+        response: responses({ 200: Finding }, [401, 403, 404]),
+      },
+    },
+    async (request) => {
+      const unit = await unitOf(request);
+      const status = request.body.status as FindingStatus;
+      return serializeFinding(family, await setFindingStatus(db, request.principal, unit, params(request).finding_id, status));
+    },
+  );
+}

@@ -1,0 +1,176 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { cancelFix, createFix, getFix, listFixes, openPullRequests, refineFix } from '../../core/fixes.ts';
+import { toPage } from '../../core/pagination.ts';
+import { getUnit } from '../../core/units.ts';
+import type { Deps } from '../deps.ts';
+import type { Family } from '../family.ts';
+import { operationId, responses, typed, unitParams } from '../route-kit.ts';
+import {
+  CreatePullRequestsRequest,
+  FixCreateRequest,
+  FixDiffResponse,
+  FixRefineRequest,
+  OptionalFilter,
+  Paginated,
+  Pagination,
+  PullRequestsCreatedResponse,
+  fixProgressResponse,
+  fixResponse,
+} from '../schemas.ts';
+import { serializeFix, serializeFixDiff, serializeFixProgress, serializePullRequest } from '../serializers.ts';
+
+export async function fixRoutes(app: FastifyInstance, { deps, family }: { deps: Deps; family: Family }) {
+  const api = typed(app);
+  const { db } = deps.store;
+  const Fix = fixResponse(family);
+  const base = `/api/v1/${family.collection}/:${family.param}/fixes`;
+  const tags = [family.tag];
+  const params = (request: FastifyRequest) => request.params as Record<string, string>;
+  const unitOf = (request: FastifyRequest) => getUnit(db, request.principal.orgId, params(request)[family.param], family.label);
+
+  api.get(
+    base,
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        summary: `List fixes of a ${family.kind}, newest first`,
+        operationId: operationId(family, 'list_fixes'),
+        params: unitParams(family),
+        querystring: Type.Object({ finding_id: OptionalFilter('Filter by finding id'), ...Pagination(50) }),
+        response: responses({ 200: Paginated(Fix, 'PublicFixResponse') }, [401, 403, 404]),
+      },
+    },
+    async (request) => {
+      const { finding_id, limit, skip } = request.query;
+      const page = await listFixes(db, await unitOf(request), { findingId: finding_id, limit, skip });
+      return toPage(page.items.map((v) => serializeFix(family, v)), page.total, { limit, skip });
+    },
+  );
+
+  api.post(
+    base,
+    {
+      config: { scope: 'fix:write' },
+      schema: {
+        tags,
+        summary: 'Start an autofix run for findings',
+        description: 'Consumes one prs credit; 403 OPERATION_FAILED when none remain. Writes a fix_created event per finding.',
+        operationId: operationId(family, 'create_fix'),
+        params: unitParams(family),
+        body: FixCreateRequest,
+        response: responses({ 201: Fix }, [401, 403, 404]),
+      },
+    },
+    async (request, reply) => {
+      const view = await createFix(db, request.principal, await unitOf(request), request.body);
+      return reply.status(201).send(serializeFix(family, view));
+    },
+  );
+
+  api.get(
+    `${base}/:fix_id`,
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        summary: 'Read one fix',
+        operationId: operationId(family, 'get_fix'),
+        params: unitParams(family, 'fix_id'),
+        response: responses({ 200: Fix }, [401, 403, 404]),
+      },
+    },
+    async (request) => serializeFix(family, await getFix(db, await unitOf(request), params(request).fix_id)),
+  );
+
+  api.get(
+    `${base}/:fix_id/diff`,
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        summary: 'The unified diff of a fix; null until the fix is completed',
+        operationId: operationId(family, 'get_fix_diff'),
+        params: unitParams(family, 'fix_id'),
+        response: responses({ 200: FixDiffResponse }, [401, 403, 404]),
+      },
+    },
+    async (request) => serializeFixDiff(await getFix(db, await unitOf(request), params(request).fix_id)),
+  );
+
+  api.get(
+    `${base}/:fix_id/progress`,
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        summary: 'Heartbeat of a fix: status, timings and agent step count',
+        operationId: operationId(family, 'get_fix_progress'),
+        params: unitParams(family, 'fix_id'),
+        response: responses({ 200: fixProgressResponse(family) }, [401, 403, 404]),
+      },
+    },
+    async (request) => serializeFixProgress(family, await getFix(db, await unitOf(request), params(request).fix_id)),
+  );
+
+  if (family.kind === 'repository') {
+    api.post(
+      `${base}/:fix_id/refine`,
+      {
+        config: { scope: 'fix:write' },
+        schema: {
+          tags,
+          summary: 'Re-run a completed fix with follow-up instructions',
+          operationId: operationId(family, 'refine_fix'),
+          params: unitParams(family, 'fix_id'),
+          body: FixRefineRequest,
+          response: responses({ 200: Fix }, [401, 403, 404, 409]),
+        },
+      },
+      async (request) => {
+        const unit = await unitOf(request);
+        return serializeFix(family, await refineFix(db, request.principal, unit, params(request).fix_id, request.body.instructions));
+      },
+    );
+
+    api.post(
+      `${base}/:fix_id/cancel`,
+      {
+        config: { scope: 'fix:write' },
+        schema: {
+          tags,
+          summary: 'Cancel a pending or running fix',
+          operationId: operationId(family, 'cancel_fix'),
+          params: unitParams(family, 'fix_id'),
+          response: responses({ 200: Fix }, [401, 403, 404, 409]),
+        },
+      },
+      async (request) => serializeFix(family, await cancelFix(db, await unitOf(request), params(request).fix_id)),
+    );
+  }
+
+  api.post(
+    `${base}/:fix_id/pull-requests`,
+    {
+      config: { scope: 'pr:write' },
+      // The body may be omitted entirely: every field has a generated default.
+      preValidation: async (request) => {
+        if (request.body === undefined) request.body = {};
+      },
+      schema: {
+        tags,
+        summary: 'Open pull requests for a completed fix',
+        operationId: operationId(family, 'create_fix_pull_requests'),
+        params: unitParams(family, 'fix_id'),
+        body: CreatePullRequestsRequest,
+        response: responses({ 201: PullRequestsCreatedResponse }, [401, 403, 404, 409]),
+      },
+    },
+    async (request, reply) => {
+      const fixId = params(request).fix_id;
+      const opened = await openPullRequests(db, deps.pullRequests, await unitOf(request), fixId, request.body);
+      return reply.status(201).send({ fix_id: fixId, pull_requests: opened.map(serializePullRequest) });
+    },
+  );
+}

@@ -1,0 +1,131 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { toPage } from '../../core/pagination.ts';
+import {
+  createScanBatch,
+  getScanBatch,
+  getScanProgress,
+  getScanResults,
+  listScanBatches,
+} from '../../core/scan-batches.ts';
+import type { ScanType } from '../../core/scan-types.ts';
+import { getUnit } from '../../core/units.ts';
+import type { Deps } from '../deps.ts';
+import type { Family } from '../family.ts';
+import { operationId, responses, typed, unitParams } from '../route-kit.ts';
+import {
+  OptionalFilter,
+  Paginated,
+  Pagination,
+  ScanResultsResponse,
+  scanBatchResponse,
+  scanCreateRequest,
+  scanProgressResponse,
+} from '../schemas.ts';
+import { serializeBatch, serializeProgress, serializeResults } from '../serializers.ts';
+
+export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps: Deps; family: Family }) {
+  const api = typed(app);
+  const { db } = deps.store;
+  const Batch = scanBatchResponse(family);
+  const base = `/api/v1/${family.collection}/:${family.param}/scans`;
+  const tags = [family.tag];
+  const params = (request: FastifyRequest) => request.params as Record<string, string>;
+  const unitOf = (request: FastifyRequest) => getUnit(db, request.principal.orgId, params(request)[family.param], family.label);
+
+  api.get(
+    base,
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        summary: `List scan batches of a ${family.kind}, newest first`,
+        operationId: operationId(family, 'list_scans'),
+        params: unitParams(family),
+        querystring: Type.Object({
+          scan_type: Type.Optional(Type.String({ enum: [...family.scanTypes], description: 'Filter by scan type' })),
+          status: OptionalFilter('Filter by status'),
+          ...Pagination(20),
+        }),
+        response: responses({ 200: Paginated(Batch, 'PublicScanBatchResponse') }, [401, 403, 404]),
+      },
+    },
+    async (request) => {
+      const { scan_type, status, limit, skip } = request.query;
+      const page = await listScanBatches(db, await unitOf(request), { scanType: scan_type, status, limit, skip });
+      return toPage(page.items.map((v) => serializeBatch(family, v)), page.total, { limit, skip });
+    },
+  );
+
+  api.post(
+    base,
+    {
+      config: { scope: 'scan:write' },
+      schema: {
+        tags,
+        summary:
+          family.kind === 'application'
+            ? 'Trigger a scan batch across every repository of the application'
+            : 'Trigger a scan batch',
+        description: 'Consumes one sast_scans credit (deep_ai_scan: one deep_ai_scans credit); 403 OPERATION_FAILED when none remain.',
+        operationId: operationId(family, 'create_scan'),
+        params: unitParams(family),
+        body: scanCreateRequest(family),
+        response: responses({ 202: Batch }, [401, 403, 404]),
+      },
+    },
+    async (request, reply) => {
+      const unit = await unitOf(request);
+      const view = await createScanBatch(db, request.principal, unit, request.body.scan_type as ScanType);
+      return reply.status(202).send(serializeBatch(family, view));
+    },
+  );
+
+  api.get(
+    `${base}/:scan_id`,
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        summary: 'Read a scan batch',
+        operationId: operationId(family, 'get_scan'),
+        params: unitParams(family, 'scan_id'),
+        response: responses({ 200: Batch }, [401, 403, 404]),
+      },
+    },
+    async (request) => serializeBatch(family, await getScanBatch(db, await unitOf(request), params(request).scan_id)),
+  );
+
+  api.get(
+    `${base}/:scan_id/progress`,
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        summary: 'Batch progress with a per-repository breakdown; poll this for a progress bar',
+        operationId: operationId(family, 'get_scan_progress'),
+        params: unitParams(family, 'scan_id'),
+        response: responses({ 200: scanProgressResponse(family) }, [401, 403, 404]),
+      },
+    },
+    async (request) => serializeProgress(family, await getScanProgress(db, await unitOf(request), params(request).scan_id)),
+  );
+
+  api.get(
+    `${base}/:scan_id/results`,
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        summary: 'Every finding attributed to the batch, across all its repositories',
+        operationId: operationId(family, 'get_scan_results'),
+        params: unitParams(family, 'scan_id'),
+        response: responses({ 200: ScanResultsResponse }, [401, 403, 404]),
+      },
+    },
+    async (request) => {
+      const { batch, findings } = await getScanResults(db, await unitOf(request), params(request).scan_id);
+      return serializeResults(batch, findings);
+    },
+  );
+}

@@ -1,0 +1,375 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { FINDING_STATUSES } from '../core/findings.ts';
+import { PROVIDERS } from '../core/source-repos.ts';
+import type { Family } from './family.ts';
+
+// Response and request schemas of the v1 wire contract. Field names, types, nullability and required
+// lists follow the published contract; fast-json-stringify serializes with them, so nothing else leaks.
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const DateTime = (title: string) => Type.String({ format: 'date-time', title });
+const NullableDateTime = (title: string) => Type.Optional(Nullable(DateTime(title)));
+const NullableString = (title: string) => Type.Optional(Nullable(Type.String({ title })));
+const StringList = (title: string) => Type.Optional(Type.Array(Type.String(), { title }));
+
+export const ValidationError = Type.Object(
+  {
+    loc: Type.Array(Type.Union([Type.String(), Type.Integer()]), { title: 'Location' }),
+    msg: Type.String({ title: 'Message' }),
+    type: Type.String({ title: 'Error Type' }),
+    input: Type.Optional(Type.Unknown({ title: 'Input' })),
+    ctx: Type.Optional(Type.Object({}, { title: 'Context', additionalProperties: true })),
+  },
+  { title: 'ValidationError' },
+);
+
+export const HTTPValidationError = Type.Object(
+  { detail: Type.Optional(Type.Array(ValidationError, { title: 'Detail' })) },
+  { title: 'HTTPValidationError' },
+);
+
+export const ErrorResponse = Type.Object(
+  {
+    detail: Type.Object(
+      {
+        detail: Type.String({ description: 'A sentence for humans' }),
+        error_code: Type.String({ description: 'NOT_FOUND, UNAUTHORIZED, INSUFFICIENT_SCOPE, INVALID_STATE, OPERATION_FAILED, …' }),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  { title: 'ErrorResponse' },
+);
+
+export const Paginated = <T extends TSchema>(item: T, title: string) =>
+  Type.Object(
+    {
+      items: Type.Array(item, { title: 'Items' }),
+      total: Type.Integer({ title: 'Total' }),
+      limit: Type.Integer({ title: 'Limit' }),
+      skip: Type.Integer({ title: 'Skip' }),
+      has_next: Type.Boolean({ title: 'Has Next' }),
+    },
+    { title: `PublicPaginatedResponse[${title}]` },
+  );
+
+export const SourceRepoRef = Type.Object(
+  {
+    full_name: Type.String({ title: 'Full Name' }),
+    default_branch: Type.String({ title: 'Default Branch' }),
+    html_url: NullableString('Html Url'),
+    provider: Type.String({ title: 'Provider' }),
+  },
+  { title: 'PublicRepositoryRef' },
+);
+
+export const unitResponse = (family: Family) =>
+  Type.Object(
+    {
+      id: Type.String({ title: 'Id' }),
+      name: Type.String({ title: 'Name' }),
+      description: NullableString('Description'),
+      repositories: Type.Optional(Type.Array(SourceRepoRef, { title: 'Repositories' })),
+      archived: Type.Boolean({ title: 'Archived' }),
+      created_at: DateTime('Created At'),
+      updated_at: DateTime('Updated At'),
+    },
+    { title: family.kind === 'repository' ? 'PublicRepositoryResponse' : 'PublicApplicationResponse' },
+  );
+
+const batchCounters = {
+  total_repositories: Type.Integer({ title: 'Total Repositories' }),
+  scans_created: Type.Integer({ title: 'Scans Created' }),
+  scans_failed: Type.Integer({ title: 'Scans Failed' }),
+  scans_completed: Type.Integer({ title: 'Scans Completed' }),
+  scans_assessed: Type.Integer({ title: 'Scans Assessed' }),
+};
+
+export const scanBatchResponse = (family: Family) =>
+  Type.Object(
+    {
+      batch_id: Type.String({ title: 'Batch Id' }),
+      [family.idField]: Type.String(),
+      scan_type: Type.String({ title: 'Scan Type' }),
+      status: Type.String({ title: 'Status' }),
+      ...batchCounters,
+      error_message: NullableString('Error Message'),
+      created_at: DateTime('Created At'),
+      started_at: NullableDateTime('Started At'),
+      completed_at: NullableDateTime('Completed At'),
+    },
+    { title: 'PublicScanBatchResponse' },
+  );
+
+export const ScanProgressRepository = Type.Object(
+  {
+    repository: Type.String({ title: 'Repository' }),
+    branch: Type.String({ title: 'Branch' }),
+    status: Type.String({ title: 'Status' }),
+    status_reason: NullableString('Status Reason'),
+    findings_count: Type.Optional(Nullable(Type.Integer({ title: 'Findings Count' }))),
+    started_at: NullableDateTime('Started At'),
+    completed_at: NullableDateTime('Completed At'),
+  },
+  { title: 'PublicScanProgressRepository' },
+);
+
+export const scanProgressResponse = (family: Family) =>
+  Type.Object(
+    {
+      batch_id: Type.String({ title: 'Batch Id' }),
+      [family.idField]: Type.String(),
+      scan_type: Type.String({ title: 'Scan Type' }),
+      status: Type.String({ title: 'Status' }),
+      ...batchCounters,
+      percent_complete: Type.Number({ title: 'Percent Complete' }),
+      started_at: NullableDateTime('Started At'),
+      completed_at: NullableDateTime('Completed At'),
+      error_message: NullableString('Error Message'),
+      repositories: Type.Optional(Type.Array(ScanProgressRepository, { title: 'Repositories' })),
+    },
+    { title: 'PublicScanProgressResponse' },
+  );
+
+export const ScanFindingSummary = Type.Object(
+  {
+    check_id: Type.String({ title: 'Check Id' }),
+    file_path: Type.String({ title: 'File Path' }),
+    severity: Type.String({ title: 'Severity' }),
+    message: Type.String({ title: 'Message' }),
+    cwe: StringList('Cwe'),
+    owasp: StringList('Owasp'),
+    fingerprint: Type.String({ title: 'Fingerprint' }),
+  },
+  { title: 'PublicScanFindingSummary' },
+);
+
+export const ScanResultsResponse = Type.Object(
+  {
+    batch_id: Type.String({ title: 'Batch Id' }),
+    scan_type: Type.String({ title: 'Scan Type' }),
+    status: Type.String({ title: 'Status' }),
+    findings_count: Type.Integer({ title: 'Findings Count' }),
+    findings: Type.Array(ScanFindingSummary, { title: 'Findings' }),
+  },
+  { title: 'PublicScanResultsResponse' },
+);
+
+export const findingResponse = (family: Family) =>
+  Type.Object(
+    {
+      id: Type.String({ title: 'Id' }),
+      [family.idField]: Type.String(),
+      check_id: Type.String({ title: 'Check Id' }),
+      severity: Type.String({ title: 'Severity', description: 'critical, high, medium or low' }),
+      status: Type.String({ title: 'Status' }),
+      file_path: Type.String({ title: 'File Path' }),
+      message: Type.String({ title: 'Message' }),
+      title: NullableString('Title'),
+      category: Type.String({ title: 'Category' }),
+      scan_type: Type.String({ title: 'Scan Type' }),
+      scan_batch_id: NullableString('Scan Batch Id'),
+      start_line: Type.Optional(Nullable(Type.Integer({ title: 'Start Line' }))),
+      end_line: Type.Optional(Nullable(Type.Integer({ title: 'End Line' }))),
+      cwe: StringList('Cwe'),
+      owasp: StringList('Owasp'),
+      references: StringList('References'),
+      source_url: NullableString('Source Url'),
+      cvss_base_score: Type.Optional(Nullable(Type.Number({ title: 'Cvss Base Score' }))),
+      cvss_severity: NullableString('Cvss Severity'),
+      cvss_vector: NullableString('Cvss Vector'),
+      first_detected_at: DateTime('First Detected At'),
+      last_detected_at: DateTime('Last Detected At'),
+      resolved_at: NullableDateTime('Resolved At'),
+      created_at: DateTime('Created At'),
+      updated_at: DateTime('Updated At'),
+    },
+    { title: 'PublicFindingResponse' },
+  );
+
+export const FindingEventResponse = Type.Object(
+  {
+    id: Type.String({ title: 'Id' }),
+    organization_id: Type.String({ title: 'Organization Id' }),
+    repository_id: Type.String({ title: 'Repository Id' }),
+    finding_id: Type.String({ title: 'Finding Id' }),
+    scan_id: NullableString('Scan Id'),
+    scan_type: NullableString('Scan Type'),
+    event_type: Type.String({ title: 'Event Type', description: 'detected, status_changed, resolved_auto, reopened or fix_created' }),
+    previous_status: NullableString('Previous Status'),
+    new_status: NullableString('New Status'),
+    severity: NullableString('Severity'),
+    check_id: NullableString('Check Id'),
+    file_path: NullableString('File Path'),
+    actor_user_id: NullableString('Actor User Id'),
+    metadata: Type.Optional(Type.Object({}, { additionalProperties: true, title: 'Metadata' })),
+    event_timestamp: DateTime('Event Timestamp'),
+    created_at: DateTime('Created At'),
+  },
+  { title: 'PublicFindingEventResponse' },
+);
+
+export const FixPullRequestSummary = Type.Object(
+  {
+    repo_full_name: Type.String({ title: 'Repo Full Name' }),
+    branch_name: Type.String({ title: 'Branch Name' }),
+    pr_number: Type.Integer({ title: 'Pr Number' }),
+    pr_url: Type.String({ title: 'Pr Url' }),
+    merge_status: Type.String({ title: 'Merge Status' }),
+    created_at: DateTime('Created At'),
+    merged_at: NullableDateTime('Merged At'),
+  },
+  { title: 'PublicFixPullRequestSummary' },
+);
+
+export const fixResponse = (family: Family) =>
+  Type.Object(
+    {
+      id: Type.String({ title: 'Id' }),
+      [family.idField]: Type.String(),
+      finding_ids: Type.Array(Type.String(), { title: 'Finding Ids' }),
+      title: Type.String({ title: 'Title' }),
+      status: Type.String({ title: 'Status', description: 'pending, running, completed, failed or cancelled' }),
+      source_repo: NullableString('Source Repo'),
+      source_repo_provider: NullableString('Source Repo Provider'),
+      source_scan_branch: NullableString('Source Scan Branch'),
+      ...(family.kind === 'repository' ? { source_base_commit_sha: NullableString('Source Base Commit Sha') } : {}),
+      error_message: NullableString('Error Message'),
+      pull_requests: Type.Optional(Type.Array(FixPullRequestSummary, { title: 'Pull Requests' })),
+      created_at: DateTime('Created At'),
+      started_at: NullableDateTime('Started At'),
+      completed_at: NullableDateTime('Completed At'),
+    },
+    { title: 'PublicFixResponse' },
+  );
+
+export const FixDiffResponse = Type.Object(
+  {
+    fix_id: Type.String({ title: 'Fix Id' }),
+    status: Type.String({ title: 'Status' }),
+    diff: NullableString('Diff'),
+  },
+  { title: 'PublicFixDiffResponse' },
+);
+
+export const fixProgressResponse = (family: Family) =>
+  Type.Object(
+    {
+      fix_id: Type.String({ title: 'Fix Id' }),
+      [family.idField]: Type.String(),
+      status: Type.String({ title: 'Status' }),
+      started_at: NullableDateTime('Started At'),
+      completed_at: NullableDateTime('Completed At'),
+      duration_seconds: Type.Optional(Nullable(Type.Number({ title: 'Duration Seconds' }))),
+      agent_steps_completed: Type.Optional(Type.Integer({ title: 'Agent Steps Completed', default: 0 })),
+      latest_activity_at: NullableDateTime('Latest Activity At'),
+      error_message: NullableString('Error Message'),
+    },
+    { title: 'PublicFixProgressResponse' },
+  );
+
+export const PullRequestsCreatedResponse = Type.Object(
+  {
+    fix_id: Type.String({ title: 'Fix Id' }),
+    pull_requests: Type.Array(FixPullRequestSummary, { title: 'Pull Requests' }),
+  },
+  { title: 'PublicPullRequestsCreatedResponse' },
+);
+
+export const ApiKeySummary = Type.Object(
+  {
+    id: Type.String({ title: 'Id' }),
+    name: Type.String({ title: 'Name' }),
+    key_prefix: Type.String({ title: 'Key Prefix' }),
+    scopes: StringList('Scopes'),
+  },
+  { title: 'PublicApiKeySummary' },
+);
+
+export const MeResponse = Type.Object(
+  {
+    organization_id: Type.String({ title: 'Organization Id' }),
+    organization_name: Type.String({ title: 'Organization Name' }),
+    organization_slug: Type.String({ title: 'Organization Slug' }),
+    api_key: ApiKeySummary,
+  },
+  { title: 'PublicMeResponse' },
+);
+
+const QuotaCounter = Type.Object(
+  {
+    plan: Type.Integer({ title: 'Plan' }),
+    topup: Type.Integer({ title: 'Topup' }),
+    used: Type.Integer({ title: 'Used' }),
+    remaining: Type.Integer({ title: 'Remaining' }),
+  },
+  { title: 'PublicQuotaCounter' },
+);
+
+const UnitQuota = Type.Object(
+  {
+    max: Type.Optional(Nullable(Type.Integer({ title: 'Max' }))),
+    current: Type.Integer({ title: 'Current' }),
+  },
+  { title: 'PublicRepositoryQuota', description: 'Monitored unit count limit; `max` is null when unlimited.' },
+);
+
+/** Serves both families' clients at once: it carries the `repositories` and the `applications` counter. */
+export const QuotaBalanceResponse = Type.Object(
+  {
+    period_start: DateTime('Period Start'),
+    period_end: DateTime('Period End'),
+    prs: QuotaCounter,
+    sast_scans: QuotaCounter,
+    deep_ai_scans: QuotaCounter,
+    repositories: UnitQuota,
+    applications: UnitQuota,
+  },
+  { title: 'PublicQuotaBalanceResponse' },
+);
+
+// ---- requests ----
+
+export const Pagination = (defaultLimit: number) => ({
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: defaultLimit, title: 'Limit' }),
+  skip: Type.Integer({ minimum: 0, default: 0, title: 'Skip' }),
+});
+
+export const OptionalFilter = (description: string) => Type.Optional(Type.String({ description }));
+
+export const scanCreateRequest = (family: Family) =>
+  Type.Object(
+    { scan_type: Type.String({ enum: [...family.scanTypes], description: `One of ${family.scanTypes.join(', ')}` }) },
+    { title: 'PublicScanCreateRequest' },
+  );
+
+export const FindingStatusUpdateRequest = Type.Object(
+  { status: Type.String({ enum: [...FINDING_STATUSES], description: `One of ${FINDING_STATUSES.join(', ')}` }) },
+  { title: 'PublicFindingStatusUpdateRequest' },
+);
+
+export const FixCreateRequest = Type.Object(
+  {
+    finding_ids: Type.Optional(Type.Array(Type.String(), { minItems: 1, title: 'Finding Ids' })),
+    title: Type.String({ minLength: 1, maxLength: 200, title: 'Title' }),
+    instructions: Type.String({ minLength: 1, title: 'Instructions' }),
+    source_repo: Type.String({ title: 'Source Repo', description: 'Repository full_name (owner/repo)' }),
+    source_repo_provider: Type.Optional(Type.String({ enum: [...PROVIDERS], default: 'github', title: 'Source Repo Provider' })),
+    source_scan_branch: Type.Optional(Nullable(Type.String({ title: 'Source Scan Branch' }))),
+  },
+  { title: 'PublicFixCreateRequest' },
+);
+
+export const FixRefineRequest = Type.Object(
+  { instructions: Type.String({ minLength: 1, maxLength: 12000, title: 'Instructions' }) },
+  { title: 'PublicFixRefineRequest' },
+);
+
+export const CreatePullRequestsRequest = Type.Object(
+  {
+    title: NullableString('Title'),
+    body: NullableString('Body'),
+    branch_name: NullableString('Branch Name'),
+  },
+  { title: 'PublicCreatePRRequest' },
+);

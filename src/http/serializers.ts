@@ -1,0 +1,194 @@
+import type { ApiKeySummary } from '../core/api-keys.ts';
+import type { FixView } from '../core/fixes.ts';
+import type { QuotaBalance } from '../core/quotas.ts';
+import type { BatchView, ProgressView } from '../core/scan-batches.ts';
+import type { Unit } from '../core/units.ts';
+import type { FindingEventRow, FindingRow, FixPullRequestRow, Organization, ScanBatchRow } from '../store/schema.ts';
+import type { Family } from './family.ts';
+
+// Rows to wire objects. The response schemas decide what is sent; these decide where each value comes from.
+
+const list = (json: string): string[] => JSON.parse(json) as string[];
+
+export function serializeUnit(unit: Unit) {
+  return {
+    id: unit.id,
+    name: unit.name,
+    description: unit.description,
+    repositories: unit.sources.map((s) => ({
+      full_name: s.full_name,
+      default_branch: s.default_branch,
+      html_url: s.html_url,
+      provider: s.provider,
+    })),
+    archived: unit.archived === 1,
+    created_at: unit.created_at,
+    updated_at: unit.updated_at,
+  };
+}
+
+export function serializeBatch(family: Family, view: BatchView) {
+  const { batch } = view;
+  return {
+    batch_id: batch.id,
+    [family.idField]: batch.unit_id,
+    scan_type: batch.scan_type,
+    status: batch.status,
+    total_repositories: view.total_repositories,
+    scans_created: view.scans_created,
+    scans_failed: view.scans_failed,
+    scans_completed: view.scans_completed,
+    scans_assessed: view.scans_assessed,
+    error_message: batch.error_message,
+    created_at: batch.created_at,
+    started_at: batch.started_at,
+    completed_at: batch.completed_at,
+  };
+}
+
+export function serializeProgress(family: Family, view: ProgressView) {
+  const { created_at: _created, ...batch } = serializeBatch(family, view);
+  return { ...batch, percent_complete: view.percent_complete, repositories: view.repositories };
+}
+
+export function serializeResults(batch: ScanBatchRow, findings: FindingRow[]) {
+  return {
+    batch_id: batch.id,
+    scan_type: batch.scan_type,
+    status: batch.status,
+    findings_count: findings.length,
+    findings: findings.map((f) => ({
+      check_id: f.check_id,
+      file_path: f.file_path,
+      severity: f.severity,
+      message: f.message,
+      cwe: list(f.cwe),
+      owasp: list(f.owasp),
+      fingerprint: f.fingerprint,
+    })),
+  };
+}
+
+export function serializeFinding(family: Family, f: FindingRow) {
+  return {
+    id: f.id,
+    [family.idField]: f.unit_id,
+    check_id: f.check_id,
+    severity: f.severity,
+    status: f.status,
+    file_path: f.file_path,
+    message: f.message,
+    title: f.title,
+    category: f.category,
+    scan_type: f.scan_type,
+    scan_batch_id: f.scan_batch_id,
+    start_line: f.start_line,
+    end_line: f.end_line,
+    cwe: list(f.cwe),
+    owasp: list(f.owasp),
+    references: list(f.references),
+    source_url: f.source_url,
+    cvss_base_score: f.cvss_base_score,
+    cvss_severity: f.cvss_severity,
+    cvss_vector: f.cvss_vector,
+    first_detected_at: f.first_detected_at,
+    last_detected_at: f.last_detected_at,
+    resolved_at: f.resolved_at,
+    created_at: f.created_at,
+    updated_at: f.updated_at,
+  };
+}
+
+export function serializeEvent(e: FindingEventRow) {
+  return {
+    id: e.id,
+    organization_id: e.org_id,
+    repository_id: e.unit_id,
+    finding_id: e.finding_id,
+    scan_id: e.scan_id,
+    scan_type: e.scan_type,
+    event_type: e.event_type,
+    previous_status: e.previous_status,
+    new_status: e.new_status,
+    severity: e.severity,
+    check_id: e.check_id,
+    file_path: e.file_path,
+    actor_user_id: e.actor_user_id,
+    metadata: JSON.parse(e.metadata) as Record<string, unknown>,
+    event_timestamp: e.event_timestamp,
+    created_at: e.created_at,
+  };
+}
+
+export function serializePullRequest(pr: FixPullRequestRow) {
+  return {
+    repo_full_name: pr.repo_full_name,
+    branch_name: pr.branch_name,
+    pr_number: pr.pr_number,
+    pr_url: pr.pr_url,
+    merge_status: pr.merge_status,
+    created_at: pr.created_at,
+    merged_at: pr.merged_at,
+  };
+}
+
+export function serializeFix(family: Family, view: FixView) {
+  const { fix } = view;
+  return {
+    id: fix.id,
+    [family.idField]: fix.unit_id,
+    finding_ids: view.findingIds,
+    title: fix.title,
+    status: fix.status,
+    source_repo: fix.source_repo,
+    source_repo_provider: fix.source_repo_provider,
+    source_scan_branch: fix.source_scan_branch,
+    source_base_commit_sha: fix.source_base_commit_sha,
+    error_message: fix.error_message,
+    pull_requests: view.pullRequests.map(serializePullRequest),
+    created_at: fix.created_at,
+    started_at: fix.started_at,
+    completed_at: fix.completed_at,
+  };
+}
+
+export function serializeFixDiff(view: FixView) {
+  return { fix_id: view.fix.id, status: view.fix.status, diff: view.fix.status === 'completed' ? view.fix.diff : null };
+}
+
+export function serializeFixProgress(family: Family, view: FixView) {
+  const { fix } = view;
+  const end = fix.completed_at ? Date.parse(fix.completed_at) : fix.started_at ? Date.now() : null;
+  return {
+    fix_id: fix.id,
+    [family.idField]: fix.unit_id,
+    status: fix.status,
+    started_at: fix.started_at,
+    completed_at: fix.completed_at,
+    duration_seconds: fix.started_at && end !== null ? Math.max(0, (end - Date.parse(fix.started_at)) / 1000) : null,
+    agent_steps_completed: fix.agent_steps_completed,
+    latest_activity_at: fix.latest_activity_at,
+    error_message: fix.error_message,
+  };
+}
+
+export function serializeMe(org: Organization, key: ApiKeySummary) {
+  return {
+    organization_id: org.id,
+    organization_name: org.name,
+    organization_slug: org.slug,
+    api_key: { id: key.id, name: key.name, key_prefix: key.key_prefix, scopes: key.scopes },
+  };
+}
+
+export function serializeBalance(balance: QuotaBalance) {
+  return {
+    period_start: balance.period.start,
+    period_end: balance.period.end,
+    prs: balance.counters.prs,
+    sast_scans: balance.counters.sast_scans,
+    deep_ai_scans: balance.counters.deep_ai_scans,
+    repositories: balance.units,
+    applications: balance.units,
+  };
+}

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import type { Settings } from './config.ts';
+import { createApiKey } from './core/api-keys.ts';
+import { countOrganizations, createOrganization } from './core/organizations.ts';
+import { SCOPES } from './core/scopes.ts';
+import { buildApp } from './http/app.ts';
+import { openStore, type Store } from './store/database.ts';
+import { migrateToLatest } from './store/migrate.ts';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  store: Store;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** On an empty database, a default organization and an admin key, so a newcomer can call the API at once. */
+async function bootstrap(store: Store): Promise<{ org: string; key: string } | undefined> {
+  if ((await countOrganizations(store.db)) > 0) return undefined;
+  const org = await createOrganization(store.db, { name: 'Default', slug: 'default' });
+  const { key } = await createApiKey(store.db, { orgId: org.id, name: 'admin (created at first start)', scopes: [...SCOPES] });
+  return { org: org.slug, key };
+}
+
+export async function startServer(settings: Settings, print: (line: string) => void = console.log): Promise<RunningServer> {
+  const store = openStore(settings);
+  await migrateToLatest(store);
+  const created = await bootstrap(store);
+  const app = await buildApp({
+    store,
+    bodyLimit: settings.bodyLimit,
+    logger: { level: settings.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+  });
+  await app.listen({ host: settings.host, port: settings.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : settings.port;
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  print(`Bulwark listening on ${url} (database: ${store.location})`);
+  print(`API docs: ${url}/docs — OpenAPI: ${url}/openapi.json`);
+  if (created) {
+    print(`Created organization "${created.org}" with an admin API key. It is shown only this once; store it now:`);
+    print(`  ${created.key}`);
+    print(`Try: curl -H "Authorization: Bearer ${created.key}" ${url}/api/v1/me`);
+  }
+  return {
+    app,
+    store,
+    url,
+    async close() {
+      await app.close();
+      await store.close();
+    },
+  };
+}

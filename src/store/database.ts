@@ -1,0 +1,44 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Settings } from '../config.ts';
+import type { Database } from './schema.ts';
+import { openSqlite } from './sqlite-adapter.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** Where the data lives, for humans: the SQLite file or the PostgreSQL URL without credentials. */
+  location: string;
+  close(): Promise<void>;
+}
+
+// COUNT(*) and BIGINT come back from pg as strings; every count here fits a JS number.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export function redactDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://(unparseable url)';
+  }
+}
+
+export function openStore(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>): Store {
+  if (settings.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: settings.databaseUrl, max: 10 });
+    // An idle client losing its connection must not crash the process; the pool replaces it.
+    pool.on('error', () => {});
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: 'postgres', location: redactDatabaseUrl(settings.databaseUrl), close: () => db.destroy() };
+  }
+  fs.mkdirSync(settings.dataDir, { recursive: true });
+  const file = path.join(settings.dataDir, 'bulwark.db');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(file) }) });
+  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+}

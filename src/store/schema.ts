@@ -1,0 +1,229 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+
+// Timestamps are ISO-8601 UTC strings and booleans are 0/1 integers in both SQLite and PostgreSQL,
+// so every query returns the same values whichever database runs underneath.
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  slug: string;
+  quota_period: string;
+  max_repositories: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  org_id: string;
+  name: string;
+  key_prefix: string;
+  key_hash: string;
+  scopes: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface UnitsTable {
+  id: string;
+  org_id: string;
+  name: string;
+  description: string | null;
+  archived: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SourceReposTable {
+  id: string;
+  unit_id: string;
+  position: number;
+  provider: string;
+  full_name: string;
+  default_branch: string;
+  html_url: string | null;
+  clone_url: string;
+  token_ciphertext: string | null;
+  created_at: string;
+}
+
+export interface QuotaPlansTable {
+  org_id: string;
+  quota_type: string;
+  plan_limit: number;
+}
+
+export interface QuotaUsageTable {
+  org_id: string;
+  quota_type: string;
+  period_start: string;
+  used: number;
+  topup: number;
+}
+
+export interface ScanBatchesTable {
+  id: string;
+  org_id: string;
+  unit_id: string;
+  scan_type: string;
+  status: string;
+  total_repositories: number;
+  error_message: string | null;
+  quota_type: string;
+  quota_period_start: string;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  updated_at: string;
+}
+
+export interface ScansTable {
+  id: string;
+  batch_id: string;
+  org_id: string;
+  unit_id: string;
+  source_repo_id: string;
+  repository: string;
+  branch: string;
+  status: string;
+  status_reason: string | null;
+  commit_sha: string | null;
+  findings_count: number | null;
+  assessed: number;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+export interface FindingsTable {
+  id: string;
+  org_id: string;
+  unit_id: string;
+  source_repo_id: string | null;
+  scan_type: string;
+  scan_batch_id: string | null;
+  scan_id: string | null;
+  fingerprint: string;
+  check_id: string;
+  severity: string;
+  status: string;
+  category: string;
+  title: string | null;
+  message: string;
+  file_path: string;
+  start_line: number | null;
+  end_line: number | null;
+  cwe: string;
+  owasp: string;
+  references: string;
+  source_url: string | null;
+  cvss_base_score: number | null;
+  cvss_severity: string | null;
+  cvss_vector: string | null;
+  commit_sha: string | null;
+  metadata: string;
+  first_detected_at: string;
+  last_detected_at: string;
+  resolved_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FindingEventsTable {
+  id: string;
+  org_id: string;
+  unit_id: string;
+  finding_id: string;
+  scan_id: string | null;
+  scan_type: string | null;
+  event_type: string;
+  previous_status: string | null;
+  new_status: string | null;
+  severity: string | null;
+  check_id: string | null;
+  file_path: string | null;
+  actor_user_id: string | null;
+  metadata: string;
+  event_timestamp: string;
+  created_at: string;
+}
+
+export interface FixesTable {
+  id: string;
+  org_id: string;
+  unit_id: string;
+  title: string;
+  instructions: string;
+  status: string;
+  source_repo: string | null;
+  source_repo_provider: string | null;
+  source_scan_branch: string | null;
+  source_base_commit_sha: string | null;
+  error_message: string | null;
+  diff: string | null;
+  agent_steps_completed: number;
+  latest_activity_at: string | null;
+  created_by_key_id: string | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  updated_at: string;
+}
+
+export interface FixFindingsTable {
+  fix_id: string;
+  finding_id: string;
+  position: number;
+}
+
+export interface FixRefinementsTable {
+  id: string;
+  fix_id: string;
+  instructions: string;
+  created_by_key_id: string | null;
+  created_at: string;
+}
+
+export interface FixPullRequestsTable {
+  id: string;
+  fix_id: string;
+  repo_full_name: string;
+  branch_name: string;
+  pr_number: number;
+  pr_url: string;
+  merge_status: string;
+  created_at: string;
+  merged_at: string | null;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  api_keys: ApiKeysTable;
+  units: UnitsTable;
+  source_repos: SourceReposTable;
+  quota_plans: QuotaPlansTable;
+  quota_usage: QuotaUsageTable;
+  scan_batches: ScanBatchesTable;
+  scans: ScansTable;
+  findings: FindingsTable;
+  finding_events: FindingEventsTable;
+  fixes: FixesTable;
+  fix_findings: FixFindingsTable;
+  fix_refinements: FixRefinementsTable;
+  fix_pull_requests: FixPullRequestsTable;
+}
+
+export type Organization = Selectable<OrganizationsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type UnitRow = Selectable<UnitsTable>;
+export type SourceRepoRow = Selectable<SourceReposTable>;
+export type ScanBatchRow = Selectable<ScanBatchesTable>;
+export type ScanRow = Selectable<ScansTable>;
+export type FindingRow = Selectable<FindingsTable>;
+export type NewFinding = Insertable<FindingsTable>;
+export type FindingUpdate = Updateable<FindingsTable>;
+export type FindingEventRow = Selectable<FindingEventsTable>;
+export type NewFindingEvent = Insertable<FindingEventsTable>;
+export type FixRow = Selectable<FixesTable>;
+export type FixPullRequestRow = Selectable<FixPullRequestsTable>;
