@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 const major = Number(process.versions.node.split('.')[0]);
 const entry = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 if (major >= 24) {
-  await import(entry);
+  const { runCli } = await import(entry);
+  runCli(process.argv.slice(2));
 } else {
   const bundled = fileURLToPath(new URL('../node_modules/node/bin/node', import.meta.url));
   if (!existsSync(bundled)) {

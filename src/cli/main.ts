@@ -138,8 +138,8 @@ function fail(error: unknown, json: boolean): number {
   return error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1;
 }
 
-if (import.meta.main) {
-  const argv = process.argv.slice(2);
+/** Entry point for `npm run bulwark`, `npm start` and the package bin. */
+export function runCli(argv: string[]): void {
   main(argv).then(
     (code) => {
       if (code >= 0) process.exitCode = code;
@@ -149,3 +149,5 @@ if (import.meta.main) {
     },
   );
 }
+
+if (import.meta.main) runCli(process.argv.slice(2));

@@ -1,0 +1,116 @@
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { createApiKey } from '../../src/core/api-keys.ts';
+import { createOrganization } from '../../src/core/organizations.ts';
+import { SCOPES, type Scope } from '../../src/core/scopes.ts';
+import { addUnit, type Unit } from '../../src/core/units.ts';
+import { parseSourceSpec } from '../../src/core/source-repos.ts';
+import { TokenBox } from '../../src/crypto/token-box.ts';
+import { newId, nowIso } from '../../src/ids.ts';
+import { buildApp } from '../../src/http/app.ts';
+import type { FindingRow } from '../../src/store/schema.ts';
+import { createTestDatabase, type TestDatabase } from './store.ts';
+
+export const testTokenBox = new TokenBox(Buffer.alloc(32, 7));
+
+export interface TestOrg {
+  id: string;
+  slug: string;
+  /** A key holding every scope. */
+  key: string;
+  keyId: string;
+}
+
+export interface Harness {
+  database: TestDatabase;
+  app: FastifyInstance;
+  call(method: string, url: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  org(name: string): Promise<TestOrg>;
+  key(org: TestOrg, scopes: Scope[], name?: string): Promise<{ key: string; id: string }>;
+  unit(org: TestOrg, sources: string[], name?: string): Promise<Unit>;
+  finding(unit: Unit, overrides?: Partial<FindingRow>): Promise<FindingRow>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/** The real app on a real database, driven in-process through Fastify's inject. */
+export async function createHarness(): Promise<Harness> {
+  const database = await createTestDatabase();
+  const app = await buildApp({ store: database.store });
+  const db = database.store.db;
+  let defaultKey: string | null = null;
+
+  const harness: Harness = {
+    database,
+    app,
+    call(method, url, options = {}) {
+      const key = options.key === undefined ? defaultKey : options.key;
+      const headers: Record<string, string> = { ...(options.headers ?? {}) };
+      if (key) headers.authorization = `Bearer ${key}`;
+      const payload = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+      if (payload !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+      return app.inject({ method: method as 'GET', url, headers, payload });
+    },
+    async org(name) {
+      const org = await createOrganization(db, { name, slug: `${name}-${++counter}` });
+      const { key, summary } = await createApiKey(db, { orgId: org.id, name: 'all scopes', scopes: [...SCOPES] });
+      defaultKey ??= key;
+      return { id: org.id, slug: org.slug, key, keyId: summary.id };
+    },
+    async key(org, scopes, name = 'limited') {
+      const { key, summary } = await createApiKey(db, { orgId: org.id, name, scopes });
+      return { key, id: summary.id };
+    },
+    async unit(org, sources, name) {
+      return addUnit(db, testTokenBox, {
+        orgId: org.id,
+        name: name ?? sources[0],
+        sources: sources.map((s) => parseSourceSpec(s)),
+      });
+    },
+    async finding(unit, overrides = {}) {
+      const now = nowIso();
+      const row: FindingRow = {
+        id: newId(),
+        org_id: unit.org_id,
+        unit_id: unit.id,
+        source_repo_id: unit.sources[0]?.id ?? null,
+        scan_type: 'secrets_scan',
+        scan_batch_id: null,
+        scan_id: null,
+        fingerprint: `fp-${++counter}`,
+        check_id: 'aws-access-key',
+        severity: 'high',
+        status: 'open',
+        category: 'secrets',
+        title: 'AWS access key',
+        message: 'An AWS access key is committed',
+        file_path: 'src/config.js',
+        start_line: 3,
+        end_line: 3,
+        cwe: '["CWE-798"]',
+        owasp: '["A07:2021"]',
+        references: '[]',
+        source_url: null,
+        cvss_base_score: null,
+        cvss_severity: null,
+        cvss_vector: null,
+        commit_sha: null,
+        metadata: '{}',
+        first_detected_at: now,
+        last_detected_at: now,
+        resolved_at: null,
+        created_at: now,
+        updated_at: now,
+        ...overrides,
+      };
+      await db.insertInto('findings').values(row).execute();
+      return row;
+    },
+    async close() {
+      await app.close();
+      await database.cleanup();
+    },
+  };
+  return harness;
+}

@@ -1,0 +1,63 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { migrateToLatest } from '../../src/store/migrate.ts';
+
+/** Which real database this run of the suite uses: `sqlite` (default) or `postgres`. */
+export const TEST_DATABASE = process.env.BULWARK_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+export const POSTGRES_URL = process.env.BULWARK_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface TestDatabase {
+  /** Settings that point any process (this one or a child) at the same isolated database. */
+  env: { DATABASE_URL?: string; BULWARK_DATA_DIR: string };
+  dataDir: string;
+  store: Store;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated database per test file: a temporary SQLite file, or a PostgreSQL schema of its own
+ * (selected through the connection's search_path) so files can run in parallel against one server.
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-test-'));
+  if (TEST_DATABASE === 'sqlite') {
+    const store = openStore({ databaseUrl: null, dataDir });
+    await migrateToLatest(store);
+    return {
+      env: { BULWARK_DATA_DIR: dataDir },
+      dataDir,
+      store,
+      async cleanup() {
+        await store.close();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const url = new URL(POSTGRES_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  const databaseUrl = url.toString();
+  const store = openStore({ databaseUrl, dataDir });
+  await migrateToLatest(store);
+  return {
+    env: { DATABASE_URL: databaseUrl, BULWARK_DATA_DIR: dataDir },
+    dataDir,
+    store,
+    async cleanup() {
+      await store.close();
+      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      await client.query(`drop schema ${schema} cascade`);
+      await client.end();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
