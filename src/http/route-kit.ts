@@ -2,7 +2,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Family } from './family.ts';
-import { ErrorResponse, HTTPValidationError } from './schemas.ts';
+import { BareHTTPValidationError, ErrorResponse, HTTPValidationError } from './schemas.ts';
 
 export type TypedApp = ReturnType<typeof typed>;
 
@@ -17,10 +17,16 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'The fix is not in a state that allows this operation',
 };
 
-/** Success schema, FastAPI-style 422 and the error envelope for the given statuses, as OpenAPI responses. */
-export function responses(success: Record<number, TSchema>, errors: number[], validates = true) {
+/**
+ * Success schema, FastAPI-style 422 and the error envelope for the given statuses, as OpenAPI responses.
+ * `family` picks the 422 layout of that family's contract; routes outside both families pass none.
+ */
+export function responses(success: Record<number, TSchema>, errors: number[], family?: Family | false) {
   const result: Record<number, TSchema> = { ...success };
-  if (validates) result[422] = { ...HTTPValidationError, description: 'Validation Error' };
+  if (family !== false) {
+    const schema = family?.kind === 'application' ? BareHTTPValidationError : HTTPValidationError;
+    result[422] = { ...schema, description: 'Validation Error' };
+  }
   for (const status of errors) result[status] = { ...ErrorResponse, description: ERROR_DESCRIPTIONS[status] };
   return result;
 }

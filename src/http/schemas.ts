@@ -28,6 +28,13 @@ export const HTTPValidationError = Type.Object(
   { title: 'HTTPValidationError' },
 );
 
+/** The application family's contract lists only loc, msg and type for each validation error. */
+const { input: _input, ctx: _ctx, ...bareErrorFields } = ValidationError.properties;
+export const BareHTTPValidationError = Type.Object(
+  { detail: Type.Optional(Type.Array(Type.Object(bareErrorFields, { title: 'ValidationError' }), { title: 'Detail' })) },
+  { title: 'HTTPValidationError' },
+);
+
 export const ErrorResponse = Type.Object(
   {
     detail: Type.Object(
@@ -165,7 +172,7 @@ export const findingResponse = (family: Family) =>
       status: Type.String({ title: 'Status' }),
       file_path: Type.String({ title: 'File Path' }),
       message: Type.String({ title: 'Message' }),
-      title: NullableString('Title'),
+      ...(family.kind === 'repository' ? { title: NullableString('Title') } : {}),
       category: Type.String({ title: 'Category' }),
       scan_type: Type.String({ title: 'Scan Type' }),
       scan_batch_id: NullableString('Scan Batch Id'),

@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Store } from './database.ts';
 import * as initial from './migrations/001_initial.ts';
 
@@ -14,7 +14,13 @@ export interface MigrationReport {
 }
 
 export async function migrateToLatest(store: Store): Promise<MigrationReport> {
-  const migrator = new Migrator({ db: store.db, provider });
+  // Kysely looks for its bookkeeping tables in every schema unless told which one; name the current
+  // schema so databases that hold several Bulwark schemas (one per tenant or test run) stay apart.
+  const migrationTableSchema =
+    store.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)).rows[0]?.schema
+      : undefined;
+  const migrator = new Migrator({ db: store.db, provider, migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

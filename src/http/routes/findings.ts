@@ -34,7 +34,7 @@ export async function findingRoutes(app: FastifyInstance, { deps, family }: { de
           scan_type: OptionalFilter('Filter by scan type'),
           ...Pagination(50),
         }),
-        response: responses({ 200: Paginated(Finding, 'PublicFindingResponse') }, [401, 403, 404]),
+        response: responses({ 200: Paginated(Finding, 'PublicFindingResponse') }, [401, 403, 404], family),
       },
     },
     async (request) => {
@@ -60,7 +60,7 @@ export async function findingRoutes(app: FastifyInstance, { deps, family }: { de
         summary: 'Read one finding',
         operationId: operationId(family, 'get_finding'),
         params: unitParams(family, 'finding_id'),
-        response: responses({ 200: Finding }, [401, 403, 404]),
+        response: responses({ 200: Finding }, [401, 403, 404], family),
       },
     },
     async (request) => serializeFinding(family, await getFinding(db, await unitOf(request), params(request).finding_id)),
@@ -77,7 +77,7 @@ export async function findingRoutes(app: FastifyInstance, { deps, family }: { de
         operationId: operationId(family, 'update_finding_status'),
         params: unitParams(family, 'finding_id'),
         body: FindingStatusUpdateRequest,
-        response: responses({ 200: Finding }, [401, 403, 404]),
+        response: responses({ 200: Finding }, [401, 403, 404], family),
       },
     },
     async (request) => {

@@ -25,7 +25,7 @@ export async function unitRoutes(app: FastifyInstance, { store, family }: { stor
           include_archived: Type.Boolean({ default: false, description: `Include archived ${family.collection}` }),
           ...Pagination(50),
         }),
-        response: responses({ 200: Paginated(Unit, Unit.title!) }, [401, 403]),
+        response: responses({ 200: Paginated(Unit, Unit.title!) }, [401, 403], family),
       },
     },
     async (request) => {
@@ -44,7 +44,7 @@ export async function unitRoutes(app: FastifyInstance, { store, family }: { stor
         summary: `Read one ${family.kind}`,
         operationId: operationId(family, 'get'),
         params: unitParams(family),
-        response: responses({ 200: Unit }, [401, 403, 404]),
+        response: responses({ 200: Unit }, [401, 403, 404], family),
       },
     },
     async (request) => {
