@@ -22,14 +22,25 @@ async function bootstrap(store: Store): Promise<{ org: string; key: string } | u
   return { org: org.slug, key };
 }
 
-export async function startServer(settings: Settings, print: (line: string) => void = console.log): Promise<RunningServer> {
+export interface StartOptions {
+  print?: (line: string) => void;
+  /** Where log lines go; stdout by default. */
+  logStream?: NodeJS.WritableStream;
+}
+
+export async function startServer(settings: Settings, options: StartOptions = {}): Promise<RunningServer> {
+  const print = options.print ?? console.log;
   const store = openStore(settings);
   await migrateToLatest(store);
   const created = await bootstrap(store);
   const app = await buildApp({
     store,
     bodyLimit: settings.bodyLimit,
-    logger: { level: settings.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    logger: {
+      level: settings.logLevel,
+      redact: ['req.headers.authorization', 'req.headers.cookie'],
+      ...(options.logStream ? { stream: options.logStream } : {}),
+    },
   });
   await app.listen({ host: settings.host, port: settings.port });
   const address = app.server.address();
