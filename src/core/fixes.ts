@@ -207,7 +207,8 @@ export async function refineFix(
       unit,
       fixId,
       ['completed'],
-      { status: 'pending', completed_at: null, error_message: null },
+      // A refinement is a new run: its timings and step count start afresh.
+      { status: 'pending', started_at: null, completed_at: null, error_message: null, agent_steps_completed: 0 },
       (status) => `Only a completed fix can be refined; this fix is ${status}`,
     );
     await trx

@@ -1,0 +1,65 @@
+// Small assertions and readers shared by the route tests. The harness itself lives in support/api.ts.
+import assert from 'node:assert/strict';
+import type { LightMyRequestResponse } from 'fastify';
+import type { Harness } from './support/api.ts';
+
+/**
+ * The two route families of the v1 contract: the same unit under two parent names. `findingFields` and
+ * `fixFields` are the properties each family's contract declares beyond those both families share.
+ */
+export const FAMILIES = [
+  {
+    collection: 'repositories',
+    idField: 'repository_id',
+    findingFields: ['title'],
+    fixFields: ['source_base_commit_sha'],
+  },
+  {
+    collection: 'applications',
+    idField: 'application_id',
+    findingFields: [],
+    fixFields: [],
+  },
+] as const;
+
+export type FamilyCase = (typeof FAMILIES)[number];
+
+/** Asserts the status (showing the body when it differs) and returns the parsed body. */
+export function expectStatus(res: LightMyRequestResponse, status: number) {
+  assert.equal(res.statusCode, status, `expected ${status}, got ${res.statusCode}: ${res.body}`);
+  return res.json();
+}
+
+/** The `{"detail":{"detail","error_code",…}}` envelope with the given status and code; returns the inner detail. */
+export function expectApiError(res: LightMyRequestResponse, status: number, errorCode: string) {
+  const { detail } = expectStatus(res, status);
+  assert.equal(detail.error_code, errorCode);
+  assert.equal(typeof detail.detail, 'string');
+  return detail;
+}
+
+/** A FastAPI-style 422 naming `loc` with the given error type. */
+export function expectValidationError(res: LightMyRequestResponse, loc: (string | number)[], type: string) {
+  const { detail } = expectStatus(res, 422);
+  const entry = (detail as { loc: unknown[]; type: string }[]).find((e) => JSON.stringify(e.loc) === JSON.stringify(loc));
+  assert.ok(entry, `no validation error at ${JSON.stringify(loc)} in ${JSON.stringify(detail)}`);
+  assert.equal(entry.type, type);
+}
+
+/** `url?a=1&b=2`, leaving out undefined values and encoding the rest (a `+` in a time offset included). */
+export function withQuery(url: string, query: Record<string, string | number | undefined> = {}): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  const text = params.toString();
+  return text ? `${url}?${text}` : url;
+}
+
+/** One page of the organization's finding-event feed, as the calling key sees it. */
+export async function readEvents(h: Harness, key: string, query: Record<string, string | number | undefined> = {}) {
+  return expectStatus(await h.call('GET', withQuery('/api/v1/finding-events', query), { key }), 200);
+}
+
+/** How many `prs` credits the organization has used in the current period. */
+export async function prsUsed(h: Harness, key: string): Promise<number> {
+  return expectStatus(await h.call('GET', '/api/v1/quotas/balance', { key }), 200).prs.used;
+}
