@@ -10,6 +10,8 @@ import { UsageError } from './output.ts';
 export interface CliContext {
   settings: Settings;
   store: Store;
+  /** Migrations this command applied while opening the database (empty when it was already current). */
+  migrated: string[];
   tokenBox: () => TokenBox;
 }
 
@@ -18,8 +20,8 @@ export async function withContext<T>(dataDir: string | undefined, run: (ctx: Cli
   const settings = loadSettings(process.env, { dataDir: dataDir ? path.resolve(dataDir) : undefined });
   const store = openStore(settings);
   try {
-    await migrateToLatest(store);
-    return await run({ settings, store, tokenBox: () => loadTokenBox(settings.encryptionKey, settings.dataDir) });
+    const { applied } = await migrateToLatest(store);
+    return await run({ settings, store, migrated: applied, tokenBox: () => loadTokenBox(settings.encryptionKey, settings.dataDir) });
   } finally {
     await store.close();
   }

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadSettings } from '../config.ts';
-import { startServer } from '../server.ts';
 import { keyCreate, keyList, keyRevoke, migrateCommand, orgCreate, orgList, quotaSet, quotaShow } from './commands/admin.ts';
 import { unitAdd, unitArchive, unitList } from './commands/units.ts';
 import { withContext } from './context.ts';
@@ -61,6 +60,8 @@ async function serve(values: Record<string, unknown>) {
     host: values.host as string | undefined,
     port: values.port !== undefined ? Number(values.port) : undefined,
   });
+  // Loaded here so admin commands start without pulling in the HTTP stack.
+  const { startServer } = await import('../server.ts');
   const server = await startServer(settings);
   const stop = async () => {
     await server.close();

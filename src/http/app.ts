@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { noPullRequestOpener } from '../core/fixes.ts';
 import { authPlugin } from './auth.ts';
 import type { Deps } from './deps.ts';
-import { installErrorHandling } from './errors.ts';
+import { installErrorHandling, sendError } from './errors.ts';
 import { FAMILIES } from './family.ts';
 import { accountRoutes } from './routes/account.ts';
 import { eventRoutes } from './routes/events.ts';
@@ -46,6 +46,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    frameworkErrors: sendError,
   });
   app.setValidatorCompiler(validatorCompiler);
   parseJsonBody(app);

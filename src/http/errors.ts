@@ -1,6 +1,6 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, BodyValueError } from '../core/errors.ts';
-import { toFastApiErrors, type FastApiError } from './validation.ts';
+import { nulCharacterError, toFastApiErrors, type FastApiError } from './validation.ts';
 
 function envelope(detail: string, errorCode: string, extra: Record<string, unknown> = {}) {
   return { detail: { detail, error_code: errorCode, ...extra } };
@@ -17,30 +17,57 @@ function jsonDecodeError(error: FastifyError): FastApiError {
   };
 }
 
-/** Maps every failure to the contract's wire format: 422 for bad input, the error envelope for the rest. */
+/** Echoes each input back as FastAPI does, unless it is nested too deeply to serialize at all. */
+function validationBody(errors: FastApiError[]) {
+  return {
+    detail: errors.map((error) => {
+      try {
+        JSON.stringify(error.input);
+        return error;
+      } catch {
+        return { ...error, input: null };
+      }
+    }),
+  };
+}
+
+/**
+ * Maps every failure to the contract's wire format: 422 for bad input, the error envelope for the rest.
+ * Also serves as Fastify's `frameworkErrors` handler, so router refusals (an undecodable URL, an
+ * over-long path parameter) leave in the same envelope.
+ */
+export function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof ApiError) {
+    return reply.status(error.statusCode).send(envelope(error.message, error.errorCode, error.extra));
+  }
+  if (error instanceof BodyValueError) {
+    return reply.status(422).send(validationBody([{ loc: error.loc, msg: error.message, type: error.type, input: error.input }]));
+  }
+  if (error.validation) {
+    const context = error.validationContext ?? 'body';
+    return reply.status(422).send(validationBody(toFastApiErrors(error.validation as never, context, request.body === undefined)));
+  }
+  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) {
+    return reply.status(422).send(validationBody([jsonDecodeError(error)]));
+  }
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return reply.status(413).send(envelope('Request body is too large', 'PAYLOAD_TOO_LARGE'));
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return reply.status(status).send(envelope(error.message, 'BAD_REQUEST'));
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return reply.status(500).send(envelope('Internal server error', 'INTERNAL_ERROR'));
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof ApiError) {
-      return reply.status(error.statusCode).send(envelope(error.message, error.errorCode, error.extra));
-    }
-    if (error instanceof BodyValueError) {
-      return reply.status(422).send({ detail: [{ loc: error.loc, msg: error.message, type: error.type, input: error.input }] });
-    }
-    if (error.validation) {
-      return reply.status(422).send({ detail: toFastApiErrors(error.validation as never, error.validationContext ?? 'body') });
-    }
-    if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError) {
-      return reply.status(422).send({ detail: [jsonDecodeError(error)] });
-    }
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.status(413).send(envelope('Request body is too large', 'PAYLOAD_TOO_LARGE'));
-    }
-    const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      return reply.status(status).send(envelope(error.message, 'BAD_REQUEST'));
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return reply.status(500).send(envelope('Internal server error', 'INTERNAL_ERROR'));
+  app.setErrorHandler(sendError);
+
+  // Strings holding U+0000 can never match or be stored (see nulCharacterError): refuse them before any query runs.
+  app.addHook('preValidation', async (request) => {
+    const error = nulCharacterError({ path: request.params, query: request.query, body: request.body });
+    if (error) throw new BodyValueError(error.loc, error.msg, error.input, error.type);
   });
 
   app.setNotFoundHandler((request, reply) => {

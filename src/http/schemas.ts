@@ -339,7 +339,8 @@ export const QuotaBalanceResponse = Type.Object(
 
 export const Pagination = (defaultLimit: number) => ({
   limit: Type.Integer({ minimum: 1, maximum: 200, default: defaultLimit, title: 'Limit' }),
-  skip: Type.Integer({ minimum: 0, default: 0, title: 'Skip' }),
+  // Bounded so every accepted value is an exact integer both databases take as an OFFSET.
+  skip: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, title: 'Skip' }),
 });
 
 export const OptionalFilter = (description: string) => Type.Optional(Type.String({ description }));

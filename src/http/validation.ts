@@ -34,11 +34,37 @@ const bodyAjv = makeAjv({ coerceTypes: false });
 const textAjv = makeAjv({ coerceTypes: true });
 const cache = new WeakMap<object, ValidateFunction>();
 
+// pydantic's reading of a boolean sent as text, case-insensitive. AJV alone coerces only "true" and "false",
+// which would refuse `include_archived=True` as Python's requests sends it.
+const TEXT_BOOLEANS: Record<string, boolean> = {
+  '1': true, on: true, t: true, true: true, y: true, yes: true,
+  '0': false, off: false, f: false, false: false, n: false, no: false,
+};
+
+/** Reads the text values of the schema's boolean properties as pydantic does, then validates as usual. */
+function withTextBooleans(schema: object, validate: ValidateFunction): ValidateFunction {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const names = Object.keys(properties).filter((name) => properties[name].type === 'boolean');
+  if (!names.length) return validate;
+  const wrapped = ((data: Record<string, unknown> | null) => {
+    for (const name of names) {
+      const value = data?.[name];
+      const parsed = typeof value === 'string' ? TEXT_BOOLEANS[value.toLowerCase()] : undefined;
+      if (parsed !== undefined) data![name] = parsed;
+    }
+    const valid = validate(data);
+    wrapped.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction;
+  return wrapped;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
   let validate = cache.get(schema as object);
   if (!validate) {
     validate = ajv.compile(schema as object);
+    if (httpPart !== 'body') validate = withTextBooleans(schema as object, validate);
     cache.set(schema as object, validate);
   }
   return validate;
@@ -82,7 +108,7 @@ function locOf(part: Part, instancePath: string): (string | number)[] {
   return [part, ...segments];
 }
 
-function convert(error: ErrorObject, part: Part): FastApiError | undefined {
+function convert(error: ErrorObject, part: Part, bodyAbsent: boolean): FastApiError | undefined {
   const loc = locOf(part, error.instancePath);
   const input = error.data;
   const p = error.params as Record<string, unknown>;
@@ -90,7 +116,7 @@ function convert(error: ErrorObject, part: Part): FastApiError | undefined {
     case 'required':
       return { loc: [...loc, String(p.missingProperty)], msg: 'Field required', type: 'missing', input: input ?? null };
     case 'type': {
-      if (part === 'body' && error.instancePath === '' && input === undefined) {
+      if (part === 'body' && error.instancePath === '' && bodyAbsent) {
         return { loc: ['body'], msg: 'Field required', type: 'missing', input: null };
       }
       return { loc, ...typeError(String(p.type).split(',')[0], part), input };
@@ -154,8 +180,9 @@ function convert(error: ErrorObject, part: Part): FastApiError | undefined {
 /**
  * One FastAPI error per failing location. AJV reports every branch of a nullable (`anyOf [T, null]`)
  * value; the branch for `null` and the summary `anyOf` entry say nothing a caller can act on.
+ * Fastify validates an absent body as `null`, so whether the request had one at all is passed in.
  */
-export function toFastApiErrors(errors: ErrorObject[], context: string): FastApiError[] {
+export function toFastApiErrors(errors: ErrorObject[], context: string, bodyAbsent = false): FastApiError[] {
   const part = PART_NAMES[context] ?? 'body';
   const meaningful = errors.filter(
     (e) => e.keyword !== 'anyOf' && !(e.keyword === 'type' && (e.params as { type?: string }).type === 'null'),
@@ -163,7 +190,7 @@ export function toFastApiErrors(errors: ErrorObject[], context: string): FastApi
   const seen = new Set<string>();
   const result: FastApiError[] = [];
   for (const error of meaningful.length ? meaningful : errors) {
-    const converted = convert(error, part);
+    const converted = convert(error, part, bodyAbsent);
     if (!converted) continue;
     const key = JSON.stringify(converted.loc);
     if (seen.has(key)) continue;
@@ -171,4 +198,28 @@ export function toFastApiErrors(errors: ErrorObject[], context: string): FastApi
     result.push(converted);
   }
   return result;
+}
+
+/**
+ * PostgreSQL text cannot hold U+0000, so no stored id or value contains one. A path, query or body string
+ * carrying it is refused here as a 422 instead of failing inside the database. Iterative, with the
+ * location built only on a hit, so deeply nested bodies cost neither stack nor quadratic copying.
+ */
+export function nulCharacterError(parts: Partial<Record<Part, unknown>>): FastApiError | undefined {
+  type Node = { value: unknown; key: string | number; parent?: Node };
+  const pending: Node[] = Object.entries(parts).map(([key, value]): Node => ({ key, value })).reverse();
+  for (let node = pending.pop(); node; node = pending.pop()) {
+    const { value } = node;
+    if (typeof value === 'string' && value.includes('\u0000')) {
+      const loc: (string | number)[] = [];
+      for (let n: Node | undefined = node; n; n = n.parent) loc.push(n.key);
+      return { loc: loc.reverse(), msg: 'Value error, NUL characters (\\u0000) are not allowed', type: 'value_error', input: value };
+    }
+    if (value && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) {
+        pending.push({ value: child, key: Array.isArray(value) ? Number(key) : key, parent: node });
+      }
+    }
+  }
+  return undefined;
 }

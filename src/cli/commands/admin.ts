@@ -3,16 +3,16 @@ import { createOrganization } from '../../core/organizations.ts';
 import { applyQuotaSettings, readBalance, type QuotaSettings } from '../../core/quotas.ts';
 import { isQuotaPeriodKind, QUOTA_PERIODS } from '../../core/quota-periods.ts';
 import { parseScopes, SCOPES } from '../../core/scopes.ts';
-import { migrateToLatest } from '../../store/migrate.ts';
 import type { CliContext } from '../context.ts';
 import { requireOrg } from '../context.ts';
 import { optionalInt, report, required, UsageError } from '../output.ts';
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
+/** Opening the context already brought the schema up to date; this reports what that applied. */
 export async function migrateCommand(ctx: CliContext, json: boolean) {
-  const result = await migrateToLatest(ctx.store);
-  report(json, { applied: result.applied, database: ctx.store.location }, `database ${ctx.store.location} is up to date (${result.applied.length} migration(s) applied now)`);
+  const applied = ctx.migrated;
+  report(json, { applied, database: ctx.store.location }, `database ${ctx.store.location} is up to date (${applied.length} migration(s) applied now)`);
 }
 
 export async function orgCreate(ctx: CliContext, values: Values, json: boolean) {
