@@ -1,6 +1,9 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import { getUnit } from '../core/units.ts';
+import type { Database } from '../store/schema.ts';
 import type { Family } from './family.ts';
 import { BareHTTPValidationError, ErrorResponse, HTTPValidationError } from './schemas.ts';
 
@@ -39,4 +42,17 @@ export function unitParams(family: Family, ...more: string[]) {
 
 export function operationId(family: Family, verb: string): string {
   return `${verb}_${family.kind}`;
+}
+
+/** What every route under `/api/v1/{family}/{id}/{segment}` needs: the base path, path values and the unit. */
+export function unitScope(app: FastifyInstance, db: Kysely<Database>, family: Family, segment: string) {
+  const params = (request: FastifyRequest) => request.params as Record<string, string>;
+  return {
+    api: typed(app),
+    base: `/api/v1/${family.collection}/:${family.param}/${segment}`,
+    tags: [family.tag],
+    params,
+    /** The addressed unit of the caller's organization, or 404. */
+    unitOf: (request: FastifyRequest) => getUnit(db, request.principal.orgId, params(request)[family.param], family.label),
+  };
 }

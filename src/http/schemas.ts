@@ -84,22 +84,26 @@ export const unitResponse = (family: Family) =>
     { title: family.kind === 'repository' ? 'PublicRepositoryResponse' : 'PublicApplicationResponse' },
   );
 
-const batchCounters = {
+/** The fields a scan batch and its progress view share. */
+const batchFields = (family: Family) => ({
+  batch_id: Type.String({ title: 'Batch Id' }),
+  [family.idField]: Type.String({ title: `${family.label} Id` }),
+  scan_type: Type.String({ title: 'Scan Type' }),
+  status: Type.String({
+    title: 'Status',
+    description: 'queued, creating_scans, scanning, assessing, completed, partial_failure or failed',
+  }),
   total_repositories: Type.Integer({ title: 'Total Repositories' }),
   scans_created: Type.Integer({ title: 'Scans Created' }),
   scans_failed: Type.Integer({ title: 'Scans Failed' }),
   scans_completed: Type.Integer({ title: 'Scans Completed' }),
   scans_assessed: Type.Integer({ title: 'Scans Assessed' }),
-};
+});
 
 export const scanBatchResponse = (family: Family) =>
   Type.Object(
     {
-      batch_id: Type.String({ title: 'Batch Id' }),
-      [family.idField]: Type.String(),
-      scan_type: Type.String({ title: 'Scan Type' }),
-      status: Type.String({ title: 'Status' }),
-      ...batchCounters,
+      ...batchFields(family),
       error_message: NullableString('Error Message'),
       created_at: DateTime('Created At'),
       started_at: NullableDateTime('Started At'),
@@ -124,12 +128,8 @@ export const ScanProgressRepository = Type.Object(
 export const scanProgressResponse = (family: Family) =>
   Type.Object(
     {
-      batch_id: Type.String({ title: 'Batch Id' }),
-      [family.idField]: Type.String(),
-      scan_type: Type.String({ title: 'Scan Type' }),
-      status: Type.String({ title: 'Status' }),
-      ...batchCounters,
-      percent_complete: Type.Number({ title: 'Percent Complete' }),
+      ...batchFields(family),
+      percent_complete: Type.Number({ title: 'Percent Complete', description: '0 to 100; only ever rises' }),
       started_at: NullableDateTime('Started At'),
       completed_at: NullableDateTime('Completed At'),
       error_message: NullableString('Error Message'),
@@ -166,7 +166,7 @@ export const findingResponse = (family: Family) =>
   Type.Object(
     {
       id: Type.String({ title: 'Id' }),
-      [family.idField]: Type.String(),
+      [family.idField]: Type.String({ title: `${family.label} Id` }),
       check_id: Type.String({ title: 'Check Id' }),
       severity: Type.String({ title: 'Severity', description: 'critical, high, medium or low' }),
       status: Type.String({ title: 'Status' }),
@@ -233,7 +233,7 @@ export const fixResponse = (family: Family) =>
   Type.Object(
     {
       id: Type.String({ title: 'Id' }),
-      [family.idField]: Type.String(),
+      [family.idField]: Type.String({ title: `${family.label} Id` }),
       finding_ids: Type.Array(Type.String(), { title: 'Finding Ids' }),
       title: Type.String({ title: 'Title' }),
       status: Type.String({ title: 'Status', description: 'pending, running, completed, failed or cancelled' }),
@@ -263,7 +263,7 @@ export const fixProgressResponse = (family: Family) =>
   Type.Object(
     {
       fix_id: Type.String({ title: 'Fix Id' }),
-      [family.idField]: Type.String(),
+      [family.idField]: Type.String({ title: `${family.label} Id` }),
       status: Type.String({ title: 'Status' }),
       started_at: NullableDateTime('Started At'),
       completed_at: NullableDateTime('Completed At'),

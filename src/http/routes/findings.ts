@@ -1,22 +1,17 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { getFinding, listFindings, setFindingStatus, type FindingStatus } from '../../core/findings.ts';
 import { toPage } from '../../core/pagination.ts';
-import { getUnit } from '../../core/units.ts';
 import type { Deps } from '../deps.ts';
 import type { Family } from '../family.ts';
-import { operationId, responses, typed, unitParams } from '../route-kit.ts';
+import { operationId, responses, unitParams, unitScope } from '../route-kit.ts';
 import { FindingStatusUpdateRequest, OptionalFilter, Paginated, Pagination, findingResponse } from '../schemas.ts';
 import { serializeFinding } from '../serializers.ts';
 
 export async function findingRoutes(app: FastifyInstance, { deps, family }: { deps: Deps; family: Family }) {
-  const api = typed(app);
   const { db } = deps.store;
+  const { api, base, tags, params, unitOf } = unitScope(app, db, family, 'findings');
   const Finding = findingResponse(family);
-  const base = `/api/v1/${family.collection}/:${family.param}/findings`;
-  const tags = [family.tag];
-  const params = (request: FastifyRequest) => request.params as Record<string, string>;
-  const unitOf = (request: FastifyRequest) => getUnit(db, request.principal.orgId, params(request)[family.param], family.label);
 
   api.get(
     base,

@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { cancelFix, createFix, getFix, listFixes, openPullRequests, refineFix } from '../../core/fixes.ts';
 import { toPage } from '../../core/pagination.ts';
-import { getUnit } from '../../core/units.ts';
 import type { Deps } from '../deps.ts';
 import type { Family } from '../family.ts';
-import { operationId, responses, typed, unitParams } from '../route-kit.ts';
+import { operationId, responses, unitParams, unitScope } from '../route-kit.ts';
 import {
   CreatePullRequestsRequest,
   FixCreateRequest,
@@ -21,13 +20,9 @@ import {
 import { serializeFix, serializeFixDiff, serializeFixProgress, serializePullRequest } from '../serializers.ts';
 
 export async function fixRoutes(app: FastifyInstance, { deps, family }: { deps: Deps; family: Family }) {
-  const api = typed(app);
   const { db } = deps.store;
+  const { api, base, tags, params, unitOf } = unitScope(app, db, family, 'fixes');
   const Fix = fixResponse(family);
-  const base = `/api/v1/${family.collection}/:${family.param}/fixes`;
-  const tags = [family.tag];
-  const params = (request: FastifyRequest) => request.params as Record<string, string>;
-  const unitOf = (request: FastifyRequest) => getUnit(db, request.principal.orgId, params(request)[family.param], family.label);
 
   api.get(
     base,

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { toPage } from '../../core/pagination.ts';
 import {
   createScanBatch,
@@ -9,10 +9,9 @@ import {
   listScanBatches,
 } from '../../core/scan-batches.ts';
 import type { ScanType } from '../../core/scan-types.ts';
-import { getUnit } from '../../core/units.ts';
 import type { Deps } from '../deps.ts';
 import type { Family } from '../family.ts';
-import { operationId, responses, typed, unitParams } from '../route-kit.ts';
+import { operationId, responses, unitParams, unitScope } from '../route-kit.ts';
 import {
   OptionalFilter,
   Paginated,
@@ -25,13 +24,9 @@ import {
 import { serializeBatch, serializeProgress, serializeResults } from '../serializers.ts';
 
 export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps: Deps; family: Family }) {
-  const api = typed(app);
   const { db } = deps.store;
+  const { api, base, tags, params, unitOf } = unitScope(app, db, family, 'scans');
   const Batch = scanBatchResponse(family);
-  const base = `/api/v1/${family.collection}/:${family.param}/scans`;
-  const tags = [family.tag];
-  const params = (request: FastifyRequest) => request.params as Record<string, string>;
-  const unitOf = (request: FastifyRequest) => getUnit(db, request.principal.orgId, params(request)[family.param], family.label);
 
   api.get(
     base,
