@@ -11,6 +11,24 @@ export interface Settings {
   encryptionKey: string | null;
   /** Largest accepted request body, in bytes. */
   bodyLimit: number;
+  /** Jobs one worker process runs at once. */
+  workerConcurrency: number;
+  /** Seconds a running job may go without a heartbeat before another worker takes it over. */
+  jobLeaseSeconds: number;
+  /** Runs a job gets before it is given up and its record failed. */
+  jobMaxAttempts: number;
+  /** Whether source repos may be cloned from file:// URLs and local paths (off in production). */
+  allowLocalRepos: boolean;
+  /** Commits of history the secrets engine reads below the scanned head; 0 reads only the tree. */
+  secretsHistoryDepth: number;
+  /** Longest a single git command may run. */
+  gitTimeoutSeconds: number;
+  /** Fault injection for restart tests: a pause after each checkout, in milliseconds. */
+  faultScanDelayMs: number;
+}
+
+function boolFromEnv(env: NodeJS.ProcessEnv, name: string): boolean {
+  return /^(1|true|yes|on)$/i.test(env[name] ?? '');
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -31,6 +49,13 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     logLevel: env.LOG_LEVEL || 'info',
     encryptionKey: env.BULWARK_ENCRYPTION_KEY || null,
     bodyLimit: intFromEnv(env, 'BULWARK_BODY_LIMIT', 1024 * 1024),
+    workerConcurrency: Math.max(1, intFromEnv(env, 'BULWARK_WORKER_CONCURRENCY', 2)),
+    jobLeaseSeconds: Math.max(1, intFromEnv(env, 'BULWARK_JOB_LEASE_SECONDS', 60)),
+    jobMaxAttempts: Math.max(1, intFromEnv(env, 'BULWARK_JOB_MAX_ATTEMPTS', 3)),
+    allowLocalRepos: boolFromEnv(env, 'BULWARK_ALLOW_LOCAL_REPOS'),
+    secretsHistoryDepth: intFromEnv(env, 'BULWARK_SECRETS_HISTORY_DEPTH', 500),
+    gitTimeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_GIT_TIMEOUT_SECONDS', 600)),
+    faultScanDelayMs: intFromEnv(env, 'BULWARK_FAULT_SCAN_DELAY_MS', 0),
   };
   return { ...settings, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
 }

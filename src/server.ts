@@ -6,6 +6,7 @@ import { SCOPES } from './core/scopes.ts';
 import { buildApp } from './http/app.ts';
 import { openStore, type Store } from './store/database.ts';
 import { migrateToLatest } from './store/migrate.ts';
+import { openServices } from './services.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -24,6 +25,8 @@ async function bootstrap(store: Store): Promise<{ org: string; key: string } | u
 
 export interface StartOptions {
   print?: (line: string) => void;
+  /** Run scan jobs in this process too (the default); false makes an API-only node. */
+  worker?: boolean;
   /** Where log lines go; stdout by default. */
   logStream?: NodeJS.WritableStream;
 }
@@ -33,8 +36,10 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   const store = openStore(settings);
   await migrateToLatest(store);
   const created = await bootstrap(store);
+  const services = await openServices(settings, store);
   const app = await buildApp({
     store,
+    dispatchBatch: services.dispatchBatch,
     bodyLimit: settings.bodyLimit,
     logger: {
       level: settings.logLevel,
@@ -43,11 +48,13 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     },
   });
   await app.listen({ host: settings.host, port: settings.port });
+  const worker = options.worker ?? true;
+  if (worker) await services.startWorkers();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
-  print(`Bulwark listening on ${url} (database: ${store.location})`);
+  print(`Bulwark listening on ${url} (database: ${store.location}; jobs: ${services.queue.name}, ${worker ? 'worker in this process' : 'no worker in this process'})`);
   print(`API docs: ${url}/docs — OpenAPI: ${url}/openapi.json`);
   if (created) {
     print(`Created organization "${created.org}" with an admin API key. It is shown only this once; store it now:`);
@@ -60,6 +67,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     url,
     async close() {
       await app.close();
+      await services.close();
       await store.close();
     },
   };

@@ -10,7 +10,8 @@ const USAGE = `bulwark — security scanning, findings triage and autofix servic
 
 Usage: bulwark <command> [options]        (every admin command takes --json and --data-dir DIR)
 
-  serve [--host H] [--port P]                      start the API server (migrates first)
+  serve [--host H] [--port P] [--no-worker]        start the API server (migrates first); --no-worker: API only
+  worker                                           run scan jobs only (any number, on any machine)
   migrate                                          bring the database schema up to date
   org create --name NAME [--slug SLUG]             create an organization
   org list
@@ -33,6 +34,7 @@ const OPTIONS = {
   json: { type: 'boolean' },
   'data-dir': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  'no-worker': { type: 'boolean' },
   host: { type: 'string' },
   port: { type: 'string' },
   name: { type: 'string' },
@@ -54,21 +56,33 @@ const OPTIONS = {
   'max-repositories': { type: 'string' },
 } as const;
 
-async function serve(values: Record<string, unknown>) {
-  const settings = loadSettings(process.env, {
+function processSettings(values: Record<string, unknown>) {
+  return loadSettings(process.env, {
     dataDir: values['data-dir'] ? path.resolve(String(values['data-dir'])) : undefined,
     host: values.host as string | undefined,
     port: values.port !== undefined ? Number(values.port) : undefined,
   });
-  // Loaded here so admin commands start without pulling in the HTTP stack.
-  const { startServer } = await import('../server.ts');
-  const server = await startServer(settings);
+}
+
+/** Runs until SIGINT or SIGTERM, then lets running work reach a safe point and exits. */
+function stopOnSignal(running: { close(): Promise<void> }) {
   const stop = async () => {
-    await server.close();
+    await running.close();
     process.exit(0);
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+// The server and worker are loaded on demand so admin commands start without the HTTP stack.
+async function serve(values: Record<string, unknown>) {
+  const { startServer } = await import('../server.ts');
+  stopOnSignal(await startServer(processSettings(values), { worker: !values['no-worker'] }));
+}
+
+async function work(values: Record<string, unknown>) {
+  const { startWorker } = await import('../worker.ts');
+  stopOnSignal(await startWorker(processSettings(values)));
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -81,6 +95,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (command === 'serve') {
     await serve(values);
+    return -1;
+  }
+  if (command === 'worker') {
+    await work(values);
     return -1;
   }
   const dataDir = values['data-dir'];

@@ -18,11 +18,15 @@ export interface ProgressView extends BatchView {
   repositories: ProgressEntry[];
 }
 
+/** Hands a stored batch to whatever runs scans, inside the transaction that stores it. */
+export type BatchDispatcher = (trx: Kysely<Database>, batch: ScanBatchRow) => Promise<void>;
+
 export async function createScanBatch(
   db: Kysely<Database>,
   principal: Principal,
   unit: Unit,
   scanType: ScanType,
+  dispatch: BatchDispatcher,
 ): Promise<BatchView> {
   const quotaType = quotaTypeForScan(scanType);
   const batch = await db.transaction().execute(async (trx) => {
@@ -44,6 +48,7 @@ export async function createScanBatch(
       updated_at: now,
     };
     await trx.insertInto('scan_batches').values(row).execute();
+    await dispatch(trx, row);
     return row;
   });
   return { batch, ...countScans(batch, []) };

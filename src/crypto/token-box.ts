@@ -21,6 +21,11 @@ export class TokenBox {
     return [VERSION, iv.toString('base64'), cipher.getAuthTag().toString('base64'), body.toString('base64')].join(':');
   }
 
+  /** A separate key for another purpose (such as keyed hashes of secrets), derived so one setting covers both. */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(crypto.hkdfSync('sha256', this.key, Buffer.alloc(0), `bulwark:${purpose}`, 32));
+  }
+
   open(sealed: string): string {
     const [version, iv, tag, body] = sealed.split(':');
     if (version !== VERSION || !iv || !tag || body === undefined) throw new Error('unrecognised sealed token format');

@@ -41,7 +41,12 @@ function parseJsonBody(app: FastifyInstance) {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const deps: Deps = { store: options.store, pullRequests: options.pullRequests ?? noPullRequestOpener };
+  const deps: Deps = {
+    store: options.store,
+    pullRequests: options.pullRequests ?? noPullRequestOpener,
+    // Without a queue (tests of the API alone), batches are stored and stay queued.
+    dispatchBatch: options.dispatchBatch ?? (async () => {}),
+  };
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,

@@ -1,8 +1,10 @@
 import type { PullRequestOpener } from '../core/fixes.ts';
+import type { BatchDispatcher } from '../core/scan-batches.ts';
 import type { Store } from '../store/database.ts';
 
 /** What routes need from the rest of the service. */
 export interface Deps {
   store: Store;
   pullRequests: PullRequestOpener;
+  dispatchBatch: BatchDispatcher;
 }

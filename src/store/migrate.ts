@@ -1,10 +1,12 @@
 import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Store } from './database.ts';
 import * as initial from './migrations/001_initial.ts';
+import * as jobs from './migrations/002_jobs.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
 const migrations: Record<string, Migration> = {
   '001_initial': initial,
+  '002_jobs': jobs,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -197,6 +197,20 @@ export interface FixPullRequestsTable {
   merged_at: string | null;
 }
 
+export interface JobsTable {
+  id: string;
+  kind: string;
+  key: string;
+  state: string;
+  attempts: number;
+  max_attempts: number;
+  run_after: string;
+  lease_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -212,6 +226,7 @@ export interface Database {
   fix_findings: FixFindingsTable;
   fix_refinements: FixRefinementsTable;
   fix_pull_requests: FixPullRequestsTable;
+  jobs: JobsTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
@@ -227,3 +242,4 @@ export type FindingEventRow = Selectable<FindingEventsTable>;
 export type NewFindingEvent = Insertable<FindingEventsTable>;
 export type FixRow = Selectable<FixesTable>;
 export type FixPullRequestRow = Selectable<FixPullRequestsTable>;
+export type JobRow = Selectable<JobsTable>;

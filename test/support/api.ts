@@ -6,11 +6,14 @@ import { addUnit, type Unit } from '../../src/core/units.ts';
 import { parseSourceSpec } from '../../src/core/source-repos.ts';
 import { TokenBox } from '../../src/crypto/token-box.ts';
 import { newId, nowIso } from '../../src/ids.ts';
+import { loadSettings } from '../../src/config.ts';
 import { buildApp } from '../../src/http/app.ts';
+import { openServices, type Services } from '../../src/services.ts';
 import type { FindingRow } from '../../src/store/schema.ts';
 import { createTestDatabase, type TestDatabase } from './store.ts';
 
-export const testTokenBox = new TokenBox(Buffer.alloc(32, 7));
+const testTokenKey = Buffer.alloc(32, 7);
+export const testTokenBox = new TokenBox(testTokenKey);
 
 export interface TestOrg {
   id: string;
@@ -20,13 +23,20 @@ export interface TestOrg {
   keyId: string;
 }
 
+export interface HarnessOptions {
+  /** Run scan jobs in-process, against local git repositories. */
+  scanning?: boolean;
+  env?: Record<string, string>;
+}
+
 export interface Harness {
   database: TestDatabase;
+  services?: Services;
   app: FastifyInstance;
   call(method: string, url: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
   org(name: string): Promise<TestOrg>;
   key(org: TestOrg, scopes: Scope[], name?: string): Promise<{ key: string; id: string }>;
-  unit(org: TestOrg, sources: string[], name?: string): Promise<Unit>;
+  unit(org: TestOrg, sources: string[], name?: string, cloneUrls?: string[]): Promise<Unit>;
   finding(unit: Unit, overrides?: Partial<FindingRow>): Promise<FindingRow>;
   close(): Promise<void>;
 }
@@ -34,15 +44,27 @@ export interface Harness {
 let counter = 0;
 
 /** The real app on a real database, driven in-process through Fastify's inject. */
-export async function createHarness(): Promise<Harness> {
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const database = await createTestDatabase();
-  const app = await buildApp({ store: database.store });
+  let services: Services | undefined;
+  if (options.scanning) {
+    const settings = loadSettings({
+      ...database.env,
+      BULWARK_ALLOW_LOCAL_REPOS: 'true',
+      BULWARK_ENCRYPTION_KEY: testTokenKey.toString('hex'),
+      ...options.env,
+    });
+    services = await openServices(settings, database.store);
+    await services.startWorkers();
+  }
+  const app = await buildApp({ store: database.store, dispatchBatch: services?.dispatchBatch });
   const db = database.store.db;
   let defaultKey: string | null = null;
 
   const harness: Harness = {
     database,
     app,
+    services,
     call(method, url, options = {}) {
       const key = options.key === undefined ? defaultKey : options.key;
       const headers: Record<string, string> = { ...(options.headers ?? {}) };
@@ -61,11 +83,11 @@ export async function createHarness(): Promise<Harness> {
       const { key, summary } = await createApiKey(db, { orgId: org.id, name, scopes });
       return { key, id: summary.id };
     },
-    async unit(org, sources, name) {
+    async unit(org, sources, name, cloneUrls = []) {
       return addUnit(db, testTokenBox, {
         orgId: org.id,
         name: name ?? sources[0],
-        sources: sources.map((s) => parseSourceSpec(s)),
+        sources: sources.map((s, i) => ({ ...parseSourceSpec(s), cloneUrl: cloneUrls[i] })),
       });
     },
     async finding(unit, overrides = {}) {
@@ -109,6 +131,7 @@ export async function createHarness(): Promise<Harness> {
     },
     async close() {
       await app.close();
+      await services?.close();
       await database.cleanup();
     },
   };

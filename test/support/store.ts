@@ -55,6 +55,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await store.close();
       const client = new pg.Client({ connectionString: POSTGRES_URL });
       await client.connect();
+      await client.query(`drop schema if exists ${schema}_jobs cascade`);
       await client.query(`drop schema ${schema} cascade`);
       await client.end();
       fs.rmSync(dataDir, { recursive: true, force: true });

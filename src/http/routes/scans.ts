@@ -71,7 +71,7 @@ export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps:
     },
     async (request, reply) => {
       const unit = await unitOf(request);
-      const view = await createScanBatch(db, request.principal, unit, request.body.scan_type as ScanType);
+      const view = await createScanBatch(db, request.principal, unit, request.body.scan_type as ScanType, deps.dispatchBatch);
       return reply.status(202).send(serializeBatch(family, view));
     },
   );

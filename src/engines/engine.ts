@@ -1,0 +1,38 @@
+import type { ScanType } from '../core/scan-types.ts';
+
+/** One problem an engine found, before it is stored as a finding. */
+export interface RawFinding {
+  checkId: string;
+  severity: 'critical' | 'high' | 'medium' | 'low';
+  category: string;
+  title: string;
+  message: string;
+  filePath: string;
+  startLine: number;
+  endLine: number;
+  cwe: string[];
+  owasp: string[];
+  references: string[];
+  /** Stable under line shifts and unrelated edits: rule, path and the matched content, not its position. */
+  fingerprint: string;
+  /** Set when the finding lives in history rather than in the scanned tree. */
+  commitSha: string | null;
+  metadata: Record<string, unknown>;
+}
+
+export interface EngineInput {
+  /** The checked-out tree. */
+  dir: string;
+  /** The repository's git directory and the scanned commit, when history can be read. */
+  gitDir?: string;
+  commit?: string;
+  signal?: AbortSignal;
+  /** Key for hashes of sensitive matches, so stored fingerprints reveal nothing. */
+  fingerprintKey: Buffer;
+}
+
+/** Pure: reads a checkout, returns findings; never touches the database or the network. */
+export interface ScanEngine {
+  readonly scanType: ScanType;
+  scan(input: EngineInput): Promise<RawFinding[]>;
+}

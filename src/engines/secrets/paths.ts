@@ -1,0 +1,72 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+
+const VENDORED_DIRS = new Set([
+  '.git', '.hg', '.svn', 'node_modules', 'bower_components', 'jspm_packages', 'vendor', 'third_party', 'third-party',
+  '__pycache__', '.venv', 'venv', 'site-packages', '.tox', '.mypy_cache', 'Pods', 'Carthage', '.gradle', '.terraform',
+]);
+
+const LOCKFILES = new Set([
+  'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lockb', 'Cargo.lock', 'Gemfile.lock',
+  'composer.lock', 'poetry.lock', 'Pipfile.lock', 'uv.lock', 'go.sum', 'packages.lock.json', 'mix.lock', 'pubspec.lock',
+  'flake.lock', 'gradle.lockfile',
+]);
+
+const BINARY_EXTENSIONS = new Set(
+  ('png jpg jpeg gif bmp ico webp tiff psd pdf zip gz tgz bz2 xz 7z rar jar war ear class so dylib dll exe bin o a lib ' +
+    'woff woff2 ttf otf eot mp3 mp4 m4a wav ogg flac avi mov mkv webm wasm pyc pyo db sqlite sqlite3 dat iso dmg deb rpm ' +
+    'svgz heic')
+    .split(' '),
+);
+
+/** Test fixture folders hold deliberately fake credentials. */
+const FIXTURE_DIR = /(?:^|\/)(?:__fixtures__|fixtures|testdata|test-fixtures)\//i;
+
+export const MAX_FILE_BYTES = 2 * 1024 * 1024;
+
+/** Why a path is not scanned, or undefined when it is. */
+export function skipReason(relativePath: string): string | undefined {
+  const parts = relativePath.split('/');
+  if (parts.slice(0, -1).some((p) => VENDORED_DIRS.has(p))) return 'vendored';
+  const base = parts.at(-1) ?? '';
+  if (LOCKFILES.has(base)) return 'lockfile';
+  if (/\.min\.(?:js|css)$|\.map$/.test(base)) return 'minified';
+  const ext = base.includes('.') ? base.split('.').pop()!.toLowerCase() : '';
+  if (BINARY_EXTENSIONS.has(ext)) return 'binary';
+  if (FIXTURE_DIR.test(relativePath)) return 'fixture';
+  return undefined;
+}
+
+export function looksBinary(buffer: Buffer): boolean {
+  return buffer.subarray(0, 8000).includes(0);
+}
+
+/** The repository's `.bulwarkignore` (gitignore syntax), if any. */
+export async function loadIgnore(dir: string): Promise<Ignore> {
+  const matcher = ignore();
+  try {
+    matcher.add(await fs.readFile(path.join(dir, '.bulwarkignore'), 'utf8'));
+  } catch {
+    // no ignore file
+  }
+  return matcher;
+}
+
+/** Every scannable file below `dir`, as paths relative to it with forward slashes. */
+export async function* walkFiles(dir: string, ignored: Ignore): AsyncGenerator<string> {
+  const pending = [''];
+  while (pending.length) {
+    const relative = pending.pop()!;
+    const entries = await fs.readdir(path.join(dir, relative), { withFileTypes: true });
+    for (const entry of entries) {
+      const child = relative ? `${relative}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (VENDORED_DIRS.has(entry.name) || ignored.ignores(`${child}/`)) continue;
+        pending.push(child);
+      } else if (entry.isFile()) {
+        if (!skipReason(child) && !ignored.ignores(child)) yield child;
+      }
+    }
+  }
+}

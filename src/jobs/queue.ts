@@ -1,0 +1,40 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
+
+/** What kinds of work the service hands to workers; each job names one record by id. */
+export type JobKind = 'scan-batch';
+
+export interface JobContext {
+  /** 1 for the first run; a job whose worker died is run again with the next number. */
+  attempt: number;
+  /** Aborted when the job's lease is lost or the worker stops; long steps should give up. */
+  signal: AbortSignal;
+}
+
+export interface JobHandlers {
+  run(key: string, context: JobContext): Promise<void>;
+  /** Called once when a job will not be tried again, so its record can be ended cleanly. */
+  giveUp(key: string, reason: string): Promise<void>;
+}
+
+export interface WorkerOptions {
+  concurrency: number;
+}
+
+/**
+ * Durable work distribution. `enqueue` joins the caller's transaction, so a job exists exactly when the
+ * record it names was committed. A job whose worker dies is run again after its lease lapses, and given
+ * up after its last attempt.
+ */
+export interface JobQueue {
+  readonly name: string;
+  enqueue(trx: Kysely<Database>, kind: JobKind, key: string): Promise<void>;
+  work(kind: JobKind, handlers: JobHandlers, options: WorkerOptions): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface QueueSettings {
+  /** Seconds a running job may go without a heartbeat before another worker takes it over. */
+  leaseSeconds: number;
+  maxAttempts: number;
+}

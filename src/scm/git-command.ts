@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process';
+
+export class GitError extends Error {}
+
+export interface GitOptions {
+  cwd?: string;
+  /** Extra environment; credentials travel here, never in arguments, so `ps` cannot show them. */
+  env?: Record<string, string>;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Strings to blank out of any error text (tokens, auth headers). */
+  secrets?: string[];
+  maxBuffer?: number;
+}
+
+const BASE_ENV: Record<string, string> = {
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_ASKPASS: 'true',
+  SSH_ASKPASS: 'true',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  LC_ALL: 'C',
+};
+
+export function scrub(text: string, secrets: string[] = []): string {
+  let result = text;
+  for (const secret of secrets) if (secret) result = result.split(secret).join('***');
+  // Credentials someone put into a URL by hand.
+  return result.replace(/(\w+:\/\/)[^/\s@]+@/g, '$1***@');
+}
+
+/** Runs `git` with an argument list (no shell), a bounded time and a scrubbed error. */
+export function git(args: string[], options: GitOptions): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'git',
+      args,
+      {
+        cwd: options.cwd,
+        env: { ...process.env, ...BASE_ENV, ...options.env },
+        timeout: options.timeoutMs,
+        signal: options.signal,
+        maxBuffer: options.maxBuffer ?? 256 * 1024 * 1024,
+        encoding: 'utf8',
+      },
+      (error, stdout, stderr) => {
+        if (!error) return resolve(stdout);
+        const timedOut = (error as NodeJS.ErrnoException & { killed?: boolean }).killed && !options.signal?.aborted;
+        const detail = (stderr || error.message).trim().split('\n').filter(Boolean).slice(-3).join(' ');
+        const message = timedOut ? `git ${args[0]} timed out after ${Math.round(options.timeoutMs / 1000)}s` : detail;
+        reject(new GitError(scrub(message, options.secrets)));
+      },
+    );
+  });
+}
