@@ -26,6 +26,9 @@ Usage: bulwark <command> [options]        (every admin command takes --json and 
   quota show --org ORG
   quota set --org ORG [--period monthly|weekly|daily] [--prs N] [--sast-scans N] [--deep-ai-scans N]
             [--topup-prs N] [--topup-sast-scans N] [--topup-deep-ai-scans N] [--max-repositories N|unlimited]
+  scan DIR --type secrets [--format table|json|sarif|semgrep-json] [--fail-on critical|high|medium|low]
+       [--output FILE] [--history-depth N]         scan a local folder (with its git history when it is a work
+                                                   tree); no server or database; exit 1 at or above --fail-on
 
 Environment: DATABASE_URL (PostgreSQL; default embedded SQLite), BULWARK_DATA_DIR, HOST, PORT, LOG_LEVEL,
 BULWARK_ENCRYPTION_KEY.`;
@@ -54,6 +57,11 @@ const OPTIONS = {
   'topup-sast-scans': { type: 'string' },
   'topup-deep-ai-scans': { type: 'string' },
   'max-repositories': { type: 'string' },
+  type: { type: 'string' },
+  format: { type: 'string' },
+  'fail-on': { type: 'string' },
+  output: { type: 'string' },
+  'history-depth': { type: 'string' },
 } as const;
 
 function processSettings(values: Record<string, unknown>) {
@@ -100,6 +108,10 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'worker') {
     await work(values);
     return -1;
+  }
+  if (command === 'scan') {
+    const { scanCommand } = await import('./commands/scan.ts');
+    return scanCommand(positionals.slice(1), values);
   }
   const dataDir = values['data-dir'];
   const key = `${command} ${sub ?? ''}`.trim();

@@ -5,6 +5,7 @@ import type { Database } from '../store/schema.ts';
 import type { JobHandlers, JobKind, JobQueue, QueueSettings, WorkerOptions } from './queue.ts';
 
 const deadLetterOf = (kind: JobKind) => `${kind}-given-up`;
+const MAX_JOB_SECONDS = 6 * 3600;
 
 /** pg-boss's database adapter shape, through which it writes a job inside the caller's transaction. */
 interface SqlExecutor {
@@ -43,11 +44,14 @@ export class PgBossQueue implements JobQueue {
   static async open(store: Store, databaseUrl: string, settings: QueueSettings): Promise<PgBossQueue> {
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db);
     const schema = `${rows[0]?.schema ?? 'public'}_jobs`;
+    // How soon a dead worker's job is noticed: the supervisor and monitor passes run at half the lease.
+    const passSeconds = Math.max(1, Math.min(30, Math.floor(settings.leaseSeconds / 2)));
     const boss = new PgBoss({
       connectionString: databaseUrl,
       schema,
       max: 4,
-      superviseIntervalSeconds: Math.max(1, Math.min(30, Math.floor(settings.leaseSeconds / 2))),
+      superviseIntervalSeconds: passSeconds,
+      monitorIntervalSeconds: passSeconds,
     });
     const queue = new PgBossQueue(boss, settings);
     await queue.ready;
@@ -63,6 +67,8 @@ export class PgBossQueue implements JobQueue {
       retryDelay: 1,
       retryBackoff: true,
       heartbeatSeconds: Math.max(10, this.settings.leaseSeconds),
+      // Heartbeats catch dead workers; this only bounds a live one that never finishes.
+      expireInSeconds: MAX_JOB_SECONDS,
       deadLetter: deadLetterOf(kind),
     });
     this.created.add(kind);
@@ -70,7 +76,8 @@ export class PgBossQueue implements JobQueue {
 
   async enqueue(trx: Kysely<Database>, kind: JobKind, key: string): Promise<void> {
     await this.ensureQueue(kind);
-    await this.boss.send(kind, { key }, { singletonKey: key, db: inTransaction(trx) });
+    // Retries travel with the job, so the enqueuing node's settings decide them.
+    await this.boss.send(kind, { key }, { singletonKey: key, retryLimit: this.settings.maxAttempts - 1, db: inTransaction(trx) });
   }
 
   async work(kind: JobKind, handlers: JobHandlers, options: WorkerOptions): Promise<void> {

@@ -25,7 +25,7 @@ export async function* addedTextInHistory(
     'git',
     [
       '--git-dir', gitDir, '-c', 'core.quotePath=false', 'log', '--no-color', '--no-merges', '--no-ext-diff', '--no-textconv',
-      '--diff-filter=AM', '--format=%x00%H', '-p', '-U0', `--max-count=${depth}`, commit, '--',
+      '--diff-filter=AM', '--src-prefix=a/', '--dst-prefix=b/', '--format=%x00%H', '-p', '-U0', `--max-count=${depth}`, commit, '--',
     ],
     { stdio: ['ignore', 'pipe', 'ignore'], signal, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C' } },
   );
@@ -45,7 +45,8 @@ export async function* addedTextInHistory(
         if (current?.lines.length) yield current;
         current = undefined;
       } else if (line.startsWith('+++ ')) {
-        const target = line.slice(4);
+        // Git ends the name with a tab when it holds a space (for patch(1)); the tab is not part of it.
+        const target = line.slice(4).replace(/\t$/, '');
         current = target === '/dev/null' ? undefined : { commit: sha, path: target.replace(/^b\//, ''), text: '', lines: [] };
       } else if (line.startsWith('@@')) {
         nextLine = Number(/\+(\d+)/.exec(line)?.[1] ?? 0);

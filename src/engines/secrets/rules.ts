@@ -34,9 +34,12 @@ const B = String.raw`(?<![A-Za-z0-9_-])`;
 const E = String.raw`(?![A-Za-z0-9_-])`;
 const re = (source: string, flags = '') => new RegExp(source, flags);
 const QUOTE = String.raw`["'\x60]?`;
+/** PEM body and the breaks around it, as written in a file or escaped in a JSON or code string (`\n`). */
+const PEM_BODY = String.raw`(?:[A-Za-z0-9+/=\s]|\\[nr])`;
+const PEM_GAP = String.raw`(?:\s|\\[nr])*`;
 /** `name … = "value"` / `name: value` with the value in the `secret` group. */
 const assigned = (name: string, value: string) =>
-  re(String.raw`(?:${name})[\w.-]{0,24}${QUOTE}\s*(?:=|:|:=|=>|,)\s*${QUOTE}(?<secret>${value})${E}`, 'i');
+  re(String.raw`(?:${name})[\w.-]{0,24}${QUOTE}\s*(?:=|:|:=|=>|,|\|\||\?\?)\s*${QUOTE}(?<secret>${value})${E}`, 'i');
 
 export const SECRET_RULES: SecretRule[] = [
   // ---- cloud providers ----
@@ -48,7 +51,7 @@ export const SECRET_RULES: SecretRule[] = [
   rule('aws-session-token', 'AWS session token', 'high', ['aws_session_token', 'awssessiontoken'],
     assigned('aws_?session_?token', '[A-Za-z0-9/+=]{100,}'), 'aws_session_token = "IQoJb3JpZ2luX2Vj{b:120}"', 4),
   rule('gcp-service-account-key', 'Google Cloud service account key', 'critical', ['private_key_id'],
-    re(String.raw`"private_key_id"\s*:\s*"(?<secret>[a-f0-9]{40})"`), '"private_key_id": "{h:40}",'),
+    re(String.raw`\\?"private_key_id\\?"\s*:\s*\\?"(?<secret>[a-f0-9]{40})\\?"`), '"private_key_id": "{h:40}",'),
   rule('gcp-api-key', 'Google API key', 'high', ['aiza'], re(String.raw`${B}(?<secret>AIza[0-9A-Za-z_-]{35})${E}`), 'AIza{u:35}'),
   rule('gcp-oauth-client-secret', 'Google OAuth client secret', 'high', ['gocspx-'],
     re(String.raw`${B}(?<secret>GOCSPX-[A-Za-z0-9_-]{28})${E}`), 'GOCSPX-{u:28}'),
@@ -105,8 +108,8 @@ export const SECRET_RULES: SecretRule[] = [
   rule('rubygems-api-key', 'RubyGems API key', 'high', ['rubygems_'], re(String.raw`${B}(?<secret>rubygems_[a-f0-9]{48})${E}`), 'rubygems_{h:48}'),
   rule('nuget-api-key', 'NuGet API key', 'high', ['oy2'], re(String.raw`${B}(?<secret>oy2[a-z0-9]{43})${E}`), 'oy2{l:43}'),
   rule('dockerhub-pat', 'Docker Hub personal access token', 'high', ['dckr_pat_'], re(String.raw`${B}(?<secret>dckr_pat_[A-Za-z0-9_-]{27})${E}`), 'dckr_pat_{u:27}'),
-  rule('docker-config-auth', 'Docker registry credentials (config.json auth)', 'high', ['"auth"'],
-    re(String.raw`"auth"\s*:\s*"(?<secret>[A-Za-z0-9+/]{20,}={0,2})"`), '{"auths":{"registry.example.io":{"auth":"{b:40}"}}}', 3.5),
+  rule('docker-config-auth', 'Docker registry credentials (config.json auth)', 'high', ['"auth"', 'auth\\"'],
+    re(String.raw`\\?"auth\\?"\s*:\s*\\?"(?<secret>[A-Za-z0-9+/]{20,}={0,2})\\?"`), '{"auths":{"registry.example.io":{"auth":"{b:40}"}}}', 3.5),
 
   // ---- messaging, payments and SaaS ----
   rule('slack-bot-token', 'Slack bot token', 'high', ['xoxb-'], re(String.raw`${B}(?<secret>xoxb-\d{10,13}-\d{10,13}-[A-Za-z0-9]{24})${E}`), 'xoxb-{d:12}-{d:12}-{a:24}'),
@@ -139,7 +142,7 @@ export const SECRET_RULES: SecretRule[] = [
   rule('mailchimp-api-key', 'Mailchimp API key', 'high', ['-us'], re(String.raw`${B}(?<secret>[0-9a-f]{32}-us\d{1,2})${E}`), '{h:32}-us14'),
   rule('postmark-server-token', 'Postmark server token', 'high', ['postmark'],
     assigned('postmark', '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'), 'POSTMARK_SERVER_TOKEN={h:8}-{h:4}-{h:4}-{h:4}-{h:12}'),
-  rule('datadog-api-key', 'Datadog API key', 'high', ['datadog', 'dd_api_key', 'dd_app_key'],
+  rule('datadog-api-key', 'Datadog API key', 'high', ['datadog', 'dd_api_key', 'dd_app_key', 'ddapikey', 'ddappkey'],
     assigned('datadog_?(?:api|app)_?key|dd_?(?:api|app)_?key', '[a-f0-9]{32}(?:[a-f0-9]{8})?'), 'DD_API_KEY={h:32}'),
   rule('new-relic-key', 'New Relic key', 'high', ['nrak-', 'nrjs-', 'nrii-'], re(String.raw`${B}(?<secret>NR(?:AK|JS|II)-[A-Z0-9]{27})${E}`), 'NRAK-{A:27}'),
   rule('sentry-auth-token', 'Sentry auth token', 'high', ['sntrys_', 'sntryu_'],
@@ -164,13 +167,13 @@ export const SECRET_RULES: SecretRule[] = [
 
   // ---- keys, tokens and connection strings ----
   rule('private-key', 'Private key (PEM)', 'critical', ['private key-----'],
-    re(String.raw`-----BEGIN (?:RSA |EC |DSA |ENCRYPTED )?PRIVATE KEY-----\s*(?<secret>[A-Za-z0-9+/=\s]{64,}?)-----END`),
+    re(String.raw`-----BEGIN (?:RSA |EC |DSA |ENCRYPTED )?PRIVATE KEY-----${PEM_GAP}(?<secret>${PEM_BODY}{64,}?)${PEM_GAP}-----END`),
     '-----BEGIN RSA PRIVATE KEY-----\n{b:64}\n{b:64}\n-----END RSA PRIVATE KEY-----'),
   rule('openssh-private-key', 'OpenSSH private key', 'critical', ['begin openssh private key'],
-    re(String.raw`-----BEGIN OPENSSH PRIVATE KEY-----\s*(?<secret>[A-Za-z0-9+/=\s]{64,}?)-----END`),
+    re(String.raw`-----BEGIN OPENSSH PRIVATE KEY-----${PEM_GAP}(?<secret>${PEM_BODY}{64,}?)${PEM_GAP}-----END`),
     '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA{b:40}\n{b:64}\n-----END OPENSSH PRIVATE KEY-----'),
   rule('pgp-private-key', 'PGP private key block', 'critical', ['begin pgp private key block'],
-    re(String.raw`-----BEGIN PGP PRIVATE KEY BLOCK-----\s*(?:[\w-]+: .*\s*)*(?<secret>[A-Za-z0-9+/=\s]{64,}?)-----END`),
+    re(String.raw`-----BEGIN PGP PRIVATE KEY BLOCK-----${PEM_GAP}(?:[\w-]+: [^\\\n]*${PEM_GAP})*(?<secret>${PEM_BODY}{64,}?)${PEM_GAP}-----END`),
     '-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF{b:58}\n{b:64}\n-----END PGP PRIVATE KEY BLOCK-----'),
   rule('age-secret-key', 'age encryption secret key', 'critical', ['age-secret-key-1'],
     re(String.raw`${B}(?<secret>AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})${E}`), 'AGE-SECRET-KEY-1{Z:58}'),
@@ -185,6 +188,6 @@ export const SECRET_RULES: SecretRule[] = [
     'https://deploy:{a:24}@git.example-corp.io/repo.git', 3),
   rule('generic-secret-assignment', 'Hard-coded password or secret', 'medium',
     ['pass', 'pwd', 'secret', 'token', 'api_key', 'apikey', 'api-key', 'credential', 'auth_key', 'private_key'],
-    re(String.raw`(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|credential|auth[_-]?key|private[_-]?key)[\w.-]{0,20}${QUOTE}\s*(?:=|:|:=|=>)\s*["'\x60](?<secret>[^"'\x60\s]{8,128})["'\x60]`, 'i'),
+    re(String.raw`(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|credential|auth[_-]?key|private[_-]?key)[\w.-]{0,20}${QUOTE}\s*(?:=|:|:=|=>|\|\||\?\?)\s*["'\x60](?<secret>[^"'\x60\s]{8,128})["'\x60]`, 'i'),
     'db_password = "{a:20}"', 3.5),
 ];

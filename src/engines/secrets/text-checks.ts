@@ -27,12 +27,24 @@ export function isPlaceholder(secret: string): boolean {
   return PLACEHOLDER.test(secret) || SEQUENTIAL.test(secret) || /^(.)\1+$/.test(secret);
 }
 
+/**
+ * camelCase, PascalCase, snake_case, kebab-case or CONSTANT_CASE words with no digit: a name, not a secret.
+ * A random 20-character base62 string reads as one 0.05% of the time.
+ */
+function isWordIdentifier(value: string): boolean {
+  if (!/^_*[A-Za-z][A-Za-z_-]*$/.test(value)) return false;
+  const words = value.split(/[_-]+|(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/).filter(Boolean);
+  return words.every((w) => /^[A-Z]?[a-z]{2,}$|^[A-Z]{2,}$/.test(w));
+}
+
 /** For free-form assignments: a real secret mixes character classes and is not a code identifier or path. */
 export function looksLikeGeneratedSecret(secret: string): boolean {
   const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^A-Za-z0-9]/].filter((r) => r.test(secret)).length;
   if (classes < 2) return false;
   if (/^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)+$/.test(secret)) return false; // dotted identifier: config.key.name
-  if (/^[\w-]+\([^)]*\)?$/.test(secret)) return false; // a call
+  if (/[()]/.test(secret)) return false; // code: a call or a grouping
+  if (/[^\x21-\x7e]/.test(secret)) return false; // non-ASCII: prose or a translated message
+  if (isWordIdentifier(secret)) return false; // a name: challengePassword, _RSAPrivateKey, bare-quoted-string
   if (/^(?:\.{0,2}\/|[A-Za-z]:\\)/.test(secret)) return false; // a path
   if (/^https?:/.test(secret)) return false;
   return true;

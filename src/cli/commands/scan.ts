@@ -1,0 +1,129 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { loadSettings, type Settings } from '../../config.ts';
+import { SCAN_TYPES, type ScanType } from '../../core/scan-types.ts';
+import { loadTokenBox, TokenBox } from '../../crypto/token-box.ts';
+import { defaultEngines, type EngineRegistry } from '../../engines/registry.ts';
+import { REPORT_FORMATS, renderReport, type ReportFormat } from '../../reports/index.ts';
+import { atOrAbove, SEVERITIES, type Severity } from '../../reports/report.ts';
+import { git } from '../../scm/git-command.ts';
+import { optionalInt, UsageError } from '../output.ts';
+
+/**
+ * Label the local fingerprint key derives from when BULWARK_ENCRYPTION_KEY is unset. Fingerprints are
+ * then stable across local runs and machines (a baseline made on one matches the next run), but differ
+ * from a server's, whose key is private. secret_hash values in the output are still HMACs, not plain
+ * hashes of the secret; under this public key, though, they protect a weak secret no better than one.
+ */
+const LOCAL_KEY_LABEL = 'bulwark:local-scan:v1';
+
+/**
+ * The key for fingerprints and secret hashes. With BULWARK_ENCRYPTION_KEY set it is the server's (the
+ * derivation the batch runner uses), so local fingerprints match the server's findings. Otherwise it is
+ * not loadTokenBox's generated key: that would create <data dir>/encryption.key just to run a local scan.
+ */
+function fingerprintKey(settings: Settings): Buffer {
+  const box = settings.encryptionKey
+    ? loadTokenBox(settings.encryptionKey, settings.dataDir)
+    : new TokenBox(crypto.createHash('sha256').update(LOCAL_KEY_LABEL).digest());
+  return box.deriveKey('finding-fingerprints');
+}
+
+function choice<T extends string>(values: Record<string, unknown>, name: string, allowed: readonly T[]): T | undefined {
+  const value = values[name];
+  if (value === undefined) return undefined;
+  if (!allowed.includes(value as T)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}; got "${value}"`);
+  return value as T;
+}
+
+/** `secrets` or `secrets_scan`; any other type is refused with the list of engines this build runs. */
+function resolveScanType(name: unknown, engines: EngineRegistry): ScanType {
+  const available = Object.keys(engines) as ScanType[];
+  const listing = available.map((t) => `${t.replace(/_scan$/, '')} (or ${t})`).join(', ');
+  if (typeof name !== 'string' || !name) throw new UsageError(`--type is required; available: ${listing}`);
+  const matches = (type: ScanType) => name === type || `${name}_scan` === type;
+  const found = available.find(matches);
+  if (found) return found;
+  const known = SCAN_TYPES.find(matches);
+  if (known) throw new UsageError(`the ${known} engine does not run locally in this build; available: ${listing}`);
+  throw new UsageError(`unknown scan type "${name}"; available: ${listing}`);
+}
+
+/**
+ * The git directory and HEAD when `dir` is the top of a git work tree with at least one commit. A folder
+ * inside a work tree is scanned as a plain folder: history paths are relative to the repository's root,
+ * so they would not line up with the folder's own.
+ */
+async function gitTarget(dir: string, settings: Settings): Promise<{ gitDir: string; commit: string } | undefined> {
+  const options = { cwd: dir, timeoutMs: settings.gitTimeoutSeconds * 1000 };
+  let top: string | undefined;
+  let gitDir: string | undefined;
+  try {
+    [top, gitDir] = (await git(['rev-parse', '--show-toplevel', '--absolute-git-dir'], options)).split('\n');
+  } catch {
+    return undefined; // not a work tree, or no git installed
+  }
+  if (!top || !gitDir) return undefined;
+  if ((await fs.realpath(top)) !== (await fs.realpath(dir))) {
+    process.stderr.write(`bulwark: ${dir} is inside the git work tree ${top}; scanning the folder without its history\n`);
+    return undefined;
+  }
+  try {
+    return { gitDir, commit: (await git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], options)).trim() };
+  } catch {
+    return undefined; // no commit yet, so no history
+  }
+}
+
+async function toolVersion(): Promise<string> {
+  const pkg = JSON.parse(await fs.readFile(new URL('../../../package.json', import.meta.url), 'utf8'));
+  return String(pkg.version);
+}
+
+/**
+ * `bulwark scan DIR --type secrets`: runs an engine on a local folder, with no server and no database, and
+ * prints (or with --output, writes) a report. Exit code 1 when --fail-on is given and a finding is at or
+ * above it, else 0.
+ */
+export async function scanCommand(args: string[], values: Record<string, unknown>): Promise<number> {
+  const [target, ...extra] = args;
+  if (!target) throw new UsageError('scan needs a directory: bulwark scan DIR --type secrets');
+  if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}": scan takes one directory`);
+  const format: ReportFormat = choice(values, 'format', REPORT_FORMATS) ?? 'table';
+  const failOn: Severity | undefined = choice(values, 'fail-on', SEVERITIES);
+  const output = values.output as string | undefined;
+  if (output === '') throw new UsageError('--output needs a file name');
+  const settings = loadSettings(process.env);
+  const historyDepth = optionalInt(values, 'history-depth') ?? settings.secretsHistoryDepth;
+  const engines = defaultEngines({ secretsHistoryDepth: historyDepth });
+  const scanType = resolveScanType(values.type, engines);
+
+  const dir = path.resolve(target);
+  const stat = await fs.stat(dir).catch(() => undefined);
+  if (!stat?.isDirectory()) throw new UsageError(`${target}: no such directory`);
+
+  const repo = await gitTarget(dir, settings);
+  const findings = await engines[scanType]!.scan({
+    dir,
+    gitDir: repo?.gitDir,
+    commit: repo?.commit,
+    fingerprintKey: fingerprintKey(settings),
+  });
+  const text = renderReport(format, {
+    findings,
+    scanType,
+    target: dir,
+    commit: repo?.commit ?? null,
+    historyDepth: repo ? historyDepth : 0,
+    toolVersion: await toolVersion(),
+  });
+
+  if (output) {
+    await fs.writeFile(path.resolve(output), text);
+    process.stderr.write(`bulwark: ${findings.length} finding${findings.length === 1 ? '' : 's'}; ${format} report written to ${output}\n`);
+  } else {
+    process.stdout.write(text);
+  }
+  return failOn && findings.some((f) => atOrAbove(f.severity, failOn)) ? 1 : 0;
+}
