@@ -15,7 +15,9 @@ const PLACEHOLDER = new RegExp(
   [
     'example', 'sample', 'dummy', 'placeholder', 'change_?me', 'redacted', 'your[_-]', 'insert[_-]', 'replace[_-]?me',
     'x{5,}', '\\*{4,}', '\\.{3,}', '<[^>]*>', '\\$\\{', '\\{\\{', '%\\(', '^\\$[A-Za-z_]', 'process\\.env', 'os\\.environ',
-    'getenv', '^env\\(', 'not[_-]?a[_-]?real', 'fake', 'lorem',
+    'getenv', '^env\\(', 'not[_-]?a[_-]?real', 'fake', 'lorem', '^(?:some|my)?pass(?:word)?$',
+    // format-string and template slots: {password}, {db_pass}, {a:20}
+    '\\{[A-Za-z_][\\w:.-]*\\}',
   ].join('|'),
   'i',
 );
