@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { dropTestSchemas } from '../test/support/store.ts';
 
 const databases = (process.env.BULWARK_TEST_DBS ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
 const requested = process.argv.slice(2);
@@ -13,10 +14,12 @@ const files = requested.length
 let failed = false;
 for (const database of databases) {
   console.log(`\n=== test suite on ${database} ===`);
+  if (database === 'postgres') await dropTestSchemas();
   const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], {
     stdio: 'inherit',
     env: { ...process.env, BULWARK_TEST_DB: database },
   });
   if (result.status !== 0) failed = true;
+  if (database === 'postgres') await dropTestSchemas();
 }
 process.exit(failed ? 1 : 0);

@@ -6,6 +6,8 @@ import pg from 'pg';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 
+export const TEST_SCHEMA_PREFIX = 't_';
+
 /** Which real database this run of the suite uses: `sqlite` (default) or `postgres`. */
 export const TEST_DATABASE = process.env.BULWARK_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
 export const POSTGRES_URL = process.env.BULWARK_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -37,7 +39,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       },
     };
   }
-  const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
+  const schema = `${TEST_SCHEMA_PREFIX}${crypto.randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
   await admin.connect();
   await admin.query(`create schema ${schema}`);
@@ -51,14 +53,26 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     env: { DATABASE_URL: databaseUrl, BULWARK_DATA_DIR: dataDir },
     dataDir,
     store,
+    // The schema stays until the run ends (scripts/test.ts drops them all): dropping it now would race
+    // other files' migrations, whose catalog introspection reads every schema.
     async cleanup() {
       await store.close();
-      const client = new pg.Client({ connectionString: POSTGRES_URL });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema}_jobs cascade`);
-      await client.query(`drop schema ${schema} cascade`);
-      await client.end();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Drops every schema the suite created on the PostgreSQL server (theirs and pg-boss's). */
+export async function dropTestSchemas(): Promise<number> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `select nspname as name from pg_namespace where nspname like '${TEST_SCHEMA_PREFIX}%' and nspname ~ '^t_[0-9a-f]{12}(_jobs)?$'`,
+    );
+    for (const { name } of rows) await client.query(`drop schema if exists "${name}" cascade`);
+    return rows.length;
+  } finally {
+    await client.end();
+  }
 }
