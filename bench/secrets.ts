@@ -17,7 +17,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ALL_KEYWORDS, detectSecrets } from '../src/engines/secrets/detector.ts';
-import { looksBinary, MAX_FILE_BYTES, skipReason } from '../src/engines/secrets/paths.ts';
+import { looksBinary, MAX_FILE_BYTES, skipReason } from '../src/engines/source-files.ts';
 import { SECRET_RULES, type SecretRule } from '../src/engines/secrets/rules.ts';
 import { SecretsEngine } from '../src/engines/secrets/secrets-engine.ts';
 import { maskSecret } from '../src/engines/secrets/text-checks.ts';

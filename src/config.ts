@@ -25,6 +25,8 @@ export interface Settings {
   gitTimeoutSeconds: number;
   /** Fault injection for restart tests: a pause after each checkout, in milliseconds. */
   faultScanDelayMs: number;
+  /** Rule folders added to the built-in SAST rules. */
+  sastRuleDirs: string[];
 }
 
 function boolFromEnv(env: NodeJS.ProcessEnv, name: string): boolean {
@@ -56,6 +58,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     secretsHistoryDepth: intFromEnv(env, 'BULWARK_SECRETS_HISTORY_DEPTH', 500),
     gitTimeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_GIT_TIMEOUT_SECONDS', 600)),
     faultScanDelayMs: intFromEnv(env, 'BULWARK_FAULT_SCAN_DELAY_MS', 0),
+    sastRuleDirs: (env.BULWARK_SAST_RULES_DIRS ?? '').split(path.delimiter).filter(Boolean).map((d) => path.resolve(d)),
   };
   return { ...settings, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
 }

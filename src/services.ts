@@ -36,7 +36,7 @@ export async function openServices(settings: Settings, store: Store, log?: (mess
     db: store.db,
     tokenBox,
     checkouts,
-    engines: defaultEngines({ secretsHistoryDepth: settings.secretsHistoryDepth }),
+    engines: defaultEngines({ secretsHistoryDepth: settings.secretsHistoryDepth, sastRuleDirs: settings.sastRuleDirs }),
     faultScanDelayMs: settings.faultScanDelayMs,
     log,
   });

@@ -29,6 +29,8 @@ export interface EngineInput {
   signal?: AbortSignal;
   /** Key for hashes of sensitive matches, so stored fingerprints reveal nothing. */
   fingerprintKey: Buffer;
+  /** Things worth telling the person running the scan that are not findings (a file that would not parse). */
+  onNote?: (message: string) => void;
 }
 
 /** Pure: reads a checkout, returns findings; never touches the database or the network. */

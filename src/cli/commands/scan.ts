@@ -96,7 +96,7 @@ export async function scanCommand(args: string[], values: Record<string, unknown
   if (output === '') throw new UsageError('--output needs a file name');
   const settings = loadSettings(process.env);
   const historyDepth = optionalInt(values, 'history-depth') ?? settings.secretsHistoryDepth;
-  const engines = defaultEngines({ secretsHistoryDepth: historyDepth });
+  const engines = defaultEngines({ secretsHistoryDepth: historyDepth, sastRuleDirs: settings.sastRuleDirs });
   const scanType = resolveScanType(values.type, engines);
 
   const dir = path.resolve(target);
@@ -109,6 +109,7 @@ export async function scanCommand(args: string[], values: Record<string, unknown
     gitDir: repo?.gitDir,
     commit: repo?.commit,
     fingerprintKey: fingerprintKey(settings),
+    onNote: (message) => process.stderr.write(`bulwark: ${message}\n`),
   });
   const text = renderReport(format, {
     findings,

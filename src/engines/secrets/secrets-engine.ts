@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
 import { detectSecrets, type SecretMatch } from './detector.ts';
 import { addedTextInHistory } from './history.ts';
-import { loadIgnore, looksBinary, MAX_FILE_BYTES, skipReason, walkFiles } from './paths.ts';
+import { loadIgnore, looksBinary, MAX_FILE_BYTES, skipReason, walkFiles } from '../source-files.ts';
 import { maskSecret } from './text-checks.ts';
 
 const CWE = ['CWE-798: Use of Hard-coded Credentials'];

@@ -1,0 +1,188 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import YAML from 'yaml';
+import type { RuleLanguage } from './languages.ts';
+
+// SAST rules are YAML data: one file per rule family under rules/sast/<language>/, each rule with its own
+// vulnerable and safe test snippets. `_taint.yml` in a language folder names that language's sources,
+// sanitizers and request handlers, shared by all its taint rules.
+
+/** An ast-grep rule object (pattern, kind, inside, has, any, all, not, …); a plain string is a pattern. */
+export type AstRule = Record<string, unknown>;
+
+export type Severity = 'critical' | 'high' | 'medium' | 'low';
+
+export interface Sink {
+  rule: AstRule;
+  /** The metavariable whose value must be tainted; the whole match when absent. */
+  focus?: string;
+}
+
+export interface SastRule {
+  id: string;
+  language: RuleLanguage;
+  mode: 'pattern' | 'taint';
+  message: string;
+  severity: Severity;
+  confidence: 'high' | 'medium' | 'low';
+  category: string;
+  cwe: string[];
+  owasp: string[];
+  references: string[];
+  fix?: string;
+  /** Pattern mode: what to match. */
+  rule?: AstRule;
+  constraints?: Record<string, AstRule>;
+  /** Taint mode: where tainted data must not arrive, and what cleans it on the way. */
+  sinks: Sink[];
+  sanitizers: AstRule[];
+  sources: AstRule[];
+  tests: { vulnerable: string[]; safe: string[] };
+  file: string;
+}
+
+export interface TaintProfile {
+  language: RuleLanguage;
+  sources: AstRule[];
+  sanitizers: AstRule[];
+  /** Decorator texts (regular expressions) that make a function a request handler. */
+  handlerDecorators: RegExp[];
+  /** Calls whose function arguments are request handlers (app.get('/x', (req, res) => …)). */
+  handlerRegistrations: AstRule[];
+  /** Parameter names that hold the request or response objects, not user data themselves. */
+  frameworkParams: string[];
+}
+
+export interface RuleSet {
+  rules: SastRule[];
+  profiles: Partial<Record<RuleLanguage, TaintProfile>>;
+}
+
+const LANGUAGES: RuleLanguage[] = ['python', 'javascript', 'java', 'go', 'php', 'ruby'];
+const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low'];
+
+export const BUILTIN_RULES_DIR = fileURLToPath(new URL('../../../rules/sast', import.meta.url));
+
+class RuleError extends Error {}
+
+const asRule = (value: unknown, where: string): AstRule => {
+  if (typeof value === 'string') return { pattern: value };
+  if (value && typeof value === 'object' && !Array.isArray(value)) return value as AstRule;
+  throw new RuleError(`${where}: expected a pattern string or an ast-grep rule object`);
+};
+
+const list = (value: unknown): unknown[] => (value === undefined || value === null ? [] : Array.isArray(value) ? value : [value]);
+
+const strings = (value: unknown, where: string): string[] =>
+  list(value).map((v) => {
+    if (typeof v !== 'string') throw new RuleError(`${where}: expected strings`);
+    return v;
+  });
+
+function parseSink(value: unknown, where: string): Sink {
+  const entry = asRule(value, where);
+  const { focus, rule, ...rest } = entry as { focus?: unknown; rule?: unknown };
+  const pattern = (rule ?? rest) as { pattern?: unknown };
+  // A pattern with commas written unquoted in a YAML flow mapping splits into stray keys; say so.
+  if (typeof pattern.pattern === 'string' && Object.keys(rest).some((k) => k !== 'pattern' && k.includes('$'))) {
+    throw new RuleError(`${where}: quote the sink pattern "${pattern.pattern}…"; a comma in a { } mapping splits it`);
+  }
+  if (focus !== undefined && typeof focus !== 'string') throw new RuleError(`${where}: focus must name a metavariable`);
+  return { rule: rule ? asRule(rule, where) : rest, focus: focus as string | undefined };
+}
+
+function parseRule(raw: Record<string, unknown>, language: RuleLanguage, file: string): SastRule {
+  const id = raw.id;
+  if (typeof id !== 'string' || !/^[a-z0-9][a-z0-9._-]+$/.test(id)) throw new RuleError(`${file}: a rule needs an id like python.flask.sqli.name`);
+  const where = `${file} (${id})`;
+  const mode = raw.mode ?? (raw.sinks ? 'taint' : 'pattern');
+  if (mode !== 'pattern' && mode !== 'taint') throw new RuleError(`${where}: mode must be pattern or taint`);
+  const severity = raw.severity as Severity;
+  if (!SEVERITIES.includes(severity)) throw new RuleError(`${where}: severity must be one of ${SEVERITIES.join(', ')}`);
+  if (typeof raw.message !== 'string') throw new RuleError(`${where}: message is required`);
+  const cwe = strings(raw.cwe, where);
+  if (!cwe.length || !cwe.every((c) => /^CWE-\d+/.test(c))) throw new RuleError(`${where}: cwe must list CWE-<n> entries`);
+  const tests = (raw.tests ?? {}) as { vulnerable?: unknown; safe?: unknown };
+  const rule: SastRule = {
+    id,
+    language,
+    mode,
+    message: raw.message.trim(),
+    severity,
+    confidence: (raw.confidence as SastRule['confidence']) ?? 'medium',
+    category: typeof raw.category === 'string' ? raw.category : 'security',
+    cwe,
+    owasp: strings(raw.owasp, where),
+    references: strings(raw.references, where),
+    fix: typeof raw.fix === 'string' ? raw.fix : undefined,
+    rule: raw.rule !== undefined ? asRule(raw.rule, where) : undefined,
+    constraints: raw.constraints as Record<string, AstRule> | undefined,
+    sinks: list(raw.sinks).map((s) => parseSink(s, where)),
+    sanitizers: list(raw.sanitizers).map((s) => asRule(s, where)),
+    sources: list(raw.sources).map((s) => asRule(s, where)),
+    tests: { vulnerable: strings(tests.vulnerable, where), safe: strings(tests.safe, where) },
+    file,
+  };
+  if (mode === 'pattern' && !rule.rule) throw new RuleError(`${where}: a pattern rule needs a rule`);
+  if (mode === 'taint' && !rule.sinks.length) throw new RuleError(`${where}: a taint rule needs sinks`);
+  if (!rule.tests.vulnerable.length || !rule.tests.safe.length) {
+    throw new RuleError(`${where}: every rule needs vulnerable and safe test snippets`);
+  }
+  return rule;
+}
+
+function parseProfile(raw: Record<string, unknown>, language: RuleLanguage, file: string): TaintProfile {
+  return {
+    language,
+    sources: list(raw.sources).map((s) => asRule(s, file)),
+    sanitizers: list(raw.sanitizers).map((s) => asRule(s, file)),
+    handlerDecorators: strings(raw['handler-decorators'], file).map((r) => new RegExp(r)),
+    handlerRegistrations: list(raw['handler-registrations']).map((s) => asRule(s, file)),
+    frameworkParams: strings(raw['framework-params'], file),
+  };
+}
+
+function yamlFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && /\.ya?ml$/.test(e.name))
+    .map((e) => path.join(e.parentPath, e.name))
+    .sort();
+}
+
+/** Reads every rule folder; a malformed rule file stops the load with a message naming it. */
+export function loadRuleSet(dirs: string[] = [BUILTIN_RULES_DIR]): RuleSet {
+  const set: RuleSet = { rules: [], profiles: {} };
+  const ids = new Set<string>();
+  for (const dir of dirs) {
+    for (const file of yamlFiles(dir)) {
+      const doc = YAML.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+      const language = doc?.language as RuleLanguage;
+      const shown = path.relative(path.dirname(dir), file);
+      if (!LANGUAGES.includes(language)) throw new RuleError(`${shown}: language must be one of ${LANGUAGES.join(', ')}`);
+      if (path.basename(file).startsWith('_taint')) {
+        const profile = parseProfile(doc, language, shown);
+        const existing = set.profiles[language];
+        set.profiles[language] = existing
+          ? {
+              language,
+              sources: [...existing.sources, ...profile.sources],
+              sanitizers: [...existing.sanitizers, ...profile.sanitizers],
+              handlerDecorators: [...existing.handlerDecorators, ...profile.handlerDecorators],
+              handlerRegistrations: [...existing.handlerRegistrations, ...profile.handlerRegistrations],
+              frameworkParams: [...existing.frameworkParams, ...profile.frameworkParams],
+            }
+          : profile;
+        continue;
+      }
+      for (const raw of list(doc.rules)) {
+        const rule = parseRule(raw as Record<string, unknown>, language, shown);
+        if (ids.has(rule.id)) throw new RuleError(`${shown}: duplicate rule id ${rule.id}`);
+        ids.add(rule.id);
+        set.rules.push(rule);
+      }
+    }
+  }
+  return set;
+}

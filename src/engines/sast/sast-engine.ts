@@ -1,0 +1,110 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parse, type SgNode } from '@ast-grep/napi';
+import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
+import { loadIgnore, looksBinary, MAX_FILE_BYTES, walkFiles } from '../source-files.ts';
+import { astGrepLang, parserFor, registerLanguages, ruleLanguageOf, TAINT_SYNTAX, type ParserName } from './languages.ts';
+import { BUILTIN_RULES_DIR, loadRuleSet, type RuleSet, type SastRule } from './rule-set.ts';
+import { TaintAnalyzer } from './taint.ts';
+
+export interface SastMatch {
+  rule: SastRule;
+  node: SgNode;
+}
+
+export interface SastEngineOptions {
+  /** Extra rule folders an operator adds to the built-in ones. */
+  extraRuleDirs?: string[];
+}
+
+/** All findings of every rule of the file's language, the file parsed once for them all. */
+export function analyzeSource(ruleSet: RuleSet, parser: ParserName, source: string): SastMatch[] {
+  registerLanguages();
+  const language = ruleLanguageOf(parser);
+  const rules = ruleSet.rules.filter((r) => r.language === language);
+  if (!rules.length) return [];
+  const root = parse(astGrepLang(parser) as never, source).root();
+  const matches: SastMatch[] = [];
+  for (const rule of rules.filter((r) => r.mode === 'pattern')) {
+    try {
+      for (const node of root.findAll({ rule: rule.rule as never, constraints: rule.constraints as never })) matches.push({ rule, node });
+    } catch {
+      // A pattern that does not parse in this dialect (say, JavaScript syntax on TSX) matches nothing here.
+    }
+  }
+  const syntax = TAINT_SYNTAX[language];
+  const profile = ruleSet.profiles[language];
+  const taintRules = rules.filter((r) => r.mode === 'taint');
+  if (syntax && profile && taintRules.length) {
+    for (const hit of new TaintAnalyzer(root, syntax, profile, taintRules).analyze()) matches.push({ rule: hit.rule, node: hit.sink });
+  }
+  return matches;
+}
+
+function toFinding(match: SastMatch, filePath: string): RawFinding {
+  const { rule, node } = match;
+  const range = node.range();
+  const normalized = node.text().replace(/\s+/g, ' ').trim();
+  return {
+    checkId: rule.id,
+    severity: rule.severity,
+    category: rule.category,
+    title: rule.message.split(/(?<=\.)\s/)[0].slice(0, 200),
+    message: rule.message,
+    filePath,
+    startLine: range.start.line + 1,
+    endLine: range.end.line + 1,
+    cwe: rule.cwe,
+    owasp: rule.owasp,
+    references: rule.references,
+    fingerprint: crypto.createHash('sha256').update(`${rule.id}\0${filePath}\0${normalized}`).digest('hex'),
+    commitSha: null,
+    metadata: { confidence: rule.confidence, mode: rule.mode, ...(rule.fix ? { fix: rule.fix } : {}) },
+  };
+}
+
+/** Syntax-aware static analysis: ast-grep pattern rules and taint tracking over Python, JavaScript/TypeScript and more. */
+export class SastEngine implements ScanEngine {
+  readonly scanType = 'semgrep_scan' as const;
+  private ruleSet: RuleSet | undefined;
+  private readonly options: SastEngineOptions;
+
+  constructor(options: SastEngineOptions = {}) {
+    this.options = options;
+  }
+
+  rules(): RuleSet {
+    this.ruleSet ??= loadRuleSet([BUILTIN_RULES_DIR, ...(this.options.extraRuleDirs ?? [])]);
+    return this.ruleSet;
+  }
+
+  async scan(input: EngineInput): Promise<RawFinding[]> {
+    const ruleSet = this.rules();
+    const ignored = await loadIgnore(input.dir);
+    const found = new Map<string, RawFinding>();
+    for await (const file of walkFiles(input.dir, ignored)) {
+      input.signal?.throwIfAborted();
+      const parser = parserFor(file);
+      if (!parser) continue;
+      const absolute = path.join(input.dir, file);
+      const stat = await fs.stat(absolute);
+      if (stat.size === 0 || stat.size > MAX_FILE_BYTES) continue;
+      const buffer = await fs.readFile(absolute);
+      if (looksBinary(buffer)) continue;
+      let matches: SastMatch[];
+      try {
+        matches = analyzeSource(ruleSet, parser, buffer.toString('utf8'));
+      } catch (error) {
+        input.onNote?.(`skipped ${file}: it could not be analyzed (${(error as Error).message.split('\n')[0]})`);
+        continue;
+      }
+      for (const match of matches) {
+        const finding = toFinding(match, file);
+        const key = `${finding.checkId}:${finding.filePath}:${finding.startLine}`;
+        if (!found.has(key)) found.set(key, finding);
+      }
+    }
+    return [...found.values()].sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
+  }
+}
