@@ -23,6 +23,13 @@ const BINARY_EXTENSIONS = new Set(
 /** Test fixture folders hold deliberately fake credentials. */
 const FIXTURE_DIR = /(?:^|\/)(?:__fixtures__|fixtures|testdata|test-fixtures)\//i;
 
+/** Test code: it does not run in production, so findings there are noise for application scans. */
+const TEST_PATH = /(?:^|\/)(?:tests?|__tests__|spec|specs)\/|(?:^|\/)(?:test_[^/]*|[^/]*_test|conftest)\.py$|\.(?:test|spec)\.[cm]?[jt]sx?$/i;
+
+export function isTestPath(relativePath: string): boolean {
+  return TEST_PATH.test(relativePath);
+}
+
 export const MAX_FILE_BYTES = 2 * 1024 * 1024;
 
 /** Why a path is not scanned, or undefined when it is. */

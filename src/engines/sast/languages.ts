@@ -6,10 +6,10 @@ import python from '@ast-grep/lang-python';
 import ruby from '@ast-grep/lang-ruby';
 
 /** A parser name as ast-grep knows it. */
-export type ParserName = 'python' | 'javascript' | 'typescript' | 'tsx' | 'java' | 'go' | 'php' | 'ruby';
+export type ParserName = 'python' | 'javascript' | 'typescript' | 'tsx' | 'java' | 'go' | 'php' | 'ruby' | 'template';
 
 /** A rule family's language: `javascript` rules run on JavaScript, TypeScript and TSX files alike. */
-export type RuleLanguage = 'python' | 'javascript' | 'java' | 'go' | 'php' | 'ruby';
+export type RuleLanguage = 'python' | 'javascript' | 'java' | 'go' | 'php' | 'ruby' | 'template';
 
 let registered = false;
 
@@ -29,6 +29,9 @@ const BY_EXTENSION: Record<string, ParserName> = {
   go: 'go',
   php: 'php',
   rb: 'ruby',
+  // Server-side templates are read as text by regex rules.
+  html: 'template', htm: 'template', jinja: 'template', jinja2: 'template', j2: 'template', djhtml: 'template',
+  tpl: 'template', ejs: 'template', hbs: 'template', erb: 'template',
 };
 
 export function parserFor(path: string): ParserName | undefined {

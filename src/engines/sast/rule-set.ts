@@ -22,7 +22,7 @@ export interface Sink {
 export interface SastRule {
   id: string;
   language: RuleLanguage;
-  mode: 'pattern' | 'taint';
+  mode: 'pattern' | 'taint' | 'regex';
   message: string;
   severity: Severity;
   confidence: 'high' | 'medium' | 'low';
@@ -33,6 +33,8 @@ export interface SastRule {
   fix?: string;
   /** Pattern mode: what to match. */
   rule?: AstRule;
+  /** Regex mode (templates and other text): what to match, multi-line. */
+  regex?: RegExp;
   constraints?: Record<string, AstRule>;
   /** Taint mode: where tainted data must not arrive, and what cleans it on the way. */
   sinks: Sink[];
@@ -52,6 +54,11 @@ export interface TaintProfile {
   handlerRegistrations: AstRule[];
   /** Parameter names that hold the request or response objects, not user data themselves. */
   frameworkParams: string[];
+  /**
+   * Treat the parameters of public functions (no leading underscore) as untrusted, since their callers
+   * may live in other files this per-file analysis cannot see.
+   */
+  untrustedParams: boolean;
 }
 
 export interface RuleSet {
@@ -59,7 +66,7 @@ export interface RuleSet {
   profiles: Partial<Record<RuleLanguage, TaintProfile>>;
 }
 
-const LANGUAGES: RuleLanguage[] = ['python', 'javascript', 'java', 'go', 'php', 'ruby'];
+const LANGUAGES: RuleLanguage[] = ['python', 'javascript', 'java', 'go', 'php', 'ruby', 'template'];
 const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low'];
 
 export const BUILTIN_RULES_DIR = fileURLToPath(new URL('../../../rules/sast', import.meta.url));
@@ -96,8 +103,8 @@ function parseRule(raw: Record<string, unknown>, language: RuleLanguage, file: s
   const id = raw.id;
   if (typeof id !== 'string' || !/^[a-z0-9][a-z0-9._-]+$/.test(id)) throw new RuleError(`${file}: a rule needs an id like python.flask.sqli.name`);
   const where = `${file} (${id})`;
-  const mode = raw.mode ?? (raw.sinks ? 'taint' : 'pattern');
-  if (mode !== 'pattern' && mode !== 'taint') throw new RuleError(`${where}: mode must be pattern or taint`);
+  const mode = raw.mode ?? (raw.sinks ? 'taint' : raw.regex ? 'regex' : 'pattern');
+  if (mode !== 'pattern' && mode !== 'taint' && mode !== 'regex') throw new RuleError(`${where}: mode must be pattern, taint or regex`);
   const severity = raw.severity as Severity;
   if (!SEVERITIES.includes(severity)) throw new RuleError(`${where}: severity must be one of ${SEVERITIES.join(', ')}`);
   if (typeof raw.message !== 'string') throw new RuleError(`${where}: message is required`);
@@ -117,6 +124,7 @@ function parseRule(raw: Record<string, unknown>, language: RuleLanguage, file: s
     references: strings(raw.references, where),
     fix: typeof raw.fix === 'string' ? raw.fix : undefined,
     rule: raw.rule !== undefined ? asRule(raw.rule, where) : undefined,
+    regex: typeof raw.regex === 'string' ? new RegExp(raw.regex, 'gi') : undefined,
     constraints: raw.constraints as Record<string, AstRule> | undefined,
     sinks: list(raw.sinks).map((s) => parseSink(s, where)),
     sanitizers: list(raw.sanitizers).map((s) => asRule(s, where)),
@@ -126,6 +134,7 @@ function parseRule(raw: Record<string, unknown>, language: RuleLanguage, file: s
   };
   if (mode === 'pattern' && !rule.rule) throw new RuleError(`${where}: a pattern rule needs a rule`);
   if (mode === 'taint' && !rule.sinks.length) throw new RuleError(`${where}: a taint rule needs sinks`);
+  if (mode === 'regex' && !rule.regex) throw new RuleError(`${where}: a regex rule needs a regex`);
   if (!rule.tests.vulnerable.length || !rule.tests.safe.length) {
     throw new RuleError(`${where}: every rule needs vulnerable and safe test snippets`);
   }
@@ -140,6 +149,7 @@ function parseProfile(raw: Record<string, unknown>, language: RuleLanguage, file
     handlerDecorators: strings(raw['handler-decorators'], file).map((r) => new RegExp(r)),
     handlerRegistrations: list(raw['handler-registrations']).map((s) => asRule(s, file)),
     frameworkParams: strings(raw['framework-params'], file),
+    untrustedParams: raw['untrusted-params'] === true,
   };
 }
 
@@ -172,6 +182,7 @@ export function loadRuleSet(dirs: string[] = [BUILTIN_RULES_DIR]): RuleSet {
               handlerDecorators: [...existing.handlerDecorators, ...profile.handlerDecorators],
               handlerRegistrations: [...existing.handlerRegistrations, ...profile.handlerRegistrations],
               frameworkParams: [...existing.frameworkParams, ...profile.frameworkParams],
+              untrustedParams: existing.untrustedParams || profile.untrustedParams,
             }
           : profile;
         continue;

@@ -3,14 +3,38 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parse, type SgNode } from '@ast-grep/napi';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
-import { loadIgnore, looksBinary, MAX_FILE_BYTES, walkFiles } from '../source-files.ts';
+import { isTestPath, loadIgnore, looksBinary, MAX_FILE_BYTES, walkFiles } from '../source-files.ts';
 import { astGrepLang, parserFor, registerLanguages, ruleLanguageOf, TAINT_SYNTAX, type ParserName } from './languages.ts';
 import { BUILTIN_RULES_DIR, loadRuleSet, type RuleSet, type SastRule } from './rule-set.ts';
 import { TaintAnalyzer } from './taint.ts';
 
 export interface SastMatch {
   rule: SastRule;
-  node: SgNode;
+  /** 1-based lines of the match. */
+  startLine: number;
+  endLine: number;
+  text: string;
+}
+
+const fromNode = (rule: SastRule, node: SgNode): SastMatch => {
+  const range = node.range();
+  return { rule, startLine: range.start.line + 1, endLine: range.end.line + 1, text: node.text() };
+};
+
+function regexMatches(rules: SastRule[], source: string): SastMatch[] {
+  const matches: SastMatch[] = [];
+  const lineAt = (offset: number) => source.slice(0, offset).split('\n').length;
+  for (const rule of rules) {
+    const pattern = new RegExp(rule.regex!.source, rule.regex!.flags);
+    for (let m = pattern.exec(source); m; m = pattern.exec(source)) {
+      if (!m[0]) {
+        pattern.lastIndex++;
+        continue;
+      }
+      matches.push({ rule, startLine: lineAt(m.index), endLine: lineAt(m.index + m[0].length - 1), text: m[0] });
+    }
+  }
+  return matches;
 }
 
 export interface SastEngineOptions {
@@ -24,11 +48,12 @@ export function analyzeSource(ruleSet: RuleSet, parser: ParserName, source: stri
   const language = ruleLanguageOf(parser);
   const rules = ruleSet.rules.filter((r) => r.language === language);
   if (!rules.length) return [];
+  if (parser === 'template') return regexMatches(rules, source);
   const root = parse(astGrepLang(parser) as never, source).root();
   const matches: SastMatch[] = [];
   for (const rule of rules.filter((r) => r.mode === 'pattern')) {
     try {
-      for (const node of root.findAll({ rule: rule.rule as never, constraints: rule.constraints as never })) matches.push({ rule, node });
+      for (const node of root.findAll({ rule: rule.rule as never, constraints: rule.constraints as never })) matches.push(fromNode(rule, node));
     } catch {
       // A pattern that does not parse in this dialect (say, JavaScript syntax on TSX) matches nothing here.
     }
@@ -37,15 +62,14 @@ export function analyzeSource(ruleSet: RuleSet, parser: ParserName, source: stri
   const profile = ruleSet.profiles[language];
   const taintRules = rules.filter((r) => r.mode === 'taint');
   if (syntax && profile && taintRules.length) {
-    for (const hit of new TaintAnalyzer(root, syntax, profile, taintRules).analyze()) matches.push({ rule: hit.rule, node: hit.sink });
+    for (const hit of new TaintAnalyzer(root, syntax, profile, taintRules).analyze()) matches.push(fromNode(hit.rule, hit.sink));
   }
   return matches;
 }
 
 function toFinding(match: SastMatch, filePath: string): RawFinding {
-  const { rule, node } = match;
-  const range = node.range();
-  const normalized = node.text().replace(/\s+/g, ' ').trim();
+  const { rule } = match;
+  const normalized = match.text.replace(/\s+/g, ' ').trim();
   return {
     checkId: rule.id,
     severity: rule.severity,
@@ -53,8 +77,8 @@ function toFinding(match: SastMatch, filePath: string): RawFinding {
     title: rule.message.split(/(?<=\.)\s/)[0].slice(0, 200),
     message: rule.message,
     filePath,
-    startLine: range.start.line + 1,
-    endLine: range.end.line + 1,
+    startLine: match.startLine,
+    endLine: match.endLine,
     cwe: rule.cwe,
     owasp: rule.owasp,
     references: rule.references,
@@ -86,7 +110,7 @@ export class SastEngine implements ScanEngine {
     for await (const file of walkFiles(input.dir, ignored)) {
       input.signal?.throwIfAborted();
       const parser = parserFor(file);
-      if (!parser) continue;
+      if (!parser || isTestPath(file)) continue;
       const absolute = path.join(input.dir, file);
       const stat = await fs.stat(absolute);
       if (stat.size === 0 || stat.size > MAX_FILE_BYTES) continue;

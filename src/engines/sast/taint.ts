@@ -292,7 +292,8 @@ export class TaintAnalyzer {
       const parent = this.owner(fn.node);
       const inherited = parent ? (outer.get(parent.id()) ?? new Set<string>()) : moduleRun.state;
       const initial = new Set(inherited);
-      if (fn.isHandler) for (const p of fn.params) if (!this.profile.frameworkParams.includes(p) && !this.syntax.receivers.includes(p)) initial.add(p);
+      const untrusted = fn.isHandler || (this.profile.untrustedParams && !!fn.name && !fn.name.startsWith('_'));
+      if (untrusted) for (const p of fn.params) if (!this.profile.frameworkParams.includes(p) && !this.syntax.receivers.includes(p)) initial.add(p);
       const result = this.run(fn.node, initial);
       outer.set(fn.node.id(), result.state);
       for (const hit of result.hits) hits.set(hit.sink.id(), hit);
