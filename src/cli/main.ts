@@ -26,7 +26,7 @@ Usage: bulwark <command> [options]        (every admin command takes --json and 
   quota show --org ORG
   quota set --org ORG [--period monthly|weekly|daily] [--prs N] [--sast-scans N] [--deep-ai-scans N]
             [--topup-prs N] [--topup-sast-scans N] [--topup-deep-ai-scans N] [--max-repositories N|unlimited]
-  scan DIR --type secrets [--format table|json|sarif|semgrep-json] [--fail-on critical|high|medium|low]
+  scan DIR --type secrets|semgrep [--format table|json|sarif|semgrep-json] [--fail-on critical|high|medium|low]
        [--output FILE] [--history-depth N]         scan a local folder (with its git history when it is a work
                                                    tree); no server or database; exit 1 at or above --fail-on
 

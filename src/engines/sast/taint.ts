@@ -27,7 +27,10 @@ interface Summary {
   sinks: Map<number, TaintHit[]>;
 }
 
-type Event = { at: number; kind: 'bind'; node: SgNode; target: SgNode; value: SgNode } | { at: number; kind: 'sink'; node: SgNode; rule: SastRule; focus: SgNode };
+type Event =
+  | { at: number; kind: 'bind'; node: SgNode; target: SgNode; value: SgNode }
+  | { at: number; kind: 'sink'; node: SgNode; rule: SastRule; focus: SgNode }
+  | { at: number; kind: 'call'; node: SgNode };
 
 /** A node's grammar kind as a plain string. */
 const kindOf = (node: SgNode): string => String(node.kind());
@@ -189,6 +192,11 @@ export class TaintAnalyzer {
         if (target && value) events.push({ at: node.range().end.index, kind: 'bind', node, target, value });
       }
     }
+    // Calls to the file's own functions: their summaries may reach sinks.
+    for (const call of scope.findAll({ rule: { kind: this.syntax.calls.kind } as never })) {
+      const name = this.calleeName(call);
+      if (name && this.byName.has(name) && inScope(call)) events.push({ at: call.range().start.index, kind: 'call', node: call });
+    }
     for (const sink of this.sinkMatches) {
       if (sink.rule === this.active && inScope(sink.node) && (scope.id() === this.root.id() || this.within(sink.node, scope))) {
         events.push({ at: sink.node.range().start.index, kind: 'sink', node: sink.node, rule: sink.rule, focus: sink.focus });
@@ -217,10 +225,11 @@ export class TaintAnalyzer {
             if (isTainted) state.add(name);
             else if (!augmented && this.syntax.identifiers.includes(kindOf(event.target))) state.delete(name);
           }
-        } else if (this.tainted(event.focus, state, event.rule)) {
-          hits.set(event.node.id(), { rule: event.rule, sink: event.node });
+        } else if (event.kind === 'sink') {
+          if (this.tainted(event.focus, state, event.rule)) hits.set(event.node.id(), { rule: event.rule, sink: event.node });
+        } else {
+          this.callSinks(event.node, state, hits);
         }
-        this.callSinks(event, state, hits);
       }
     }
     let returns = false;
@@ -236,19 +245,15 @@ export class TaintAnalyzer {
     return { hits: [...hits.values()], state, returns };
   }
 
-  /** Calls in a statement to a summarized function with tainted arguments reach that function's sinks. */
-  private callSinks(event: Event, state: Set<string>, hits: Map<number, TaintHit>) {
-    const node = event.kind === 'bind' ? event.value : event.node;
-    for (const call of [node, ...node.findAll({ rule: { kind: this.syntax.calls.kind } as never })]) {
-      if (kindOf(call) !== this.syntax.calls.kind) continue;
-      const name = this.calleeName(call);
-      const summary = name ? this.summaries.get(name) : undefined;
-      if (!summary) continue;
-      this.args(call).forEach((arg, i) => {
-        if (!this.tainted(this.argValue(arg), state)) return;
-        for (const hit of summary.sinks.get(i) ?? []) hits.set(hit.sink.id(), hit);
-      });
-    }
+  /** A call to a summarized function with tainted arguments reaches that function's sinks. */
+  private callSinks(call: SgNode, state: Set<string>, hits: Map<number, TaintHit>) {
+    const name = this.calleeName(call);
+    const summary = name ? this.summaries.get(name) : undefined;
+    if (!summary) return;
+    this.args(call).forEach((arg, i) => {
+      if (!this.tainted(this.argValue(arg), state)) return;
+      for (const hit of summary.sinks.get(i) ?? []) hits.set(hit.sink.id(), hit);
+    });
   }
 
   private summarize() {
