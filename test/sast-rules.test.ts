@@ -49,3 +49,42 @@ describe('SAST rules', () => {
     });
   }
 });
+
+describe('operator rule folders', () => {
+  test('a folder named in the settings adds its rules to the built-in ones', async () => {
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const { BUILTIN_RULES_DIR } = await import('../src/engines/sast/rule-set.ts');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-rules-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'python'));
+      fs.writeFileSync(
+        path.join(dir, 'python', 'house.yml'),
+        [
+          'language: python',
+          'rules:',
+          '  - id: python.house.no-print',
+          '    message: Use the logger instead of print.',
+          '    severity: low',
+          '    cwe: ["CWE-532: Insertion of Sensitive Information into Log File"]',
+          '    owasp: ["A09:2021 - Security Logging and Monitoring Failures"]',
+          '    rule: { pattern: "print($$$)" }',
+          '    tests:',
+          '      vulnerable:',
+          '        - |',
+          '          print(user.password)',
+          '      safe:',
+          '        - |',
+          '          log.info("ok")',
+        ].join('\n'),
+      );
+      const combined = loadRuleSet([BUILTIN_RULES_DIR, dir]);
+      assert.equal(combined.rules.length, ruleSet.rules.length + 1);
+      const hits = analyzeSource(combined, 'python', 'print(user.password)\n').map((m) => m.rule.id);
+      assert.ok(hits.includes('python.house.no-print'));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
