@@ -27,6 +27,12 @@ export interface Settings {
   faultScanDelayMs: number;
   /** Rule folders added to the built-in SAST rules. */
   sastRuleDirs: string[];
+  /**
+   * `--config` values for an external Semgrep or Opengrep run merged into the SAST engine's findings (rule
+   * files or folders, registry names such as p/python, URLs); empty, or with neither binary on PATH, no
+   * external run. Relative paths resolve against the server's working directory.
+   */
+  semgrepConfigs: string[];
 }
 
 function boolFromEnv(env: NodeJS.ProcessEnv, name: string): boolean {
@@ -39,6 +45,23 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return value;
+}
+
+/**
+ * Splits a path-delimiter-separated list. On POSIX the delimiter is `:`, so a URL's scheme is joined back
+ * to the rest (`https` + `//host/rules.yml`).
+ */
+export function splitList(raw: string | undefined): string[] {
+  const parts = (raw ?? '').split(path.delimiter);
+  const items: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    if (path.delimiter === ':' && /^[a-z][a-z0-9+.-]*$/i.test(parts[i]) && parts[i + 1]?.startsWith('//')) {
+      items.push(`${parts[i]}:${parts[++i]}`);
+    } else {
+      items.push(parts[i]);
+    }
+  }
+  return items.map((item) => item.trim()).filter(Boolean);
 }
 
 /** The one place that reads the environment; everything else receives typed settings. */
@@ -59,6 +82,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     gitTimeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_GIT_TIMEOUT_SECONDS', 600)),
     faultScanDelayMs: intFromEnv(env, 'BULWARK_FAULT_SCAN_DELAY_MS', 0),
     sastRuleDirs: (env.BULWARK_SAST_RULES_DIRS ?? '').split(path.delimiter).filter(Boolean).map((d) => path.resolve(d)),
+    semgrepConfigs: splitList(env.BULWARK_SEMGREP_CONFIGS),
   };
   return { ...settings, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
 }

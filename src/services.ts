@@ -36,7 +36,11 @@ export async function openServices(settings: Settings, store: Store, log?: (mess
     db: store.db,
     tokenBox,
     checkouts,
-    engines: defaultEngines({ secretsHistoryDepth: settings.secretsHistoryDepth, sastRuleDirs: settings.sastRuleDirs }),
+    engines: defaultEngines({
+      secretsHistoryDepth: settings.secretsHistoryDepth,
+      sastRuleDirs: settings.sastRuleDirs,
+      semgrepConfigs: settings.semgrepConfigs,
+    }),
     faultScanDelayMs: settings.faultScanDelayMs,
     log,
   });

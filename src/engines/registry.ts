@@ -6,9 +6,9 @@ import { SecretsEngine } from './secrets/secrets-engine.ts';
 export type EngineRegistry = Partial<Record<ScanType, ScanEngine>>;
 
 /** The engines this build ships; a scan type missing here fails its batch at once with its credit returned. */
-export function defaultEngines(options: { secretsHistoryDepth: number; sastRuleDirs?: string[] }): EngineRegistry {
+export function defaultEngines(options: { secretsHistoryDepth: number; sastRuleDirs?: string[]; semgrepConfigs?: string[] }): EngineRegistry {
   return {
     secrets_scan: new SecretsEngine({ historyDepth: options.secretsHistoryDepth }),
-    semgrep_scan: new SastEngine({ extraRuleDirs: options.sastRuleDirs }),
+    semgrep_scan: new SastEngine({ extraRuleDirs: options.sastRuleDirs, externalSemgrep: { configs: options.semgrepConfigs ?? [] } }),
   };
 }

@@ -96,7 +96,11 @@ export async function scanCommand(args: string[], values: Record<string, unknown
   if (output === '') throw new UsageError('--output needs a file name');
   const settings = loadSettings(process.env);
   const historyDepth = optionalInt(values, 'history-depth') ?? settings.secretsHistoryDepth;
-  const engines = defaultEngines({ secretsHistoryDepth: historyDepth, sastRuleDirs: settings.sastRuleDirs });
+  const engines = defaultEngines({
+    secretsHistoryDepth: historyDepth,
+    sastRuleDirs: settings.sastRuleDirs,
+    semgrepConfigs: settings.semgrepConfigs,
+  });
   const scanType = resolveScanType(values.type, engines);
 
   const dir = path.resolve(target);

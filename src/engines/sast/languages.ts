@@ -81,7 +81,7 @@ export const TAINT_SYNTAX: Partial<Record<RuleLanguage, TaintSyntax>> = {
     receivers: ['self', 'cls'],
   },
   javascript: {
-    functions: ['function_declaration', 'function_expression', 'function', 'arrow_function', 'method_definition', 'generator_function_declaration'],
+    functions: ['function_declaration', 'function_expression', 'arrow_function', 'method_definition', 'generator_function_declaration', 'generator_function'],
     bindings: {
       variable_declarator: { target: 'name', value: 'value' },
       assignment_expression: { target: 'left', value: 'right' },

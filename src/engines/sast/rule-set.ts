@@ -59,6 +59,13 @@ export interface TaintProfile {
    * may live in other files this per-file analysis cannot see.
    */
   untrustedParams: boolean;
+  /**
+   * With untrustedParams: do not report a public function that only hands one of its own parameters, as is,
+   * to a sink (a query(text) or readFile(path) wrapper); callers that pass request data to it still are.
+   */
+  ignoreParamPassThrough: boolean;
+  /** Calls whose result starts from their first argument (path.join(dir, "x")), for ignoreParamPassThrough. */
+  passThroughCalls: RegExp[];
 }
 
 export interface RuleSet {
@@ -150,6 +157,8 @@ function parseProfile(raw: Record<string, unknown>, language: RuleLanguage, file
     handlerRegistrations: list(raw['handler-registrations']).map((s) => asRule(s, file)),
     frameworkParams: strings(raw['framework-params'], file),
     untrustedParams: raw['untrusted-params'] === true,
+    ignoreParamPassThrough: raw['ignore-param-pass-through'] === true,
+    passThroughCalls: strings(raw['pass-through-calls'], file).map((r) => new RegExp(r)),
   };
 }
 
@@ -183,6 +192,8 @@ export function loadRuleSet(dirs: string[] = [BUILTIN_RULES_DIR]): RuleSet {
               handlerRegistrations: [...existing.handlerRegistrations, ...profile.handlerRegistrations],
               frameworkParams: [...existing.frameworkParams, ...profile.frameworkParams],
               untrustedParams: existing.untrustedParams || profile.untrustedParams,
+              ignoreParamPassThrough: existing.ignoreParamPassThrough || profile.ignoreParamPassThrough,
+              passThroughCalls: [...existing.passThroughCalls, ...profile.passThroughCalls],
             }
           : profile;
         continue;

@@ -4,9 +4,13 @@ import path from 'node:path';
 import { parse, type SgNode } from '@ast-grep/napi';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
 import { isTestPath, loadIgnore, looksBinary, MAX_FILE_BYTES, walkFiles } from '../source-files.ts';
+import { externalSemgrepFindings, mergeFindings, type ExternalSemgrepOptions } from './external-semgrep.ts';
 import { astGrepLang, parserFor, registerLanguages, ruleLanguageOf, TAINT_SYNTAX, type ParserName } from './languages.ts';
 import { BUILTIN_RULES_DIR, loadRuleSet, type RuleSet, type SastRule } from './rule-set.ts';
 import { TaintAnalyzer } from './taint.ts';
+
+/** Hand-written application scripts stay well below this; larger ones are bundles or copied-in libraries. */
+const MAX_SCRIPT_BYTES = 200 * 1024;
 
 export interface SastMatch {
   rule: SastRule;
@@ -40,6 +44,8 @@ function regexMatches(rules: SastRule[], source: string): SastMatch[] {
 export interface SastEngineOptions {
   /** Extra rule folders an operator adds to the built-in ones. */
   extraRuleDirs?: string[];
+  /** A `semgrep`/`opengrep` run whose results are merged in, when configs are set and a binary is found. */
+  externalSemgrep?: ExternalSemgrepOptions;
 }
 
 /** All findings of every rule of the file's language, the file parsed once for them all. */
@@ -114,6 +120,10 @@ export class SastEngine implements ScanEngine {
       const absolute = path.join(input.dir, file);
       const stat = await fs.stat(absolute);
       if (stat.size === 0 || stat.size > MAX_FILE_BYTES) continue;
+      if (ruleLanguageOf(parser) === 'javascript' && stat.size > MAX_SCRIPT_BYTES) {
+        input.onNote?.(`skipped ${file}: at ${Math.round(stat.size / 1024)} KiB it looks like a bundled library rather than application code`);
+        continue;
+      }
       const buffer = await fs.readFile(absolute);
       if (looksBinary(buffer)) continue;
       let matches: SastMatch[];
@@ -129,6 +139,7 @@ export class SastEngine implements ScanEngine {
         if (!found.has(key)) found.set(key, finding);
       }
     }
-    return [...found.values()].sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
+    const external = await externalSemgrepFindings(input, this.options.externalSemgrep, ignored);
+    return mergeFindings([...found.values()], external).sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
   }
 }

@@ -35,7 +35,12 @@ type Event =
 /** A node's grammar kind as a plain string. */
 const kindOf = (node: SgNode): string => String(node.kind());
 
-const matchAll = (root: SgNode, rule: AstRule): SgNode[] => {
+/** The words a rule's pattern spells out literally (not metavariables): all must be in the text for a match. */
+const literalWords = (rule: AstRule): string[] =>
+  typeof rule.pattern === 'string' ? (rule.pattern.match(/(?<![$\w])[A-Za-z_]\w*/g) ?? []) : [];
+
+const matchAll = (root: SgNode, rule: AstRule, text?: string): SgNode[] => {
+  if (text !== undefined && literalWords(rule).some((word) => !text.includes(word))) return [];
   try {
     return root.findAll({ rule: rule as never });
   } catch {
@@ -43,13 +48,27 @@ const matchAll = (root: SgNode, rule: AstRule): SgNode[] => {
   }
 };
 
+/** Node ids matched by any of the rules, in one walk of the tree when the rules allow it. */
+const idsMatching = (root: SgNode, rules: AstRule[], text: string): Set<number> => {
+  const ids = new Set<number>();
+  const live = rules.filter((rule) => !literalWords(rule).some((word) => !text.includes(word)));
+  if (!live.length) return ids;
+  try {
+    for (const n of root.findAll({ rule: { any: live } as never })) ids.add(n.id());
+  } catch {
+    // one rule does not fit this grammar: take them one by one
+    for (const rule of live) for (const n of matchAll(root, rule)) ids.add(n.id());
+  }
+  return ids;
+};
+
 export class TaintAnalyzer {
   private readonly root: SgNode;
   private readonly syntax: TaintSyntax;
   private readonly profile: TaintProfile;
   private readonly rules: SastRule[];
-  private readonly sourceIds = new Set<number>();
-  private readonly sanitizerIds = new Set<number>();
+  private readonly sourceIds: Set<number>;
+  private readonly sanitizerIds: Set<number>;
   private readonly ruleSanitizerIds = new Map<string, Set<number>>();
   private readonly functions: FunctionInfo[] = [];
   private readonly byName = new Map<string, FunctionInfo>();
@@ -57,21 +76,31 @@ export class TaintAnalyzer {
   private readonly sinkMatches: { rule: SastRule; node: SgNode; focus: SgNode }[] = [];
   /** The rule being traced: its own sanitizers apply on top of the language's. */
   private active: SastRule | undefined;
+  // Every SgNode the native binding hands out keeps native memory until the garbage collector finds it, which
+  // it seldom does on its own; the walks below are repeated per rule, function and parameter, so their nodes
+  // are looked up once per file and reused.
+  private spans: { node: SgNode; id: number; start: number; end: number }[] = [];
+  private readonly owners = new Map<number, SgNode | undefined>();
+  private readonly fields = new Map<number, Map<string, SgNode | null>>();
+  private readonly namedChildren = new Map<number, SgNode[]>();
+  private readonly scopeEvents = new Map<number, Event[]>();
+  private readonly bound = new Map<number, string[]>();
+  private readonly callees = new Map<number, string | undefined>();
+  private readonly argLists = new Map<number, SgNode[]>();
+  private readonly returnNodes = new Map<number, SgNode[]>();
 
   constructor(root: SgNode, syntax: TaintSyntax, profile: TaintProfile, rules: SastRule[]) {
     this.root = root;
     this.syntax = syntax;
     this.profile = profile;
     this.rules = rules;
-    for (const rule of profile.sources) for (const n of matchAll(root, rule)) this.sourceIds.add(n.id());
-    for (const rule of profile.sanitizers) for (const n of matchAll(root, rule)) this.sanitizerIds.add(n.id());
+    const text = root.text();
+    this.sourceIds = idsMatching(root, [...profile.sources, ...rules.flatMap((r) => r.sources)], text);
+    this.sanitizerIds = idsMatching(root, profile.sanitizers, text);
     for (const rule of rules) {
-      for (const source of rule.sources) for (const n of matchAll(root, source)) this.sourceIds.add(n.id());
-      const own = new Set<number>();
-      for (const sanitizer of rule.sanitizers) for (const n of matchAll(root, sanitizer)) own.add(n.id());
-      this.ruleSanitizerIds.set(rule.id, own);
+      this.ruleSanitizerIds.set(rule.id, idsMatching(root, rule.sanitizers, text));
       for (const sink of rule.sinks) {
-        for (const match of matchAll(root, sink.rule)) {
+        for (const match of matchAll(root, sink.rule, text)) {
           const focus = sink.focus ? match.getMatch(sink.focus) : match;
           if (focus) this.sinkMatches.push({ rule, node: match, focus });
         }
@@ -81,14 +110,23 @@ export class TaintAnalyzer {
   }
 
   private collectFunctions() {
+    const kinds = this.syntax.functions.map((kind) => ({ kind }));
+    const nodes = this.root.findAll({ rule: { any: kinds } as never });
+    this.spans = nodes.map((node) => {
+      const r = node.range();
+      return { node, id: node.id(), start: r.start.index, end: r.end.index };
+    });
     const handlers = new Set<number>();
     for (const registration of this.profile.handlerRegistrations) {
       for (const call of matchAll(this.root, registration)) {
-        for (const fn of call.findAll({ rule: { any: this.syntax.functions.map((kind) => ({ kind })) } as never })) handlers.add(fn.id());
+        for (const fn of call.findAll({ rule: { any: this.syntax.functions.map((kind) => ({ kind })) } as never })) {
+          // The handler itself, not the callbacks nested in it (rows.forEach(row => …) gets no request data).
+          const parent = this.owner(fn);
+          if (!parent || !this.within(parent, call)) handlers.add(fn.id());
+        }
       }
     }
-    const kinds = this.syntax.functions.map((kind) => ({ kind }));
-    for (const node of this.root.findAll({ rule: { any: kinds } as never })) {
+    for (const node of nodes) {
       const name = node.field('name')?.text();
       const decorated = node.parent() && kindOf(node.parent()!) === 'decorated_definition' ? node.parent()!.text().split('\n').filter((l) => l.trim().startsWith('@')) : [];
       const isHandler =
@@ -112,22 +150,58 @@ export class TaintAnalyzer {
 
   /** The innermost function containing a node, or undefined at module level. */
   private owner(node: SgNode): SgNode | undefined {
-    for (let p = node.parent(); p; p = p.parent()) if (this.syntax.functions.includes(kindOf(p))) return p;
-    return undefined;
+    const id = node.id();
+    if (this.owners.has(id)) return this.owners.get(id);
+    const r = node.range();
+    const [start, end] = [r.start.index, r.end.index];
+    let best: (typeof this.spans)[number] | undefined;
+    for (const f of this.spans) {
+      // a node spanning exactly a function's text is the function or a wrapper around it, not inside it
+      if (f.id === id || f.start > start || f.end < end || (f.start === start && f.end === end)) continue;
+      if (!best || f.end - f.start < best.end - best.start) best = f;
+    }
+    this.owners.set(id, best?.node);
+    return best?.node;
+  }
+
+  private field(node: SgNode, name: string): SgNode | null {
+    const id = node.id();
+    let known = this.fields.get(id);
+    if (!known) this.fields.set(id, (known = new Map()));
+    if (!known.has(name)) known.set(name, node.field(name));
+    return known.get(name)!;
+  }
+
+  private named(node: SgNode): SgNode[] {
+    const id = node.id();
+    let children = this.namedChildren.get(id);
+    if (!children) this.namedChildren.set(id, (children = node.children().filter((c) => c.isNamed())));
+    return children;
   }
 
   private calleeName(call: SgNode): string | undefined {
-    const callee = call.field(this.syntax.calls.callee);
-    if (!callee) return undefined;
-    if (this.syntax.identifiers.includes(kindOf(callee))) return callee.text();
-    const attr = callee.field('attribute') ?? callee.field('property');
-    const object = callee.field('object');
-    if (attr && object && this.syntax.receivers.includes(object.text())) return attr.text();
-    return undefined;
+    const id = call.id();
+    if (this.callees.has(id)) return this.callees.get(id);
+    let name: string | undefined;
+    const callee = this.field(call, this.syntax.calls.callee);
+    if (callee && this.syntax.identifiers.includes(kindOf(callee))) name = callee.text();
+    else if (callee) {
+      const attr = this.field(callee, 'attribute') ?? this.field(callee, 'property');
+      const object = this.field(callee, 'object');
+      if (attr && object && this.syntax.receivers.includes(object.text())) name = attr.text();
+    }
+    this.callees.set(id, name);
+    return name;
   }
 
   private args(call: SgNode): SgNode[] {
-    return call.field(this.syntax.calls.args)?.children().filter((c) => c.isNamed() && kindOf(c) !== 'comment') ?? [];
+    const id = call.id();
+    let args = this.argLists.get(id);
+    if (!args) {
+      const list = this.field(call, this.syntax.calls.args);
+      this.argLists.set(id, (args = list ? this.named(list).filter((c) => kindOf(c) !== 'comment') : []));
+    }
+    return args;
   }
 
   /** Whether an expression carries tainted data, given the tainted variable names. */
@@ -145,28 +219,35 @@ export class TaintAnalyzer {
         const args = this.args(node);
         return args.some((arg, i) => summary.returns.has(i) && this.tainted(this.argValue(arg), state, rule));
       }
-      const callee = node.field(this.syntax.calls.callee);
-      const receiver = callee?.field('object');
+      const callee = this.field(node, this.syntax.calls.callee);
+      const receiver = callee ? this.field(callee, 'object') : null;
       if (receiver && this.tainted(receiver, state, rule)) return true;
       return this.args(node).some((arg) => this.tainted(this.argValue(arg), state, rule));
     }
     if (kind === 'attribute' || kind === 'member_expression') {
-      const object = node.field('object');
+      const object = this.field(node, 'object');
       return object ? this.tainted(object, state, rule) : false;
     }
     if (kind === 'keyword_argument' || kind === 'pair') {
-      const value = node.field('value');
+      const value = this.field(node, 'value');
       return value ? this.tainted(value, state, rule) : false;
     }
-    return node.children().some((child) => child.isNamed() && this.tainted(child, state, rule));
+    return this.named(node).some((child) => this.tainted(child, state, rule));
   }
 
   private argValue(arg: SgNode): SgNode {
-    return kindOf(arg) === 'keyword_argument' ? (arg.field('value') ?? arg) : arg;
+    return kindOf(arg) === 'keyword_argument' ? (this.field(arg, 'value') ?? arg) : arg;
   }
 
   /** Names bound by an assignment target: plain names, tuple and destructuring patterns. */
   private boundNames(target: SgNode): string[] {
+    const id = target.id();
+    let names = this.bound.get(id);
+    if (!names) this.bound.set(id, (names = this.findBoundNames(target)));
+    return names;
+  }
+
+  private findBoundNames(target: SgNode): string[] {
     if (this.syntax.identifiers.includes(kindOf(target))) return [target.text()];
     if (['attribute', 'member_expression', 'subscript', 'subscript_expression'].includes(kindOf(target))) {
       // x.y = tainted / x[i] = tainted: the container becomes tainted
@@ -181,6 +262,26 @@ export class TaintAnalyzer {
   }
 
   private events(fn: SgNode | undefined): Event[] {
+    const scope = fn ?? this.root;
+    const inScope = (n: SgNode) => this.owner(n)?.id() === fn?.id();
+    const events: Event[] = [...this.scopeEventsOf(fn)];
+    for (const sink of this.sinkMatches) {
+      if (sink.rule === this.active && inScope(sink.node) && (scope.id() === this.root.id() || this.within(sink.node, scope))) {
+        events.push({ at: sink.node.range().start.index, kind: 'sink', node: sink.node, rule: sink.rule, focus: sink.focus });
+      }
+    }
+    return events.sort((a, b) => a.at - b.at);
+  }
+
+  private scopeEventsOf(fn: SgNode | undefined): Event[] {
+    const scope = fn ?? this.root;
+    let fixed = this.scopeEvents.get(scope.id());
+    if (!fixed) this.scopeEvents.set(scope.id(), (fixed = this.scopeBindsAndCalls(fn)));
+    return fixed;
+  }
+
+  /** A scope's bindings and calls to the file's own functions, which do not depend on the rule traced. */
+  private scopeBindsAndCalls(fn: SgNode | undefined): Event[] {
     const scope = fn ?? this.root;
     const events: Event[] = [];
     const inScope = (n: SgNode) => this.owner(n)?.id() === fn?.id();
@@ -197,12 +298,7 @@ export class TaintAnalyzer {
       const name = this.calleeName(call);
       if (name && this.byName.has(name) && inScope(call)) events.push({ at: call.range().start.index, kind: 'call', node: call });
     }
-    for (const sink of this.sinkMatches) {
-      if (sink.rule === this.active && inScope(sink.node) && (scope.id() === this.root.id() || this.within(sink.node, scope))) {
-        events.push({ at: sink.node.range().start.index, kind: 'sink', node: sink.node, rule: sink.rule, focus: sink.focus });
-      }
-    }
-    return events.sort((a, b) => a.at - b.at);
+    return events;
   }
 
   private within(node: SgNode, scope: SgNode): boolean {
@@ -234,13 +330,14 @@ export class TaintAnalyzer {
     }
     let returns = false;
     if (fn) {
-      const body = fn.field('body');
+      const body = this.field(fn, 'body');
       if (body && !['block', 'statement_block'].includes(kindOf(body))) returns = this.tainted(body, state);
-      for (const kind of this.syntax.returns) {
-        for (const ret of (body ?? fn).findAll({ rule: { kind } as never })) {
-          if (this.owner(ret)?.id() === fn.id() && ret.children().some((c) => c.isNamed() && this.tainted(c, state))) returns = true;
-        }
+      let rets = this.returnNodes.get(fn.id());
+      if (!rets) {
+        rets = this.syntax.returns.flatMap((kind) => (body ?? fn).findAll({ rule: { kind } as never })).filter((ret) => this.owner(ret)?.id() === fn.id());
+        this.returnNodes.set(fn.id(), rets);
       }
+      for (const ret of rets) if (this.named(ret).some((c) => this.tainted(c, state))) returns = true;
     }
     return { hits: [...hits.values()], state, returns };
   }
@@ -277,17 +374,61 @@ export class TaintAnalyzer {
   /** Every sink that tainted data reaches in this file, tracing each rule with its own sanitizers. */
   analyze(): TaintHit[] {
     const hits = new Map<number, TaintHit>();
+    const wrappers = this.profile.untrustedParams && this.profile.ignoreParamPassThrough;
     for (const rule of this.rules) {
       if (!this.sinkMatches.some((s) => s.rule === rule)) continue;
       this.active = rule;
-      for (const hit of this.trace()) hits.set(hit.sink.id(), hit);
+      this.summarize();
+      const traced = this.trace(true);
+      // A hit that only public-function parameters explain, reaching the sink as such a parameter, is a wrapper.
+      const real = wrappers ? new Set(this.trace(false).map((h) => h.sink.id())) : undefined;
+      for (const hit of traced) if (!real || real.has(hit.sink.id()) || !this.passesParam(hit)) hits.set(hit.sink.id(), hit);
     }
     this.active = undefined;
     return [...hits.values()];
   }
 
-  private trace(): TaintHit[] {
-    this.summarize();
+  /**
+   * Whether a sink receives, as is (p, p.x, p[i]), a parameter of a function that is untrusted only for
+   * being public: a wrapper such as query(text) or readFile(path), not a finding itself.
+   */
+  private passesParam(hit: TaintHit): boolean {
+    const match = this.sinkMatches.find((s) => s.rule === hit.rule && s.node.id() === hit.sink.id());
+    const root = match ? this.baseOf(match.focus, this.owner(hit.sink)) : undefined;
+    if (!root || !this.syntax.identifiers.includes(kindOf(root))) return false;
+    for (let f = this.owner(hit.sink); f; f = this.owner(f)) {
+      const info = this.functions.find((i) => i.node.id() === f!.id());
+      if (info?.params.includes(root.text())) return !info.isHandler && !!info.name && !info.name.startsWith('_');
+    }
+    return false;
+  }
+
+  /**
+   * The value an expression starts from: p for p.x, p[i], p + "…", `${p}/…`, and for the first argument of
+   * the profile's pass-through calls (path.join(p, "x")), and through a local variable bound once in `scope`.
+   */
+  private baseOf(node: SgNode, scope: SgNode | undefined): SgNode | undefined {
+    let root: SgNode | null | undefined = node;
+    for (let depth = 0; root && depth < 32; depth++) {
+      const kind = kindOf(root);
+      if (this.syntax.identifiers.includes(kind)) {
+        const name: string = root.text();
+        const binds: Event[] = this.scopeEventsOf(scope).filter((e) => e.kind === 'bind' && this.boundNames(e.target).includes(name));
+        const only: Event | undefined = binds.length === 1 ? binds[0] : undefined;
+        if (only?.kind !== 'bind') break;
+        root = only.value;
+      } else if (['member_expression', 'attribute', 'subscript_expression', 'subscript'].includes(kind)) root = this.field(root, 'object') ?? this.field(root, 'value');
+      else if (kind === 'await_expression' || kind === 'parenthesized_expression') root = this.named(root)[0];
+      else if ((kind === 'binary_expression' || kind === 'binary_operator') && this.field(root, 'operator')?.text() === '+') root = this.field(root, 'left');
+      else if (kind === 'template_string' && root.text().startsWith('`${')) root = this.named(this.named(root)[0])[0];
+      else if (kind === this.syntax.calls.kind && this.profile.passThroughCalls.some((re) => re.test(this.field(root!, this.syntax.calls.callee)?.text() ?? ''))) root = this.args(root)[0];
+      else break;
+    }
+    return root ?? undefined;
+  }
+
+  /** Sinks reached from sources and handler parameters, and from public functions' parameters when `publicParams`. */
+  private trace(publicParams: boolean): TaintHit[] {
     const hits = new Map<number, TaintHit>();
     const moduleRun = this.run(undefined, new Set());
     for (const hit of moduleRun.hits) hits.set(hit.sink.id(), hit);
@@ -297,7 +438,7 @@ export class TaintAnalyzer {
       const parent = this.owner(fn.node);
       const inherited = parent ? (outer.get(parent.id()) ?? new Set<string>()) : moduleRun.state;
       const initial = new Set(inherited);
-      const untrusted = fn.isHandler || (this.profile.untrustedParams && !!fn.name && !fn.name.startsWith('_'));
+      const untrusted = fn.isHandler || (publicParams && this.profile.untrustedParams && !!fn.name && !fn.name.startsWith('_'));
       if (untrusted) for (const p of fn.params) if (!this.profile.frameworkParams.includes(p) && !this.syntax.receivers.includes(p)) initial.add(p);
       const result = this.run(fn.node, initial);
       outer.set(fn.node.id(), result.state);
