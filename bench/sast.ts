@@ -24,6 +24,7 @@ import { isTestPath, loadIgnore, looksBinary, MAX_FILE_BYTES, skipReason, walkFi
 import { parserFor, ruleLanguageOf, type ParserName } from '../src/engines/sast/languages.ts';
 import { loadRuleSet } from '../src/engines/sast/rule-set.ts';
 import { SastEngine } from '../src/engines/sast/sast-engine.ts';
+import { seededRandom } from '../test/support/secret-samples.ts';
 
 const MiB = 1024 * 1024;
 const PROJECT = path.resolve(import.meta.dirname, '..');
@@ -182,18 +183,6 @@ async function listCandidates(): Promise<Candidate[]> {
     }
   }
   return found.sort((a, b) => (a.dest < b.dest ? -1 : a.dest > b.dest ? 1 : 0));
-}
-
-/** mulberry32: a small seeded generator, so the same seed picks the same corpus. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function shuffle<T>(items: T[], random: () => number): T[] {
