@@ -25,6 +25,7 @@ import { parserFor, ruleLanguageOf, type ParserName } from '../src/engines/sast/
 import { loadRuleSet } from '../src/engines/sast/rule-set.ts';
 import { SastEngine } from '../src/engines/sast/sast-engine.ts';
 import { seededRandom } from '../test/support/secret-samples.ts';
+import { filesBelow } from './source-tree.ts';
 
 const MiB = 1024 * 1024;
 const PROJECT = path.resolve(import.meta.dirname, '..');
@@ -158,28 +159,14 @@ function corpusPath(label: string, relative: string): string | undefined {
 async function listCandidates(): Promise<Candidate[]> {
   const found: Candidate[] = [];
   for (const { pool, label, dir } of sourceRoots()) {
-    const pending = [''];
-    while (pending.length) {
-      const relative = pending.pop()!;
-      let entries: fs.Dirent[];
-      try {
-        entries = await fsp.readdir(path.join(dir, relative), { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      for (const entry of entries) {
-        const child = relative ? path.join(relative, entry.name) : entry.name;
-        if (entry.isDirectory()) {
-          // node_modules/node is the Node.js binary package, not source.
-          if (!SKIP_SOURCE_DIRS.has(entry.name) && !(pool === 'js/ts' && child === 'node')) pending.push(child);
-          continue;
-        }
-        if (!entry.isFile()) continue; // symlinks: the target is listed where it lives
-        const ext = entry.name.includes('.') ? entry.name.split('.').pop()!.toLowerCase() : '';
-        if (!POOL_EXTENSIONS[pool].has(ext)) continue;
-        const dest = corpusPath(label, child);
-        if (dest) found.push({ pool, source: path.join(dir, child), dest });
-      }
+    // node_modules/node is the Node.js binary package, not source.
+    const descend = (name: string, child: string) => !SKIP_SOURCE_DIRS.has(name) && !(pool === 'js/ts' && child === 'node');
+    for await (const child of filesBelow(dir, descend)) {
+      const base = path.basename(child);
+      const ext = base.includes('.') ? base.split('.').pop()!.toLowerCase() : '';
+      if (!POOL_EXTENSIONS[pool].has(ext)) continue;
+      const dest = corpusPath(label, child);
+      if (dest) found.push({ pool, source: path.join(dir, child), dest });
     }
   }
   return found.sort((a, b) => (a.dest < b.dest ? -1 : a.dest > b.dest ? 1 : 0));

@@ -22,6 +22,7 @@ import { SECRET_RULES, type SecretRule } from '../src/engines/secrets/rules.ts';
 import { SecretsEngine } from '../src/engines/secrets/secrets-engine.ts';
 import { maskSecret } from '../src/engines/secrets/text-checks.ts';
 import { positiveSample, seededRandom } from '../test/support/secret-samples.ts';
+import { filesBelow } from './source-tree.ts';
 
 const MiB = 1024 * 1024;
 const PROJECT = path.resolve(import.meta.dirname, '..');
@@ -162,30 +163,17 @@ function corpusPath(label: string, relative: string): string | undefined {
 async function listSources(): Promise<SourceFile[]> {
   const files: SourceFile[] = [];
   for (const { label, dir } of sourceRoots()) {
-    const pending = [''];
-    while (pending.length) {
-      const relative = pending.pop()!;
-      let entries: fs.Dirent[];
-      try {
-        entries = await fsp.readdir(path.join(dir, relative), { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      for (const entry of entries) {
-        const child = relative ? path.join(relative, entry.name) : entry.name;
-        if (entry.isDirectory()) {
-          if (!SKIP_DIRS.has(entry.name) && !(label.startsWith('npm') && relative === '' && entry.name === 'node')) pending.push(child);
-          continue;
-        }
-        if (!entry.isFile()) continue; // symlinks: the target is listed where it lives
-        const ext = entry.name.includes('.') ? entry.name.split('.').pop()!.toLowerCase() : '';
-        if (!SOURCE_EXTENSIONS.has(ext)) continue;
-        const dest = corpusPath(label, child);
-        if (!dest) continue;
-        const { size } = await fsp.stat(path.join(dir, child));
-        if (size === 0 || size > MAX_FILE_BYTES) continue;
-        files.push({ source: path.join(dir, child), dest, size });
-      }
+    // node_modules/node is the Node.js binary package, not source.
+    const descend = (name: string, child: string) => !SKIP_DIRS.has(name) && !(label.startsWith('npm') && child === 'node');
+    for await (const child of filesBelow(dir, descend)) {
+      const base = path.basename(child);
+      const ext = base.includes('.') ? base.split('.').pop()!.toLowerCase() : '';
+      if (!SOURCE_EXTENSIONS.has(ext)) continue;
+      const dest = corpusPath(label, child);
+      if (!dest) continue;
+      const { size } = await fsp.stat(path.join(dir, child));
+      if (size === 0 || size > MAX_FILE_BYTES) continue;
+      files.push({ source: path.join(dir, child), dest, size });
     }
   }
   return files.sort((a, b) => (a.dest < b.dest ? -1 : a.dest > b.dest ? 1 : 0));
