@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.ts';
 import type { Database, FindingEventRow, FindingRow } from '../store/schema.ts';
-import type { PageRequest } from './pagination.ts';
+import { newestFirst, type PageRequest } from './pagination.ts';
 
 export const EVENT_TYPES = ['detected', 'status_changed', 'resolved_auto', 'reopened', 'fix_created'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -52,7 +52,7 @@ export interface EventFilters extends PageRequest {
   end?: string;
 }
 
-/** The organization-wide feed, newest first; id breaks ties so pages never reorder. */
+/** The organization-wide feed, newest first. */
 export async function listEvents(
   db: Kysely<Database>,
   orgId: string,
@@ -66,15 +66,6 @@ export async function listEvents(
   if (filters.eventType) query = query.where('event_type', '=', filters.eventType);
   if (filters.start) query = query.where('event_timestamp', '>=', filters.start);
   if (filters.end) query = query.where('event_timestamp', '<=', filters.end);
-  const [items, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy('event_timestamp', 'desc')
-      .orderBy('id', 'desc')
-      .limit(filters.limit)
-      .offset(filters.skip)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items, total: Number(count.n) };
+  const { rows, total } = await newestFirst(query, filters, 'event_timestamp');
+  return { items: rows, total };
 }

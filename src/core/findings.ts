@@ -3,7 +3,7 @@ import { nowIso } from '../ids.ts';
 import type { Database, FindingRow } from '../store/schema.ts';
 import { notFound } from './errors.ts';
 import { recordEvent } from './finding-events.ts';
-import type { PageRequest } from './pagination.ts';
+import { newestFirst, type PageRequest } from './pagination.ts';
 import type { Principal } from './principal.ts';
 import type { Unit } from './units.ts';
 
@@ -28,11 +28,8 @@ export async function listFindings(
   if (filters.severity) query = query.where('severity', '=', filters.severity.toLowerCase());
   if (filters.status) query = query.where('status', '=', filters.status.toLowerCase());
   if (filters.scanType) query = query.where('scan_type', '=', filters.scanType);
-  const [items, count] = await Promise.all([
-    query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filters.limit).offset(filters.skip).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items, total: Number(count.n) };
+  const { rows, total } = await newestFirst(query, filters);
+  return { items: rows, total };
 }
 
 export async function getFinding(db: Kysely<Database>, unit: Unit, findingId: string): Promise<FindingRow> {

@@ -3,7 +3,7 @@ import { newId, nowIso } from '../ids.ts';
 import type { Database, FindingRow, FixPullRequestRow, FixRow } from '../store/schema.ts';
 import { ApiError, BodyValueError, invalidState, notFound } from './errors.ts';
 import { recordEvent } from './finding-events.ts';
-import type { PageRequest } from './pagination.ts';
+import { newestFirst, type PageRequest } from './pagination.ts';
 import type { Principal } from './principal.ts';
 import { consumeCredit } from './quotas.ts';
 import type { Unit } from './units.ts';
@@ -70,11 +70,8 @@ export async function listFixes(
       eb.selectFrom('fix_findings').select('fix_id').where('finding_id', '=', findingId),
     );
   }
-  const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filters.limit).offset(filters.skip).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items: await hydrate(db, rows), total: Number(count.n) };
+  const { rows, total } = await newestFirst(query, filters);
+  return { items: await hydrate(db, rows), total };
 }
 
 async function findFix(db: Kysely<Database>, unit: Unit, fixId: string): Promise<FixRow> {

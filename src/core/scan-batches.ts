@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.ts';
 import type { Database, FindingRow, ScanBatchRow, ScanRow } from '../store/schema.ts';
 import { notFound } from './errors.ts';
-import type { PageRequest } from './pagination.ts';
+import { newestFirst, type PageRequest } from './pagination.ts';
 import type { Principal } from './principal.ts';
 import { consumeCredit, quotaTypeForScan } from './quotas.ts';
 import { countScans, percentComplete, progressEntries, type BatchCounters, type ProgressEntry } from './scan-progress.ts';
@@ -67,14 +67,11 @@ export async function listScanBatches(
   let query = db.selectFrom('scan_batches').where('unit_id', '=', unit.id);
   if (filters.scanType) query = query.where('scan_type', '=', filters.scanType);
   if (filters.status) query = query.where('status', '=', filters.status.toLowerCase());
-  const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filters.limit).offset(filters.skip).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
+  const { rows, total } = await newestFirst(query, filters);
   const scans = await scansOf(db, rows.map((r) => r.id));
   return {
     items: rows.map((batch) => ({ batch, ...countScans(batch, scans.filter((s) => s.batch_id === batch.id)) })),
-    total: Number(count.n),
+    total,
   };
 }
 

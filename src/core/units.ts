@@ -3,7 +3,7 @@ import type { TokenBox } from '../crypto/token-box.ts';
 import { newId, nowIso } from '../ids.ts';
 import type { Database, SourceRepoRow, UnitRow } from '../store/schema.ts';
 import { notFound } from './errors.ts';
-import type { PageRequest } from './pagination.ts';
+import { newestFirst, type PageRequest } from './pagination.ts';
 import { defaultUrls, type SourceSpec } from './source-repos.ts';
 
 /** A monitored unit: shown as a repository in one route family and as an application in the other. */
@@ -29,11 +29,8 @@ export async function listUnits(
 ): Promise<{ items: Unit[]; total: number }> {
   let query = db.selectFrom('units').where('org_id', '=', orgId);
   if (!options.includeArchived) query = query.where('archived', '=', 0);
-  const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit).offset(options.skip).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { items: await attachSources(db, rows), total: Number(count.n) };
+  const { rows, total } = await newestFirst(query, options);
+  return { items: await attachSources(db, rows), total };
 }
 
 /** The unit if it belongs to the organization; otherwise 404, exactly as for an id that does not exist. */
