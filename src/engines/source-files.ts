@@ -49,6 +49,18 @@ export function looksBinary(buffer: Buffer): boolean {
   return buffer.subarray(0, 8000).includes(0);
 }
 
+export type SourceText = { text: string } | { skipped: 'empty' | 'too large' | 'binary'; size: number };
+
+/** A file's text, unless it is empty, larger than `maxBytes` (checked before reading) or binary. */
+export async function readSourceText(absolute: string, maxBytes = MAX_FILE_BYTES): Promise<SourceText> {
+  const { size } = await fs.stat(absolute);
+  if (size === 0) return { skipped: 'empty', size };
+  if (size > maxBytes) return { skipped: 'too large', size };
+  const buffer = await fs.readFile(absolute);
+  if (looksBinary(buffer)) return { skipped: 'binary', size };
+  return { text: buffer.toString('utf8') };
+}
+
 /** The repository's `.bulwarkignore` (gitignore syntax), if any. */
 export async function loadIgnore(dir: string): Promise<Ignore> {
   const matcher = ignore();

@@ -1,9 +1,8 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parse, type SgNode } from '@ast-grep/napi';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
-import { isTestPath, loadIgnore, looksBinary, MAX_FILE_BYTES, walkFiles } from '../source-files.ts';
+import { isTestPath, loadIgnore, MAX_FILE_BYTES, readSourceText, walkFiles } from '../source-files.ts';
 import { externalSemgrepFindings, mergeFindings, type ExternalSemgrepOptions } from './external-semgrep.ts';
 import { astGrepLang, parserFor, registerLanguages, ruleLanguageOf, TAINT_SYNTAX, type ParserName } from './languages.ts';
 import { BUILTIN_RULES_DIR, loadRuleSet, type RuleSet, type SastRule } from './rule-set.ts';
@@ -117,18 +116,17 @@ export class SastEngine implements ScanEngine {
       input.signal?.throwIfAborted();
       const parser = parserFor(file);
       if (!parser || isTestPath(file)) continue;
-      const absolute = path.join(input.dir, file);
-      const stat = await fs.stat(absolute);
-      if (stat.size === 0 || stat.size > MAX_FILE_BYTES) continue;
-      if (ruleLanguageOf(parser) === 'javascript' && stat.size > MAX_SCRIPT_BYTES) {
-        input.onNote?.(`skipped ${file}: at ${Math.round(stat.size / 1024)} KiB it looks like a bundled library rather than application code`);
+      const isScript = ruleLanguageOf(parser) === 'javascript';
+      const source = await readSourceText(path.join(input.dir, file), isScript ? MAX_SCRIPT_BYTES : MAX_FILE_BYTES);
+      if ('skipped' in source) {
+        if (isScript && source.skipped === 'too large' && source.size <= MAX_FILE_BYTES) {
+          input.onNote?.(`skipped ${file}: at ${Math.round(source.size / 1024)} KiB it looks like a bundled library rather than application code`);
+        }
         continue;
       }
-      const buffer = await fs.readFile(absolute);
-      if (looksBinary(buffer)) continue;
       let matches: SastMatch[];
       try {
-        matches = analyzeSource(ruleSet, parser, buffer.toString('utf8'));
+        matches = analyzeSource(ruleSet, parser, source.text);
       } catch (error) {
         input.onNote?.(`skipped ${file}: it could not be analyzed (${(error as Error).message.split('\n')[0]})`);
         continue;

@@ -1,10 +1,9 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
 import { detectSecrets, type SecretMatch } from './detector.ts';
 import { addedTextInHistory } from './history.ts';
-import { loadIgnore, looksBinary, MAX_FILE_BYTES, skipReason, walkFiles } from '../source-files.ts';
+import { loadIgnore, readSourceText, skipReason, walkFiles } from '../source-files.ts';
 import { maskSecret } from './text-checks.ts';
 
 const CWE = ['CWE-798: Use of Hard-coded Credentials'];
@@ -60,12 +59,9 @@ export class SecretsEngine implements ScanEngine {
     const found = new Map<string, RawFinding>();
     for await (const file of walkFiles(input.dir, ignored)) {
       input.signal?.throwIfAborted();
-      const absolute = path.join(input.dir, file);
-      const stat = await fs.stat(absolute);
-      if (stat.size > MAX_FILE_BYTES || stat.size === 0) continue;
-      const buffer = await fs.readFile(absolute);
-      if (looksBinary(buffer)) continue;
-      for (const match of detectSecrets(buffer.toString('utf8'))) {
+      const source = await readSourceText(path.join(input.dir, file));
+      if ('skipped' in source) continue;
+      for (const match of detectSecrets(source.text)) {
         const finding = toFinding(match, file, input.fingerprintKey);
         if (!found.has(finding.fingerprint)) found.set(finding.fingerprint, finding);
       }
