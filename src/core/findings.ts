@@ -9,7 +9,6 @@ import type { Unit } from './units.ts';
 
 export const FINDING_STATUSES = ['open', 'resolved', 'ignored', 'false_positive', 'needs_manual_review'] as const;
 export type FindingStatus = (typeof FINDING_STATUSES)[number];
-export const SEVERITIES = ['critical', 'high', 'medium', 'low'] as const;
 
 export interface FindingFilters extends PageRequest {
   scanBatchId?: string;

@@ -22,10 +22,6 @@ export interface QuotaBalance {
   units: { max: number | null; current: number };
 }
 
-export function isQuotaType(value: string): value is QuotaType {
-  return (QUOTA_TYPES as readonly string[]).includes(value);
-}
-
 export function quotaTypeForScan(scanType: string): QuotaType {
   return scanType === 'deep_ai_scan' ? 'deep_ai_scans' : 'sast_scans';
 }
