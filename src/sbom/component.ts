@@ -1,0 +1,65 @@
+import { PackageURL } from 'packageurl-js';
+
+/** Ecosystems by their OSV names, so a component's ecosystem can be looked up in OSV data as it is. */
+export const ECOSYSTEMS = ['npm', 'PyPI', 'Go', 'crates.io', 'Maven', 'RubyGems', 'Packagist', 'NuGet', 'Pub'] as const;
+export type Ecosystem = (typeof ECOSYSTEMS)[number];
+
+/** One dependency as a manifest or lockfile states it. */
+export interface Component {
+  /**
+   * The ecosystem's own name: `@scope/pkg` for npm, `group:artifact` for Maven, the module path for Go,
+   * `vendor/package` for Packagist, the distribution name as written for PyPI.
+   */
+  name: string;
+  version: string;
+  ecosystem: Ecosystem;
+  purl: string;
+  /** True for a dependency the project declares itself, false for one pulled in by another; null where the format does not say. */
+  direct: boolean | null;
+  /** True when the format marks it as needed for development or tests only. */
+  development?: boolean;
+  /** Repository-relative POSIX path of the file it came from. */
+  sourceFile: string;
+}
+
+const PURL_TYPES: Record<Ecosystem, string> = {
+  npm: 'npm',
+  PyPI: 'pypi',
+  Go: 'golang',
+  'crates.io': 'cargo',
+  Maven: 'maven',
+  RubyGems: 'gem',
+  Packagist: 'composer',
+  NuGet: 'nuget',
+  Pub: 'pub',
+};
+
+/** Splits a name into purl namespace and name the way each purl type defines it. */
+function purlParts(ecosystem: Ecosystem, name: string): [string | undefined, string] {
+  switch (ecosystem) {
+    case 'npm':
+      if (name.startsWith('@') && name.includes('/')) return [name.slice(0, name.indexOf('/')), name.slice(name.indexOf('/') + 1)];
+      return [undefined, name];
+    case 'Maven': {
+      const [group, artifact] = name.split(':');
+      return artifact ? [group, artifact] : [undefined, name];
+    }
+    case 'Go':
+    case 'Packagist': {
+      const cut = name.lastIndexOf('/');
+      return cut > 0 ? [name.slice(0, cut), name.slice(cut + 1)] : [undefined, name];
+    }
+    default:
+      return [undefined, name];
+  }
+}
+
+/** The package URL (https://github.com/package-url/purl-spec) of a component. */
+export function packageUrl(ecosystem: Ecosystem, name: string, version: string): string {
+  const [namespace, shortName] = purlParts(ecosystem, name);
+  return new PackageURL(PURL_TYPES[ecosystem], namespace, shortName, version || undefined, undefined, undefined).toString();
+}
+
+export function component(fields: Omit<Component, 'purl'>): Component {
+  return { ...fields, purl: packageUrl(fields.ecosystem, fields.name, fields.version) };
+}

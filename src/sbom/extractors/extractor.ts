@@ -1,0 +1,34 @@
+import type { Component, Ecosystem } from '../component.ts';
+
+export interface ManifestFile {
+  /** Repository-relative POSIX path. */
+  path: string;
+  text: string;
+}
+
+export interface ExtractContext {
+  /**
+   * Reads another file of the same tree by a path relative to the tree's root (for `-r` includes and
+   * the like); null when it does not exist or would leave the tree.
+   */
+  readFile(path: string): Promise<string | null>;
+}
+
+/** Turns one kind of manifest or lockfile into components; one module per format. */
+export interface Extractor {
+  /** Short stable name, e.g. `npm-lock`. */
+  readonly id: string;
+  readonly ecosystem: Ecosystem;
+  /** Whether a file of this base name is this extractor's format. */
+  matches(fileName: string): boolean;
+  /** Throws ExtractError for a file that cannot be read as its format. */
+  extract(file: ManifestFile, context: ExtractContext): Promise<Component[]> | Component[];
+}
+
+/** A manifest that is not valid for its format; the scan reports it as a note and goes on. */
+export class ExtractError extends Error {
+  constructor(path: string, reason: string) {
+    super(`${path}: ${reason}`);
+    this.name = 'ExtractError';
+  }
+}
