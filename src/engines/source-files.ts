@@ -41,7 +41,7 @@ export function skipReason(relativePath: string): string | undefined {
   if (/\.min\.(?:js|css)$|\.map$/.test(base)) return 'minified';
   const ext = base.includes('.') ? base.split('.').pop()!.toLowerCase() : '';
   if (BINARY_EXTENSIONS.has(ext)) return 'binary';
-  if (FIXTURE_DIR.test(relativePath)) return 'fixture';
+  if (isFixturePath(relativePath)) return 'fixture';
   return undefined;
 }
 
@@ -73,7 +73,12 @@ export async function loadIgnore(dir: string): Promise<Ignore> {
 }
 
 /** Every scannable file below `dir`, as paths relative to it with forward slashes. */
-export async function* walkFiles(dir: string, ignored: Ignore): AsyncGenerator<string> {
+export function walkFiles(dir: string, ignored: Ignore): AsyncGenerator<string> {
+  return walkTree(dir, ignored, (child) => !skipReason(child));
+}
+
+/** Every file below `dir` that `accept` takes, outside vendored folders and what `.bulwarkignore` names. */
+export async function* walkTree(dir: string, ignored: Ignore, accept: (relativePath: string) => boolean): AsyncGenerator<string> {
   const pending = [''];
   while (pending.length) {
     const relative = pending.pop()!;
@@ -84,8 +89,12 @@ export async function* walkFiles(dir: string, ignored: Ignore): AsyncGenerator<s
         if (VENDORED_DIRS.has(entry.name) || ignored.ignores(`${child}/`)) continue;
         pending.push(child);
       } else if (entry.isFile()) {
-        if (!skipReason(child) && !ignored.ignores(child)) yield child;
+        if (accept(child) && !ignored.ignores(child)) yield child;
       }
     }
   }
+}
+
+export function isFixturePath(relativePath: string): boolean {
+  return FIXTURE_DIR.test(relativePath);
 }

@@ -14,6 +14,7 @@ import { fixRoutes } from './routes/fixes.ts';
 import { scanRoutes } from './routes/scans.ts';
 import { unitRoutes } from './routes/units.ts';
 import { validatorCompiler } from './validation.ts';
+import { VERSION } from '../version.ts';
 
 export interface AppOptions extends Partial<Omit<Deps, 'store'>> {
   store: Deps['store'];
@@ -21,7 +22,6 @@ export interface AppOptions extends Partial<Omit<Deps, 'store'>> {
   bodyLimit?: number;
 }
 
-const VERSION = '0.1.0';
 
 /**
  * Accepts any content type as JSON, as FastAPI does: clients that forget the header still work,
