@@ -34,8 +34,8 @@ const PURL_TYPES: Record<Ecosystem, string> = {
   Pub: 'pub',
 };
 
-/** Splits a name into purl namespace and name the way each purl type defines it. */
-function purlParts(ecosystem: Ecosystem, name: string): [string | undefined, string] {
+/** Splits a name into namespace and name the way each purl type defines it (CycloneDX groups follow it too). */
+export function splitNamespace(ecosystem: Ecosystem, name: string): [string | undefined, string] {
   switch (ecosystem) {
     case 'npm':
       if (name.startsWith('@') && name.includes('/')) return [name.slice(0, name.indexOf('/')), name.slice(name.indexOf('/') + 1)];
@@ -56,7 +56,7 @@ function purlParts(ecosystem: Ecosystem, name: string): [string | undefined, str
 
 /** The package URL (https://github.com/package-url/purl-spec) of a component. */
 export function packageUrl(ecosystem: Ecosystem, name: string, version: string): string {
-  const [namespace, shortName] = purlParts(ecosystem, name);
+  const [namespace, shortName] = splitNamespace(ecosystem, name);
   return new PackageURL(PURL_TYPES[ecosystem], namespace, shortName, version || undefined, undefined, undefined).toString();
 }
 
