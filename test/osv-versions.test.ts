@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { normalizeComposerVersion, SEMVER_SCHEME, versionScheme, type VersionScheme } from '../src/osv/versions.ts';
+import { ECOSYSTEMS, type Ecosystem } from '../src/sbom/component.ts';
+
+// Each ladder is strictly ascending in its ecosystem's order; every pair of rungs is checked both ways.
+// Each group of equals must compare 0 with one another.
+
+interface OrderingTable {
+  ascending: string[];
+  equal: string[][];
+  invalid: string[];
+}
+
+const TABLES: Record<Ecosystem, OrderingTable> = {
+  npm: {
+    ascending: ['0.0.1', '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0', '1.0.1', '1.2.0', '1.10.0', '2.0.0'],
+    equal: [['1.0.0', 'v1.0.0', '1.0.0+build.5']],
+    invalid: ['', '1.0', 'latest', 'file:../local', '^1.2.3', '01.2.3'],
+  },
+  'crates.io': {
+    ascending: ['0.0.0-0', '0.0.0', '0.1.0', '0.7.3-alpha.1', '0.7.3', '0.8.0-rc.1', '0.8.0', '1.0.0'],
+    equal: [['0.7.3', '0.7.3+build']],
+    invalid: ['', '0.7', '*'],
+  },
+  Go: {
+    ascending: [
+      'v0.0.0-20191109021931-daa7c04131f5',
+      'v0.0.0-20200101000000-abcdef123456',
+      'v0.1.0',
+      'v1.2.3',
+      'v1.2.4-0.20191109021931-daa7c04131f5',
+      'v1.2.4-rc.1',
+      'v1.2.4',
+      'v2.0.0+incompatible',
+      'v20.10.10+incompatible',
+      'v20.10.11-0.20211201000000-abcdef123456+incompatible',
+      'v20.10.11+incompatible',
+    ],
+    // OSV writes Go versions without the `v`; `+incompatible` is build metadata and orders like its base.
+    equal: [
+      ['v1.2.3', '1.2.3'],
+      ['v20.10.11+incompatible', '20.10.11', 'v20.10.11'],
+    ],
+    invalid: ['', 'v1.2', 'master', 'go1.21'],
+  },
+  Pub: {
+    // Unlike SemVer 2.0, pub orders build metadata: a build comes after none, and builds compare like pre-releases.
+    ascending: ['1.0.0-dev', '1.0.0-dev.2', '1.0.0', '1.0.0+1', '1.0.0+2', '1.0.0+10', '1.0.0+a', '1.0.1', '2.1.0', '2.1.0+1'],
+    equal: [['1.0.0+2', '1.0.0+2']],
+    invalid: ['', '1.0', 'any'],
+  },
+  PyPI: {
+    ascending: ['0.9', '1.0.dev1', '1.0a1.dev1', '1.0a1', '1.0a2', '1.0b2', '1.0rc1', '1.0', '1.0+local', '1.0.post1.dev0', '1.0.post1', '1.0.post2', '1.1', '1!0.1'],
+    equal: [
+      ['1.0', '1.0.0', 'v1.0', '1.0.0.0'],
+      ['1.0rc1', '1.0-RC1', '1.0c1'],
+      ['1.0.post1', '1.0-1', '1.0post1'],
+    ],
+    invalid: ['', 'garbage', '1.0.x', '2.2-legacy-build'],
+  },
+  RubyGems: {
+    ascending: ['0.9', '1.0.0.a', '1.0.0.alpha', '1.0.0.b', '1.0.0.pre', '1.0.0.pre.1', '1.0.0.pre.2', '1.0.0.rc1', '1.0.0', '1.0.1', '1.9', '1.10', '5.2.4.3.pre', '5.2.4.3', '6.0.0.alpha', '6.0.0.beta1', '6.0.0.rc1', '6.0.0'],
+    equal: [['1.0', '1.0.0', '1']],
+    invalid: ['', 'garbage', 'v1.0', '1..0', '1.0 beta'],
+  },
+  Maven: {
+    ascending: [
+      '1.0-alpha',
+      '1.0-alpha-2',
+      '1.0-beta',
+      '1.0-milestone-1',
+      '1.0-RC1',
+      '1.0-RC2',
+      '1.0-SNAPSHOT',
+      '1.0',
+      '1.0-sp',
+      '1.0-sp1',
+      '1.0.1',
+      '1.1',
+      '2.5.1-SNAPSHOT',
+      '2.5.1',
+      '3.0.0-alpha1',
+      '3.0.0-RC1',
+      '3.0.0',
+      '4.1-RC1',
+      '4.1',
+      '4.1-sp1',
+      '4.1.1',
+      '10.0',
+    ],
+    equal: [
+      ['1.0', '1.0.0', '1', '1.0.Final', '1.0-ga', '1.0.RELEASE'],
+      ['1.0-RC1', '1.0-cr1', '1.0-rc-1'],
+      ['1.0-alpha-2', '1.0-a2'],
+    ],
+    invalid: ['', '${project.version}', '[1.0,2.0)', '1.0 beta'],
+  },
+  Packagist: {
+    ascending: ['0.9', '1.4.1', '1.4.2-dev', '1.4.2-alpha1', '1.4.2-beta1', '1.4.2-beta.2', '1.4.2-RC1', '1.4.2', '2.0.0-beta1', '2.0.5', '2.4.0', '2.4.0-p1', '2.4.0-p2', '2.4.1', '20230101'],
+    equal: [
+      ['1.4.2', 'v1.4.2', '1.4.2.0', '1.4.2+build.7', '1.4.2-stable'],
+      ['2.4.0-p1', '2.4.0-patch1', '2.4.0-pl1', '2.4.0.p1'],
+      ['1.4.2-beta1', '1.4.2-b1', '1.4.2-BETA1', '1.4.2beta1'],
+    ],
+    invalid: ['', 'dev-main', '1.x-dev', 'dev-feature/login', '1.2.3.4.5', 'latest'],
+  },
+  NuGet: {
+    ascending: ['0.9.0', '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0', '1.2.3', '1.2.3.4', '1.2.3.5', '1.2.4', '2.0.0-RC.2', '2.0.0-rc.10', '2.0.0'],
+    equal: [
+      ['1.0.0', '1.0', '1', '1.0.0.0', '1.00.0', '1.0.0+build'],
+      ['2.0.0-RC.2', '2.0.0-rc.2', '2.0.0-Rc.2+sha.1'],
+    ],
+    invalid: ['', 'v1.0.0', '1.2.3.4.5', '[1.0,2.0)', '1.0.*'],
+  },
+};
+
+function assertOrder(scheme: VersionScheme, lower: string, higher: string): void {
+  assert.ok(scheme.compare(lower, higher) < 0, `${lower} < ${higher}`);
+  assert.ok(scheme.compare(higher, lower) > 0, `${higher} > ${lower}`);
+}
+
+describe('version schemes', () => {
+  test('every ecosystem has a scheme', () => {
+    for (const ecosystem of ECOSYSTEMS) assert.ok(versionScheme(ecosystem), ecosystem);
+  });
+
+  for (const ecosystem of ECOSYSTEMS) {
+    const table = TABLES[ecosystem];
+    const scheme = versionScheme(ecosystem);
+    describe(ecosystem, () => {
+      test('ascending versions are valid and ordered pairwise', () => {
+        for (const v of table.ascending) assert.ok(scheme.isValid(v), `${v} is valid`);
+        table.ascending.forEach((lower, i) => {
+          for (const higher of table.ascending.slice(i + 1)) assertOrder(scheme, lower, higher);
+          assert.equal(scheme.compare(lower, lower), 0, `${lower} = itself`);
+        });
+      });
+
+      test('equivalent spellings compare equal', () => {
+        for (const group of table.equal) {
+          for (const a of group) {
+            assert.ok(scheme.isValid(a), `${a} is valid`);
+            for (const b of group) assert.equal(scheme.compare(a, b), 0, `${a} = ${b}`);
+          }
+        }
+      });
+
+      test('invalid versions are reported, never throw, and sort before valid ones', () => {
+        for (const v of table.invalid) {
+          assert.equal(scheme.isValid(v), false, `${JSON.stringify(v)} is invalid`);
+          assert.ok(scheme.compare(v, table.ascending[0]) < 0, `${v} before valid versions`);
+          assert.ok(scheme.compare(table.ascending[0], v) > 0);
+          assert.equal(scheme.compare(v, v), 0);
+        }
+        const [a, b] = table.invalid.slice(-2);
+        assert.equal(Math.sign(scheme.compare(a, b)), -Math.sign(scheme.compare(b, a)), 'invalid versions still order consistently');
+      });
+
+      test('sorting a shuffled ladder restores it', () => {
+        const shuffled = [...table.ascending].reverse();
+        shuffled.push(shuffled.shift()!);
+        assert.deepEqual(shuffled.sort((a, b) => scheme.compare(a, b)), table.ascending);
+      });
+    });
+  }
+});
+
+describe('SEMVER range scheme', () => {
+  test('SemVer 2.0 precedence with an optional leading v, build metadata ignored', () => {
+    const ladder = ['0.0.0-0', '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0', 'v1.0.1', '2.0.0'];
+    ladder.forEach((lower, i) => ladder.slice(i + 1).forEach((higher) => assertOrder(SEMVER_SCHEME, lower, higher)));
+    assert.equal(SEMVER_SCHEME.compare('1.0.0+abc', 'v1.0.0'), 0);
+  });
+
+  test('non-SemVer versions are invalid', () => {
+    for (const v of ['1.0', '1.0rc1', '1.0.0.0', 'a.b.c', '', '1.0.0-', '1.0.0-beta..1']) assert.equal(SEMVER_SCHEME.isValid(v), false, v);
+    assert.doesNotThrow(() => SEMVER_SCHEME.compare('1.0rc1', '1.0.0'));
+  });
+});
+
+describe('Maven pairs mvncmp orders inconsistently', () => {
+  test('a sub-list against a qualifier at the same position compares equal both ways, never less both ways', () => {
+    const maven = versionScheme('Maven');
+    for (const [a, b] of [['2.5-1', '2.5.SP1'], ['1-1', '1.sp']]) {
+      assert.equal(maven.compare(a, b), 0, `${a} vs ${b}`);
+      assert.equal(maven.compare(b, a), 0, `${b} vs ${a}`);
+    }
+  });
+});
+
+describe('Composer normalization', () => {
+  test('follows composer/semver for the forms OSV uses', () => {
+    const cases: [string, string | null][] = [
+      ['1.4.2', '1.4.2.0'],
+      ['v1.4', '1.4.0.0'],
+      ['1.0.0-beta.2', '1.0.0.0-beta2'],
+      ['1.0.0-b2', '1.0.0.0-beta2'],
+      ['1.0-RC1', '1.0.0.0-RC1'],
+      ['2.4.0-patch1', '2.4.0.0-p1'],
+      ['1.0.0-beta2-dev', '1.0.0.0-beta2-dev'],
+      ['1.0.0-dev', '1.0.0.0-dev'],
+      ['1.0.0-stable', '1.0.0.0'],
+      ['1.0.0+build.1', '1.0.0.0'],
+      ['2023-01-01', '2023.01.01'],
+      ['dev-main', null],
+      ['1.0.x-dev', null],
+      ['1.0.0-foo', null],
+    ];
+    for (const [input, expected] of cases) assert.equal(normalizeComposerVersion(input), expected, input);
+  });
+});
