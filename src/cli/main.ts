@@ -2,6 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadSettings } from '../config.ts';
 import { keyCreate, keyList, keyRevoke, migrateCommand, orgCreate, orgList, quotaSet, quotaShow } from './commands/admin.ts';
+import { osvImport } from './commands/osv.ts';
 import { unitAdd, unitArchive, unitList } from './commands/units.ts';
 import { withContext } from './context.ts';
 import { UsageError } from './output.ts';
@@ -26,9 +27,13 @@ Usage: bulwark <command> [options]        (every admin command takes --json and 
   quota show --org ORG
   quota set --org ORG [--period monthly|weekly|daily] [--prs N] [--sast-scans N] [--deep-ai-scans N]
             [--topup-prs N] [--topup-sast-scans N] [--topup-deep-ai-scans N] [--max-repositories N|unlimited]
-  scan DIR --type secrets|semgrep [--format table|json|sarif|semgrep-json] [--fail-on critical|high|medium|low]
-       [--output FILE] [--history-depth N]         scan a local folder (with its git history when it is a work
-                                                   tree); no server or database; exit 1 at or above --fail-on
+  osv import PATH                                  load OSV vulnerability records (a directory of JSON, or all.zip
+                                                   exports) for sbom scans; safe to run again with newer exports
+  scan DIR --type secrets|semgrep|sbom [--format table|json|sarif|semgrep-json|cyclonedx]
+       [--fail-on critical|high|medium|low] [--output FILE] [--history-depth N]
+                                                   scan a local folder (with its git history when it is a work
+                                                   tree); no server; sbom reads OSV records from the database if
+                                                   one exists; cyclonedx prints the SBOM; exit 1 at or above --fail-on
 
 Environment: DATABASE_URL (PostgreSQL; default embedded SQLite), BULWARK_DATA_DIR, HOST, PORT, LOG_LEVEL,
 BULWARK_ENCRYPTION_KEY.`;
@@ -154,6 +159,9 @@ export async function main(argv: string[]): Promise<number> {
         break;
       case 'quota show':
         await quotaShow(ctx, values, json);
+        break;
+      case 'osv import':
+        await osvImport(ctx, rest, json);
         break;
       default:
         throw new UsageError(`unknown command "${key}"; run bulwark --help`);

@@ -2,11 +2,13 @@ import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Store } from './database.ts';
 import * as initial from './migrations/001_initial.ts';
 import * as jobs from './migrations/002_jobs.ts';
+import * as dependencies from './migrations/003_dependencies.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
 const migrations: Record<string, Migration> = {
   '001_initial': initial,
   '002_jobs': jobs,
+  '003_dependencies': dependencies,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -211,6 +211,37 @@ export interface JobsTable {
   updated_at: string;
 }
 
+export interface OsvAdvisoriesTable {
+  id: string;
+  modified: string;
+  published: string | null;
+  withdrawn: string | null;
+  summary: string | null;
+  aliases: string;
+  severity: string;
+  database_severity: string | null;
+  cwe_ids: string;
+  references: string;
+  imported_at: string;
+}
+
+export interface OsvAffectedTable {
+  advisory_id: string;
+  position: number;
+  ecosystem: string;
+  package_key: string;
+  package_name: string;
+  ranges: string;
+  versions: string;
+}
+
+export interface ScanArtifactsTable {
+  scan_id: string;
+  kind: string;
+  content: string;
+  created_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -227,6 +258,9 @@ export interface Database {
   fix_refinements: FixRefinementsTable;
   fix_pull_requests: FixPullRequestsTable;
   jobs: JobsTable;
+  osv_advisories: OsvAdvisoriesTable;
+  osv_affected: OsvAffectedTable;
+  scan_artifacts: ScanArtifactsTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
@@ -243,3 +277,5 @@ export type NewFindingEvent = Insertable<FindingEventsTable>;
 export type FixRow = Selectable<FixesTable>;
 export type FixPullRequestRow = Selectable<FixPullRequestsTable>;
 export type JobRow = Selectable<JobsTable>;
+export type OsvAdvisoryRow = Selectable<OsvAdvisoriesTable>;
+export type OsvAffectedRow = Selectable<OsvAffectedTable>;

@@ -1,0 +1,17 @@
+import type { Ecosystem } from '../sbom/component.ts';
+
+/**
+ * The form of a package name under which OSV records and components meet: the ecosystem's own
+ * equivalence (PEP 503 for PyPI; case-insensitive names for Packagist and NuGet), exact elsewhere.
+ */
+export function packageKey(ecosystem: Ecosystem, name: string): string {
+  switch (ecosystem) {
+    case 'PyPI':
+      return name.toLowerCase().replace(/[-_.]+/g, '-');
+    case 'Packagist':
+    case 'NuGet':
+      return name.toLowerCase();
+    default:
+      return name;
+  }
+}
