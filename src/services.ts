@@ -3,6 +3,7 @@ import type { Settings } from './config.ts';
 import type { BatchDispatcher } from './core/scan-batches.ts';
 import { loadTokenBox, type TokenBox } from './crypto/token-box.ts';
 import { defaultEngines } from './engines/registry.ts';
+import { storedAdvisories } from './osv/advisories.ts';
 import { EmbeddedQueue } from './jobs/embedded-queue.ts';
 import { PgBossQueue } from './jobs/pgboss-queue.ts';
 import type { JobQueue } from './jobs/queue.ts';
@@ -40,6 +41,7 @@ export async function openServices(settings: Settings, store: Store, log?: (mess
       secretsHistoryDepth: settings.secretsHistoryDepth,
       sastRuleDirs: settings.sastRuleDirs,
       semgrepConfigs: settings.semgrepConfigs,
+      advisories: storedAdvisories(store.db),
     }),
     faultScanDelayMs: settings.faultScanDelayMs,
     log,

@@ -324,10 +324,11 @@ describe('bulwark scan: local scanning without the server', () => {
   test('types: secrets and secrets_scan run; a type without a local engine is refused with the available ones (exit 2)', () => {
     assert.deepEqual(scanJson(repo.dir, ['--type', 'secrets_scan']).summary.total, 4);
     const cases: [string[], RegExp][] = [
-      [['--type', 'sbom_scan'], /sbom_scan engine does not run locally.*available: secrets \(or secrets_scan\), semgrep \(or semgrep_scan\)/],
+      [['--type', 'deep_ai_scan'], /deep_ai_scan engine does not run locally.*available: secrets \(or secrets_scan\), semgrep \(or semgrep_scan\), sbom \(or sbom_scan\)/],
       [['--type', 'bogus'], /unknown scan type "bogus"; available: secrets \(or secrets_scan\)/],
       [[], /--type is required; available: secrets/],
-      [['--type', 'secrets', '--format', 'xml'], /--format must be one of table, json, sarif, semgrep-json/],
+      [['--type', 'secrets', '--format', 'xml'], /--format must be one of table, json, sarif, semgrep-json, cyclonedx/],
+      [['--type', 'secrets', '--format', 'cyclonedx'], /--format cyclonedx needs --type sbom/],
       [['--type', 'secrets', '--fail-on', 'severe'], /--fail-on must be one of critical, high, medium, low/],
       [['--type', 'secrets', '--history-depth=-1'], /--history-depth must be a non-negative integer/],
     ];

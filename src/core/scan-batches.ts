@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.ts';
 import type { Database, FindingRow, ScanBatchRow, ScanRow } from '../store/schema.ts';
-import { notFound } from './errors.ts';
+import { invalidState, notFound } from './errors.ts';
 import { newestFirst, type PageRequest } from './pagination.ts';
 import type { Principal } from './principal.ts';
 import { consumeCredit, quotaTypeForScan } from './quotas.ts';
 import { countScans, percentComplete, progressEntries, type BatchCounters, type ProgressEntry } from './scan-progress.ts';
-import type { ScanType } from './scan-types.ts';
+import { TERMINAL_BATCH_STATUSES, type ScanType } from './scan-types.ts';
 import type { Unit } from './units.ts';
 
 export interface BatchView extends BatchCounters {
@@ -121,3 +121,20 @@ export async function getScanResults(
   return { batch, findings };
 }
 
+
+/**
+ * The CycloneDX document an `sbom_scan` produced for the unit's first repository. A batch of another
+ * type, or one whose scan has not finished or failed, has none, and the refusal says which.
+ */
+export async function getScanSbom(db: Kysely<Database>, unit: Unit, batchId: string): Promise<string> {
+  const batch = await findBatch(db, unit, batchId);
+  if (batch.scan_type !== 'sbom_scan') throw invalidState(`This scan is a ${batch.scan_type}; only sbom_scan scans produce an SBOM.`);
+  const [scan] = await scansOf(db, [batch.id]);
+  const artifact = scan
+    ? await db.selectFrom('scan_artifacts').select('content').where('scan_id', '=', scan.id).where('kind', '=', 'cyclonedx').executeTakeFirst()
+    : undefined;
+  if (artifact) return artifact.content;
+  if (scan?.status === 'failed') throw invalidState(`The scan failed, so there is no SBOM: ${scan.status_reason ?? 'no reason recorded'}.`);
+  if (TERMINAL_BATCH_STATUSES.includes(batch.status)) throw invalidState(`The scan ended ${batch.status} without an SBOM.`);
+  throw invalidState(`The SBOM is not ready yet: the scan is ${batch.status}. Poll the scan until it completes.`);
+}

@@ -18,6 +18,15 @@ export interface RawFinding {
   /** Set when the finding lives in history rather than in the scanned tree. */
   commitSha: string | null;
   metadata: Record<string, unknown>;
+  /** Dependency findings: the advisory's page and its CVSS score. */
+  sourceUrl?: string | null;
+  cvss?: { baseScore: number; vector: string; severity: string } | null;
+}
+
+/** A document a scan produces besides findings, stored with the scan (a CycloneDX SBOM). */
+export interface ScanArtifact {
+  kind: 'cyclonedx';
+  content: string;
 }
 
 export interface EngineInput {
@@ -31,6 +40,9 @@ export interface EngineInput {
   fingerprintKey: Buffer;
   /** Things worth telling the person running the scan that are not findings (a file that would not parse). */
   onNote?: (message: string) => void;
+  /** What was scanned, for documents that name it (the repository's full name). */
+  subject?: string;
+  onArtifact?: (artifact: ScanArtifact) => void;
 }
 
 /** Pure: reads a checkout, returns findings; never touches the database or the network. */

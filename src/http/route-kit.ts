@@ -17,7 +17,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'Missing, malformed, unknown or revoked API key',
   403: 'The key lacks the scope this route needs, or a quota is exhausted (OPERATION_FAILED)',
   404: 'No such resource in the calling organization',
-  409: 'The fix is not in a state that allows this operation',
+  409: 'The resource is not in a state that allows this operation',
 };
 
 /**

@@ -151,6 +151,23 @@ export const ScanFindingSummary = Type.Object(
   { title: 'PublicScanFindingSummary' },
 );
 
+/** Described, not restated: the document follows the CycloneDX 1.6 JSON schema. */
+export const CycloneDxDocument = Type.Object(
+  {
+    bomFormat: Type.Literal('CycloneDX'),
+    specVersion: Type.String(),
+    serialNumber: Type.Optional(Type.String()),
+    version: Type.Integer(),
+    metadata: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    components: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+  },
+  {
+    title: 'CycloneDxBom',
+    description: 'A CycloneDX 1.6 JSON BOM (https://cyclonedx.org/docs/1.6/json/)',
+    additionalProperties: true,
+  },
+);
+
 export const ScanResultsResponse = Type.Object(
   {
     batch_id: Type.String({ title: 'Batch Id' }),

@@ -1,5 +1,5 @@
 import type { ScanType } from '../core/scan-types.ts';
-import type { RawFinding } from '../engines/engine.ts';
+import type { RawFinding, ScanArtifact } from '../engines/engine.ts';
 
 export type Severity = RawFinding['severity'];
 
@@ -18,6 +18,8 @@ export function atOrAbove(severity: Severity, threshold: Severity): boolean {
 /** What one local scan found, and what it looked at; every format renders from this. */
 export interface ScanReport {
   findings: RawFinding[];
+  /** Documents the engine produced besides findings (the SBOM of an sbom scan). */
+  artifacts: ScanArtifact[];
   scanType: ScanType;
   /** The scanned folder, absolute. */
   target: string;

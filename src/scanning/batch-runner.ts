@@ -4,7 +4,9 @@ import { ingestScanFindings, resolveUnseenFindings } from '../core/finding-inges
 import { refundCredit, type QuotaType } from '../core/quotas.ts';
 import { FINISHED_SCAN_STATUSES, TERMINAL_BATCH_STATUSES, type ScanType } from '../core/scan-types.ts';
 import type { TokenBox } from '../crypto/token-box.ts';
+import type { ScanArtifact } from '../engines/engine.ts';
 import type { EngineRegistry } from '../engines/registry.ts';
+import { storeArtifacts } from './artifacts.ts';
 import { newId, nowIso } from '../ids.ts';
 import type { JobContext, JobHandlers } from '../jobs/queue.ts';
 import { CheckoutError, type CheckoutCache } from '../scm/checkout-cache.ts';
@@ -96,13 +98,17 @@ export function createBatchRunner(deps: BatchRunnerDeps): JobHandlers {
     try {
       await setScan(scan, { status: 'scanning', commit_sha: checkout.commit });
       if (deps.faultScanDelayMs) await sleep(deps.faultScanDelayMs, undefined, { signal: context.signal });
+      const artifacts: ScanArtifact[] = [];
       const found = await engine.scan({
         dir: checkout.dir,
         gitDir: checkout.gitDir,
         commit: checkout.commit,
         signal: context.signal,
         fingerprintKey,
+        subject: source.full_name,
+        onArtifact: (artifact) => artifacts.push(artifact),
       });
+      await storeArtifacts(db, scan.id, artifacts);
       const stored = await ingestScanFindings(db, batch, { ...scan, commit_sha: checkout.commit }, found);
       await setScan(scan, { status: 'completed', findings_count: stored, completed_at: nowIso() });
     } catch (error) {

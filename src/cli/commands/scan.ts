@@ -1,13 +1,19 @@
 import crypto from 'node:crypto';
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadSettings, type Settings } from '../../config.ts';
 import { SCAN_TYPES, type ScanType } from '../../core/scan-types.ts';
 import { loadTokenBox, TokenBox } from '../../crypto/token-box.ts';
+import type { ScanArtifact } from '../../engines/engine.ts';
 import { defaultEngines, type EngineRegistry } from '../../engines/registry.ts';
+import { storedAdvisories } from '../../osv/advisories.ts';
 import { REPORT_FORMATS, renderReport, type ReportFormat } from '../../reports/index.ts';
 import { atOrAbove, SEVERITIES, type Severity } from '../../reports/report.ts';
 import { git } from '../../scm/git-command.ts';
+import { openStore } from '../../store/database.ts';
+import { migrateToLatest } from '../../store/migrate.ts';
+import { VERSION } from '../../version.ts';
 import { optionalInt, UsageError } from '../output.ts';
 
 /**
@@ -76,9 +82,18 @@ async function gitTarget(dir: string, settings: Settings): Promise<{ gitDir: str
   }
 }
 
-async function toolVersion(): Promise<string> {
-  const pkg = JSON.parse(await fs.readFile(new URL('../../../package.json', import.meta.url), 'utf8'));
-  return String(pkg.version);
+/**
+ * OSV records for a local sbom scan, from the configured database when it exists; without one the
+ * scan still lists every dependency, and says why it matched none.
+ */
+async function openLocalAdvisories(settings: Settings, note: (message: string) => void) {
+  if (!settings.databaseUrl && !existsSync(path.join(settings.dataDir, 'bulwark.db'))) {
+    note(`no database at ${settings.dataDir}, so no vulnerability records: run "bulwark osv import" first to match dependencies`);
+    return undefined;
+  }
+  const store = openStore(settings);
+  await migrateToLatest(store);
+  return { lookup: storedAdvisories(store.db), close: () => store.close() };
 }
 
 /**
@@ -96,32 +111,45 @@ export async function scanCommand(args: string[], values: Record<string, unknown
   if (output === '') throw new UsageError('--output needs a file name');
   const settings = loadSettings(process.env);
   const historyDepth = optionalInt(values, 'history-depth') ?? settings.secretsHistoryDepth;
-  const engines = defaultEngines({
-    secretsHistoryDepth: historyDepth,
-    sastRuleDirs: settings.sastRuleDirs,
-    semgrepConfigs: settings.semgrepConfigs,
-  });
-  const scanType = resolveScanType(values.type, engines);
+  const scanType = resolveScanType(values.type, defaultEngines({ secretsHistoryDepth: historyDepth }));
+  if (format === 'cyclonedx' && scanType !== 'sbom_scan') throw new UsageError('--format cyclonedx needs --type sbom');
 
   const dir = path.resolve(target);
   const stat = await fs.stat(dir).catch(() => undefined);
   if (!stat?.isDirectory()) throw new UsageError(`${target}: no such directory`);
 
+  const note = (message: string) => process.stderr.write(`bulwark: ${message}\n`);
+  const advisories = scanType === 'sbom_scan' ? await openLocalAdvisories(settings, note) : undefined;
   const repo = await gitTarget(dir, settings);
-  const findings = await engines[scanType]!.scan({
-    dir,
-    gitDir: repo?.gitDir,
-    commit: repo?.commit,
-    fingerprintKey: fingerprintKey(settings),
-    onNote: (message) => process.stderr.write(`bulwark: ${message}\n`),
-  });
+  const artifacts: ScanArtifact[] = [];
+  let findings;
+  try {
+    const engines = defaultEngines({
+      secretsHistoryDepth: historyDepth,
+      sastRuleDirs: settings.sastRuleDirs,
+      semgrepConfigs: settings.semgrepConfigs,
+      advisories: advisories?.lookup,
+    });
+    findings = await engines[scanType]!.scan({
+      dir,
+      gitDir: repo?.gitDir,
+      commit: repo?.commit,
+      fingerprintKey: fingerprintKey(settings),
+      subject: path.basename(dir),
+      onNote: note,
+      onArtifact: (artifact) => artifacts.push(artifact),
+    });
+  } finally {
+    await advisories?.close();
+  }
   const text = renderReport(format, {
     findings,
+    artifacts,
     scanType,
     target: dir,
     commit: repo?.commit ?? null,
     historyDepth: repo ? historyDepth : 0,
-    toolVersion: await toolVersion(),
+    toolVersion: VERSION,
   });
 
   if (output) {

@@ -6,6 +6,7 @@ import {
   getScanBatch,
   getScanProgress,
   getScanResults,
+  getScanSbom,
   listScanBatches,
 } from '../../core/scan-batches.ts';
 import type { ScanType } from '../../core/scan-types.ts';
@@ -13,6 +14,7 @@ import type { Deps } from '../deps.ts';
 import type { Family } from '../family.ts';
 import { operationId, responses, unitParams, unitScope } from '../route-kit.ts';
 import {
+  CycloneDxDocument,
   OptionalFilter,
   Paginated,
   Pagination,
@@ -121,6 +123,30 @@ export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps:
     async (request) => {
       const { batch, findings } = await getScanResults(db, await unitOf(request), params(request).scan_id);
       return serializeResults(batch, findings);
+    },
+  );
+
+  // An addition to the v1 contract: one repository's SBOM, so only the repository family offers it.
+  if (family.kind !== 'repository') return;
+  api.get(
+    `${base}/:scan_id/sbom`,
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        summary: 'The CycloneDX 1.6 SBOM of an sbom_scan',
+        description:
+          'Every dependency the scan found in the repository\'s manifests and lockfiles, as a CycloneDX 1.6 JSON ' +
+          'document (media type application/vnd.cyclonedx+json). 409 INVALID_STATE while the scan runs, when it ' +
+          'failed, or for a scan of another type. An addition to the v1 contract.',
+        operationId: operationId(family, 'get_scan_sbom'),
+        params: unitParams(family, 'scan_id'),
+        response: responses({ 200: CycloneDxDocument }, [401, 403, 404, 409], family),
+      },
+    },
+    async (request, reply) => {
+      const document = await getScanSbom(db, await unitOf(request), params(request).scan_id);
+      return reply.type('application/vnd.cyclonedx+json; version=1.6').send(document);
     },
   );
 }

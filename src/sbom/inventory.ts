@@ -1,0 +1,96 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { isFixturePath, loadIgnore, walkTree } from '../engines/source-files.ts';
+import type { Component } from './component.ts';
+import type { ExtractContext, Extractor } from './extractors/extractor.ts';
+import { ExtractError } from './extractors/extractor.ts';
+import { EXTRACTORS } from './extractors/index.ts';
+
+/** Lockfiles of large monorepos run to tens of megabytes; beyond this a file is not a manifest anyone wrote. */
+const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+
+export interface ManifestSummary {
+  path: string;
+  extractor: string;
+  components: number;
+}
+
+export interface Inventory {
+  components: Component[];
+  manifests: ManifestSummary[];
+}
+
+export interface InventoryOptions {
+  extractors?: readonly Extractor[];
+  signal?: AbortSignal;
+  /** A manifest that could not be read; the rest of the tree is still inventoried. */
+  onNote?: (message: string) => void;
+}
+
+/** Every manifest and lockfile in the tree (vendored folders, fixtures and `.bulwarkignore` left out), extracted. */
+export async function buildInventory(dir: string, options: InventoryOptions = {}): Promise<Inventory> {
+  const extractors = options.extractors ?? EXTRACTORS;
+  const ignored = await loadIgnore(dir);
+  const context = treeReader(dir);
+  const found: { path: string; extractor: Extractor }[] = [];
+  for await (const file of walkTree(dir, ignored, (child) => !isFixturePath(child))) {
+    const base = file.slice(file.lastIndexOf('/') + 1);
+    const extractor = extractors.find((e) => e.matches(base));
+    if (extractor) found.push({ path: file, extractor });
+  }
+  found.sort((a, b) => a.path.localeCompare(b.path));
+
+  const components: Component[] = [];
+  const manifests: ManifestSummary[] = [];
+  for (const { path: file, extractor } of found) {
+    options.signal?.throwIfAborted();
+    const text = await context.readFile(file);
+    if (text === null) {
+      options.onNote?.(`${file}: skipped, larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB`);
+      continue;
+    }
+    try {
+      const extracted = await extractor.extract({ path: file, text }, context);
+      components.push(...extracted);
+      manifests.push({ path: file, extractor: extractor.id, components: extracted.length });
+    } catch (error) {
+      if (!(error instanceof ExtractError)) throw error;
+      options.onNote?.(`${error.message} (skipped)`);
+    }
+  }
+  return { components: uniqueComponents(components), manifests };
+}
+
+/** Reads files of the tree by root-relative path, refusing anything that would leave it. */
+function treeReader(dir: string): ExtractContext {
+  const root = path.resolve(dir);
+  const realRoot = fs.realpath(root);
+  return {
+    async readFile(relative) {
+      const normalized = path.posix.normalize(relative.replaceAll('\\', '/'));
+      if (normalized.startsWith('../') || normalized === '..' || path.posix.isAbsolute(normalized)) return null;
+      const absolute = path.join(root, normalized);
+      try {
+        const [real, inside] = await Promise.all([fs.realpath(absolute), realRoot]);
+        if (!real.startsWith(inside + path.sep)) return null;
+        const stat = await fs.stat(real);
+        if (!stat.isFile() || stat.size > MAX_MANIFEST_BYTES) return null;
+        return await fs.readFile(real, 'utf8');
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+/** One entry per package version per file; a file may name a package twice (`-r` includes, several frameworks). */
+function uniqueComponents(components: Component[]): Component[] {
+  const seen = new Map<string, Component>();
+  for (const c of components) {
+    const key = `${c.sourceFile}\u0000${c.purl}`;
+    const known = seen.get(key);
+    if (!known) seen.set(key, c);
+    else if (known.direct !== true && c.direct === true) seen.set(key, { ...known, direct: true });
+  }
+  return [...seen.values()];
+}
