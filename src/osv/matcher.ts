@@ -26,7 +26,12 @@ export interface DependencyVulnerability {
 /** Every known vulnerability of the components, from advisories the lookup returns. */
 export async function matchComponents(components: readonly Component[], lookup: AdvisoryLookup): Promise<DependencyVulnerability[]> {
   const byEcosystem = new Map<Ecosystem, Component[]>();
-  for (const c of components) if (c.version) byEcosystem.set(c.ecosystem, [...(byEcosystem.get(c.ecosystem) ?? []), c]);
+  for (const c of components) {
+    if (!c.version) continue;
+    const members = byEcosystem.get(c.ecosystem);
+    if (members) members.push(c);
+    else byEcosystem.set(c.ecosystem, [c]);
+  }
   const results: DependencyVulnerability[] = [];
   for (const [ecosystem, members] of byEcosystem) {
     const keys = [...new Set(members.map((c) => packageKey(ecosystem, c.name)))];

@@ -78,26 +78,65 @@ function advisoryUrl(id: string): string {
 /** Points a finding at the line of the lockfile that pins the package, so a reader lands on it. */
 class LineFinder {
   readonly #dir: string;
-  readonly #files = new Map<string, Promise<string[]>>();
+  readonly #files = new Map<string, Promise<IndexedText | null>>();
 
   constructor(dir: string) {
     this.#dir = dir;
   }
 
   async lineOf(component: Component): Promise<number> {
-    let lines = this.#files.get(component.sourceFile);
-    if (!lines) {
-      lines = fs.readFile(path.join(this.#dir, component.sourceFile), 'utf8').then((t) => t.split('\n'), () => []);
-      this.#files.set(component.sourceFile, lines);
+    let file = this.#files.get(component.sourceFile);
+    if (!file) {
+      file = fs.readFile(path.join(this.#dir, component.sourceFile), 'utf8').then((text) => new IndexedText(text), () => null);
+      this.#files.set(component.sourceFile, file);
     }
-    const all = await lines;
+    const text = await file;
+    if (!text) return 1;
     // The pinned version itself, not a range such as `^4.17.20` in a manifest section.
-    const pinned = new RegExp(`(?<![\\w.+^~<>-]|[\\^~<>]=)${component.version.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w.+-])`);
-    const mentions = (i: number) => all[i]!.includes(component.name);
-    for (let i = 0; i < all.length; i++) if (mentions(i) && pinned.test(all[i]!)) return i + 1;
+    const escaped = component.version.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const pinned = new RegExp(`(?<![\\w.+^~<>-]|[\\^~<>]=)${escaped}(?![\\w.+-])`);
+    const lines = text.linesMentioning(component.name);
+    const sameLine = lines.find((line) => pinned.test(text.line(line)));
+    if (sameLine !== undefined) return sameLine + 1;
     // Most lockfiles put the version on a line of its own just below the name.
-    for (let i = 0; i < all.length; i++) if (mentions(i) && all.slice(i + 1, i + 4).some((l) => pinned.test(l))) return i + 1;
-    const first = all.findIndex((_, i) => mentions(i));
-    return first === -1 ? 1 : first + 1;
+    const below = lines.find((line) => [1, 2, 3].some((offset) => pinned.test(text.line(line + offset))));
+    return (below ?? lines[0] ?? 0) + 1;
+  }
+}
+
+/** A file's text with its line starts, so the lines naming a package are found with native searches. */
+class IndexedText {
+  readonly #text: string;
+  readonly #starts: number[] = [0];
+
+  constructor(text: string) {
+    this.#text = text;
+    for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.#starts.push(i + 1);
+  }
+
+  /** Zero-based numbers of the lines that contain `needle`, in order. */
+  linesMentioning(needle: string): number[] {
+    const lines: number[] = [];
+    for (let at = this.#text.indexOf(needle); at !== -1; at = this.#text.indexOf(needle, at + needle.length)) {
+      const line = this.#lineAt(at);
+      if (lines.at(-1) !== line) lines.push(line);
+    }
+    return lines;
+  }
+
+  line(index: number): string {
+    if (index >= this.#starts.length) return '';
+    return this.#text.slice(this.#starts[index], (this.#starts[index + 1] ?? this.#text.length + 1) - 1);
+  }
+
+  #lineAt(offset: number): number {
+    let low = 0;
+    let high = this.#starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (this.#starts[middle]! <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return low;
   }
 }
