@@ -107,6 +107,7 @@ export function createBatchRunner(deps: BatchRunnerDeps): JobHandlers {
         fingerprintKey,
         subject: source.full_name,
         onArtifact: (artifact) => artifacts.push(artifact),
+        onNote: (note) => deps.log?.('scan note', { scan: scan.id, repository: source.full_name, note }),
       });
       await storeArtifacts(db, scan.id, artifacts);
       const stored = await ingestScanFindings(db, batch, { ...scan, commit_sha: checkout.commit }, found);

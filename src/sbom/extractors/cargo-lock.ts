@@ -1,6 +1,6 @@
 import { parse as parseToml } from 'smol-toml';
 import { component, type Component } from '../component.ts';
-import { ExtractError, type Extractor, type ManifestFile } from './extractor.ts';
+import { ExtractError, parserReason, type Extractor, type ManifestFile } from './extractor.ts';
 
 interface LockedPackage {
   name: string;
@@ -42,7 +42,7 @@ function readPackages(file: ManifestFile): LockedPackage[] {
   try {
     document = parseToml(file.text);
   } catch (error) {
-    throw new ExtractError(file.path, `not valid TOML: ${(error as Error).message.split('\n')[0]}`);
+    throw new ExtractError(file.path, `not valid TOML: ${parserReason(error)}`);
   }
   const packages = document.package ?? [];
   // Even a lone crate is listed itself, so a lockfile always has at least one package.

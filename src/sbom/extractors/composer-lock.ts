@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { component, type Component } from '../component.ts';
-import { ExtractError, type ExtractContext, type Extractor, type ManifestFile } from './extractor.ts';
+import { ExtractError, parserReason, type ExtractContext, type Extractor, type ManifestFile } from './extractor.ts';
 
 interface LockedPackage {
   name: string;
@@ -29,7 +29,7 @@ function parseJsonObject(file: ManifestFile): Record<string, unknown> {
   try {
     document = JSON.parse(file.text);
   } catch (error) {
-    throw new ExtractError(file.path, `not valid JSON: ${(error as Error).message}`);
+    throw new ExtractError(file.path, `not valid JSON: ${parserReason(error)}`);
   }
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw new ExtractError(file.path, 'not a JSON object');

@@ -32,3 +32,15 @@ export class ExtractError extends Error {
     this.name = 'ExtractError';
   }
 }
+
+/**
+ * A parser's reason for refusing a file: its first line, without the excerpts of the file some parsers
+ * quote (JSON.parse does), since a manifest line may carry a credential and notes reach logs.
+ */
+export function parserReason(error: unknown): string {
+  const first = (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+  return first
+    .replace(/,? (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/, ' (not valid JSON)')
+    .replace(/"(?:[^"\\\n]|\\.)*"/g, '"…"')
+    .replace(/:$/, '');
+}

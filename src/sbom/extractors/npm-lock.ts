@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { ExtractError, type ExtractContext, type Extractor, type ManifestFile } from './extractor.ts';
+import { ExtractError, parserReason, type ExtractContext, type Extractor, type ManifestFile } from './extractor.ts';
 import { lockedPackagesToComponents, type LockedPackage } from './js/locked-package.ts';
 import { readPackageManifest } from './js/package-manifest.ts';
 
@@ -36,7 +36,7 @@ function parseLock(file: ManifestFile): JsonObject {
   try {
     lock = JSON.parse(file.text);
   } catch (error) {
-    throw new ExtractError(file.path, `not valid JSON: ${(error as Error).message}`);
+    throw new ExtractError(file.path, `not valid JSON: ${parserReason(error)}`);
   }
   if (!isObject(lock)) throw new ExtractError(file.path, 'not a JSON object');
   return lock;

@@ -1,5 +1,5 @@
 import { component, type Component } from '../component.ts';
-import { ExtractError, type Extractor, type ManifestFile } from './extractor.ts';
+import { ExtractError, parserReason, type Extractor, type ManifestFile } from './extractor.ts';
 
 // NuGet's packages.lock.json: `dependencies` maps each target framework (and framework/runtime pair)
 // to the packages resolved for it, each with a `type` of Direct, Transitive, CentralTransitive
@@ -36,7 +36,7 @@ function lockedPackages(file: ManifestFile): LockedPackage[] {
   try {
     document = JSON.parse(file.text);
   } catch (error) {
-    throw new ExtractError(file.path, `not valid JSON: ${(error as Error).message}`);
+    throw new ExtractError(file.path, `not valid JSON: ${parserReason(error)}`);
   }
   const frameworks = isObject(document) ? document.dependencies : undefined;
   if (!isObject(frameworks)) throw new ExtractError(file.path, 'no "dependencies" object');

@@ -1,6 +1,6 @@
 import { component } from '../component.ts';
 import type { Component } from '../component.ts';
-import { ExtractError } from './extractor.ts';
+import { ExtractError, parserReason } from './extractor.ts';
 import type { Extractor, ManifestFile } from './extractor.ts';
 import { normalizePythonName, uniquePythonComponents } from './python/python-names.ts';
 import { isTable, readSiblingToml } from './python/python-project-files.ts';
@@ -54,7 +54,7 @@ function parseJsonObject(file: ManifestFile): Table {
   try {
     document = JSON.parse(file.text);
   } catch (error) {
-    throw new ExtractError(file.path, `not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ExtractError(file.path, `not valid JSON: ${parserReason(error)}`);
   }
   if (!isTable(document)) throw new ExtractError(file.path, 'not a JSON object');
   return document;

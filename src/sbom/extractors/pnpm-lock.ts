@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import { ExtractError, type Extractor, type ManifestFile } from './extractor.ts';
+import { ExtractError, parserReason, type Extractor, type ManifestFile } from './extractor.ts';
 import { lockedPackagesToComponents, type LockedPackage } from './js/locked-package.ts';
 import { nodeStandings, type DeclarationKind, type ProjectRoot } from './js/node-standings.ts';
 
@@ -60,7 +60,7 @@ function parseLock(file: ManifestFile): ParsedLock {
     // Every scalar as a string: versions such as `1.10` must not turn into numbers.
     document = parse(file.text, { schema: 'failsafe', logLevel: 'error' });
   } catch (error) {
-    throw new ExtractError(file.path, `not valid YAML: ${(error as Error).message.split('\n')[0].replace(/:$/, '')}`);
+    throw new ExtractError(file.path, `not valid YAML: ${parserReason(error)}`);
   }
   if (!isObject(document)) throw new ExtractError(file.path, 'not a YAML mapping');
   const version = typeof document.lockfileVersion === 'string' ? Number.parseFloat(document.lockfileVersion) : Number.NaN;

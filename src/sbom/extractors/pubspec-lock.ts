@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { component, type Component } from '../component.ts';
-import { ExtractError, type Extractor, type ManifestFile } from './extractor.ts';
+import { ExtractError, parserReason, type Extractor, type ManifestFile } from './extractor.ts';
 
 /** Sources that are not packages from a package repository: the Flutter SDK and local directories. */
 const SKIPPED_SOURCES = new Set(['sdk', 'path']);
@@ -46,7 +46,7 @@ function lockedPackages(file: ManifestFile): Record<string, unknown> {
     // Every scalar as a string, so a version such as 1.10 is not read as the number 1.1.
     document = parseYaml(file.text, { schema: 'failsafe' });
   } catch (error) {
-    throw new ExtractError(file.path, `not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+    throw new ExtractError(file.path, `not valid YAML: ${parserReason(error)}`);
   }
   if (!isObject(document)) throw new ExtractError(file.path, 'not a YAML mapping');
   if (!isObject(document.packages)) throw new ExtractError(file.path, 'no "packages" mapping');

@@ -133,7 +133,7 @@ function exactPin(requirement: string, filePath: string, lineNumber: number): Pi
   if (specifiers === '') return null;
   const clauses = specifiers.split(',').map((clause) => VERSION_CLAUSE.exec(clause));
   if (clauses.some((clause) => clause === null)) {
-    throw new ExtractError(filePath, `line ${lineNumber}: not a requirement: ${requirement}`);
+    throw new ExtractError(filePath, `line ${lineNumber}: not a requirement pip can read`);
   }
   if (clauses.length !== 1) return null;
   const [, operator, version] = clauses[0]!;

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { parseSyml } from '@yarnpkg/parsers';
-import { ExtractError, type ExtractContext, type Extractor, type ManifestFile } from './extractor.ts';
+import { ExtractError, parserReason, type ExtractContext, type Extractor, type ManifestFile } from './extractor.ts';
 import { lockedPackagesToComponents, type LockedPackage } from './js/locked-package.ts';
 import { nodeStandings, type ProjectRoot } from './js/node-standings.ts';
 import { readPackageManifest } from './js/package-manifest.ts';
@@ -59,7 +59,7 @@ function parseLock(file: ManifestFile): ParsedLock {
   try {
     document = parseSyml(file.text);
   } catch (error) {
-    throw new ExtractError(file.path, `not a yarn.lock: ${(error as Error).message.split('\n')[0]}`);
+    throw new ExtractError(file.path, `not a yarn.lock: ${parserReason(error)}`);
   }
   if (!isObject(document)) throw new ExtractError(file.path, 'not a yarn.lock: no entries');
   const berry = Object.hasOwn(document, '__metadata');

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { ExtractError } from '../extractor.ts';
+import { ExtractError, parserReason } from '../extractor.ts';
 import type { ExtractContext, ManifestFile } from '../extractor.ts';
 
 export type Table = Record<string, unknown>;
@@ -14,9 +14,7 @@ export function parseTomlFile(file: ManifestFile): Table {
   try {
     return parseToml(file.text);
   } catch (error) {
-    // smol-toml follows its first line with an excerpt of the source; the first line says what and where.
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw new ExtractError(file.path, `not valid TOML: ${reason}`);
+    throw new ExtractError(file.path, `not valid TOML: ${parserReason(error)}`);
   }
 }
 

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { buildInventory } from '../src/sbom/inventory.ts';
+
+const lock = (deps: Record<string, string>) =>
+  JSON.stringify({
+    lockfileVersion: 3,
+    packages: { '': { name: 'x', dependencies: Object.fromEntries(Object.keys(deps).map((n) => [n, '*'])) }, ...Object.fromEntries(Object.entries(deps).map(([n, v]) => [`node_modules/${n}`, { version: v }])) },
+  });
+
+describe('the dependency inventory of a tree', () => {
+  let dir: string;
+  let outside: string;
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-inventory-'));
+    outside = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-outside-'));
+    const files: Record<string, string> = {
+      'web/package-lock.json': lock({ react: '18.2.0' }),
+      'web/node_modules/react/package-lock.json': lock({ 'loose-envify': '1.4.0' }),
+      'api/requirements.txt': 'flask==3.0.0\n-r ../shared/requirements-base.txt\n-r ../../escape/requirements.txt\n',
+      'shared/requirements-base.txt': 'requests==2.31.0\n',
+      'third_party/go.mod': 'module a\n\nrequire github.com/x/y v1.0.0\n',
+      'test/fixtures/package-lock.json': lock({ 'fixture-only': '1.0.0' }),
+      'generated/Cargo.lock': 'version = 3\n\n[[package]]\nname = "ignored"\nversion = "1.0.0"\nsource = "registry+x"\n',
+      '.bulwarkignore': 'generated/\n',
+      'broken/composer.lock': '{"packages": [{"name": "a/b", "version": "1.0", "password": hunter2secret}]}',
+      'svc/go.mod': 'module svc\n\nrequire (\n\tgithub.com/gin-gonic/gin v1.9.0\n)\n',
+    };
+    for (const [file, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      fs.writeFileSync(path.join(dir, file), text);
+    }
+    fs.writeFileSync(path.join(outside, 'requirements.txt'), 'secret-internal-pkg==9.9.9\n');
+    fs.symlinkSync(path.join(outside, 'requirements.txt'), path.join(dir, 'shared', 'linked.txt'));
+    fs.appendFileSync(path.join(dir, 'api/requirements.txt'), '-r ../shared/linked.txt\n');
+  });
+  after(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(outside, { recursive: true, force: true });
+  });
+
+  test('every manifest outside vendored, fixture and ignored folders; includes stay inside the tree', async () => {
+    const notes: string[] = [];
+    const inventory = await buildInventory(dir, { onNote: (n) => notes.push(n) });
+    assert.deepEqual(
+      inventory.components.map((c) => `${c.sourceFile} ${c.purl}`).sort(),
+      [
+        'api/requirements.txt pkg:pypi/flask@3.0.0',
+        'shared/requirements-base.txt pkg:pypi/requests@2.31.0',
+        'svc/go.mod pkg:golang/github.com/gin-gonic/gin@v1.9.0',
+        'web/package-lock.json pkg:npm/react@18.2.0',
+      ],
+      'node_modules, third_party, test fixtures, .bulwarkignore, ../ escapes and symlinks out of the tree are all left out',
+    );
+    assert.deepEqual(
+      inventory.manifests.map((m) => [m.path, m.extractor, m.components]),
+      [
+        ['api/requirements.txt', 'pip-requirements', 2],
+        ['shared/requirements-base.txt', 'pip-requirements', 1],
+        ['svc/go.mod', 'go-mod', 1],
+        ['web/package-lock.json', 'npm-lock', 1],
+      ],
+    );
+    assert.equal(notes.length, 1);
+    assert.match(notes[0]!, /^broken\/composer\.lock: not valid JSON: Unexpected token 'h' \(not valid JSON\) \(skipped\)$/);
+    assert.doesNotMatch(notes[0]!, /hunter2/, 'a note never quotes the file it could not read');
+  });
+
+  test('a cancelled scan stops between manifests', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('cancelled'));
+    await assert.rejects(buildInventory(dir, { signal: controller.signal }), /cancelled/);
+  });
+});
