@@ -57,6 +57,7 @@ describe('matching components to advisories', () => {
   test('the lookup is asked once per ecosystem with normalized names; components without a version are not matched', async () => {
     const asked: [string, string[]][] = [];
     const lookup = {
+      hasRecords: async () => true,
       async forPackages(ecosystem: string, keys: string[]) {
         asked.push([ecosystem, keys]);
         return new Map(keys.includes('requests') ? [['requests', [advisory('GHSA-2099-reqs-bbbb', [], [{ introduced: '0' }, { fixed: '3.0.0' }])]]] : []);

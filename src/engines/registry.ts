@@ -15,7 +15,7 @@ export interface EngineOptions {
   advisories?: AdvisoryLookup;
 }
 
-const NO_ADVISORIES: AdvisoryLookup = { forPackages: async () => new Map() };
+const NO_ADVISORIES: AdvisoryLookup = { forPackages: async () => new Map(), hasRecords: async () => false };
 
 /** The engines this build ships; a scan type missing here fails its batch at once with its credit returned. */
 export function defaultEngines(options: EngineOptions): EngineRegistry {

@@ -19,12 +19,17 @@ export interface Advisory {
 export interface AdvisoryLookup {
   /** Advisories not withdrawn, by package key, for the given package keys of one ecosystem. */
   forPackages(ecosystem: Ecosystem, packageKeys: string[]): Promise<Map<string, Advisory[]>>;
+  /** Whether any record has been imported at all, so a scan can say it matched against nothing. */
+  hasRecords(): Promise<boolean>;
 }
 
 const KEYS_PER_QUERY = 500;
 
 export function storedAdvisories(db: Kysely<Database>): AdvisoryLookup {
   return {
+    async hasRecords() {
+      return (await db.selectFrom('osv_affected').select('advisory_id').limit(1).executeTakeFirst()) !== undefined;
+    },
     async forPackages(ecosystem, packageKeys) {
       const found = new Map<string, Map<string, Advisory>>();
       for (let i = 0; i < packageKeys.length; i += KEYS_PER_QUERY) {

@@ -84,21 +84,18 @@ async function gitTarget(dir: string, settings: Settings): Promise<{ gitDir: str
 
 /**
  * OSV records for a local sbom scan, from the configured database when it exists; without one the
- * scan still lists every dependency, and says why it matched none.
+ * scan still lists every dependency, and the engine says why it matched none.
  */
-async function openLocalAdvisories(settings: Settings, note: (message: string) => void) {
-  if (!settings.databaseUrl && !existsSync(path.join(settings.dataDir, 'bulwark.db'))) {
-    note(`no database at ${settings.dataDir}, so no vulnerability records: run "bulwark osv import" first to match dependencies`);
-    return undefined;
-  }
+async function openLocalAdvisories(settings: Settings) {
+  if (!settings.databaseUrl && !existsSync(path.join(settings.dataDir, 'bulwark.db'))) return undefined;
   const store = openStore(settings);
   await migrateToLatest(store);
   return { lookup: storedAdvisories(store.db), close: () => store.close() };
 }
 
 /**
- * `bulwark scan DIR --type secrets`: runs an engine on a local folder, with no server and no database, and
- * prints (or with --output, writes) a report. Exit code 1 when --fail-on is given and a finding is at or
+ * `bulwark scan DIR --type secrets`: runs an engine on a local folder, with no server (an sbom scan reads
+ * OSV records from the database if there is one), and prints (or with --output, writes) a report. Exit code 1 when --fail-on is given and a finding is at or
  * above it, else 0.
  */
 export async function scanCommand(args: string[], values: Record<string, unknown>): Promise<number> {
@@ -119,7 +116,7 @@ export async function scanCommand(args: string[], values: Record<string, unknown
   if (!stat?.isDirectory()) throw new UsageError(`${target}: no such directory`);
 
   const note = (message: string) => process.stderr.write(`bulwark: ${message}\n`);
-  const advisories = scanType === 'sbom_scan' ? await openLocalAdvisories(settings, note) : undefined;
+  const advisories = scanType === 'sbom_scan' ? await openLocalAdvisories(settings) : undefined;
   const repo = await gitTarget(dir, settings);
   const artifacts: ScanArtifact[] = [];
   let findings;

@@ -27,6 +27,9 @@ export class SbomEngine implements ScanEngine {
       kind: 'cyclonedx',
       content: cyclonedxJson({ name: input.subject ?? path.basename(path.resolve(input.dir)), version: input.commit }, inventory.components),
     });
+    if (inventory.components.length && !(await this.#advisories.hasRecords())) {
+      input.onNote?.('no vulnerability records are imported, so no dependency was matched: run "bulwark osv import" with OSV exports');
+    }
     const vulnerabilities = await matchComponents(inventory.components, this.#advisories);
     const lines = new LineFinder(input.dir);
     const findings: RawFinding[] = [];
