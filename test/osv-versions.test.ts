@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { canonicalMavenVersion, compareMavenVersions } from '../src/osv/maven-version.ts';
 import { normalizeComposerVersion, SEMVER_SCHEME, versionScheme, type VersionScheme } from '../src/osv/versions.ts';
 import { ECOSYSTEMS, type Ecosystem } from '../src/sbom/component.ts';
 
@@ -179,12 +180,176 @@ describe('SEMVER range scheme', () => {
   });
 });
 
-describe('Maven pairs mvncmp orders inconsistently', () => {
-  test('a sub-list against a qualifier at the same position compares equal both ways, never less both ways', () => {
+// Maven's own ComparableVersion (maven-artifact 3.8.7, the same algorithm as 3.9.x) sorted these and printed
+// their canonical forms: each row is [canonical form, ...versions it compares equal], rows in ascending order.
+// Some rows show quirks kept on purpose: `1.0-final-1` is [1, [[1]]], below `1-1`; ten or more zeros make a
+// long item, so `0000000000.1` sorts after every number of up to nine digits; any Unicode digit is a digit.
+const MAVEN_LADDER: string[][] = [
+  ['0.9', '0.9'],
+  ['1-alpha', '1-alpha', '1.0-Alpha'],
+  ['1-alpha-1', '1-alpha1', '1-alpha-1', '1-a1', '1a1', '1-ALPHA-1', '1-Alpha1'],
+  ['1-alpha-2-snapshot', '1-alpha2snapshot'],
+  ['1-alpha-2', '1-alpha-2'],
+  ['1-alpha-10', '1-alpha-10'],
+  ['1-beta', '1-beta'],
+  ['1-beta-1', '1-b1'],
+  ['1-beta-2', '1-beta-2'],
+  ['1-beta-123', '1-beta123'],
+  ['1-milestone-1', '1-m1'],
+  ['1-milestone-2', '1-milestone-2'],
+  ['1-milestone-11', '1-m11'],
+  ['1-rc', '1-rc', '1-cr'],
+  ['1-rc-1', '1-RC1', '1-cr1', '1-rc-1', '1.0.0.RC1', '1.0RC1', '1.0-rc-1', '1.0.RC1'],
+  ['1-rc-2', '1-rc2', '1-CR-2', '1.0.0-RC2', '1.0-rc-2', '1.0.RC2'],
+  ['1-rc-3', '1.0-RC3'],
+  ['1-rc-123', '1-rc123'],
+  ['1-snapshot', '1-SNAPSHOT', '1-snapshot', '1.0-SNAPSHOT'],
+  ['1', '1', '1.0', '1.0.0', '1.0.0.0', '1-0', '1-ga', '1.ga', '1-final', '1.Final', '1-release', '1.RELEASE', '1GA'],
+  ['1-sp', '1-sp', '1.sp', '1-SP'],
+  ['1-sp-1', '1-sp1', '1-sp-1', '1.sp1'],
+  ['1-sp-2', '1-sp2'],
+  ['1-sp-123', '1-sp123'],
+  ['1-sp.1', '1-sp.1'],
+  ['1-a', '1-a'],
+  ['1-abc', '1-abc'],
+  ['1-abc-1', '1.0.0.abc1'],
+  ['1-abc-2', '1.0.0-abc2'],
+  ['1-def', '1-def'],
+  ['1-foo', '1-foo', '1.foo', '1foo'],
+  ['1-jre', '1-jre'],
+  ['1-pom-1', '1-pom-1'],
+  ['1-xyz', '1-xyz'],
+  ['1-1', '1.0-final-1'],
+  ['1-1-snapshot', '1-1-SNAPSHOT'],
+  ['1-1', '1-1', '1.0-1', '1.0.0-1'],
+  ['1-1-sp', '1-1.sp'],
+  ['1-1-1', '1-1-1'],
+  ['1-2', '1-2'],
+  ['1-123', '1-123'],
+  ['1-20230101.123456-1', '1-20230101.123456-1'],
+  ['1.0.0.0.0.0.1', '1.0.0.0.0.0.1'],
+  ['1.0.1', '1.0.1'],
+  ['1.1-alpha', '1.1-alpha'],
+  ['1.1-snapshot', '1.1-SNAPSHOT'],
+  ['1.1', '1.1', '1.01', '1.001.0'],
+  ['1.1-a', '1.1.a'],
+  ['1.1-1', '1.1-1'],
+  ['1.1.0.1', '1.1.0.1'],
+  ['1.2', '1.2'],
+  ['1.3', '1.3', '1.03', '1.\u0663'],
+  ['1.10', '1.10'],
+  ['2', '2.0'],
+  ['2-a', '2.0.a'],
+  ['2-abc', '2-abc', '2.0.abc', '2.0.0.abc'],
+  ['2-1', '2-1'],
+  ['2.0.1', '2.0.1'],
+  ['2.0.1-klm', '2.0.1-klm'],
+  ['2.0.1-lmn', '2.0.1-lmn'],
+  ['2.0.1-xyz', '2.0.1-xyz'],
+  ['2.0.1-123', '2.0.1-123'],
+  ['2.0.2', '2.0.2'],
+  ['2.0.123', '2.0.123'],
+  ['2.1-a', '2.1-a'],
+  ['2.1-b', '2.1b'],
+  ['2.1-c', '2.1-c'],
+  ['2.1-1', '2.1-1'],
+  ['2.1.0.1', '2.1.0.1'],
+  ['2.5-sp-1', '2.5.SP1'],
+  ['2.5-sp-2', '2.5-sp2'],
+  ['2.5-1', '2.5-1'],
+  ['2.5.1', '2.5.1'],
+  ['3-milestone-1', '3.0.0-M1', '3.0.0.M1'],
+  ['3-milestone-5', '3.0.0-M5'],
+  ['3-rc-1', '3.0.0-RC1', '3.0.0.RC1'],
+  ['3-rc-2', '3.0.0-RC2', '3.0.0.RC2'],
+  ['3', '3.0.0'],
+  ['4.1-alpha-1', '4.1.0.Alpha1'],
+  ['4.1-beta-1', '4.1.0.Beta1'],
+  ['4.1-rc-1', '4.1.0.CR1'],
+  ['4.1', '4.1.0.Final'],
+  ['4.1-sp-1', '4.1.0.SP1'],
+  ['4.1-redhat-1', '4.1.0.Final-redhat-00001'],
+  ['5.3.20', '5.3.20.RELEASE'],
+  ['6.1-rc-3', '6.1.0rc3'],
+  ['6.1', '6.1.0'],
+  ['6.1-h.5-beta', '6.1H.5-beta'],
+  ['11-alpha-2', '11.a2'],
+  ['11-alpha-11', '11.a11'],
+  ['11-beta-2', '11.b2'],
+  ['11-milestone-2', '11.m2'],
+  ['11', '11'],
+  ['11-a', '11.a'],
+  ['11-b', '11b'],
+  ['11-c', '11c'],
+  ['11-m', '11m'],
+  ['31.1', '31.1'],
+  ['31.1-android', '31.1-android'],
+  ['31.1-jre', '31.1-jre'],
+  ['20190126.230843', '20190126.230843'],
+  ['999999999', '999999999'],
+  ['0.1', '0000000000.1'],
+  ['1000000000', '1000000000'],
+  ['2147483647', '2147483647'],
+  ['2147483648', '2147483648'],
+  ['0.1', '0000000000000000000.1'],
+  ['9223372036854775807', '9223372036854775807'],
+  ['9223372036854775808', '9223372036854775808'],
+  ['99999999999999999999999999', '99999999999999999999999999'],
+];
+
+describe('Maven ComparableVersion port', () => {
+  test('canonical forms match Maven', () => {
+    for (const [canonical, ...versions] of MAVEN_LADDER) {
+      for (const v of versions) assert.equal(canonicalMavenVersion(v), canonical, v);
+    }
+  });
+
+  test('versions in a row compare equal', () => {
+    for (const [, ...versions] of MAVEN_LADDER) {
+      for (const a of versions) for (const b of versions) assert.equal(compareMavenVersions(a, b), 0, `${a} = ${b}`);
+    }
+  });
+
+  test('rows are strictly ascending, every pair both ways', () => {
+    const rows = MAVEN_LADDER.map(([, ...versions]) => versions);
+    rows.forEach((lower, i) => {
+      for (const higher of rows.slice(i + 1)) {
+        for (const a of lower) {
+          for (const b of higher) {
+            assert.equal(compareMavenVersions(a, b), -1, `${a} < ${b}`);
+            assert.equal(compareMavenVersions(b, a), 1, `${b} > ${a}`);
+          }
+        }
+      }
+    });
+  });
+
+  test('sorting a shuffled ladder restores it', () => {
+    const firsts = MAVEN_LADDER.map((row) => row[1]);
+    const shuffled = [...firsts.filter((_, i) => i % 2 === 1), ...firsts.filter((_, i) => i % 2 === 0).reverse()];
+    assert.deepEqual(shuffled.sort(compareMavenVersions), firsts);
+  });
+
+  test('a sub-list orders after a qualifier at the same position, consistently both ways', () => {
+    // mvncmp, used before, said "less" both ways for these pairs.
     const maven = versionScheme('Maven');
-    for (const [a, b] of [['2.5-1', '2.5.SP1'], ['1-1', '1.sp']]) {
-      assert.equal(maven.compare(a, b), 0, `${a} vs ${b}`);
-      assert.equal(maven.compare(b, a), 0, `${b} vs ${a}`);
+    for (const [lower, higher] of [['2.5.SP1', '2.5-1'], ['1.sp', '1-1'], ['1-sp', '1-1']]) assertOrder(maven, lower, higher);
+  });
+
+  test('keeps the cycle Maven has around `1-0.alpha`: below 1 (MNG-6964), yet a sub-list above `1-xyz`', () => {
+    const cycle = ['1-0.alpha', '1-0.beta', '1', '1-xyz', '1-0.alpha'];
+    for (let i = 1; i < cycle.length; i++) {
+      assert.equal(compareMavenVersions(cycle[i - 1], cycle[i]), -1, `${cycle[i - 1]} < ${cycle[i]}`);
+      assert.equal(compareMavenVersions(cycle[i], cycle[i - 1]), 1, `${cycle[i]} > ${cycle[i - 1]}`);
+    }
+    assert.equal(compareMavenVersions('1-sp', '1-0.alpha'), -1);
+    assert.equal(compareMavenVersions('1-0.alpha', '1-1'), -1);
+  });
+
+  test('never throws', () => {
+    for (const v of ['', '.', '-', '..--', '1..1', '-1', '1-', '\u{1F600}', '\ud800', '${project.version}', '[1.0,2.0)']) {
+      assert.equal(compareMavenVersions(v, v), 0, v);
+      assert.doesNotThrow(() => canonicalMavenVersion(v), v);
     }
   });
 });

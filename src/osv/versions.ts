@@ -1,9 +1,9 @@
 import pep440 from '@renovatebot/pep440';
 import rubyGems from '@renovatebot/ruby-semver';
 import phpVersionCompare from 'locutus/php/info/version_compare.js';
-import maven from 'mvncmp';
 import semver from 'semver';
 import type { Ecosystem } from '../sbom/component.ts';
+import { compareMavenVersions } from './maven-version.ts';
 
 // How each ecosystem orders its versions, so OSV ranges can be evaluated offline.
 //
@@ -54,17 +54,8 @@ const RUBYGEMS_SCHEME: VersionScheme = scheme(
 // `${property}` or a version range, so those read as not comparable instead of sorting somewhere odd.
 const MAVEN_VERSION = /^[0-9A-Za-z][0-9A-Za-z._+-]*$/;
 
-/** Maven's ComparableVersion: 1.0-alpha < 1.0-SNAPSHOT < 1.0 = 1.0.0 = 1.0.Final < 1.0-sp. */
-const MAVEN_SCHEME: VersionScheme = scheme(
-  (v) => MAVEN_VERSION.test(v),
-  (a, b) => {
-    const forward = Math.sign(maven.compare(a, b));
-    // mvncmp answers "less" in both directions when a sub-list (`1-1`) meets a qualifier (`1.sp`) at
-    // the same position, where Maven says the sub-list is greater. Which side is which cannot be told
-    // without parsing again, so such a pair counts as equal to keep the order consistent.
-    return forward === Math.sign(maven.compare(b, a)) ? 0 : forward;
-  },
-);
+/** Maven's ComparableVersion: 1.0-alpha < 1.0-SNAPSHOT < 1.0 = 1.0.0 = 1.0.Final < 1.0-sp < 1.0-1 < 1.0.1. */
+const MAVEN_SCHEME: VersionScheme = scheme((v) => MAVEN_VERSION.test(v), compareMavenVersions);
 
 const COMPOSER_STABILITY = '[._-]?(?:(stable|beta|b|RC|alpha|a|patch|pl|p)((?:[.-]?\\d+)*)?)?([.-]?dev)?';
 const COMPOSER_CLASSIC = new RegExp(`^v?(\\d{1,5})(\\.\\d+)?(\\.\\d+)?(\\.\\d+)?${COMPOSER_STABILITY}$`, 'i');
