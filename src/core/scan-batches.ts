@@ -121,7 +121,6 @@ export async function getScanResults(
   return { batch, findings };
 }
 
-
 /**
  * The CycloneDX document an `sbom_scan` produced for the unit's first repository. A batch of another
  * type, or one whose scan has not finished or failed, has none, and the refusal says which.

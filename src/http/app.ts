@@ -22,7 +22,6 @@ export interface AppOptions extends Partial<Omit<Deps, 'store'>> {
   bodyLimit?: number;
 }
 
-
 /**
  * Accepts any content type as JSON, as FastAPI does: clients that forget the header still work,
  * and an empty body reaches validation as "missing" instead of failing in the parser.

@@ -95,8 +95,8 @@ async function openLocalAdvisories(settings: Settings) {
 
 /**
  * `bulwark scan DIR --type secrets`: runs an engine on a local folder, with no server (an sbom scan reads
- * OSV records from the database if there is one), and prints (or with --output, writes) a report. Exit code 1 when --fail-on is given and a finding is at or
- * above it, else 0.
+ * OSV records from the database if there is one), and prints (or with --output, writes) a report. Exit
+ * code 1 when --fail-on is given and a finding is at or above it, else 0.
  */
 export async function scanCommand(args: string[], values: Record<string, unknown>): Promise<number> {
   const [target, ...extra] = args;
