@@ -33,6 +33,50 @@ export interface Settings {
    * external run. Relative paths resolve against the server's working directory.
    */
   semgrepConfigs: string[];
+  /** The model behind fixes no deterministic fixer handles, and behind refinements; null when none is configured. */
+  llm: LlmSettings | null;
+  /** API roots of the code hosts pull requests are opened on (GitHub Enterprise Server, self-managed GitLab, Azure DevOps Server). */
+  codeHosts: CodeHostSettings;
+}
+
+export interface LlmSettings {
+  /** `openai` speaks the Chat Completions API (OpenAI, vLLM, Ollama, LiteLLM, DeepSeek, Moonshot…); `anthropic` the Messages API. */
+  provider: 'openai' | 'anthropic';
+  baseUrl: string | null;
+  model: string;
+  apiKey: string | null;
+  /** Tool-loop steps one agent run may take. */
+  maxSteps: number;
+  /** Wall-clock seconds one agent run may take. */
+  timeoutSeconds: number;
+}
+
+export interface CodeHostSettings {
+  githubApiUrl: string;
+  gitlabUrl: string;
+  /** Organization URLs are `<azureDevOpsUrl>/<organization>`. */
+  azureDevOpsUrl: string;
+}
+
+const LLM_PROVIDERS = ['openai', 'anthropic'] as const;
+
+/** The LLM settings, or null without BULWARK_LLM_PROVIDER; a half-configured provider is refused at start. */
+function llmFromEnv(env: NodeJS.ProcessEnv): LlmSettings | null {
+  const provider = env.BULWARK_LLM_PROVIDER?.trim();
+  if (!provider) return null;
+  if (!(LLM_PROVIDERS as readonly string[]).includes(provider)) {
+    throw new Error(`BULWARK_LLM_PROVIDER must be one of ${LLM_PROVIDERS.join(', ')}, got "${provider}"`);
+  }
+  const model = env.BULWARK_LLM_MODEL?.trim();
+  if (!model) throw new Error('BULWARK_LLM_MODEL is required when BULWARK_LLM_PROVIDER is set');
+  return {
+    provider: provider as LlmSettings['provider'],
+    baseUrl: env.BULWARK_LLM_BASE_URL?.trim() || null,
+    model,
+    apiKey: env.BULWARK_LLM_API_KEY || null,
+    maxSteps: Math.max(1, intFromEnv(env, 'BULWARK_LLM_MAX_STEPS', 30)),
+    timeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_LLM_TIMEOUT_SECONDS', 600)),
+  };
 }
 
 function boolFromEnv(env: NodeJS.ProcessEnv, name: string): boolean {
@@ -83,6 +127,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     faultScanDelayMs: intFromEnv(env, 'BULWARK_FAULT_SCAN_DELAY_MS', 0),
     sastRuleDirs: (env.BULWARK_SAST_RULES_DIRS ?? '').split(path.delimiter).filter(Boolean).map((d) => path.resolve(d)),
     semgrepConfigs: splitList(env.BULWARK_SEMGREP_CONFIGS),
+    llm: llmFromEnv(env),
+    codeHosts: {
+      githubApiUrl: (env.BULWARK_GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+      gitlabUrl: (env.BULWARK_GITLAB_URL || 'https://gitlab.com').replace(/\/+$/, ''),
+      azureDevOpsUrl: (env.BULWARK_AZURE_DEVOPS_URL || 'https://dev.azure.com').replace(/\/+$/, ''),
+    },
   };
   return { ...settings, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
 }

@@ -1,0 +1,80 @@
+import type { ScanType } from '../core/scan-types.ts';
+
+/** A finding as a fix works on it: where it is, what found it, and what the engine recorded about it. */
+export interface FixFinding {
+  id: string;
+  scanType: ScanType;
+  checkId: string;
+  severity: string;
+  title: string | null;
+  message: string;
+  /** Repository-relative POSIX path. */
+  filePath: string;
+  startLine: number | null;
+  endLine: number | null;
+  cwe: string[];
+  /** What the engine stored: for dependencies `package`, `ecosystem`, `installed_version`, `fixed_version`… */
+  metadata: Record<string, unknown>;
+}
+
+/** What a fix step can use: the writable work tree and a way to say it made progress. */
+export interface FixWorkspace {
+  /** Absolute path of the work tree, checked out at the fix's base commit. */
+  dir: string;
+  signal: AbortSignal;
+  /** Called once per completed fixer or agent step; it is the fix's heartbeat. */
+  step(): Promise<void>;
+}
+
+export interface FixerOutcome {
+  /** Whether the fixer changed the tree so that the finding should be gone. */
+  fixed: boolean;
+  /** Repository-relative paths it wrote. */
+  changedFiles: string[];
+  /** Why it could not fix, or what it did, in one sentence for the fix's record. */
+  note: string;
+}
+
+/** A deterministic fixer: one kind of finding, no model, the same result every time. */
+export interface Fixer {
+  readonly name: string;
+  handles(finding: FixFinding): boolean;
+  apply(finding: FixFinding, workspace: FixWorkspace): Promise<FixerOutcome>;
+}
+
+export interface VerificationResult {
+  /** Findings the originating engine still reports in the patched files, by finding id. */
+  stillDetected: string[];
+  /** Patched files that no longer parse, with the parser's reason. */
+  unparsable: { file: string; reason: string }[];
+}
+
+export interface AgentUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface AgentRunInput {
+  workspace: FixWorkspace;
+  findings: FixFinding[];
+  /** The fix's own instructions, then each refinement's, oldest first. */
+  instructions: string[];
+  /** Re-runs the originating engines on files and says what they still find, for the agent's tool. */
+  rescan(files: string[]): Promise<string>;
+}
+
+export interface AgentRunResult {
+  changedFiles: string[];
+  /** The agent's closing summary, kept out of progress (a heartbeat carries no message content). */
+  summary: string;
+  usage: AgentUsage;
+  steps: number;
+}
+
+/** An LLM-driven fixer for what no deterministic fixer handles, and for refinements. */
+export interface FixAgent {
+  run(input: AgentRunInput): Promise<AgentRunResult>;
+}
+
+/** A refusal to apply in a fix's `error_message`: safe to show, never containing a secret. */
+export class FixError extends Error {}
