@@ -21,7 +21,7 @@ const fixBody = (overrides: Record<string, unknown> = {}) => ({
 let h: Harness;
 let org: TestOrg;
 before(async () => {
-  h = await createHarness();
+  h = await createHarness({ agentConfigured: true });
   org = await h.org('acme'); // the first organization's key is the harness default
 });
 after(() => h.close());
@@ -270,6 +270,28 @@ describe('fix lifecycle: cancel and refine (repository family)', () => {
     expectApiError(await h.call('POST', `${base}/${fix.id}/pull-requests`), 409, 'INVALID_STATE'); // the old diff is superseded
     const refinements = await h.database.store.db.selectFrom('fix_refinements').select('instructions').where('fix_id', '=', fix.id).execute();
     assert.deepEqual(refinements.map((r) => r.instructions), ['also handle X'], 'the follow-up instructions are kept for the agent');
+  });
+
+  test('without an LLM agent, refining a completed fix is a 409 that names the settings, and changes nothing', async () => {
+    const plain = await createHarness();
+    try {
+      const other = await plain.org('no-agent');
+      const unit = await plain.unit(other, SOURCES);
+      const fix = expectStatus(await plain.call('POST', `/api/v1/repositories/${unit.id}/fixes`, { body: fixBody() }), 201);
+      await plain.database.store.db.updateTable('fixes').set({ status: 'completed', diff: DIFF }).where('id', '=', fix.id).execute();
+      const refused = expectApiError(
+        await plain.call('POST', `/api/v1/repositories/${unit.id}/fixes/${fix.id}/refine`, { body: { instructions: 'also X' } }),
+        409,
+        'AGENT_UNAVAILABLE',
+      );
+      assert.match(refused.detail, /BULWARK_LLM_PROVIDER/);
+      const row = await plain.database.store.db.selectFrom('fixes').selectAll().where('id', '=', fix.id).executeTakeFirstOrThrow();
+      assert.equal(row.status, 'completed');
+      assert.equal(row.runs, 1);
+      assert.equal((await plain.database.store.db.selectFrom('fix_refinements').selectAll().where('fix_id', '=', fix.id).execute()).length, 0);
+    } finally {
+      await plain.close();
+    }
   });
 
   test('refine and cancel of an unknown fix are 404s', async () => {

@@ -3,7 +3,18 @@ import { newId, nowIso } from '../ids.ts';
 import type { Database, FindingEventRow, FindingRow } from '../store/schema.ts';
 import { newestFirst, type PageRequest } from './pagination.ts';
 
-export const EVENT_TYPES = ['detected', 'status_changed', 'resolved_auto', 'reopened', 'fix_created'] as const;
+export const EVENT_TYPES = [
+  'detected',
+  'status_changed',
+  'resolved_auto',
+  'reopened',
+  'fix_created',
+  'fix_started',
+  'fix_completed',
+  'fix_failed',
+  'fix_cancelled',
+  'fix_pr_created',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface EventInput {

@@ -8,7 +8,7 @@ import type { Principal } from './principal.ts';
 import { consumeCredit } from './quotas.ts';
 import type { Unit } from './units.ts';
 
-export const FIX_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
+export const FIX_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled', 'pr_creation_failed'] as const;
 export type FixStatus = (typeof FIX_STATUSES)[number];
 
 export interface FixView {
@@ -31,6 +31,15 @@ export interface PullRequestInput {
   body?: string | null;
   branch_name?: string | null;
 }
+
+/**
+ * Hands run `run` of a fix to a worker, inside the transaction that made it runnable, so a run exists
+ * exactly when its fix was committed.
+ */
+export type FixDispatcher = (trx: Kysely<Database>, fixId: string, run: number) => Promise<void>;
+
+/** A code host refused or failed; the message says what happened (a branch pushed, no pull request). */
+export class PullRequestError extends Error {}
 
 /** Opens pull requests for a completed fix on its code host. */
 export interface PullRequestOpener {
@@ -85,12 +94,38 @@ export async function getFix(db: Kysely<Database>, unit: Unit, fixId: string): P
   return view;
 }
 
-/** Stores a pending fix for the given findings, taking one `prs` credit and writing `fix_created` events. */
+/** The findings of a fix, in the order they were given. */
+export async function findingsOfFix(db: Kysely<Database>, fixId: string): Promise<FindingRow[]> {
+  return db
+    .selectFrom('fix_findings')
+    .innerJoin('findings', 'findings.id', 'fix_findings.finding_id')
+    .selectAll('findings')
+    .where('fix_findings.fix_id', '=', fixId)
+    .orderBy('fix_findings.position')
+    .execute();
+}
+
+/** One event per finding of a fix, e.g. `fix_started` (a fix without findings records none). */
+export async function recordFixEvents(
+  db: Kysely<Database>,
+  fixId: string,
+  eventType: 'fix_started' | 'fix_completed' | 'fix_failed' | 'fix_cancelled' | 'fix_pr_created',
+  metadata: Record<string, unknown> = {},
+  actorKeyId: string | null = null,
+): Promise<void> {
+  const at = nowIso();
+  for (const finding of await findingsOfFix(db, fixId)) {
+    await recordEvent(db, { finding, eventType, actorKeyId, metadata: { fix_id: fixId, ...metadata }, at });
+  }
+}
+
+/** Stores a pending fix for the given findings, taking one `prs` credit, writing `fix_created` events and queueing its run. */
 export async function createFix(
   db: Kysely<Database>,
   principal: Principal,
   unit: Unit,
   input: FixCreateInput,
+  dispatch: FixDispatcher,
 ): Promise<FixView> {
   const provider = input.source_repo_provider ?? 'github';
   const source = unit.sources.find((s) => s.full_name === input.source_repo && s.provider === provider);
@@ -125,6 +160,10 @@ export async function createFix(
       error_message: null,
       diff: null,
       agent_steps_completed: 0,
+      agent_input_tokens: 0,
+      agent_output_tokens: 0,
+      verification: null,
+      runs: 1,
       latest_activity_at: null,
       created_by_key_id: principal.keyId,
       created_at: now,
@@ -148,6 +187,7 @@ export async function createFix(
         at: now,
       });
     }
+    await dispatch(trx, fix.id, fix.runs);
     return { fix, findingIds, pullRequests: [] };
   });
 }
@@ -177,17 +217,27 @@ async function transition(
   return { ...fix, ...changes, updated_at: now };
 }
 
-export async function cancelFix(db: Kysely<Database>, unit: Unit, fixId: string): Promise<FixView> {
-  const now = nowIso();
-  await transition(
-    db,
-    unit,
-    fixId,
-    ['pending', 'running'],
-    { status: 'cancelled', completed_at: now, latest_activity_at: now },
-    (status) => `Only a pending or running fix can be cancelled; this fix is ${status}`,
-  );
+/** Stops a pending or running fix; its worker sees the status within a second and stops its run. */
+export async function cancelFix(db: Kysely<Database>, principal: Principal, unit: Unit, fixId: string): Promise<FixView> {
+  await db.transaction().execute(async (trx) => {
+    const now = nowIso();
+    await transition(
+      trx,
+      unit,
+      fixId,
+      ['pending', 'running'],
+      { status: 'cancelled', completed_at: now, latest_activity_at: now },
+      (status) => `Only a pending or running fix can be cancelled; this fix is ${status}`,
+    );
+    await recordFixEvents(trx, fixId, 'fix_cancelled', {}, principal.keyId);
+  });
   return getFix(db, unit, fixId);
+}
+
+export interface RefineOptions {
+  dispatch: FixDispatcher;
+  /** Whether an LLM is configured: only the agent can follow free-text follow-up instructions. */
+  agentConfigured: boolean;
 }
 
 /** Sends a completed fix back to the agent with follow-up instructions. */
@@ -197,21 +247,33 @@ export async function refineFix(
   unit: Unit,
   fixId: string,
   instructions: string,
+  options: RefineOptions,
 ): Promise<FixView> {
+  const current = await findFix(db, unit, fixId);
+  if (current.status !== 'completed') throw invalidState(`Only a completed fix can be refined; this fix is ${current.status}`);
+  if (!options.agentConfigured) {
+    throw new ApiError(
+      409,
+      'AGENT_UNAVAILABLE',
+      'Refining a fix needs an LLM agent, and none is configured on this server (set BULWARK_LLM_PROVIDER, BULWARK_LLM_MODEL and BULWARK_LLM_API_KEY)',
+    );
+  }
   await db.transaction().execute(async (trx) => {
+    const fix = await findFix(trx, unit, fixId);
     await transition(
       trx,
       unit,
       fixId,
       ['completed'],
       // A refinement is a new run: its timings and step count start afresh.
-      { status: 'pending', started_at: null, completed_at: null, error_message: null, agent_steps_completed: 0 },
+      { status: 'pending', started_at: null, completed_at: null, error_message: null, agent_steps_completed: 0, runs: fix.runs + 1 },
       (status) => `Only a completed fix can be refined; this fix is ${status}`,
     );
     await trx
       .insertInto('fix_refinements')
       .values({ id: newId(), fix_id: fixId, instructions, created_by_key_id: principal.keyId, created_at: nowIso() })
       .execute();
+    await options.dispatch(trx, fixId, fix.runs + 1);
   });
   return getFix(db, unit, fixId);
 }
@@ -224,12 +286,28 @@ export async function openPullRequests(
   input: PullRequestInput,
 ): Promise<FixPullRequestRow[]> {
   const view = await getFix(db, unit, fixId);
-  if (view.fix.status !== 'completed') {
+  if (view.fix.status !== 'completed' && view.fix.status !== 'pr_creation_failed') {
     throw invalidState(`Pull requests can only be opened for a completed fix; this fix is ${view.fix.status}`);
   }
   if (!view.fix.diff) throw invalidState('This fix produced no changes, so there is nothing to open a pull request for');
-  const opened = await opener.open(view, unit, input);
+  if (view.pullRequests.length) throw invalidState(`This fix already has a pull request: ${view.pullRequests[0]!.pr_url}`);
+  let opened;
+  try {
+    opened = await opener.open(view, unit, input);
+  } catch (error) {
+    if (!(error instanceof PullRequestError)) throw error;
+    await db
+      .updateTable('fixes')
+      .set({ status: 'pr_creation_failed', error_message: error.message, updated_at: nowIso() })
+      .where('id', '=', view.fix.id)
+      .execute();
+    throw new ApiError(502, 'PR_CREATION_FAILED', error.message);
+  }
   const rows: FixPullRequestRow[] = opened.map((pr) => ({ ...pr, id: newId(), fix_id: view.fix.id }));
-  if (rows.length) await db.insertInto('fix_pull_requests').values(rows).execute();
+  await db.transaction().execute(async (trx) => {
+    if (rows.length) await trx.insertInto('fix_pull_requests').values(rows).execute();
+    await trx.updateTable('fixes').set({ status: 'completed', error_message: null, updated_at: nowIso() }).where('id', '=', view.fix.id).execute();
+    for (const pr of rows) await recordFixEvents(trx, view.fix.id, 'fix_pr_created', { pr_url: pr.pr_url, pr_number: pr.pr_number });
+  });
   return rows;
 }

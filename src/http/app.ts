@@ -43,8 +43,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const deps: Deps = {
     store: options.store,
     pullRequests: options.pullRequests ?? noPullRequestOpener,
-    // Without a queue (tests of the API alone), batches are stored and stay queued.
+    // Without a queue (tests of the API alone), batches and fixes are stored and stay queued.
     dispatchBatch: options.dispatchBatch ?? (async () => {}),
+    dispatchFix: options.dispatchFix ?? (async () => {}),
+    agentConfigured: options.agentConfigured ?? false,
   };
   const app = Fastify({
     logger: options.logger ?? false,

@@ -1,4 +1,4 @@
-import type { PullRequestOpener } from '../core/fixes.ts';
+import type { FixDispatcher, PullRequestOpener } from '../core/fixes.ts';
 import type { BatchDispatcher } from '../core/scan-batches.ts';
 import type { Store } from '../store/database.ts';
 
@@ -7,4 +7,7 @@ export interface Deps {
   store: Store;
   pullRequests: PullRequestOpener;
   dispatchBatch: BatchDispatcher;
+  dispatchFix: FixDispatcher;
+  /** Whether an LLM agent is configured, which refinements need. */
+  agentConfigured: boolean;
 }

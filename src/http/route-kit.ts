@@ -18,6 +18,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'The key lacks the scope this route needs, or a quota is exhausted (OPERATION_FAILED)',
   404: 'No such resource in the calling organization',
   409: 'The resource is not in a state that allows this operation',
+  502: 'The code host refused or failed (PR_CREATION_FAILED); the fix is marked pr_creation_failed',
 };
 
 /**

@@ -253,7 +253,7 @@ export const fixResponse = (family: Family) =>
       [family.idField]: Type.String({ title: `${family.label} Id` }),
       finding_ids: Type.Array(Type.String(), { title: 'Finding Ids' }),
       title: Type.String({ title: 'Title' }),
-      status: Type.String({ title: 'Status', description: 'pending, running, completed, failed or cancelled' }),
+      status: Type.String({ title: 'Status', description: 'pending, running, completed, failed, cancelled or pr_creation_failed' }),
       source_repo: NullableString('Source Repo'),
       source_repo_provider: NullableString('Source Repo Provider'),
       source_scan_branch: NullableString('Source Scan Branch'),

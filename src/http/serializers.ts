@@ -153,7 +153,9 @@ export function serializeFix(family: Family, view: FixView) {
 }
 
 export function serializeFixDiff(view: FixView) {
-  return { fix_id: view.fix.id, status: view.fix.status, diff: view.fix.status === 'completed' ? view.fix.diff : null };
+  // A refined fix keeps its previous diff while it runs again; only a finished run's diff is shown.
+  const finished = view.fix.status === 'completed' || view.fix.status === 'pr_creation_failed';
+  return { fix_id: view.fix.id, status: view.fix.status, diff: finished ? view.fix.diff : null };
 }
 
 export function serializeFixProgress(family: Family, view: FixView) {

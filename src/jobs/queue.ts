@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 
 /** What kinds of work the service hands to workers; each job names one record by id. */
-export type JobKind = 'scan-batch';
+export type JobKind = 'scan-batch' | 'fix-run';
 
 export interface JobContext {
   /** 1 for the first run; a job whose worker died is run again with the next number. */

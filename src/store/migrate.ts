@@ -3,12 +3,14 @@ import type { Store } from './database.ts';
 import * as initial from './migrations/001_initial.ts';
 import * as jobs from './migrations/002_jobs.ts';
 import * as dependencies from './migrations/003_dependencies.ts';
+import * as fixRuns from './migrations/004_fix_runs.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
 const migrations: Record<string, Migration> = {
   '001_initial': initial,
   '002_jobs': jobs,
   '003_dependencies': dependencies,
+  '004_fix_runs': fixRuns,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

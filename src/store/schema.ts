@@ -163,6 +163,12 @@ export interface FixesTable {
   error_message: string | null;
   diff: string | null;
   agent_steps_completed: number;
+  agent_input_tokens: number;
+  agent_output_tokens: number;
+  /** How the last run's verification went, in one sentence. */
+  verification: string | null;
+  /** Runs started so far: 1 after the first, one more per refinement. Names each run's job. */
+  runs: number;
   latest_activity_at: string | null;
   created_by_key_id: string | null;
   created_at: string;

@@ -27,6 +27,8 @@ export interface HarnessOptions {
   /** Run scan jobs in-process, against local git repositories. */
   scanning?: boolean;
   env?: Record<string, string>;
+  /** Tell the API an LLM agent is configured (refinements need one). */
+  agentConfigured?: boolean;
 }
 
 export interface Harness {
@@ -57,7 +59,13 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     services = await openServices(settings, database.store);
     await services.startWorkers();
   }
-  const app = await buildApp({ store: database.store, dispatchBatch: services?.dispatchBatch });
+  const app = await buildApp({
+    store: database.store,
+    dispatchBatch: services?.dispatchBatch,
+    dispatchFix: services?.dispatchFix,
+    pullRequests: services?.pullRequests,
+    agentConfigured: options.agentConfigured ?? services?.agentConfigured,
+  });
   const db = database.store.db;
   let defaultKey: string | null = null;
 

@@ -59,7 +59,7 @@ export async function fixRoutes(app: FastifyInstance, { deps, family }: { deps: 
       },
     },
     async (request, reply) => {
-      const view = await createFix(db, request.principal, await unitOf(request), request.body);
+      const view = await createFix(db, request.principal, await unitOf(request), request.body, deps.dispatchFix);
       return reply.status(201).send(serializeFix(family, view));
     },
   );
@@ -125,7 +125,10 @@ export async function fixRoutes(app: FastifyInstance, { deps, family }: { deps: 
       },
       async (request) => {
         const unit = await unitOf(request);
-        return serializeFix(family, await refineFix(db, request.principal, unit, params(request).fix_id, request.body.instructions));
+        return serializeFix(family, await refineFix(db, request.principal, unit, params(request).fix_id, request.body.instructions, {
+          dispatch: deps.dispatchFix,
+          agentConfigured: deps.agentConfigured,
+        }));
       },
     );
 
@@ -141,7 +144,7 @@ export async function fixRoutes(app: FastifyInstance, { deps, family }: { deps: 
           response: responses({ 200: Fix }, [401, 403, 404, 409], family),
         },
       },
-      async (request) => serializeFix(family, await cancelFix(db, await unitOf(request), params(request).fix_id)),
+      async (request) => serializeFix(family, await cancelFix(db, request.principal, await unitOf(request), params(request).fix_id)),
     );
   }
 
@@ -159,7 +162,7 @@ export async function fixRoutes(app: FastifyInstance, { deps, family }: { deps: 
         operationId: operationId(family, 'create_fix_pull_requests'),
         params: unitParams(family, 'fix_id'),
         body: CreatePullRequestsRequest,
-        response: responses({ 201: PullRequestsCreatedResponse }, [401, 403, 404, 409], family),
+        response: responses({ 201: PullRequestsCreatedResponse }, [401, 403, 404, 409, 502], family),
       },
     },
     async (request, reply) => {

@@ -1,0 +1,15 @@
+import type { Kysely } from 'kysely';
+
+/** What a fix run records besides its status: model token usage and the verification outcome. */
+export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('fixes').addColumn('agent_input_tokens', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema.alterTable('fixes').addColumn('agent_output_tokens', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema.alterTable('fixes').addColumn('verification', 'text').execute();
+  await db.schema.alterTable('fixes').addColumn('runs', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  for (const column of ['runs', 'verification', 'agent_output_tokens', 'agent_input_tokens']) {
+    await db.schema.alterTable('fixes').dropColumn(column).execute();
+  }
+}
