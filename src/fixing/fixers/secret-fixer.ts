@@ -1,0 +1,126 @@
+import path from 'node:path';
+import type { Fixer, FixerOutcome, FixFinding, FixWorkspace } from '../types.ts';
+import { moveSecretInCode, REDACTED } from './secret-in-code.ts';
+import { interpolatingFormatOf, referenceSecretInConfig } from './secret-in-config.ts';
+import { moveSecretInCSharp } from './secret-in-csharp.ts';
+import { findingRule, locateFindingSecrets, type LocatedSecret } from './secret-location.ts';
+import { codeParserFor, parseCode, syntaxErrors } from './syntax.ts';
+import { applyEdits } from './text-edits.ts';
+import { readTreeFile, writeTreeFile } from './tree-files.ts';
+
+// Moves a committed credential out of the code: source files read it from the environment instead,
+// Compose and Spring files reference an environment variable, comments and documentation lose it.
+// Notes name the rule, the file and the variable, never the value.
+
+/** Files people read, and environment templates meant to be committed with stand-in values: the secret is redacted. */
+const DOCUMENTATION = /\.(?:md|markdown|mdx|rst|adoc|asciidoc)$|(?:^|\/)\.env\.(?:example|sample|template|dist)$/i;
+const DATA_FILES = /\.(?:json|jsonc|ya?ml|toml|ini|cfg|conf|properties|xml|plist|txt|csv|tfvars|pem|key|p12|pfx|npmrc|pypirc|netrc)$|(?:^|\/)\.(?:npmrc|pypirc|netrc|git-credentials|dockercfg)$/i;
+
+const CSHARP = /\.cs$/i;
+
+const REVOKE = 'revoke the exposed value, since it stays in the git history';
+
+type FileChange = { text: string; did: string } | { refused: string };
+
+export const secretFixer: Fixer = {
+  name: 'secrets',
+  handles: (finding) => finding.scanType === 'secrets_scan',
+  apply: fixSecret,
+};
+
+async function fixSecret(finding: FixFinding, workspace: FixWorkspace): Promise<FixerOutcome> {
+  workspace.signal.throwIfAborted();
+  const file = finding.filePath;
+  const what = finding.title ?? 'secret';
+  if (finding.metadata.source === 'history') {
+    return refuse(
+      `The ${what} is only in the git history of ${file}, not in the tree, so no edit removes it: revoke it, then rewrite the history (git filter-repo) if it must go`,
+    );
+  }
+  const unsupported = unsupportedFile(file, finding);
+  if (unsupported) return refuse(`The ${what} in ${file} was left in place: ${unsupported}; ${REVOKE}`);
+
+  const original = await readTreeFile(workspace.dir, file);
+  if (original === null) return { fixed: true, changedFiles: [], note: `${file} no longer exists, so the ${what} is gone from the tree; ${REVOKE}` };
+  const secrets = locateFindingSecrets(original, finding);
+  if (!secrets.length) return { fixed: true, changedFiles: [], note: `The ${what} is no longer in ${file}; nothing to change` };
+
+  let text = original;
+  const done: string[] = [];
+  // One secret at a time: an edit (an added import) moves the others, so each is located again.
+  for (let i = 0; i < secrets.length; i++) {
+    const [next] = locateFindingSecrets(text, finding);
+    if (!next) break;
+    const change = changeFor(file, text, next);
+    if ('refused' in change) return refuse(`The ${what} in ${file} line ${next.startLine} was left in place: ${change.refused}; ${REVOKE}`);
+    text = change.text;
+    done.push(change.did);
+  }
+  const broken = newSyntaxErrors(file, original, text);
+  if (broken) return refuse(`The ${what} in ${file} was left in place: replacing it would not parse (line ${broken}); ${REVOKE}`);
+
+  await writeTreeFile(workspace.dir, file, text);
+  return {
+    fixed: true,
+    changedFiles: [file],
+    note: `The ${what} in ${file} ${unique(done).join(' and ')}; ${REVOKE}`,
+  };
+}
+
+function changeFor(file: string, text: string, secret: LocatedSecret): FileChange {
+  const parser = codeParserFor(file);
+  if (parser) {
+    const result = moveSecretInCode(parser, text, secret);
+    if (result.kind === 'refused') return { refused: result.reason };
+    if (result.kind === 'redacted') return { text: result.text, did: `was replaced with ${REDACTED}, being in a comment or an unused string` };
+    return { text: result.text, did: `is now read from the environment (${result.lookup}); set ${result.name} where the code runs` };
+  }
+  if (CSHARP.test(file)) {
+    const result = moveSecretInCSharp(text, secret);
+    if (result.kind === 'refused') return { refused: result.reason };
+    return { text: result.text, did: `is now read from the environment variable ${result.name}; set it where the code runs` };
+  }
+  const format = interpolatingFormatOf(file);
+  if (format) {
+    const result = referenceSecretInConfig(format, text, secret);
+    if (result.kind === 'refused') return { refused: result.reason };
+    return { text: result.text, did: `is now the reference \${${result.name}}; set ${result.name} in the environment that runs it` };
+  }
+  if (DOCUMENTATION.test(file)) {
+    return { text: applyEdits(text, [{ start: secret.start, end: secret.end, text: REDACTED }]), did: `was replaced with ${REDACTED}` };
+  }
+  return { refused: 'the fixer does not know this file type' };
+}
+
+/** Why a file's secret cannot move to the environment by editing it, or undefined when it can. */
+function unsupportedFile(file: string, finding: FixFinding): string | undefined {
+  const base = path.posix.basename(file);
+  if (codeParserFor(file) || CSHARP.test(file) || interpolatingFormatOf(file) || DOCUMENTATION.test(file)) return undefined;
+  if (/private-key$/.test(findingRule(finding))) {
+    return `${base} holds a private key; take it out of the repository and keep it in a secret store`;
+  }
+  if (/^\.env(?:\..+)?$|\.env$/i.test(base)) {
+    return `${base} holds the value for the environment itself; take the file out of the repository (list it in .gitignore) and keep the value in a secret store`;
+  }
+  if (DATA_FILES.test(file)) {
+    return `${base} is a data file that cannot read the environment; move the value to a secret store or the deployment's environment and have the code read it from there`;
+  }
+  const extension = path.posix.extname(base);
+  return `the fixer knows no way to read the environment in ${extension ? `${extension} files` : base}`;
+}
+
+/** The first line with a syntax error the change introduced, or null. */
+function newSyntaxErrors(file: string, before: string, after: string): number | null {
+  const parser = codeParserFor(file);
+  if (!parser) return null;
+  const errorsAfter = syntaxErrors(parseCode(parser, after));
+  return errorsAfter.count > syntaxErrors(parseCode(parser, before)).count ? errorsAfter.firstLine : null;
+}
+
+function refuse(note: string): FixerOutcome {
+  return { fixed: false, changedFiles: [], note };
+}
+
+function unique(items: string[]): string[] {
+  return [...new Set(items)];
+}

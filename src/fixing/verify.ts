@@ -1,0 +1,194 @@
+import path from 'node:path';
+import { parserFor } from '../engines/sast/languages.ts';
+import { loadRuleSet, type RuleSet } from '../engines/sast/rule-set.ts';
+import { analyzeSource, type SastMatch } from '../engines/sast/sast-engine.ts';
+import { ECOSYSTEMS, type Ecosystem } from '../sbom/component.ts';
+import type { ExtractContext } from '../sbom/extractors/extractor.ts';
+import { ExtractError } from '../sbom/extractors/extractor.ts';
+import { affectedCopies, type AffectedPackage } from './fixers/affected-copies.ts';
+import { lineMapper, type LineSpan } from './fixers/line-map.ts';
+import { parseProblem } from './fixers/parse-check.ts';
+import { findingMatches } from './fixers/secret-location.ts';
+import { readTreeFile } from './fixers/tree-files.ts';
+import type { FixFinding, VerificationResult } from './types.ts';
+
+// Checks a patched tree the way the scan would: each finding's own file is run through its originating
+// engine again, and each changed file must still parse. `originals` holds the changed files as the base
+// commit has them (null for a file the fix added), so that a file that did not parse before is not
+// blamed on the fix, and so SAST matches can be followed across lines the fix moved.
+//
+// When a finding counts as still detected:
+// - secrets: the detector fires with the same rule in the file on a value with the same masked form
+//   (all the finding keeps of it): anywhere in the file when that form shows some of the value, within
+//   ten lines of the recorded line when it is all asterisks. A secret found only in the history is
+//   always still detected: no edit of the tree removes it.
+// - SAST: the same rule fires in the file on a match that overlaps where the finding's match went (its
+//   lines followed through a line diff with the original), or on a match with the same text (the
+//   engine's fingerprint is the rule, the file and the matched text) that is not where another of the
+//   rule's original matches went, so code moved elsewhere still counts. Without the original, a match of
+//   the rule within three lines of the recorded line counts. For a rule not in the rule set (an external
+//   Semgrep finding) nothing can be run: it counts while its file is unchanged.
+// - dependencies: the finding's manifest, extracted again, still has the package at the installed
+//   version or between it and the fixed one (see affected-copies.ts).
+// - deep AI review findings cannot be re-run offline, so they never count as still detected.
+
+export interface VerifyOptions {
+  /** The SAST rules the scan ran; the built-in ones by default. */
+  ruleSet?: RuleSet;
+}
+
+const NEARBY_LINES = 3;
+
+let builtinRules: RuleSet | undefined;
+
+export async function verifyFix(
+  dir: string,
+  findings: FixFinding[],
+  changedFiles: string[],
+  originals: ReadonlyMap<string, string | null> = new Map(),
+  options: VerifyOptions = {},
+): Promise<VerificationResult> {
+  const tree = new TreeTexts(dir, changedFiles, originals);
+  const ruleSet = options.ruleSet ?? (builtinRules ??= loadRuleSet());
+  const stillDetected: string[] = [];
+  for (const finding of findings) {
+    if (await isStillDetected(finding, tree, ruleSet)) stillDetected.push(finding.id);
+  }
+  const unparsable: VerificationResult['unparsable'] = [];
+  for (const file of [...new Set(changedFiles)].sort()) {
+    const text = await tree.current(file);
+    if (text === null) continue;
+    const problem = await parseProblem(file, text, tree.context);
+    if (!problem) continue;
+    const original = tree.original(file);
+    // A file that already failed the same way before the fix is not the fix's doing.
+    if (typeof original === 'string' && (await parseProblem(file, original, tree.context))) continue;
+    unparsable.push({ file, reason: problem });
+  }
+  return { stillDetected, unparsable };
+}
+
+/** The tree's files now and, where known, before the fix. */
+class TreeTexts {
+  readonly #dir: string;
+  readonly #changed: Set<string>;
+  readonly #originals: ReadonlyMap<string, string | null>;
+  readonly #cache = new Map<string, Promise<string | null>>();
+  readonly context: ExtractContext;
+
+  constructor(dir: string, changed: string[], originals: ReadonlyMap<string, string | null>) {
+    this.#dir = dir;
+    this.#changed = new Set(changed);
+    this.#originals = originals;
+    this.context = { readFile: (file) => this.current(path.posix.normalize(file)) };
+  }
+
+  current(file: string): Promise<string | null> {
+    let text = this.#cache.get(file);
+    if (!text) {
+      text = readTreeFile(this.#dir, file).catch(() => null);
+      this.#cache.set(file, text);
+    }
+    return text;
+  }
+
+  /** The file before the fix as the caller gave it (null: the fix added it); undefined when not given. */
+  original(file: string): string | null | undefined {
+    if (this.#originals.has(file)) return this.#originals.get(file);
+    return undefined;
+  }
+
+  /** As `original`, or the current text of a file the fix did not change; undefined when unknown. */
+  async originalOrUnchanged(file: string): Promise<string | null | undefined> {
+    const given = this.original(file);
+    if (given !== undefined) return given;
+    return this.#changed.has(file) ? undefined : this.current(file);
+  }
+
+  isChanged(file: string): boolean {
+    return this.#changed.has(file);
+  }
+}
+
+async function isStillDetected(finding: FixFinding, tree: TreeTexts, ruleSet: RuleSet): Promise<boolean> {
+  switch (finding.scanType) {
+    case 'secrets_scan':
+      return secretStillDetected(finding, tree);
+    case 'semgrep_scan':
+      return sastStillDetected(finding, tree, ruleSet);
+    case 'sbom_scan':
+      return dependencyStillDetected(finding, tree);
+    default:
+      return false;
+  }
+}
+
+async function secretStillDetected(finding: FixFinding, tree: TreeTexts): Promise<boolean> {
+  if (finding.metadata.source === 'history') return true;
+  const text = await tree.current(finding.filePath);
+  return text !== null && findingMatches(text, finding).length > 0;
+}
+
+async function sastStillDetected(finding: FixFinding, tree: TreeTexts, ruleSet: RuleSet): Promise<boolean> {
+  const file = finding.filePath;
+  const text = await tree.current(file);
+  if (text === null) return false;
+  const parser = parserFor(file);
+  const known = ruleSet.rules.some((r) => r.id === finding.checkId);
+  if (!parser || !known) {
+    const original = await tree.originalOrUnchanged(file);
+    return original === undefined ? !tree.isChanged(file) : original === text;
+  }
+  const matchesOf = (source: string) => analyzeSource(ruleSet, parser, source).filter((m) => m.rule.id === finding.checkId);
+  const now = matchesOf(text);
+  if (!now.length) return false;
+  const line = finding.startLine ?? 1;
+  const original = await tree.originalOrUnchanged(file);
+  if (typeof original !== 'string') return now.some((m) => Math.abs(m.startLine - line) <= NEARBY_LINES);
+
+  const all = matchesOf(original);
+  const own = nearestTo(all, line);
+  const toNew = lineMapper(original, text);
+  const spanOf = (m: { startLine: number; endLine: number }) => ({ from: toNew(m.startLine).from, to: toNew(m.endLine).to });
+  // A span with `to < from` is a match whose lines the fix removed: nothing overlaps it.
+  const overlaps = (m: SastMatch, s: LineSpan) => s.from <= s.to && m.startLine <= s.to && m.endLine >= s.from;
+  const ownSpans = own.length ? own.map(spanOf) : [toNew(line)];
+  const otherSpans = all.filter((m) => !own.includes(m)).map(spanOf);
+  const ownTexts = new Set(own.map(normalized));
+  return now.some(
+    (m) => ownSpans.some((s) => overlaps(m, s)) || (ownTexts.has(normalized(m)) && !otherSpans.some((s) => overlaps(m, s))),
+  );
+}
+
+/** The original matches the finding stands for: those on its line, else the nearest within a few lines. */
+function nearestTo(matches: SastMatch[], line: number): SastMatch[] {
+  const distance = (m: SastMatch) => (m.startLine <= line && line <= m.endLine ? 0 : Math.abs(m.startLine - line));
+  const nearest = Math.min(...matches.map(distance));
+  return nearest <= NEARBY_LINES ? matches.filter((m) => distance(m) === nearest) : [];
+}
+
+function normalized(match: SastMatch): string {
+  return match.text.replace(/\s+/g, ' ').trim();
+}
+
+async function dependencyStillDetected(finding: FixFinding, tree: TreeTexts): Promise<boolean> {
+  const target = affectedPackageOf(finding);
+  if (!target) return false;
+  const file = finding.filePath;
+  const text = await tree.current(file);
+  if (text === null) return false;
+  try {
+    const copies = await affectedCopies(file, text, target, tree.context);
+    return copies === null ? !tree.isChanged(file) : copies.length > 0;
+  } catch (error) {
+    // A manifest the scan cannot read reports nothing; the parse check names the file.
+    if (error instanceof ExtractError) return false;
+    throw error;
+  }
+}
+
+function affectedPackageOf(finding: FixFinding): AffectedPackage | null {
+  const { package: name, ecosystem, installed_version: installed, fixed_version: fixed } = finding.metadata;
+  if (typeof name !== 'string' || typeof installed !== 'string' || !ECOSYSTEMS.includes(ecosystem as Ecosystem)) return null;
+  return { name, ecosystem: ecosystem as Ecosystem, installed, fixed: typeof fixed === 'string' && fixed ? fixed : null };
+}

@@ -1,0 +1,471 @@
+// The dependency fixer on lockfiles and manifests in a temporary work tree: the exact files it writes
+// for npm, pip requirements, Poetry and uv, and the notes for what it leaves alone.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { dependencyFixer } from '../src/fixing/fixers/dependency-fixer.ts';
+import { fixerFor } from '../src/fixing/fixers/index.ts';
+import type { FixerOutcome, FixFinding, FixWorkspace } from '../src/fixing/types.ts';
+
+const roots: string[] = [];
+after(() => roots.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+
+function workTree(files: Record<string, string>): FixWorkspace {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-fix-deps-'));
+  roots.push(dir);
+  for (const [file, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+  }
+  return { dir, signal: new AbortController().signal, step: async () => {} };
+}
+
+const read = (workspace: FixWorkspace, file: string) => fs.readFileSync(path.join(workspace.dir, file), 'utf8');
+
+function finding(file: string, name: string, ecosystem: string, installed: string, fixed: string | null): FixFinding {
+  return {
+    id: `f-${name}`,
+    scanType: 'sbom_scan',
+    checkId: 'GHSA-xxxx-yyyy-zzzz',
+    severity: 'high',
+    title: 'Prototype pollution',
+    message: `${name} ${installed} is affected.`,
+    filePath: file,
+    startLine: 1,
+    endLine: 1,
+    cwe: [],
+    metadata: { package: name, ecosystem, installed_version: installed, fixed_version: fixed, purl: `pkg:x/${name}@${installed}`, direct: true, aliases: [] },
+  };
+}
+
+async function apply(files: Record<string, string>, target: FixFinding): Promise<{ outcome: FixerOutcome; workspace: FixWorkspace }> {
+  const workspace = workTree(files);
+  return { outcome: await dependencyFixer.apply(target, workspace), workspace };
+}
+
+/** Applies the fix and checks it left every file as it was. */
+async function refused(files: Record<string, string>, target: FixFinding): Promise<string> {
+  const { outcome, workspace } = await apply(files, target);
+  assert.deepEqual({ fixed: outcome.fixed, changedFiles: outcome.changedFiles }, { fixed: false, changedFiles: [] }, outcome.note);
+  for (const [file, text] of Object.entries(files)) assert.equal(read(workspace, file), text, `${file} is unchanged`);
+  return outcome.note;
+}
+
+const json = (value: unknown, indent = 2) => `${JSON.stringify(value, null, indent)}\n`;
+
+describe('dependency fixer: npm', () => {
+  const packageJson = `{
+  "name": "shop",
+  "version": "1.0.0",
+  "dependencies": {
+    "express": "^4.18.0",
+    "lodash": "^4.17.20"
+  },
+  "devDependencies": {
+    "jest": "~29.0.0"
+  }
+}
+`;
+  const lock = `{
+  "name": "shop",
+  "version": "1.0.0",
+  "lockfileVersion": 3,
+  "requires": true,
+  "packages": {
+    "": {
+      "name": "shop",
+      "version": "1.0.0",
+      "dependencies": {
+        "express": "^4.18.0",
+        "lodash": "^4.17.20"
+      },
+      "devDependencies": {
+        "jest": "~29.0.0"
+      }
+    },
+    "node_modules/express": {
+      "version": "4.18.2",
+      "resolved": "https://registry.npmjs.org/express/-/express-4.18.2.tgz",
+      "integrity": "sha512-express",
+      "dependencies": {
+        "lodash": "^4.17.15"
+      }
+    },
+    "node_modules/lodash": {
+      "version": "4.17.20",
+      "resolved": "https://registry.npmjs.org/lodash/-/lodash-4.17.20.tgz",
+      "integrity": "sha512-old"
+    }
+  }
+}
+`;
+
+  test('a direct dependency: the lock entry takes the fixed version, the ranges in package.json and the lock follow', async () => {
+    const { outcome, workspace } = await apply({ 'package.json': packageJson, 'package-lock.json': lock }, finding('package-lock.json', 'lodash', 'npm', '4.17.20', '4.17.21'));
+    assert.equal(
+      read(workspace, 'package-lock.json'),
+      `{
+  "name": "shop",
+  "version": "1.0.0",
+  "lockfileVersion": 3,
+  "requires": true,
+  "packages": {
+    "": {
+      "name": "shop",
+      "version": "1.0.0",
+      "dependencies": {
+        "express": "^4.18.0",
+        "lodash": "^4.17.21"
+      },
+      "devDependencies": {
+        "jest": "~29.0.0"
+      }
+    },
+    "node_modules/express": {
+      "version": "4.18.2",
+      "resolved": "https://registry.npmjs.org/express/-/express-4.18.2.tgz",
+      "integrity": "sha512-express",
+      "dependencies": {
+        "lodash": "^4.17.15"
+      }
+    },
+    "node_modules/lodash": {
+      "version": "4.17.21"
+    }
+  }
+}
+`,
+    );
+    assert.equal(read(workspace, 'package.json'), packageJson.replace('"lodash": "^4.17.20"', '"lodash": "^4.17.21"'));
+    assert.deepEqual(outcome, {
+      fixed: true,
+      changedFiles: ['package-lock.json', 'package.json'],
+      note:
+        'Set lodash 4.17.20 to 4.17.21 in package-lock.json (1 copy) and raised its range in package.json; ' +
+        'run npm install to fill in the removed resolved and integrity fields and any new dependencies of 4.17.21',
+    });
+  });
+
+  test('range styles are kept: tilde, exact and devDependencies; indentation and CRLF line ends too', async () => {
+    const manifest = { name: 'a', devDependencies: { jest: '~29.0.0', 'left-pad': '1.1.0' } };
+    const lockJson = {
+      name: 'a',
+      lockfileVersion: 3,
+      packages: {
+        '': { name: 'a', devDependencies: { jest: '~29.0.0', 'left-pad': '1.1.0' } },
+        'node_modules/jest': { version: '29.0.1', dev: true },
+        'node_modules/left-pad': { version: '1.1.0', resolved: 'https://r/left-pad-1.1.0.tgz', integrity: 'sha1-x', dev: true },
+      },
+    };
+    const crlf = (text: string) => text.replace(/\n/g, '\r\n');
+    const { workspace } = await apply(
+      { 'web/package.json': crlf(json(manifest, 4)), 'web/package-lock.json': json(lockJson) },
+      finding('web/package-lock.json', 'jest', 'npm', '29.0.1', '29.0.3'),
+    );
+    assert.equal(read(workspace, 'web/package.json'), crlf(json({ name: 'a', devDependencies: { jest: '~29.0.3', 'left-pad': '1.1.0' } }, 4)));
+    const bumped = JSON.parse(read(workspace, 'web/package-lock.json'));
+    assert.deepEqual(bumped.packages['node_modules/jest'], { version: '29.0.3', dev: true });
+    assert.deepEqual(bumped.packages[''].devDependencies, { jest: '~29.0.3', 'left-pad': '1.1.0' });
+
+    const exact = await apply(
+      { 'package.json': json(manifest), 'package-lock.json': json(lockJson) },
+      finding('package-lock.json', 'left-pad', 'npm', '1.1.0', '1.1.3'),
+    );
+    assert.equal(read(exact.workspace, 'package.json'), json({ name: 'a', devDependencies: { jest: '~29.0.0', 'left-pad': '1.1.3' } }));
+    assert.deepEqual(JSON.parse(read(exact.workspace, 'package-lock.json')).packages['node_modules/left-pad'], { version: '1.1.3', dev: true });
+  });
+
+  test('a transitive copy is raised where its dependent admits the fix, and refused where it does not', async () => {
+    const lockJson = (qsRange: string) => ({
+      name: 'a',
+      lockfileVersion: 2,
+      packages: {
+        '': { name: 'a', dependencies: { express: '^4.0.0' } },
+        'node_modules/express': { version: '4.17.1', dependencies: { qs: qsRange } },
+        'node_modules/express/node_modules/qs': { version: '6.5.2', resolved: 'https://r/qs-6.5.2.tgz', integrity: 'sha512-q' },
+      },
+      dependencies: {
+        express: {
+          version: '4.17.1',
+          requires: { qs: qsRange },
+          dependencies: { qs: { version: '6.5.2', resolved: 'https://r/qs-6.5.2.tgz', integrity: 'sha512-q' } },
+        },
+      },
+    });
+    const { outcome, workspace } = await apply({ 'package-lock.json': json(lockJson('~6.5.2')) }, finding('package-lock.json', 'qs', 'npm', '6.5.2', '6.5.3'));
+    const expected = lockJson('~6.5.2');
+    expected.packages['node_modules/express/node_modules/qs'] = { version: '6.5.3' } as never;
+    expected.dependencies.express.dependencies.qs = { version: '6.5.3' } as never;
+    assert.equal(read(workspace, 'package-lock.json'), json(expected));
+    assert.deepEqual(outcome.changedFiles, ['package-lock.json']);
+
+    const note = await refused({ 'package-lock.json': json(lockJson('6.5.2')) }, finding('package-lock.json', 'qs', 'npm', '6.5.2', '6.5.3'));
+    assert.equal(note, 'qs was not upgraded to 6.5.3: express requires qs@6.5.2, which excludes 6.5.3; upgrade it instead');
+  });
+
+  test('lockfileVersion 1 trees, with the range in package.json', async () => {
+    const v1 = {
+      name: 'a',
+      lockfileVersion: 1,
+      requires: true,
+      dependencies: { minimist: { version: '1.2.5', resolved: 'https://r/minimist-1.2.5.tgz', integrity: 'sha512-m' } },
+    };
+    const { workspace } = await apply(
+      { 'package.json': json({ name: 'a', dependencies: { minimist: '^1.2.0' } }), 'package-lock.json': json(v1) },
+      finding('package-lock.json', 'minimist', 'npm', '1.2.5', '1.2.6'),
+    );
+    assert.equal(read(workspace, 'package-lock.json'), json({ ...v1, dependencies: { minimist: { version: '1.2.6' } } }));
+    assert.equal(read(workspace, 'package.json'), json({ name: 'a', dependencies: { minimist: '^1.2.6' } }));
+  });
+
+  test('a range whose upper bound excludes the fix is refused', async () => {
+    const note = await refused(
+      {
+        'package.json': json({ name: 'a', dependencies: { lodash: '>=4.0.0 <4.17.21' } }),
+        'package-lock.json': json({
+          lockfileVersion: 3,
+          packages: { '': { dependencies: { lodash: '>=4.0.0 <4.17.21' } }, 'node_modules/lodash': { version: '4.17.20' } },
+        }),
+      },
+      finding('package-lock.json', 'lodash', 'npm', '4.17.20', '4.17.21'),
+    );
+    assert.equal(note, 'lodash was not upgraded to 4.17.21: the project declares lodash and its range >=4.0.0 <4.17.21 has an upper bound below 4.17.21');
+  });
+
+  test('a second advisory of the same package: raised further, or nothing to do when an earlier fix went far enough', async () => {
+    const files = { 'package-lock.json': json({ lockfileVersion: 3, packages: { '': {}, 'node_modules/lodash': { version: '4.17.15' } } }) };
+    const workspace = workTree(files);
+    const first = await dependencyFixer.apply(finding('package-lock.json', 'lodash', 'npm', '4.17.15', '4.17.19'), workspace);
+    const second = await dependencyFixer.apply(finding('package-lock.json', 'lodash', 'npm', '4.17.15', '4.17.21'), workspace);
+    const third = await dependencyFixer.apply(finding('package-lock.json', 'lodash', 'npm', '4.17.15', '4.17.19'), workspace);
+    assert.deepEqual([first.fixed, second.fixed, third.fixed], [true, true, true]);
+    assert.deepEqual(third, { fixed: true, changedFiles: [], note: 'package-lock.json has no lodash older than 4.17.19 any more; nothing to change' });
+    assert.equal(read(workspace, 'package-lock.json'), json({ lockfileVersion: 3, packages: { '': {}, 'node_modules/lodash': { version: '4.17.21' } } }));
+  });
+});
+
+describe('dependency fixer: pip requirements', () => {
+  test('the pin takes the fixed version; extras, markers, comments and other lines stay', async () => {
+    const text = [
+      '# web app',
+      'Django==3.2.1',
+      'requests[socks] == 2.25.0 ; python_version >= "3.8"  # http client',
+      'urllib3>=1.26',
+      '',
+    ].join('\n');
+    const { outcome, workspace } = await apply({ 'requirements.txt': text }, finding('requirements.txt', 'requests', 'PyPI', '2.25.0', '2.31.0'));
+    assert.equal(read(workspace, 'requirements.txt'), text.replace('== 2.25.0', '== 2.31.0'));
+    assert.deepEqual(outcome, { fixed: true, changedFiles: ['requirements.txt'], note: 'Pinned requests to 2.31.0 instead of 2.25.0 in requirements.txt' });
+  });
+
+  test('its --hash options go, on continuation lines or the same line, with a note to regenerate them', async () => {
+    const text = [
+      'certifi==2023.7.22 \\',
+      '    --hash=sha256:aaaa',
+      'requests==2.25.0 \\',
+      '    --hash=sha256:1111 \\',
+      '    --hash=sha256:2222',
+      '    # via -r requirements.in',
+      'idna==3.4 --hash=sha256:bbbb',
+      'Requests_Toolbelt==0.9.1 --hash=sha256:cccc  # pinned',
+      '',
+    ].join('\n');
+    const { outcome, workspace } = await apply({ 'requirements.txt': text, 'requirements.in': 'requests\n' }, finding('requirements.txt', 'requests', 'PyPI', '2.25.0', '2.31.0'));
+    assert.equal(
+      read(workspace, 'requirements.txt'),
+      ['certifi==2023.7.22 \\', '    --hash=sha256:aaaa', 'requests==2.31.0', '    # via -r requirements.in', 'idna==3.4 --hash=sha256:bbbb', 'Requests_Toolbelt==0.9.1 --hash=sha256:cccc  # pinned', ''].join('\n'),
+    );
+    assert.equal(
+      outcome.note,
+      "Pinned requests to 2.31.0 instead of 2.25.0 in requirements.txt; removed its --hash options, which named the old version's files: " +
+        'regenerate them (pip-compile --generate-hashes), as pip wants a hash for every requirement once any has one; ' +
+        'make sure requirements.in admits 2.31.0 before it is compiled again',
+    );
+    const toolbelt = await apply({ 'requirements.txt': text }, finding('requirements.txt', 'requests-toolbelt', 'PyPI', '0.9.1', '1.0.0'));
+    assert.match(read(toolbelt.workspace, 'requirements.txt'), /^Requests_Toolbelt==1\.0\.0  # pinned$/m);
+  });
+
+  test('an included file is fixed where the pin is, whatever its name', async () => {
+    const { workspace, outcome } = await apply(
+      { 'requirements.txt': '-r requirements/base.txt\n', 'requirements/base.txt': 'Jinja2==2.11.2\r\nflask==2.0.0\r\n' },
+      finding('requirements/base.txt', 'jinja2', 'PyPI', '2.11.2', '2.11.3'),
+    );
+    assert.equal(read(workspace, 'requirements/base.txt'), 'Jinja2==2.11.3\r\nflask==2.0.0\r\n');
+    assert.equal(read(workspace, 'requirements.txt'), '-r requirements/base.txt\n');
+    assert.deepEqual(outcome.changedFiles, ['requirements/base.txt']);
+  });
+});
+
+describe('dependency fixer: Poetry and uv', () => {
+  const poetryLock = `# This file is automatically @generated by Poetry 1.8.2 and should not be changed by hand.
+
+[[package]]
+name = "requests"
+version = "2.25.0"
+description = "Python HTTP for Humans."
+optional = false
+python-versions = ">=3.7"
+files = [
+    {file = "requests-2.25.0-py2.py3-none-any.whl", hash = "sha256:aaaa"},
+    {file = "requests-2.25.0.tar.gz", hash = "sha256:bbbb"},
+]
+
+[package.dependencies]
+idna = ">=2.5,<4"
+
+[[package]]
+name = "idna"
+version = "3.4"
+description = "Internationalized Domain Names in Applications (IDNA)"
+optional = false
+python-versions = ">=3.5"
+files = [
+    {file = "idna-3.4-py3-none-any.whl", hash = "sha256:cccc"},
+]
+
+[metadata]
+lock-version = "2.0"
+python-versions = "^3.8"
+content-hash = "0123"
+`;
+  const pyproject = `[tool.poetry]
+name = "app"
+
+[tool.poetry.dependencies]
+python = "^3.8"
+# HTTP
+requests = { version = "^2.25", extras = ["socks"] }
+idna = "3.4"
+
+[tool.poetry.group.dev.dependencies]
+pytest = "^7.0"
+`;
+
+  test('poetry.lock: the entry takes the fixed version with its files emptied, and pyproject.toml the raised constraint', async () => {
+    const { outcome, workspace } = await apply({ 'poetry.lock': poetryLock, 'pyproject.toml': pyproject }, finding('poetry.lock', 'requests', 'PyPI', '2.25.0', '2.31.0'));
+    assert.equal(
+      read(workspace, 'poetry.lock'),
+      poetryLock
+        .replace('version = "2.25.0"', 'version = "2.31.0"')
+        .replace(/files = \[\n {4}\{file = "requests-2\.25\.0-py2[^\]]*\]/, 'files = []'),
+    );
+    assert.equal(read(workspace, 'pyproject.toml'), pyproject.replace('version = "^2.25"', 'version = "^2.31.0"'));
+    assert.deepEqual(outcome, {
+      fixed: true,
+      changedFiles: ['poetry.lock', 'pyproject.toml'],
+      note:
+        'Set requests 2.25.0 to 2.31.0 in poetry.lock and raised its constraint in pyproject.toml; its old file hashes were removed, ' +
+        'so run poetry lock (poetry lock --no-update before Poetry 2) to record the new ones',
+    });
+  });
+
+  test('a bare Poetry version is exact, and a transitive package changes the lock alone', async () => {
+    const bare = await apply({ 'poetry.lock': poetryLock, 'pyproject.toml': pyproject }, finding('poetry.lock', 'idna', 'PyPI', '3.4', '3.7'));
+    assert.equal(read(bare.workspace, 'pyproject.toml'), pyproject.replace('idna = "3.4"', 'idna = "3.7"'));
+    assert.match(read(bare.workspace, 'poetry.lock'), /name = "idna"\nversion = "3\.7"\n[^[]*files = \[\]\n\n\[metadata\]/);
+
+    const transitive = await apply({ 'poetry.lock': poetryLock, 'pyproject.toml': pyproject.replace('idna = "3.4"\n', '') }, finding('poetry.lock', 'idna', 'PyPI', '3.4', '3.7'));
+    assert.deepEqual(transitive.outcome.changedFiles, ['poetry.lock']);
+  });
+
+  test('uv.lock loses the sdist and wheels of the old version; PEP 621 constraints are raised in place', async () => {
+    const uvLock = `version = 1
+requires-python = ">=3.9"
+
+[[package]]
+name = "app"
+version = "0.1.0"
+source = { editable = "." }
+dependencies = [
+    { name = "jinja2" },
+]
+
+[[package]]
+name = "jinja2"
+version = "3.1.2"
+source = { registry = "https://pypi.org/simple" }
+dependencies = [
+    { name = "markupsafe" },
+]
+sdist = { url = "https://files.pythonhosted.org/jinja2-3.1.2.tar.gz", hash = "sha256:aaaa", size = 10 }
+wheels = [
+    { url = "https://files.pythonhosted.org/jinja2-3.1.2-py3-none-any.whl", hash = "sha256:bbbb", size = 20 },
+]
+`;
+    const project = `[project]
+name = "app"
+dependencies = [
+    "jinja2>=3.1,<4",  # templates
+]
+
+[project.optional-dependencies]
+docs = ["Jinja2 >= 3.0 ; python_version >= '3.9'"]
+`;
+    const { outcome, workspace } = await apply({ 'svc/uv.lock': uvLock, 'svc/pyproject.toml': project }, finding('svc/uv.lock', 'jinja2', 'PyPI', '3.1.2', '3.1.4'));
+    assert.equal(
+      read(workspace, 'svc/uv.lock'),
+      uvLock.replace('version = "3.1.2"', 'version = "3.1.4"').replace(/sdist = .*\nwheels = \[\n.*\n\]\n/, ''),
+    );
+    assert.equal(read(workspace, 'svc/pyproject.toml'), project.replace('"jinja2>=3.1,<4"', '"jinja2>=3.1.4,<4"').replace('Jinja2 >= 3.0 ;', 'Jinja2 >= 3.1.4 ;'));
+    assert.match(outcome.note, /run uv lock to record the new ones$/);
+  });
+
+  test('a finding in pyproject.toml itself: every declaration is raised in place, comments kept', async () => {
+    const project = `[project]
+name = "app"
+dependencies = [
+    "urllib3==1.26.4",  # pinned for the proxy
+    "requests",
+]
+
+[dependency-groups]
+test = ['urllib3 ~= 1.26.4 ; python_version < "3.12"']
+
+[tool.uv]
+constraint-dependencies = ["urllib3<2"]
+`;
+    const { outcome, workspace } = await apply({ 'pyproject.toml': project }, finding('pyproject.toml', 'urllib3', 'PyPI', '1.26.4', '1.26.18'));
+    assert.equal(
+      read(workspace, 'pyproject.toml'),
+      project.replace('"urllib3==1.26.4"', '"urllib3==1.26.18"').replace("'urllib3 ~= 1.26.4 ;", "'urllib3 ~= 1.26.18 ;"),
+    );
+    assert.deepEqual(outcome, {
+      fixed: true,
+      changedFiles: ['pyproject.toml'],
+      note: 'Raised the constraint on urllib3 in pyproject.toml to admit 1.26.18; lock the project again if it has a lockfile',
+    });
+  });
+
+  test('a constraint that cannot admit the fixed version is refused', async () => {
+    const note = await refused(
+      { 'poetry.lock': poetryLock, 'pyproject.toml': pyproject.replace('version = "^2.25"', 'version = ">=2.25,<2.26"') },
+      finding('poetry.lock', 'requests', 'PyPI', '2.25.0', '2.31.0'),
+    );
+    assert.equal(note, 'requests was not upgraded to 2.31.0: pyproject.toml declares requests and its constraint >=2.25,<2.26 excludes 2.31.0');
+  });
+});
+
+describe('dependency fixer: what it leaves alone', () => {
+  test('no fixed version, unsupported files, missing metadata', async () => {
+    assert.equal(
+      await refused({ 'package-lock.json': '{}\n' }, finding('package-lock.json', 'lodash', 'npm', '4.17.20', null)),
+      'No fixed version of lodash is published for GHSA-xxxx-yyyy-zzzz, so there is nothing to upgrade to',
+    );
+    assert.equal(
+      await refused({ 'yarn.lock': 'lodash@^4:\n  version "4.17.20"\n' }, finding('yarn.lock', 'lodash', 'npm', '4.17.20', '4.17.21')),
+      'Automatic upgrades in yarn.lock (npm) are not supported; upgrade lodash to 4.17.21 or later by hand',
+    );
+    assert.equal(
+      await refused({ 'Pipfile.lock': '{}\n' }, finding('Pipfile.lock', 'requests', 'PyPI', '2.25.0', '2.31.0')),
+      'Automatic upgrades in Pipfile.lock (PyPI) are not supported; upgrade requests to 2.31.0 or later by hand',
+    );
+    const bare = finding('go.mod', 'x', 'Go', '1.0.0', '1.0.1');
+    assert.equal(await refused({ 'go.mod': 'module a\n' }, { ...bare, metadata: {} }), 'The finding does not say which package and version to upgrade');
+  });
+
+  test('fixerFor routes sbom findings here', () => {
+    assert.equal(fixerFor(finding('package-lock.json', 'lodash', 'npm', '1.0.0', '1.0.1'))?.name, 'dependencies');
+  });
+});
