@@ -1,0 +1,25 @@
+import type { LlmSettings } from '../../config.ts';
+import type { FixAgent } from '../types.ts';
+import { runAgentLoop, type ModelProvider } from './agent-loop.ts';
+import { anthropicProvider } from './anthropic-adapter.ts';
+import { openAiProvider, type AdapterOptions } from './openai-adapter.ts';
+
+export { AGENT_TOOLS, TOOL_LIMITS, createAgentTools, type AgentTools, type ToolDefinition, type ToolOutcome } from './tools.ts';
+export { SYSTEM_PROMPT, taskMessage } from './prompt.ts';
+
+export interface FixAgentOptions extends AdapterOptions {
+  /** How long one search tool call may run. Default 10 seconds. */
+  searchTimeoutMs?: number;
+}
+
+/**
+ * The LLM fix agent for the configured provider: a bounded tool loop over the work tree (list, read, search,
+ * edit, rescan), limited by `maxSteps` model answers and `timeoutSeconds` of wall clock.
+ */
+export function createFixAgent(settings: LlmSettings, options: FixAgentOptions = {}): FixAgent {
+  const provider: ModelProvider = settings.provider === 'anthropic' ? anthropicProvider(settings, options) : openAiProvider(settings, options);
+  const limits = { maxSteps: settings.maxSteps, timeoutSeconds: settings.timeoutSeconds, searchTimeoutMs: options.searchTimeoutMs };
+  return {
+    run: (input) => runAgentLoop(provider, limits, input),
+  };
+}
