@@ -88,39 +88,22 @@ export class CheckoutCache {
 
   /** Brings the mirror up to date and returns the commit the branch points at. */
   private async refresh(source: CheckoutSource, branch: string, signal?: AbortSignal): Promise<{ gitDir: string; commit: string }> {
-    this.checkUrl(source.cloneUrl);
-    const gitDir = path.join(this.options.root, 'mirrors', `${source.id}.git`);
-    const options = this.gitOptions(source, signal);
-    return this.serialized(source.id, async () => {
-      try {
-        await fs.access(path.join(gitDir, 'HEAD'));
-      } catch {
-        await fs.rm(gitDir, { recursive: true, force: true });
-        await fs.mkdir(gitDir, { recursive: true });
-        await git(['init', '--bare', '--quiet', gitDir], options);
-      }
-      const remote = source.cloneUrl.startsWith('/') ? `file://${source.cloneUrl}` : source.cloneUrl;
-      await git(['--git-dir', gitDir, 'config', 'remote.origin.url', remote], options);
-      try {
-        await git(
-          ['--git-dir', gitDir, 'fetch', '--prune', '--no-tags', '--quiet', 'origin', '+refs/heads/*:refs/heads/*'],
-          options,
-        );
-      } catch (error) {
-        if (error instanceof GitError) throw new CheckoutError(`could not fetch the repository: ${error.message}`);
-        throw error;
-      }
-      try {
-        const commit = await git(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], options);
-        return { gitDir, commit: commit.trim() };
-      } catch {
-        throw new CheckoutError(`branch "${branch}" does not exist in the repository`);
-      }
-    });
+    const gitDir = await this.fetchMirror(source, signal);
+    try {
+      const commit = await git(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], this.gitOptions(source, signal));
+      return { gitDir, commit: commit.trim() };
+    } catch {
+      throw new CheckoutError(`branch "${branch}" does not exist in the repository`);
+    }
   }
 
   async checkout(source: CheckoutSource, branch: string, workId: string, signal?: AbortSignal): Promise<Checkout> {
     const { gitDir, commit } = await this.refresh(source, branch, signal);
+    return this.addWorktree(source, gitDir, commit, workId, signal);
+  }
+
+  /** A detached worktree of the mirror at `commit` under `<root>/worktrees/<workId>`, removed by dispose(). */
+  private async addWorktree(source: CheckoutSource, gitDir: string, commit: string, workId: string, signal?: AbortSignal): Promise<Checkout> {
     const dir = path.join(this.options.root, 'worktrees', workId);
     const options = this.gitOptions(source, signal);
     await this.serialized(source.id, async () => {
@@ -134,8 +117,88 @@ export class CheckoutCache {
       commit,
       dispose: async () => {
         await fs.rm(dir, { recursive: true, force: true });
-        await this.serialized(source.id, () => git(['--git-dir', gitDir, 'worktree', 'prune'], options)).catch(() => {});
+        // Pruning needs no credentials and must run even when the job's signal has fired.
+        await this.serialized(source.id, () => git(['--git-dir', gitDir, 'worktree', 'prune'], { timeoutMs: this.options.timeoutMs })).catch(() => {});
       },
     };
   }
+
+  // Fix branches: a worktree at an exact commit (a fix's base) and a push of a worktree's HEAD to a new
+  // branch, with the same credentials and URL rules as fetching.
+
+  /** Brings every branch of the mirror up to date with the remote; returns the mirror's git directory. */
+  private async fetchMirror(source: CheckoutSource, signal?: AbortSignal): Promise<string> {
+    this.checkUrl(source.cloneUrl);
+    const gitDir = path.join(this.options.root, 'mirrors', `${source.id}.git`);
+    const options = this.gitOptions(source, signal);
+    return this.serialized(source.id, async () => {
+      try {
+        await fs.access(path.join(gitDir, 'HEAD'));
+      } catch {
+        await fs.rm(gitDir, { recursive: true, force: true });
+        await fs.mkdir(gitDir, { recursive: true });
+        await git(['init', '--bare', '--quiet', gitDir], options);
+      }
+      await git(['--git-dir', gitDir, 'config', 'remote.origin.url', remoteUrlOf(source.cloneUrl)], options);
+      try {
+        await git(['--git-dir', gitDir, 'fetch', '--prune', '--no-tags', '--quiet', 'origin', '+refs/heads/*:refs/heads/*'], options);
+      } catch (error) {
+        if (error instanceof GitError) throw new CheckoutError(`could not fetch the repository: ${error.message}`);
+        throw error;
+      }
+      return gitDir;
+    });
+  }
+
+  /**
+   * A detached worktree at `commit`, which must be in the repository's history: the mirror is refreshed
+   * first, and a commit no branch reaches any more is asked for by id.
+   */
+  async checkoutCommit(source: CheckoutSource, commit: string, workId: string, signal?: AbortSignal): Promise<Checkout> {
+    if (!/^[0-9a-f]{7,64}$/i.test(commit)) throw new CheckoutError(`"${commit}" is not a commit id`);
+    const gitDir = await this.fetchMirror(source, signal);
+    const options = this.gitOptions(source, signal);
+    const resolve = () => git(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `${commit}^{commit}`], options).then((s) => s.trim());
+    let resolved = await resolve().catch(() => null);
+    if (!resolved) {
+      await this.serialized(source.id, () =>
+        git(['--git-dir', gitDir, 'fetch', '--no-tags', '--quiet', 'origin', commit], options).catch(() => {}),
+      );
+      resolved = await resolve().catch(() => null);
+    }
+    if (!resolved) throw new CheckoutError(`commit ${commit} is no longer in the repository`);
+    return this.addWorktree(source, gitDir, resolved, workId, signal);
+  }
+
+  /**
+   * Pushes the worktree's HEAD to a new branch `refs/heads/<branch>` of the source, never over an existing
+   * one: the lease expects the branch to be absent, so the remote refuses atomically if it is there.
+   */
+  async push(source: CheckoutSource, dir: string, branch: string, signal?: AbortSignal): Promise<void> {
+    this.checkUrl(source.cloneUrl);
+    const options = this.gitOptions(source, signal);
+    const ref = `refs/heads/${branch}`;
+    const valid = !branch.startsWith('-') && (await git(['check-ref-format', ref], options).then(() => true, () => false));
+    if (!valid) throw new CheckoutError(`"${branch}" is not a valid branch name`);
+    try {
+      await git(
+        ['-c', 'core.hooksPath=/dev/null', 'push', '--quiet', '--no-verify', `--force-with-lease=${ref}:`, remoteUrlOf(source.cloneUrl), `HEAD:${ref}`],
+        { ...options, cwd: dir },
+      );
+    } catch (error) {
+      if (!(error instanceof GitError)) throw error;
+      if (/stale info|already exists|fetch first|non-fast-forward/i.test(error.message)) {
+        throw new RemoteBranchExistsError(`branch "${branch}" already exists in the repository`);
+      }
+      throw new CheckoutError(`could not push branch "${branch}": ${error.message}`);
+    }
+  }
+}
+
+/** A push found the branch already on the remote; nothing was changed there. */
+export class RemoteBranchExistsError extends CheckoutError {}
+
+/** Where git fetches from and pushes to: a bare absolute path becomes a file:// URL. */
+function remoteUrlOf(cloneUrl: string): string {
+  return cloneUrl.startsWith('/') ? `file://${cloneUrl}` : cloneUrl;
 }

@@ -1,0 +1,80 @@
+import { scrub } from '../git-command.ts';
+import { PullRequestError, providerLabel } from './errors.ts';
+
+export interface OpenPullRequestRequest {
+  /** `owner/name` (GitHub), `group/subgroup/project` (GitLab), `organization/project/repository` (Azure DevOps). */
+  fullName: string;
+  /** The branch the pull request merges into. */
+  baseBranch: string;
+  /** The pushed fix branch. */
+  branch: string;
+  title: string;
+  body: string;
+  token: string;
+}
+
+export interface OpenedPullRequest {
+  /** GitHub's pull request number, GitLab's merge request iid, Azure DevOps' pull request id. */
+  number: number;
+  /** The page a person opens. */
+  url: string;
+  /** The host's own word for mergeability right after creation (GitHub's `mergeable_state`, GitLab's `detailed_merge_status`, Azure's `mergeStatus`). */
+  mergeStatus: string;
+  /** ISO-8601 UTC. */
+  createdAt: string;
+}
+
+/** Opens pull requests (merge requests) on one kind of code host through its official SDK. */
+export interface CodeHostClient {
+  readonly provider: string;
+  openPullRequest(request: OpenPullRequestRequest): Promise<OpenedPullRequest>;
+}
+
+/** A host's timestamp as `2024-05-01T10:00:00.000Z`; now when absent or unreadable. */
+export function isoTimestamp(value: unknown): string {
+  const date = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : null;
+  return date && !Number.isNaN(date.getTime()) ? date.toISOString() : new Date().toISOString();
+}
+
+/** The host's words, on one line and bounded, with the token (and anything URL-embedded) blanked out. */
+export function cleanProviderMessage(message: string, token: string): string {
+  // An HTML error page (a proxy's, a sign-in page) says nothing useful and can be long.
+  const flat = /^\s*</.test(message) ? '' : message.replace(/\s+/g, ' ').trim();
+  const bounded = flat.length > 500 ? `${flat.slice(0, 499)}…` : flat;
+  return scrub(bounded, [token]);
+}
+
+/** "GitHub refused the pull request (422): A pull request already exists for acme:bulwark/fix-1" */
+export function refusal(provider: string, noun: string, status: number, message: string, token: string): PullRequestError {
+  const words = cleanProviderMessage(message, token) || `HTTP ${status}`;
+  const hint =
+    status === 401
+      ? ' (the stored access token was not accepted)'
+      : status === 403
+        ? ' (the access token lacks permission to open it)'
+        : status === 404
+          ? ' (the repository was not found, or the access token cannot see it)'
+          : '';
+  return new PullRequestError(`${providerLabel(provider)} refused the ${noun} (${status}): ${words}${hint}`, {
+    stage: 'pull_request',
+    provider,
+    status,
+  });
+}
+
+/** The host could not be reached, or answered with something that is not a response. */
+export function unreachable(provider: string, apiUrl: string, message: string, token: string): PullRequestError {
+  return new PullRequestError(`could not reach ${providerLabel(provider)} at ${scrub(apiUrl, [token])}: ${cleanProviderMessage(message, token)}`, {
+    stage: 'pull_request',
+    provider,
+  });
+}
+
+/** `a/b/c` → segments, refusing empty ones, so a malformed name fails before any request. */
+export function splitFullName(provider: string, fullName: string, minimum: number): string[] {
+  const segments = fullName.split('/');
+  if (segments.length < minimum || segments.some((s) => !s)) {
+    throw new PullRequestError(`"${fullName}" is not a ${providerLabel(provider)} repository name`, { stage: 'setup', provider });
+  }
+  return segments;
+}
