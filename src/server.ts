@@ -40,6 +40,9 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   const app = await buildApp({
     store,
     dispatchBatch: services.dispatchBatch,
+    dispatchFix: services.dispatchFix,
+    pullRequests: services.pullRequests,
+    agentConfigured: services.agentConfigured,
     bodyLimit: settings.bodyLimit,
     logger: {
       level: settings.logLevel,

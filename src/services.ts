@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Settings } from './config.ts';
+import type { FixDispatcher, PullRequestOpener } from './core/fixes.ts';
 import type { BatchDispatcher } from './core/scan-batches.ts';
 import { loadTokenBox, type TokenBox } from './crypto/token-box.ts';
 import { defaultEngines } from './engines/registry.ts';
@@ -7,7 +8,13 @@ import { storedAdvisories } from './osv/advisories.ts';
 import { EmbeddedQueue } from './jobs/embedded-queue.ts';
 import { PgBossQueue } from './jobs/pgboss-queue.ts';
 import type { JobQueue } from './jobs/queue.ts';
+import { createFixAgent } from './fixing/agent/index.ts';
+import { createFixRunner, fixJobKey } from './fixing/fix-runner.ts';
+import { fixersWithRules } from './fixing/fixers/index.ts';
+import { verifyFix } from './fixing/verify.ts';
+import { BUILTIN_RULES_DIR, loadRuleSet, type RuleSet } from './engines/sast/rule-set.ts';
 import { createBatchRunner } from './scanning/batch-runner.ts';
+import { createPullRequestOpener } from './scm/pull-requests/opener.ts';
 import { CheckoutCache } from './scm/checkout-cache.ts';
 import type { Store } from './store/database.ts';
 
@@ -16,7 +23,10 @@ export interface Services {
   queue: JobQueue;
   tokenBox: TokenBox;
   dispatchBatch: BatchDispatcher;
-  /** Starts running scan jobs in this process. */
+  dispatchFix: FixDispatcher;
+  pullRequests: PullRequestOpener;
+  agentConfigured: boolean;
+  /** Starts running scan and fix jobs in this process. */
   startWorkers(): Promise<void>;
   close(): Promise<void>;
 }
@@ -46,11 +56,30 @@ export async function openServices(settings: Settings, store: Store, log?: (mess
     faultScanDelayMs: settings.faultScanDelayMs,
     log,
   });
+  // Fixes rewrite and verify with the same rules the scans ran, operator folders included.
+  let rules: RuleSet | undefined;
+  const ruleSet = () => (rules ??= loadRuleSet([BUILTIN_RULES_DIR, ...settings.sastRuleDirs]));
+  const fixRunner = createFixRunner({
+    db: store.db,
+    tokenBox,
+    checkouts,
+    fixerFor: fixersWithRules(ruleSet),
+    verify: (dir, findings, files, originals) => verifyFix(dir, findings, files, originals, { ruleSet: ruleSet() }),
+    agent: settings.llm ? createFixAgent(settings.llm) : null,
+    gitTimeoutMs: settings.gitTimeoutSeconds * 1000,
+    log,
+  });
   return {
     queue,
     tokenBox,
     dispatchBatch: (trx, batch) => queue.enqueue(trx, 'scan-batch', batch.id),
-    startWorkers: () => queue.work('scan-batch', runner, { concurrency: settings.workerConcurrency }),
+    dispatchFix: (trx, fixId, run) => queue.enqueue(trx, 'fix-run', fixJobKey(fixId, run)),
+    pullRequests: createPullRequestOpener({ db: store.db, tokenBox, checkouts, codeHosts: settings.codeHosts }),
+    agentConfigured: settings.llm !== null,
+    async startWorkers() {
+      await queue.work('scan-batch', runner, { concurrency: settings.workerConcurrency });
+      await queue.work('fix-run', fixRunner, { concurrency: settings.workerConcurrency });
+    },
     close: () => queue.stop(),
   };
 }

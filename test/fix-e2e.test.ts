@@ -1,0 +1,219 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
+import { importOsv } from '../src/osv/import.ts';
+import { createHarness, testTokenBox, type Harness, type TestOrg } from './support/api.ts';
+import { startGitHubStandIn, type StandIn } from './support/code-host-standins.ts';
+import { TestRepo } from './support/git-repo.ts';
+import { osvRecord, writeRecordDir } from './support/osv-records.ts';
+import { positiveSample } from './support/secret-samples.ts';
+
+const stripeKey = positiveSample(SECRET_RULES.find((r) => r.id === 'stripe-secret-key')!, 201);
+
+const PAYMENTS_PY = `"""Payment helpers."""
+import requests
+
+STRIPE_KEY = "${stripeKey}"
+
+
+def charge(amount):
+    return requests.post("https://api.stripe.com/v1/charges", auth=(STRIPE_KEY, ""), data={"amount": amount})
+`;
+
+const CLIENT_PY = `import requests
+
+
+def fetch(url):
+    return requests.get(url, verify=False, timeout=5)
+`;
+
+const lock = (lodash: string) =>
+  JSON.stringify(
+    {
+      name: 'shop',
+      version: '1.0.0',
+      lockfileVersion: 3,
+      requires: true,
+      packages: {
+        '': { name: 'shop', version: '1.0.0', dependencies: { lodash: `^${lodash}` } },
+        'node_modules/lodash': {
+          version: lodash,
+          resolved: `https://registry.npmjs.org/lodash/-/lodash-${lodash}.tgz`,
+          integrity: 'sha512-AAAA',
+        },
+      },
+    },
+    null,
+    2,
+  ) + '\n';
+
+const PACKAGE_JSON = JSON.stringify({ name: 'shop', version: '1.0.0', dependencies: { lodash: '^4.17.20' } }, null, 2) + '\n';
+
+const TERMINAL = ['completed', 'failed', 'cancelled'];
+
+describe('autofix over HTTP on a real repository', () => {
+  let h: Harness;
+  let org: TestOrg;
+  let repo: TestRepo;
+  let github: StandIn;
+  let unitId: string;
+  const base = () => `/api/v1/repositories/${unitId}`;
+  const TOKEN = 'ghp_e2eTestTokenForTheStandIn000000000000';
+
+  before(async () => {
+    repo = TestRepo.create();
+    github = await startGitHubStandIn({ token: TOKEN, repos: { 'acme/shop': path.join(repo.dir, '.git') } });
+    h = await createHarness({ scanning: true, env: { BULWARK_JOB_LEASE_SECONDS: '10', BULWARK_GITHUB_API_URL: github.url } });
+    org = await h.org('fixing');
+    const records = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-fix-osv-'));
+    writeRecordDir(records, [osvRecord('GHSA-2099-lodash-ffff', 'npm', 'lodash', [{ introduced: '0' }, { fixed: '4.17.21' }])]);
+    await importOsv(h.database.store.db, records);
+    fs.rmSync(records, { recursive: true });
+    repo.commit({ 'app/payments.py': PAYMENTS_PY, 'app/client.py': CLIENT_PY, 'package.json': PACKAGE_JSON, 'package-lock.json': lock('4.17.20') });
+    const unit = await h.unit(org, ['github:acme/shop@main'], 'shop', [repo.url]);
+    unitId = unit.id;
+    await h.database.store.db.updateTable('source_repos').set({ token_ciphertext: testTokenBox.seal(TOKEN) }).where('unit_id', '=', unitId).execute();
+  });
+  after(async () => {
+    await h.close();
+    await github.close();
+    repo.remove();
+  });
+
+  async function scan(scanType: string) {
+    const created = await h.call('POST', `${base()}/scans`, { body: { scan_type: scanType } });
+    assert.equal(created.statusCode, 202, created.body);
+    await waitFor(`${base()}/scans/${created.json().batch_id}`, (b) => ['completed', 'failed', 'partial_failure'].includes(b.status));
+    return (await h.call('GET', `${base()}/findings?scan_type=${scanType}&status=open&limit=200`)).json().items as any[];
+  }
+
+  async function waitFor(url: string, done: (body: any) => boolean, seconds = 60) {
+    const deadline = Date.now() + seconds * 1000;
+    for (;;) {
+      const body = (await h.call('GET', url)).json();
+      if (done(body)) return body;
+      assert.ok(Date.now() < deadline, `timed out waiting on ${url}: ${JSON.stringify(body)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  async function runFix(findingIds: string[], title: string) {
+    const created = await h.call('POST', `${base()}/fixes`, {
+      body: { finding_ids: findingIds, title, instructions: 'Fix it without changing behaviour.', source_repo: 'acme/shop' },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const fix = created.json();
+    const progress = await waitFor(`${base()}/fixes/${fix.id}/progress`, (p) => TERMINAL.includes(p.status));
+    const diff = (await h.call('GET', `${base()}/fixes/${fix.id}/diff`)).json();
+    return { fix, progress, diff };
+  }
+
+  test('a committed secret: the fix replaces the literal by an environment lookup, verified by a rescan', async () => {
+    const [secret] = await scan('secrets_scan');
+    assert.ok(secret, 'the planted key is found');
+    const { fix, progress, diff } = await runFix([secret.id], 'Move the Stripe key out of the code');
+    assert.equal(progress.status, 'completed', progress.error_message ?? '');
+    assert.ok(progress.agent_steps_completed >= 1);
+    assert.ok(progress.started_at && progress.completed_at && progress.duration_seconds >= 0);
+    assert.deepEqual(Object.keys(progress).sort(), [
+      'agent_steps_completed', 'completed_at', 'duration_seconds', 'error_message', 'fix_id', 'latest_activity_at', 'repository_id', 'started_at', 'status',
+    ]);
+    assert.equal(diff.status, 'completed');
+    assert.match(diff.diff, /^-STRIPE_KEY = "sk_/m);
+    assert.match(diff.diff, /^\+STRIPE_KEY = os\.environ\["STRIPE_KEY"\]$/m);
+    assert.match(diff.diff, /^\+import os$/m);
+    assert.ok(!diff.diff.includes(`+STRIPE_KEY = "${stripeKey}"`));
+
+    const stored = (await h.call('GET', `${base()}/fixes/${fix.id}`)).json();
+    assert.equal(stored.status, 'completed');
+    assert.match(stored.source_base_commit_sha, /^[0-9a-f]{40}$/);
+    const events = (await h.call('GET', `/api/v1/finding-events?finding_id=${secret.id}`)).json().items.map((e: any) => e.event_type);
+    assert.deepEqual(events.slice(0, 3), ['fix_completed', 'fix_started', 'fix_created']);
+
+    // The pull request: a branch with one commit carrying the diff, then the GitHub API through Octokit.
+    const opened = await h.call('POST', `${base()}/fixes/${fix.id}/pull-requests`, { body: {} });
+    assert.equal(opened.statusCode, 201, opened.body);
+    const [pr] = opened.json().pull_requests;
+    assert.equal(pr.repo_full_name, 'acme/shop');
+    assert.equal(pr.branch_name, `bulwark/fix-${fix.id}`);
+    assert.ok(pr.pr_number > 0);
+    assert.match(pr.pr_url, /\/acme\/shop\/pull\/\d+$/);
+    assert.equal(pr.merged_at, null);
+    const creation = github.creations()[0] as { headers: Record<string, unknown>; body: any };
+    assert.equal(creation.headers.authorization, `token ${TOKEN}`);
+    assert.equal(creation.body.head, pr.branch_name);
+    assert.equal(creation.body.base, 'main');
+    assert.match(creation.body.body, /secrets\.stripe-secret-key/);
+    assert.match(creation.body.body, /CWE-798/);
+    const branchDiff = repo.git('diff', `${stored.source_base_commit_sha}..${pr.branch_name}`);
+    assert.match(branchDiff, /^\+STRIPE_KEY = os\.environ\["STRIPE_KEY"\]$/m);
+    assert.equal(repo.git('rev-list', '--count', `${stored.source_base_commit_sha}..${pr.branch_name}`).trim(), '1');
+    assert.equal((await h.call('GET', `${base()}/fixes/${fix.id}`)).json().pull_requests[0].pr_url, pr.pr_url);
+    const prEvents = (await h.call('GET', `/api/v1/finding-events?finding_id=${secret.id}&event_type=fix_pr_created`)).json().items;
+    assert.equal(prEvents.length, 1);
+    const again = await h.call('POST', `${base()}/fixes/${fix.id}/pull-requests`, { body: {} });
+    assert.equal(again.statusCode, 409, 'a fix opens its pull request once');
+  });
+
+  test('a code host refusing the pull request marks the fix pr_creation_failed with the reason, and a retry can succeed', async () => {
+    const [dependency] = await scan('sbom_scan');
+    const { fix, progress } = await runFix([dependency.id], 'Upgrade lodash for the PR test');
+    assert.equal(progress.status, 'completed', progress.error_message ?? '');
+    github.respondWith({ status: 422, body: { message: 'Validation Failed', errors: [{ message: 'No commits between main and x' }] } });
+    const refused = await h.call('POST', `${base()}/fixes/${fix.id}/pull-requests`, { body: { branch_name: 'bulwark/lodash-upgrade' } });
+    assert.equal(refused.statusCode, 502, refused.body);
+    assert.equal(refused.json().detail.error_code, 'PR_CREATION_FAILED');
+    assert.match(refused.json().detail.detail, /was pushed .* but the pull request could not be opened.*422/);
+    assert.ok(!refused.body.includes(TOKEN));
+    const failed = (await h.call('GET', `${base()}/fixes/${fix.id}`)).json();
+    assert.equal(failed.status, 'pr_creation_failed');
+    assert.match(failed.error_message, /422/);
+    assert.equal((await h.call('GET', `${base()}/fixes/${fix.id}/diff`)).json().diff?.length > 0, true, 'the diff stays readable');
+
+    github.respondWith(null);
+    const badName = await h.call('POST', `${base()}/fixes/${fix.id}/pull-requests`, { body: { branch_name: 'bad..name' } });
+    assert.equal(badName.statusCode, 422, badName.body);
+    assert.deepEqual(badName.json().detail[0].loc, ['body', 'branch_name']);
+    const retried = await h.call('POST', `${base()}/fixes/${fix.id}/pull-requests`, { body: { branch_name: 'bulwark/lodash-upgrade' } });
+    assert.equal(retried.statusCode, 201, retried.body);
+    assert.equal((await h.call('GET', `${base()}/fixes/${fix.id}`)).json().status, 'completed');
+
+    const twice = await h.call('POST', `${base()}/fixes/${fix.id}/pull-requests`, { body: { branch_name: 'another' } });
+    assert.equal(twice.statusCode, 409, 'the fix already has its pull request');
+  });
+
+  test('a SAST finding with a rule fix: the rewrite lands in the diff', async () => {
+    const found = await scan('semgrep_scan');
+    const noVerify = found.find((f) => f.file_path === 'app/client.py' && /verify/i.test(f.check_id + f.message));
+    assert.ok(noVerify, `no TLS-verification finding in ${JSON.stringify(found.map((f) => f.check_id))}`);
+    const { progress, diff } = await runFix([noVerify.id], 'Verify TLS certificates');
+    assert.equal(progress.status, 'completed', progress.error_message ?? '');
+    assert.match(diff.diff, /^-    return requests\.get\(url, verify=False, timeout=5\)$/m);
+    assert.match(diff.diff, /^\+    return requests\.get\(url, verify=True, timeout=5\)$/m);
+  });
+
+  test('a vulnerable dependency: the fix bumps the manifest and the lockfile to the nearest fixed version', async () => {
+    const [dependency] = await scan('sbom_scan');
+    assert.equal(dependency?.check_id, 'GHSA-2099-lodash-ffff');
+    const { progress, diff } = await runFix([dependency.id], 'Upgrade lodash');
+    assert.equal(progress.status, 'completed', progress.error_message ?? '');
+    assert.match(diff.diff, /^\+    "lodash": "\^4\.17\.21"$/m);
+    assert.match(diff.diff, /^-      "version": "4\.17\.20",?$/m);
+    assert.match(diff.diff, /^\+      "version": "4\.17\.21",?$/m);
+  });
+
+  test('without an LLM, a finding no deterministic fixer handles fails the fix with the setting to set', async () => {
+    const found = await scan('semgrep_scan');
+    const withoutRuleFix = found.find((f) => f.file_path === 'app/payments.py' || !/verify/i.test(f.check_id));
+    if (!withoutRuleFix) return assert.fail(`expected a finding without a rule fix in ${JSON.stringify(found.map((f) => f.check_id))}`);
+    const { progress, diff } = await runFix([withoutRuleFix.id], 'Something only an agent could do');
+    assert.equal(progress.status, 'failed');
+    assert.match(progress.error_message, /BULWARK_LLM_PROVIDER/);
+    assert.equal(diff.diff, null);
+    const events = (await h.call('GET', `/api/v1/finding-events?finding_id=${withoutRuleFix.id}&event_type=fix_failed`)).json().items;
+    assert.equal(events.length >= 1, true);
+  });
+});
