@@ -3,7 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { createFix } from '../src/core/fixes.ts';
+import { getUnit } from '../src/core/units.ts';
 import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
+import { fixJobKey } from '../src/fixing/fix-runner.ts';
 import { importOsv } from '../src/osv/import.ts';
 import { createHarness, testTokenBox, type Harness, type TestOrg } from './support/api.ts';
 import { startGitHubStandIn, type StandIn } from './support/code-host-standins.ts';
@@ -203,6 +206,27 @@ describe('autofix over HTTP on a real repository', () => {
     assert.match(diff.diff, /^\+    "lodash": "\^4\.17\.21"$/m);
     assert.match(diff.diff, /^-      "version": "4\.17\.20",?$/m);
     assert.match(diff.diff, /^\+      "version": "4\.17\.21",?$/m);
+  });
+
+  test('a run whose worker died midway is started over from a fresh work tree and completes', async () => {
+    const [secret] = await scan('secrets_scan');
+    const db = h.database.store.db;
+    const unit = await getUnit(db, org.id, unitId);
+    const principal = { orgId: org.id, keyId: org.keyId, scopes: [] };
+    const view = await createFix(db, principal, unit, { finding_ids: [secret.id], title: 'Crash test', instructions: 'x', source_repo: 'acme/shop' }, async () => {});
+    // What a worker that died mid-run leaves: the fix running, half an edit in its work tree.
+    await db.updateTable('fixes').set({ status: 'running', started_at: new Date().toISOString() }).where('id', '=', view.fix.id).execute();
+    const leftover = path.join(h.database.dataDir, 'git', 'worktrees', `fix-${view.fix.id}-1`);
+    fs.mkdirSync(path.join(leftover, 'app'), { recursive: true });
+    fs.writeFileSync(path.join(leftover, 'app', 'payments.py'), 'half written');
+    await db.transaction().execute((trx) => h.services!.queue.enqueue(trx, 'fix-run', fixJobKey(view.fix.id, 1)));
+
+    const progress = await waitFor(`${base()}/fixes/${view.fix.id}/progress`, (p) => TERMINAL.includes(p.status));
+    assert.equal(progress.status, 'completed', progress.error_message ?? '');
+    const diff = (await h.call('GET', `${base()}/fixes/${view.fix.id}/diff`)).json().diff;
+    assert.match(diff, /^\+STRIPE_KEY = os\.environ\["STRIPE_KEY"\]$/m);
+    assert.ok(!diff.includes('half written'));
+    assert.ok(!fs.existsSync(leftover), 'the work tree is removed when the run ends');
   });
 
   test('without an LLM, a finding no deterministic fixer handles fails the fix with the setting to set', async () => {
