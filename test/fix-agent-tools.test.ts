@@ -5,6 +5,9 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { createAgentTools, type AgentTools } from '../src/fixing/agent/tools.ts';
 import { SYSTEM_PROMPT, taskMessage, untrustedBlock } from '../src/fixing/agent/prompt.ts';
 import type { FixFinding } from '../src/fixing/types.ts';
+import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
+import { maskSecret } from '../src/engines/secrets/text-checks.ts';
+import { positiveSample } from './support/secret-samples.ts';
 import { FIXED_LINE, SQL_FINDING, VULNERABLE_DB_JS, VULNERABLE_LINE, makeWorkTree, rescanRecorder, type RescanRecorder, type WorkTree } from './support/fix-agent-fixture.ts';
 
 const BOUNDARY = '0123456789abcdef';
@@ -237,6 +240,33 @@ describe('fix agent tools', () => {
       const failing = await createAgentTools({ dir: tree.dir, rescan: async () => { throw new Error('engine crashed'); }, boundary: BOUNDARY });
       const outcome = await failing.call('rescan', { paths: ['src/db.js'] });
       assert.deepEqual(outcome, { content: 'Error: the rescan failed: engine crashed', isError: true });
+    });
+  });
+
+  describe('secrets in the repository', () => {
+    test('the model never sees a detected secret: reads, searches and edit snippets show a placeholder, edits keep the real value', async () => {
+      const key = positiveSample(SECRET_RULES.find((r) => r.id === 'stripe-secret-key')!, 404);
+      write('app/settings.py', `DEBUG = False\nSTRIPE_KEY = "${key}"\nTIMEOUT = 5\n`);
+
+      const shown = await ok('read_file', { path: 'app/settings.py' });
+      assert.ok(!shown.includes(key), 'read_file hides the key');
+      const placeholder = /⟦secret-\d+ [^⟧]+⟧/.exec(shown)?.[0];
+      assert.ok(placeholder, shown);
+      assert.ok(shown.includes(maskSecret(key)));
+      const found = await ok('search', { pattern: 'STRIPE_KEY' });
+      assert.ok(!found.includes(key) && found.includes(placeholder));
+
+      const edited = await ok('edit_file', {
+        path: 'app/settings.py',
+        old_text: `STRIPE_KEY = "${placeholder}"\nTIMEOUT = 5`,
+        new_text: `STRIPE_KEY = "${placeholder}"\nTIMEOUT = 10`,
+      });
+      assert.ok(!edited.includes(key));
+      assert.equal(read('app/settings.py'), `DEBUG = False\nSTRIPE_KEY = "${key}"\nTIMEOUT = 10\n`, 'the real key stays where it was');
+
+      await refused('edit_file', { path: 'app/other.py', old_text: '', new_text: `KEY = "${placeholder}"\n` }, /must not be copied elsewhere/);
+      await refused('edit_file', { path: 'app/settings.py', old_text: 'DEBUG = False', new_text: `DEBUG = "${placeholder}"` }, /must not be copied elsewhere/);
+      assert.ok(!fs.existsSync(path.join(tree.dir, 'app/other.py')));
     });
   });
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { untrustedBlock } from './prompt.ts';
 import type { SearchReply, SearchRequest } from './search-worker.ts';
+import { SecretVeil } from './secret-veil.ts';
 import { PathRefused, resolveInTree, walkTree, type TreePath } from './tree-paths.ts';
 
 /** A tool as both APIs describe it: a name, what it does, and a JSON schema of its arguments. */
@@ -141,6 +142,7 @@ class ToolRefused extends Error {}
 export async function createAgentTools(options: AgentToolsOptions): Promise<AgentTools> {
   const root = await fs.realpath(options.dir);
   const changed = new Set<string>();
+  const veil = new SecretVeil();
   const { boundary } = options;
 
   const resolve = (value: unknown, what = 'path') => resolveInTree(root, value, what);
@@ -168,7 +170,7 @@ export async function createAgentTools(options: AgentToolsOptions): Promise<Agen
 
   async function readFile(args: Args): Promise<string> {
     const file = await existingFile(args.string('path'));
-    const text = await readText(file);
+    const text = veil.hide(await readText(file));
     const lines = splitLines(text);
     const start = args.optionalInteger('start_line') ?? 1;
     const requestedEnd = args.optionalInteger('end_line');
@@ -226,15 +228,21 @@ export async function createAgentTools(options: AgentToolsOptions): Promise<Agen
     }
     const searched = `${reply.filesSearched} file${reply.filesSearched === 1 ? '' : 's'} searched${reply.filesSkipped ? `, ${reply.filesSkipped} binary or large files skipped` : ''}`;
     if (reply.lines.length === 0) return `No matches (${searched}).`;
-    const block = untrustedBlock('search', { pattern, path: start.rel || '.' }, reply.lines.join('\n'), boundary);
+    const block = untrustedBlock('search', { pattern, path: start.rel || '.' }, reply.lines.map((line) => veil.hide(line)).join('\n'), boundary);
     const more = reply.truncated ? `; more matches not shown, narrow the pattern or the path` : '';
     return `${block}\n${reply.lines.length} matching lines (${searched})${more}.`;
   }
 
   async function editFile(args: Args): Promise<string> {
     const target = await resolve(args.string('path'));
-    const oldText = args.string('old_text');
-    const newText = args.string('new_text');
+    const rawOld = args.string('old_text');
+    const rawNew = args.string('new_text');
+    const copied = veil.placeholdersIn(rawNew).filter((placeholder) => !veil.placeholdersIn(rawOld).includes(placeholder));
+    if (copied.length) {
+      throw new ToolRefused('new_text may keep a secret placeholder only where old_text has it; a secret must not be copied elsewhere. Nothing was changed.');
+    }
+    const oldText = veil.reveal(rawOld);
+    const newText = veil.reveal(rawNew);
     if (target.rel === '') throw new ToolRefused('path must name a file');
     if (!target.exists) {
       if (oldText !== '') throw new ToolRefused(`"${target.rel}" does not exist; to create it, give an empty old_text`);
@@ -277,7 +285,7 @@ export async function createAgentTools(options: AgentToolsOptions): Promise<Agen
 
     const firstLine = lineOf(updated, at);
     const lastLine = Math.max(firstLine, lineOf(updated, at + Math.max(to.length - 1, 0)));
-    const lines = splitLines(updated);
+    const lines = splitLines(veil.hide(updated));
     const from1 = Math.max(1, firstLine - 2);
     const to1 = Math.min(lines.length, lastLine + 2, from1 + 60);
     const width = String(to1).length;
