@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { createFix } from '../src/core/fixes.ts';
 import { getUnit } from '../src/core/units.ts';
 import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
+import { maskSecret } from '../src/engines/secrets/text-checks.ts';
 import { fixJobKey } from '../src/fixing/fix-runner.ts';
 import { importOsv } from '../src/osv/import.ts';
 import { createHarness, testTokenBox, type Harness, type TestOrg } from './support/api.ts';
@@ -128,7 +129,11 @@ describe('autofix over HTTP on a real repository', () => {
     assert.match(diff.diff, /^-STRIPE_KEY = "sk_/m);
     assert.match(diff.diff, /^\+STRIPE_KEY = os\.environ\["STRIPE_KEY"\]$/m);
     assert.match(diff.diff, /^\+import os$/m);
-    assert.ok(!diff.diff.includes(`+STRIPE_KEY = "${stripeKey}"`));
+    assert.ok(!diff.diff.includes(stripeKey), 'the API shows the removed key masked');
+    assert.ok(diff.diff.includes(`-STRIPE_KEY = "${maskSecret(stripeKey)}"`));
+    const row = await h.database.store.db.selectFrom('fixes').selectAll().where('id', '=', fix.id).executeTakeFirstOrThrow();
+    assert.ok(!JSON.stringify(row).includes(stripeKey), 'no column holds the key in clear');
+    assert.ok(testTokenBox.open(row.diff_ciphertext!).includes(`-STRIPE_KEY = "${stripeKey}"`), 'the sealed diff applies as it is');
 
     const stored = (await h.call('GET', `${base()}/fixes/${fix.id}`)).json();
     assert.equal(stored.status, 'completed');

@@ -159,6 +159,7 @@ export async function createFix(
       source_base_commit_sha: null,
       error_message: null,
       diff: null,
+      diff_ciphertext: null,
       agent_steps_completed: 0,
       agent_input_tokens: 0,
       agent_output_tokens: 0,

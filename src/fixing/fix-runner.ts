@@ -9,6 +9,7 @@ import type { JobContext, JobHandlers } from '../jobs/queue.ts';
 import { CheckoutError, type CheckoutCache } from '../scm/checkout-cache.ts';
 import { git, GitError } from '../scm/git-command.ts';
 import type { Database, FindingRow, FixRow } from '../store/schema.ts';
+import { maskDiff } from './diff-mask.ts';
 import { FixError, type FixAgent, type Fixer, type FixFinding, type FixWorkspace, type VerificationResult } from './types.ts';
 
 export interface FixRunnerDeps {
@@ -159,9 +160,9 @@ export function createFixRunner(deps: FixRunnerDeps): JobHandlers {
       throw error;
     }
     const options = { cwd: checkout.dir, timeoutMs: deps.gitTimeoutMs, signal };
-    if (fix.source_base_commit_sha && fix.diff) {
+    if (fix.source_base_commit_sha && fix.diff_ciphertext) {
       try {
-        await applyPatch(checkout.dir, fix.diff, options);
+        await applyPatch(checkout.dir, deps.tokenBox.open(fix.diff_ciphertext), options);
       } catch (error) {
         await checkout.dispose();
         if (error instanceof GitError) throw new FixError(`could not restore the fix's previous patch: ${error.message}`);
@@ -246,7 +247,8 @@ export function createFixRunner(deps: FixRunnerDeps): JobHandlers {
     return {
       status: 'completed' as const,
       changes: {
-        diff,
+        diff: maskDiff(diff),
+        diff_ciphertext: deps.tokenBox.seal(diff),
         error_message: null,
         verification: `Re-scanned ${changedFiles.length} changed file(s): none of the ${findings.length} finding(s) is detected any more, and every file still parses.`,
       },

@@ -161,7 +161,10 @@ export interface FixesTable {
   source_scan_branch: string | null;
   source_base_commit_sha: string | null;
   error_message: string | null;
+  /** The diff with credentials masked, as the API shows it. */
   diff: string | null;
+  /** The applicable diff, sealed with the token box. */
+  diff_ciphertext: string | null;
   agent_steps_completed: number;
   agent_input_tokens: number;
   agent_output_tokens: number;

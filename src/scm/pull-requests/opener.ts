@@ -113,7 +113,7 @@ export function createPullRequestOpener(deps: PullRequestOpenerDeps): PullReques
           source: { id: source.id, provider, cloneUrl: source.clone_url, token },
           baseCommit: fix.source_base_commit_sha,
           baseBranch,
-          diff: fix.diff,
+          diff: fix.diff_ciphertext ? deps.tokenBox.open(fix.diff_ciphertext) : fix.diff,
           branch,
           message: commitMessage(title, content),
           identity: deps.identity,

@@ -5,11 +5,13 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('fixes').addColumn('agent_input_tokens', 'integer', (c) => c.notNull().defaultTo(0)).execute();
   await db.schema.alterTable('fixes').addColumn('agent_output_tokens', 'integer', (c) => c.notNull().defaultTo(0)).execute();
   await db.schema.alterTable('fixes').addColumn('verification', 'text').execute();
+  // The applicable diff, sealed: it removes committed credentials, so it holds them.
+  await db.schema.alterTable('fixes').addColumn('diff_ciphertext', 'text').execute();
   await db.schema.alterTable('fixes').addColumn('runs', 'integer', (c) => c.notNull().defaultTo(0)).execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const column of ['runs', 'verification', 'agent_output_tokens', 'agent_input_tokens']) {
+  for (const column of ['runs', 'diff_ciphertext', 'verification', 'agent_output_tokens', 'agent_input_tokens']) {
     await db.schema.alterTable('fixes').dropColumn(column).execute();
   }
 }
