@@ -121,7 +121,7 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
     const fixId = created.json().id;
     await waitFor(`${base()}/fixes/${fixId}/progress`, (p) => p.status === 'running');
     const worktrees = path.join(h.database.dataDir, 'git', 'worktrees');
-    await waitFor(`${base()}/fixes/${fixId}/progress`, () => fs.existsSync(path.join(worktrees, `fix-${fixId}-1`)));
+    await waitFor(`${base()}/fixes/${fixId}/progress`, () => fs.existsSync(path.join(worktrees, `fix-${fixId}-1-1`)));
     const abandonedBefore = llm.abandoned;
 
     const startedAt = Date.now();
@@ -129,7 +129,7 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
     assert.equal(cancelled.statusCode, 200, cancelled.body);
     assert.equal(cancelled.json().status, 'cancelled');
     const deadline = Date.now() + 5_000;
-    while (fs.existsSync(path.join(worktrees, `fix-${fixId}-1`)) || llm.abandoned === abandonedBefore) {
+    while (fs.existsSync(path.join(worktrees, `fix-${fixId}-1-1`)) || llm.abandoned === abandonedBefore) {
       assert.ok(Date.now() < deadline, 'the run did not stop within 5 seconds');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -270,6 +270,16 @@ describe('fix agent tools', () => {
     });
   });
 
+  test('CI pipelines and git hooks can be read but not edited or created', async () => {
+    write('.github/workflows/ci.yml', 'on: push\njobs: {}\n');
+    assert.match(await ok('read_file', { path: '.github/workflows/ci.yml' }), /on: push/);
+    await refused('edit_file', { path: '.github/workflows/ci.yml', old_text: 'jobs: {}', new_text: 'jobs: { x: {} }' }, /configures CI or git hooks/);
+    await refused('edit_file', { path: '.gitlab-ci.yml', old_text: '', new_text: 'stages: []\n' }, /configures CI or git hooks/);
+    await refused('edit_file', { path: 'Jenkinsfile', old_text: '', new_text: 'pipeline {}\n' }, /configures CI or git hooks/);
+    assert.equal(read('.github/workflows/ci.yml'), 'on: push\njobs: {}\n');
+    assert.ok(!fs.existsSync(path.join(tree.dir, '.gitlab-ci.yml')));
+  });
+
   test('an unknown tool is an error result', async () => {
     await refused('run_shell', { command: 'rm -rf /' }, /there is no tool named "run_shell"; the tools are list_files, read_file, search, edit_file, rescan/);
     await refused('constructor', {}, /there is no tool named "constructor"/);

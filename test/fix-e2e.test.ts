@@ -164,6 +164,9 @@ describe('autofix over HTTP on a real repository', () => {
     assert.equal(prEvents.length, 1);
     const again = await h.call('POST', `${base()}/fixes/${fix.id}/pull-requests`, { body: {} });
     assert.equal(again.statusCode, 409, 'a fix opens its pull request once');
+    const refine = await h.call('POST', `${base()}/fixes/${fix.id}/refine`, { body: { instructions: 'more' } });
+    assert.equal(refine.statusCode, 409);
+    assert.match(refine.json().detail.detail, /already has a pull request/, 'the branch would no longer match the diff');
   });
 
   test('a code host refusing the pull request marks the fix pr_creation_failed with the reason, and a retry can succeed', async () => {
@@ -221,7 +224,7 @@ describe('autofix over HTTP on a real repository', () => {
     const view = await createFix(db, principal, unit, { finding_ids: [secret.id], title: 'Crash test', instructions: 'x', source_repo: 'acme/shop' }, async () => {});
     // What a worker that died mid-run leaves: the fix running, half an edit in its work tree.
     await db.updateTable('fixes').set({ status: 'running', started_at: new Date().toISOString() }).where('id', '=', view.fix.id).execute();
-    const leftover = path.join(h.database.dataDir, 'git', 'worktrees', `fix-${view.fix.id}-1`);
+    const leftover = path.join(h.database.dataDir, 'git', 'worktrees', `fix-${view.fix.id}-1-1`);
     fs.mkdirSync(path.join(leftover, 'app'), { recursive: true });
     fs.writeFileSync(path.join(leftover, 'app', 'payments.py'), 'half written');
     await db.transaction().execute((trx) => h.services!.queue.enqueue(trx, 'fix-run', fixJobKey(view.fix.id, 1)));

@@ -252,6 +252,8 @@ export async function refineFix(
 ): Promise<FixView> {
   const current = await findFix(db, unit, fixId);
   if (current.status !== 'completed') throw invalidState(`Only a completed fix can be refined; this fix is ${current.status}`);
+  const [pullRequest] = await db.selectFrom('fix_pull_requests').select('pr_url').where('fix_id', '=', fixId).limit(1).execute();
+  if (pullRequest) throw invalidState(`This fix already has a pull request (${pullRequest.pr_url}); create a new fix to change it further`);
   if (!options.agentConfigured) {
     throw new ApiError(
       409,
@@ -301,13 +303,21 @@ export async function openPullRequests(
       .updateTable('fixes')
       .set({ status: 'pr_creation_failed', error_message: error.message, updated_at: nowIso() })
       .where('id', '=', view.fix.id)
+      .where('status', 'in', ['completed', 'pr_creation_failed'])
+      .where('runs', '=', view.fix.runs)
       .execute();
     throw new ApiError(502, 'PR_CREATION_FAILED', error.message);
   }
   const rows: FixPullRequestRow[] = opened.map((pr) => ({ ...pr, id: newId(), fix_id: view.fix.id }));
   await db.transaction().execute(async (trx) => {
     if (rows.length) await trx.insertInto('fix_pull_requests').values(rows).execute();
-    await trx.updateTable('fixes').set({ status: 'completed', error_message: null, updated_at: nowIso() }).where('id', '=', view.fix.id).execute();
+    await trx
+      .updateTable('fixes')
+      .set({ status: 'completed', error_message: null, updated_at: nowIso() })
+      .where('id', '=', view.fix.id)
+      .where('status', 'in', ['completed', 'pr_creation_failed'])
+      .where('runs', '=', view.fix.runs)
+      .execute();
     for (const pr of rows) await recordFixEvents(trx, view.fix.id, 'fix_pr_created', { pr_url: pr.pr_url, pr_number: pr.pr_number });
   });
   return rows;

@@ -79,17 +79,25 @@ export function createFixRunner(deps: FixRunnerDeps): JobHandlers {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  /** Ends a run and writes its events in one transaction, unless the fix moved on (cancelled) meanwhile. */
   async function finish(fix: FixRow, outcome: { status: 'completed' | 'failed'; changes: Partial<FixRow> }) {
     const now = nowIso();
-    const done = await update(fix, { status: outcome.status, completed_at: now, latest_activity_at: now, ...outcome.changes });
-    if (done) {
+    await db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('fixes')
+        .set({ status: outcome.status, completed_at: now, latest_activity_at: now, ...outcome.changes, updated_at: now })
+        .where('id', '=', fix.id)
+        .where('status', '=', 'running')
+        .where('runs', '=', fix.runs)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return;
       await recordFixEvents(
-        db,
+        trx,
         fix.id,
         outcome.status === 'completed' ? 'fix_completed' : 'fix_failed',
         outcome.status === 'failed' ? { error_message: outcome.changes.error_message } : {},
       );
-    }
+    });
   }
 
   async function start(fixId: string, run: number): Promise<FixRow | undefined> {
@@ -98,16 +106,19 @@ export function createFixRunner(deps: FixRunnerDeps): JobHandlers {
     if (fix.status === 'running') return fix; // a run whose worker died: start it over
     if (fix.status !== 'pending') return undefined;
     const now = nowIso();
-    const result = await db
-      .updateTable('fixes')
-      .set({ status: 'running', started_at: now, latest_activity_at: now, agent_steps_completed: 0, updated_at: now })
-      .where('id', '=', fix.id)
-      .where('status', '=', 'pending')
-      .where('runs', '=', run)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) return undefined;
-    await recordFixEvents(db, fix.id, 'fix_started', { run });
-    return { ...fix, status: 'running', started_at: now };
+    const started = await db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('fixes')
+        .set({ status: 'running', started_at: now, latest_activity_at: now, agent_steps_completed: 0, updated_at: now })
+        .where('id', '=', fix.id)
+        .where('status', '=', 'pending')
+        .where('runs', '=', run)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await recordFixEvents(trx, fix.id, 'fix_started', { run });
+      return true;
+    });
+    return started ? { ...fix, status: 'running', started_at: now } : undefined;
   }
 
   async function run(key: string, context: JobContext): Promise<void> {
@@ -126,7 +137,7 @@ export function createFixRunner(deps: FixRunnerDeps): JobHandlers {
 
     let workspace: Awaited<ReturnType<typeof openWorkspace>> | undefined;
     try {
-      workspace = await openWorkspace(fix, controller.signal);
+      workspace = await openWorkspace(fix, context.attempt, controller.signal);
       const outcome = await applyFix(fix, workspace);
       await finish(fix, outcome);
     } catch (error) {
@@ -142,13 +153,14 @@ export function createFixRunner(deps: FixRunnerDeps): JobHandlers {
     }
   }
 
-  async function openWorkspace(fix: FixRow, signal: AbortSignal) {
+  async function openWorkspace(fix: FixRow, attempt: number, signal: AbortSignal) {
     const unitSources = await db.selectFrom('source_repos').selectAll().where('unit_id', '=', fix.unit_id).execute();
     const source = unitSources.find((s) => s.full_name === fix.source_repo && s.provider === fix.source_repo_provider);
     if (!source) throw new FixError(`the source repository ${fix.source_repo} was removed from this repository's sources`);
     const token = source.token_ciphertext ? deps.tokenBox.open(source.token_ciphertext) : null;
     const checkoutSource = { id: source.id, provider: source.provider, cloneUrl: source.clone_url, token };
-    const workId = `fix-${fix.id}-${fix.runs}`;
+    // One work tree per attempt: a stale attempt still winding down never shares the new one's files.
+    const workId = `fix-${fix.id}-${fix.runs}-${attempt}`;
     let checkout;
     try {
       // A refinement continues the fix where it stands: its base commit plus its current patch.
@@ -250,7 +262,10 @@ export function createFixRunner(deps: FixRunnerDeps): JobHandlers {
         diff: maskDiff(diff),
         diff_ciphertext: deps.tokenBox.seal(diff),
         error_message: null,
-        verification: `Re-scanned ${changedFiles.length} changed file(s): none of the ${findings.length} finding(s) is detected any more, and every file still parses.`,
+        verification: [
+          `Re-scanned ${changedFiles.length} changed file(s): none of the ${findings.length} finding(s) is detected any more, and every file still parses.`,
+          ...notes,
+        ].join(' '),
       },
     };
   }
@@ -264,8 +279,8 @@ export function createFixRunner(deps: FixRunnerDeps): JobHandlers {
   }
 
   async function changedPaths(workspace: { base: string; options: { cwd: string; timeoutMs: number; signal: AbortSignal } }): Promise<string[]> {
-    const names = await git(['-c', 'core.quotepath=off', 'diff', '--cached', '--name-only', '--no-renames', '--diff-filter=AM', workspace.base], workspace.options);
-    return names.split('\n').filter(Boolean);
+    const names = await git(['diff', '--cached', '--name-only', '-z', '--no-renames', '--diff-filter=AM', workspace.base], workspace.options);
+    return names.split('\0').filter(Boolean);
   }
 
   return {

@@ -244,6 +244,9 @@ export async function createAgentTools(options: AgentToolsOptions): Promise<Agen
     const oldText = veil.reveal(rawOld);
     const newText = veil.reveal(rawNew);
     if (target.rel === '') throw new ToolRefused('path must name a file');
+    if (PIPELINE_FILES.test(target.rel)) {
+      throw new ToolRefused(`"${target.rel}" configures CI or git hooks, which a fix never changes; leave it as it is`);
+    }
     if (!target.exists) {
       if (oldText !== '') throw new ToolRefused(`"${target.rel}" does not exist; to create it, give an empty old_text`);
       await fs.mkdir(path.dirname(target.abs), { recursive: true });
@@ -414,6 +417,13 @@ class Args {
     return value;
   }
 }
+
+/**
+ * CI pipelines and hooks run with the repository's secrets when the fix branch is pushed, which makes
+ * them what instructions planted in repository content would aim for; the agent may read them, not edit.
+ */
+const PIPELINE_FILES =
+  /^(?:\.github\/|\.gitlab\/|\.gitlab-ci\.ya?ml$|\.circleci\/|\.buildkite\/|\.azure-pipelines\/|azure-pipelines\.ya?ml$|\.travis\.ya?ml$|bitbucket-pipelines\.ya?ml$|Jenkinsfile|\.husky\/|\.githooks\/|\.pre-commit-config\.ya?ml$)/i;
 
 /** Lines of a text as read_file numbers them: a final newline does not start another line. */
 function splitLines(text: string): string[] {
