@@ -146,6 +146,18 @@ describe('verification: secrets', () => {
     assert.deepEqual(await deleted.verify([finding], []), { stillDetected: [], unparsable: [] });
   });
 
+  test('a patch that hides the secret from the detector, split into pieces or moved to another file, is still detected', async () => {
+    const finding = secretFinding('app.py', text, GHP);
+    const split = new Tree({ 'app.py': text });
+    split.patch('app.py', `API_TOKEN = "${GHP.slice(0, 10)}" + "${GHP.slice(10)}"\nOTHER_TOKEN = "${GHP2}"\n`);
+    assert.deepEqual((await split.verify([finding])).stillDetected, [finding.id]);
+
+    const moved = new Tree({ 'app.py': text });
+    moved.patch('app.py', `import settings\nAPI_TOKEN = settings.TOKEN\nOTHER_TOKEN = "${GHP2}"\n`);
+    moved.patch('settings.json', `{"token": "${GHP}"}\n`);
+    assert.deepEqual((await moved.verify([finding])).stillDetected, [finding.id]);
+  });
+
   test('a secret only in the history is always still detected', async () => {
     const tree = new Tree({ 'app.py': 'API_TOKEN = None\n' });
     const finding = { ...secretFinding('app.py', text, GHP), metadata: { rule: 'github-pat', masked_secret: maskSecret(GHP), source: 'history' } };

@@ -108,6 +108,10 @@ class TreeTexts {
   isChanged(file: string): boolean {
     return this.#changed.has(file);
   }
+
+  changedFiles(): string[] {
+    return [...this.#changed];
+  }
 }
 
 async function isStillDetected(finding: FixFinding, tree: TreeTexts, ruleSet: RuleSet): Promise<boolean> {
@@ -126,7 +130,27 @@ async function isStillDetected(finding: FixFinding, tree: TreeTexts, ruleSet: Ru
 async function secretStillDetected(finding: FixFinding, tree: TreeTexts): Promise<boolean> {
   if (finding.metadata.source === 'history') return true;
   const text = await tree.current(finding.filePath);
-  return text !== null && findingMatches(text, finding).length > 0;
+  if (text !== null && findingMatches(text, finding).length > 0) return true;
+  return secretMoved(finding, tree);
+}
+
+/**
+ * Whether the fix only hid the secret from the detector: its value, compared by letters and digits
+ * alone (so a literal split into concatenated pieces still counts), is in some changed file.
+ */
+async function secretMoved(finding: FixFinding, tree: TreeTexts): Promise<boolean> {
+  const original = tree.original(finding.filePath);
+  if (typeof original !== 'string') return false;
+  const alnum = (value: string) => value.replace(/[^A-Za-z0-9]/g, '');
+  const values = findingMatches(original, finding)
+    .map((m) => alnum(m.secret))
+    .filter((value) => value.length >= 12);
+  if (!values.length) return false;
+  for (const file of tree.changedFiles()) {
+    const text = await tree.current(file);
+    if (text !== null && values.some((value) => alnum(text).includes(value))) return true;
+  }
+  return false;
 }
 
 async function sastStillDetected(finding: FixFinding, tree: TreeTexts, ruleSet: RuleSet): Promise<boolean> {

@@ -109,7 +109,13 @@ export class CheckoutCache {
     await this.serialized(source.id, async () => {
       await fs.rm(dir, { recursive: true, force: true });
       await git(['--git-dir', gitDir, 'worktree', 'prune'], options);
-      await git(['--git-dir', gitDir, 'worktree', 'add', '--detach', '--force', dir, commit], options);
+      try {
+        await git(['--git-dir', gitDir, 'worktree', 'add', '--detach', '--force', dir, commit], options);
+      } catch (error) {
+        // An interrupted checkout leaves a partial copy of the repository behind; it goes too.
+        await fs.rm(dir, { recursive: true, force: true });
+        throw error;
+      }
     });
     return {
       dir,
