@@ -41,7 +41,14 @@ export function cleanProviderMessage(message: string, token: string): string {
   // An HTML error page (a proxy's, a sign-in page) says nothing useful and can be long.
   const flat = /^\s*</.test(message) ? '' : message.replace(/\s+/g, ' ').trim();
   const bounded = flat.length > 500 ? `${flat.slice(0, 499)}…` : flat;
-  return scrub(bounded, [token]);
+  return scrub(bounded, tokenForms(token));
+}
+
+/** The token as it may come back in an error: itself, or inside the Basic credentials some SDKs build. */
+function tokenForms(token: string): string[] {
+  if (!token) return [];
+  const basic = (user: string) => Buffer.from(`${user}:${token}`).toString('base64');
+  return [token, basic(''), basic('x-access-token'), basic('oauth2'), basic('pat')];
 }
 
 /** "GitHub refused the pull request (422): A pull request already exists for acme:bulwark/fix-1" */
@@ -64,7 +71,7 @@ export function refusal(provider: string, noun: string, status: number, message:
 
 /** The host could not be reached, or answered with something that is not a response. */
 export function unreachable(provider: string, apiUrl: string, message: string, token: string): PullRequestError {
-  return new PullRequestError(`could not reach ${providerLabel(provider)} at ${scrub(apiUrl, [token])}: ${cleanProviderMessage(message, token)}`, {
+  return new PullRequestError(`could not reach ${providerLabel(provider)} at ${scrub(apiUrl, tokenForms(token))}: ${cleanProviderMessage(message, token)}`, {
     stage: 'pull_request',
     provider,
   });
