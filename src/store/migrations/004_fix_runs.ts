@@ -8,6 +8,19 @@ export async function up(db: Kysely<any>): Promise<void> {
   // The applicable diff, sealed: it removes committed credentials, so it holds them.
   await db.schema.alterTable('fixes').addColumn('diff_ciphertext', 'text').execute();
   await db.schema.alterTable('fixes').addColumn('runs', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  // Fixes stored before fixes ran have no job and never will: end them with a reason instead of leaving them pending.
+  const now = new Date().toISOString();
+  await db.updateTable('fixes').set({ runs: 1 }).execute();
+  await db
+    .updateTable('fixes')
+    .set({
+      status: 'failed',
+      error_message: 'This fix was created before this server ran fixes; create it again to run it.',
+      completed_at: now,
+      updated_at: now,
+    })
+    .where('status', 'in', ['pending', 'running'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
