@@ -110,6 +110,17 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
     assert.ok(task.includes('Use a bound parameter.') && task.indexOf('Use a bound parameter.') < task.indexOf('Also document findUser.'));
     const events = (await h.call('GET', `/api/v1/finding-events?finding_id=${finding.id}`)).json().items.map((e: any) => e.event_type);
     assert.deepEqual(events.filter((e: string) => e.startsWith('fix_')), ['fix_completed', 'fix_started', 'fix_completed', 'fix_started', 'fix_created']);
+
+    // A refinement that fails leaves the fix as the last good run made it, and says why.
+    turns = [openAiWire.error(401, 'Incorrect API key provided', 'authentication_error')];
+    assert.equal((await h.call('POST', `${base()}/fixes/${fixId}/refine`, { body: { instructions: 'And rename it.' } })).statusCode, 200);
+    const failedRefine = await waitFor(`${base()}/fixes/${fixId}/progress`, (p) => TERMINAL.includes(p.status));
+    assert.equal(failedRefine.status, 'completed');
+    assert.match(failedRefine.error_message, /^The refinement failed \(.*401.*\); the fix keeps its previous patch\.$/);
+    assert.ok(!failedRefine.error_message.includes('sk-stub-key'));
+    assert.equal((await h.call('GET', `${base()}/fixes/${fixId}/diff`)).json().diff, refinedDiff);
+    const latest = (await h.call('GET', `/api/v1/finding-events?finding_id=${finding.id}`)).json().items[0];
+    assert.equal(latest.event_type, 'fix_failed');
   });
 
   test('cancelling a running fix stops it within 5 seconds, aborts the model call and removes the work tree', async () => {

@@ -82,21 +82,23 @@ export function createFixRunner(deps: FixRunnerDeps): JobHandlers {
   /** Ends a run and writes its events in one transaction, unless the fix moved on (cancelled) meanwhile. */
   async function finish(fix: FixRow, outcome: { status: 'completed' | 'failed'; changes: Partial<FixRow> }) {
     const now = nowIso();
+    const failed = outcome.status === 'failed';
+    // A refinement that fails leaves the fix as its last good run made it, with the failure told.
+    const keepsPrevious = failed && fix.runs > 1 && fix.diff_ciphertext !== null;
+    const status = keepsPrevious ? 'completed' : outcome.status;
+    const changes = keepsPrevious
+      ? { error_message: `The refinement failed (${outcome.changes.error_message}); the fix keeps its previous patch.` }
+      : outcome.changes;
     await db.transaction().execute(async (trx) => {
       const result = await trx
         .updateTable('fixes')
-        .set({ status: outcome.status, completed_at: now, latest_activity_at: now, ...outcome.changes, updated_at: now })
+        .set({ status, completed_at: now, latest_activity_at: now, ...changes, updated_at: now })
         .where('id', '=', fix.id)
         .where('status', '=', 'running')
         .where('runs', '=', fix.runs)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return;
-      await recordFixEvents(
-        trx,
-        fix.id,
-        outcome.status === 'completed' ? 'fix_completed' : 'fix_failed',
-        outcome.status === 'failed' ? { error_message: outcome.changes.error_message } : {},
-      );
+      await recordFixEvents(trx, fix.id, failed ? 'fix_failed' : 'fix_completed', failed ? { error_message: changes.error_message } : {});
     });
   }
 
