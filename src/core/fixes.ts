@@ -165,6 +165,7 @@ export async function createFix(
       agent_output_tokens: 0,
       verification: null,
       runs: 1,
+      run_attempt: 0,
       latest_activity_at: null,
       created_by_key_id: principal.keyId,
       created_at: now,

@@ -75,6 +75,7 @@ export function createFixRunner(deps: FixRunnerDeps): JobHandlers {
       .where('id', '=', fix.id)
       .where('status', '=', 'running')
       .where('runs', '=', fix.runs)
+      .where('run_attempt', '=', fix.run_attempt)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
@@ -96,22 +97,34 @@ export function createFixRunner(deps: FixRunnerDeps): JobHandlers {
         .where('id', '=', fix.id)
         .where('status', '=', 'running')
         .where('runs', '=', fix.runs)
+        .where('run_attempt', '=', fix.run_attempt)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return;
       await recordFixEvents(trx, fix.id, failed ? 'fix_failed' : 'fix_completed', failed ? { error_message: changes.error_message } : {});
     });
   }
 
-  async function start(fixId: string, run: number): Promise<FixRow | undefined> {
+  /** Claims the run for this attempt: a pending fix starts, a running one whose attempt died is taken over. */
+  async function start(fixId: string, run: number, attempt: number): Promise<FixRow | undefined> {
     const fix = await load(fixId);
     if (!fix || fix.runs !== run) return undefined;
-    if (fix.status === 'running') return fix; // a run whose worker died: start it over
-    if (fix.status !== 'pending') return undefined;
     const now = nowIso();
+    if (fix.status === 'running') {
+      const result = await db
+        .updateTable('fixes')
+        .set({ run_attempt: attempt, latest_activity_at: now, agent_steps_completed: 0, updated_at: now })
+        .where('id', '=', fix.id)
+        .where('status', '=', 'running')
+        .where('runs', '=', run)
+        .where('run_attempt', '<', attempt)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0 ? { ...fix, run_attempt: attempt } : undefined;
+    }
+    if (fix.status !== 'pending') return undefined;
     const started = await db.transaction().execute(async (trx) => {
       const result = await trx
         .updateTable('fixes')
-        .set({ status: 'running', started_at: now, latest_activity_at: now, agent_steps_completed: 0, updated_at: now })
+        .set({ status: 'running', run_attempt: attempt, started_at: now, latest_activity_at: now, agent_steps_completed: 0, updated_at: now })
         .where('id', '=', fix.id)
         .where('status', '=', 'pending')
         .where('runs', '=', run)
@@ -120,12 +133,12 @@ export function createFixRunner(deps: FixRunnerDeps): JobHandlers {
       await recordFixEvents(trx, fix.id, 'fix_started', { run });
       return true;
     });
-    return started ? { ...fix, status: 'running', started_at: now } : undefined;
+    return started ? { ...fix, status: 'running', run_attempt: attempt, started_at: now } : undefined;
   }
 
   async function run(key: string, context: JobContext): Promise<void> {
     const { fixId, run: runNumber } = parseJobKey(key);
-    const fix = await start(fixId, runNumber);
+    const fix = await start(fixId, runNumber, context.attempt);
     if (!fix) return;
 
     // Cancellation arrives through the database; a poll turns it into an abort of everything under way.
@@ -134,7 +147,8 @@ export function createFixRunner(deps: FixRunnerDeps): JobHandlers {
     context.signal.addEventListener('abort', onJobAbort, { once: true });
     const poll = setInterval(async () => {
       const current = await load(fixId).catch(() => undefined);
-      if (current && (current.status !== 'running' || current.runs !== fix.runs)) controller.abort(new FixCancelled('cancelled'));
+      const ours = current && current.status === 'running' && current.runs === fix.runs && current.run_attempt === fix.run_attempt;
+      if (current && !ours) controller.abort(new FixCancelled('cancelled or taken over'));
     }, deps.cancelPollMs ?? 500);
 
     let workspace: Awaited<ReturnType<typeof openWorkspace>> | undefined;

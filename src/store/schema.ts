@@ -172,6 +172,8 @@ export interface FixesTable {
   verification: string | null;
   /** Runs started so far: 1 after the first, one more per refinement. Names each run's job. */
   runs: number;
+  /** The job attempt running the current run; only it may change the fix. */
+  run_attempt: number;
   latest_activity_at: string | null;
   created_by_key_id: string | null;
   created_at: string;
