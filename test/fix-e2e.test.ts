@@ -216,6 +216,19 @@ describe('autofix over HTTP on a real repository', () => {
     assert.match(diff.diff, /^\+      "version": "4\.17\.21",?$/m);
   });
 
+  test('two requests opening the same fix\'s pull request at once open one', async () => {
+    const [dependency] = await scan('sbom_scan');
+    const { fix, progress } = await runFix([dependency.id], 'Upgrade lodash, twice asked');
+    assert.equal(progress.status, 'completed', progress.error_message ?? '');
+    const before = github.creations().length;
+    const answers = await Promise.all(
+      ['bulwark/race-a', 'bulwark/race-b'].map((branch_name) => h.call('POST', `${base()}/fixes/${fix.id}/pull-requests`, { body: { branch_name } })),
+    );
+    assert.deepEqual(answers.map((a) => a.statusCode).sort(), [201, 409], answers.map((a) => a.body).join('\n'));
+    assert.equal(github.creations().length, before + 1);
+    assert.equal((await h.call('GET', `${base()}/fixes/${fix.id}`)).json().pull_requests.length, 1);
+  });
+
   test('a run whose worker died midway is started over from a fresh work tree and completes', async () => {
     const [secret] = await scan('secrets_scan');
     const db = h.database.store.db;

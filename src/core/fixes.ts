@@ -166,6 +166,7 @@ export async function createFix(
       verification: null,
       runs: 1,
       run_attempt: 0,
+      pr_opening_since: null,
       latest_activity_at: null,
       created_by_key_id: principal.keyId,
       created_at: now,
@@ -295,6 +296,42 @@ export async function openPullRequests(
   }
   if (!view.fix.diff) throw invalidState('This fix produced no changes, so there is nothing to open a pull request for');
   if (view.pullRequests.length) throw invalidState(`This fix already has a pull request: ${view.pullRequests[0]!.pr_url}`);
+  await claimPullRequest(db, view.fix);
+  try {
+    return await openClaimed(db, opener, unit, view, input);
+  } finally {
+    await db.updateTable('fixes').set({ pr_opening_since: null }).where('id', '=', view.fix.id).execute();
+  }
+}
+
+/** A claim older than this belongs to a request that died; pushes and API calls finish well within it. */
+const PULL_REQUEST_CLAIM_MS = 15 * 60 * 1000;
+
+/** Marks the fix as having its pull request opened by this request; 409 while another request is at it. */
+async function claimPullRequest(db: Kysely<Database>, fix: FixRow): Promise<void> {
+  const now = nowIso();
+  const staleBefore = new Date(Date.now() - PULL_REQUEST_CLAIM_MS).toISOString();
+  const claimed = await db
+    .updateTable('fixes')
+    .set({ pr_opening_since: now })
+    .where('id', '=', fix.id)
+    .where('status', 'in', ['completed', 'pr_creation_failed'])
+    .where('runs', '=', fix.runs)
+    .where((eb) => eb.or([eb('pr_opening_since', 'is', null), eb('pr_opening_since', '<', staleBefore)]))
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('fix_pull_requests').select('id').where('fix_id', '=', fix.id))))
+    .executeTakeFirst();
+  if (Number(claimed.numUpdatedRows) === 0) {
+    throw invalidState('A pull request for this fix is already being opened, or the fix changed meanwhile; read it again');
+  }
+}
+
+async function openClaimed(
+  db: Kysely<Database>,
+  opener: PullRequestOpener,
+  unit: Unit,
+  view: FixView,
+  input: PullRequestInput,
+): Promise<FixPullRequestRow[]> {
   let opened;
   try {
     opened = await opener.open(view, unit, input);

@@ -172,6 +172,8 @@ export interface FixesTable {
   verification: string | null;
   /** Runs started so far: 1 after the first, one more per refinement. Names each run's job. */
   runs: number;
+  /** When a request started opening this fix's pull request; null when none is. */
+  pr_opening_since: string | null;
   /** The job attempt running the current run; only it may change the fix. */
   run_attempt: number;
   latest_activity_at: string | null;
