@@ -1,5 +1,6 @@
 // JSON files rewritten the way npm writes them: parsed, changed, and serialized again with the file's
 // own indentation, line breaks and final newline.
+import { isJsonObject, type JsonObject } from '../../sbom/extractors/extractor.ts';
 
 export interface JsonLayout {
   indent: string;
@@ -19,11 +20,7 @@ export function formatJson(value: unknown, layout: JsonLayout): string {
   return (layout.bom ? '\uFEFF' : '') + lines + (layout.finalNewline ? layout.newline : '');
 }
 
-export type JsonObject = Record<string, unknown>;
-
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isJsonObject, type JsonObject } from '../../sbom/extractors/extractor.ts';
 
 /** Parses a JSON object; null when the text is not one. */
 export function parseJsonObject(text: string): JsonObject | null {

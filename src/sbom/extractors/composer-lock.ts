@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { component, type Component } from '../component.ts';
-import { ExtractError, parserReason, type ExtractContext, type Extractor, type ManifestFile } from './extractor.ts';
+import { ExtractError, parseJsonObject, type ExtractContext, type Extractor, type ManifestFile } from './extractor.ts';
 
 interface LockedPackage {
   name: string;
@@ -24,18 +24,6 @@ export const composerLockExtractor: Extractor = {
   },
 };
 
-function parseJsonObject(file: ManifestFile): Record<string, unknown> {
-  let document: unknown;
-  try {
-    document = JSON.parse(file.text);
-  } catch (error) {
-    throw new ExtractError(file.path, `not valid JSON: ${parserReason(error)}`);
-  }
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-    throw new ExtractError(file.path, 'not a JSON object');
-  }
-  return document as Record<string, unknown>;
-}
 
 function lockedPackages(file: ManifestFile, lock: Record<string, unknown>, key: 'packages' | 'packages-dev'): LockedPackage[] {
   const entries = lock[key] ?? [];

@@ -44,3 +44,22 @@ export function parserReason(error: unknown): string {
     .replace(/"(?:[^"\\\n]|\\.)*"/g, '"…"')
     .replace(/:$/, '');
 }
+
+export type JsonObject = Record<string, unknown>;
+
+/** A plain object as JSON and YAML parsers return one: not null, not an array. */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A JSON manifest's top-level object; ExtractError when the file is not JSON or not an object. */
+export function parseJsonObject(file: ManifestFile): JsonObject {
+  let document: unknown;
+  try {
+    document = JSON.parse(file.text);
+  } catch (error) {
+    throw new ExtractError(file.path, `not valid JSON: ${parserReason(error)}`);
+  }
+  if (!isJsonObject(document)) throw new ExtractError(file.path, 'not a JSON object');
+  return document;
+}

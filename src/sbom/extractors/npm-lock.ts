@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { ExtractError, parserReason, type ExtractContext, type Extractor, type ManifestFile } from './extractor.ts';
+import { ExtractError, isJsonObject, parseJsonObject, type ExtractContext, type Extractor, type JsonObject, type ManifestFile } from './extractor.ts';
 import { lockedPackagesToComponents, type LockedPackage } from './js/locked-package.ts';
 import { readPackageManifest } from './js/package-manifest.ts';
 
@@ -8,7 +8,6 @@ import { readPackageManifest } from './js/package-manifest.ts';
 // version 3 (npm 9+) keeps alone. Keys of `packages` outside any node_modules are the project's own
 // folders: "" for the root, then workspaces and `file:` directories.
 
-type JsonObject = Record<string, unknown>;
 
 const DECLARING_SECTIONS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const;
 const NODE_MODULES = 'node_modules/';
@@ -18,35 +17,25 @@ export const npmLockExtractor: Extractor = {
   ecosystem: 'npm',
   matches: (fileName) => fileName === 'package-lock.json' || fileName === 'npm-shrinkwrap.json',
   async extract(file, context) {
-    const lock = parseLock(file);
+    const lock = parseJsonObject(file);
     const version = lock.lockfileVersion;
     if (typeof version !== 'number') throw new ExtractError(file.path, 'no numeric "lockfileVersion"');
     if (version >= 2) {
-      if (!isObject(lock.packages)) throw new ExtractError(file.path, `lockfileVersion ${version} without a "packages" object`);
+      if (!isJsonObject(lock.packages)) throw new ExtractError(file.path, `lockfileVersion ${version} without a "packages" object`);
       return lockedPackagesToComponents(fromPackagesMap(file, lock.packages), file.path);
     }
     const tree = lock.dependencies ?? {};
-    if (!isObject(tree)) throw new ExtractError(file.path, '"dependencies" is not an object');
+    if (!isJsonObject(tree)) throw new ExtractError(file.path, '"dependencies" is not an object');
     return lockedPackagesToComponents(await fromDependencyTree(file, tree, context), file.path);
   },
 };
 
-function parseLock(file: ManifestFile): JsonObject {
-  let lock: unknown;
-  try {
-    lock = JSON.parse(file.text);
-  } catch (error) {
-    throw new ExtractError(file.path, `not valid JSON: ${parserReason(error)}`);
-  }
-  if (!isObject(lock)) throw new ExtractError(file.path, 'not a JSON object');
-  return lock;
-}
 
 // ---- lockfileVersion 2 and 3 ----
 
 function fromPackagesMap(file: ManifestFile, packages: JsonObject): LockedPackage[] {
   for (const [path, entry] of Object.entries(packages)) {
-    if (!isObject(entry)) throw new ExtractError(file.path, `packages["${path}"] is not an object`);
+    if (!isJsonObject(entry)) throw new ExtractError(file.path, `packages["${path}"] is not an object`);
   }
   const entries = packages as Record<string, JsonObject>;
   const directPaths = directInstallPaths(entries);
@@ -78,7 +67,7 @@ function directInstallPaths(entries: Record<string, JsonObject>): Set<string> {
     if (isInstallPath(folder)) continue;
     for (const section of DECLARING_SECTIONS) {
       const declared = entry[section];
-      if (!isObject(declared)) continue;
+      if (!isJsonObject(declared)) continue;
       for (const name of Object.keys(declared)) {
         const installed = installPathFrom(folder, name, entries);
         if (installed) direct.add(installed);
@@ -132,8 +121,8 @@ function treeNodes(file: ManifestFile, tree: JsonObject): TreeNode[] {
   const nodes: TreeNode[] = [];
   const walk = (level: JsonObject, outerScopes: JsonObject[]) => {
     for (const [name, entry] of Object.entries(level)) {
-      if (!isObject(entry)) throw new ExtractError(file.path, `dependency ${name} is not an object`);
-      const children = isObject(entry.dependencies) ? entry.dependencies : {};
+      if (!isJsonObject(entry)) throw new ExtractError(file.path, `dependency ${name} is not an object`);
+      const children = isJsonObject(entry.dependencies) ? entry.dependencies : {};
       const scopes = [children, ...outerScopes];
       nodes.push({ name, entry, scopes });
       walk(children, scopes);
@@ -161,7 +150,7 @@ async function directnessOfTopLevel(
   }
   const requiredAtTop = new Set<string>();
   for (const node of nodes) {
-    const requires = isObject(node.entry.requires) ? Object.keys(node.entry.requires) : [];
+    const requires = isJsonObject(node.entry.requires) ? Object.keys(node.entry.requires) : [];
     for (const name of requires) {
       if (node.scopes.find((scope) => Object.hasOwn(scope, name)) === tree) requiredAtTop.add(name);
     }
@@ -180,6 +169,3 @@ function packageOfVersion1Entry(name: string, entry: JsonObject): { name: string
   return { name, version: entry.version };
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -1,5 +1,5 @@
 import { component, type Component } from '../component.ts';
-import { ExtractError, parserReason, type Extractor, type ManifestFile } from './extractor.ts';
+import { ExtractError, isJsonObject, parseJsonObject, type Extractor, type ManifestFile } from './extractor.ts';
 
 // NuGet's packages.lock.json: `dependencies` maps each target framework (and framework/runtime pair)
 // to the packages resolved for it, each with a `type` of Direct, Transitive, CentralTransitive
@@ -32,20 +32,14 @@ export const nugetLockExtractor: Extractor = {
 };
 
 function lockedPackages(file: ManifestFile): LockedPackage[] {
-  let document: unknown;
-  try {
-    document = JSON.parse(file.text);
-  } catch (error) {
-    throw new ExtractError(file.path, `not valid JSON: ${parserReason(error)}`);
-  }
-  const frameworks = isObject(document) ? document.dependencies : undefined;
-  if (!isObject(frameworks)) throw new ExtractError(file.path, 'no "dependencies" object');
+  const frameworks = parseJsonObject(file).dependencies;
+  if (!isJsonObject(frameworks)) throw new ExtractError(file.path, 'no "dependencies" object');
 
   const packages: LockedPackage[] = [];
   for (const [framework, entries] of Object.entries(frameworks)) {
-    if (!isObject(entries)) throw new ExtractError(file.path, `dependencies of ${framework} are not an object`);
+    if (!isJsonObject(entries)) throw new ExtractError(file.path, `dependencies of ${framework} are not an object`);
     for (const [name, entry] of Object.entries(entries)) {
-      if (!isObject(entry)) throw new ExtractError(file.path, `${framework}: ${name} is not an object`);
+      if (!isJsonObject(entry)) throw new ExtractError(file.path, `${framework}: ${name} is not an object`);
       if (entry.type === 'Project') continue;
       if (typeof entry.resolved !== 'string') throw new ExtractError(file.path, `${framework}: ${name} has no resolved version`);
       packages.push({ name, version: entry.resolved, direct: entry.type === 'Direct' });
@@ -54,6 +48,3 @@ function lockedPackages(file: ManifestFile): LockedPackage[] {
   return packages;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

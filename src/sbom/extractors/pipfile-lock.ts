@@ -1,7 +1,7 @@
 import { component } from '../component.ts';
 import type { Component } from '../component.ts';
-import { ExtractError, parserReason } from './extractor.ts';
-import type { Extractor, ManifestFile } from './extractor.ts';
+import { ExtractError, parseJsonObject } from './extractor.ts';
+import type { Extractor } from './extractor.ts';
 import { normalizePythonName, uniquePythonComponents } from './python/python-names.ts';
 import { isTable, readSiblingToml } from './python/python-project-files.ts';
 import type { Table } from './python/python-project-files.ts';
@@ -49,16 +49,6 @@ export const pipfileLockExtractor: Extractor = {
   },
 };
 
-function parseJsonObject(file: ManifestFile): Table {
-  let document: unknown;
-  try {
-    document = JSON.parse(file.text);
-  } catch (error) {
-    throw new ExtractError(file.path, `not valid JSON: ${parserReason(error)}`);
-  }
-  if (!isTable(document)) throw new ExtractError(file.path, 'not a JSON object');
-  return document;
-}
 
 /** Normalized names the Pipfile lists under `[packages]` or `[dev-packages]`. */
 function pipfileDeclaredNames(pipfile: Table): Set<string> {

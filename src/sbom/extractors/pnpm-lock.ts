@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import { ExtractError, parserReason, type Extractor, type ManifestFile } from './extractor.ts';
+import { ExtractError, isJsonObject, parserReason, type Extractor, type JsonObject, type ManifestFile } from './extractor.ts';
 import { lockedPackagesToComponents, type LockedPackage } from './js/locked-package.ts';
 import { nodeStandings, type DeclarationKind, type ProjectRoot } from './js/node-standings.ts';
 
@@ -12,7 +12,6 @@ import { nodeStandings, type DeclarationKind, type ProjectRoot } from './js/node
 //             edges; `packages` keeps one entry per name@version without the peer suffix.
 // Packages not from the registry (git, tarball URLs) carry their `name` and `version` in the entry.
 
-type JsonObject = Record<string, unknown>;
 type KeyStyle = 'v5' | 'v6' | 'v9';
 
 const IMPORTER_SECTIONS: [string, DeclarationKind][] = [
@@ -62,7 +61,7 @@ function parseLock(file: ManifestFile): ParsedLock {
   } catch (error) {
     throw new ExtractError(file.path, `not valid YAML: ${parserReason(error)}`);
   }
-  if (!isObject(document)) throw new ExtractError(file.path, 'not a YAML mapping');
+  if (!isJsonObject(document)) throw new ExtractError(file.path, 'not a YAML mapping');
   const version = typeof document.lockfileVersion === 'string' ? Number.parseFloat(document.lockfileVersion) : Number.NaN;
   if (Number.isNaN(version)) throw new ExtractError(file.path, 'no "lockfileVersion"');
   if (version < 5) throw new ExtractError(file.path, `unsupported lockfileVersion ${document.lockfileVersion}`);
@@ -70,7 +69,7 @@ function parseLock(file: ManifestFile): ParsedLock {
 
   const packages = objectSection(file, document, 'packages');
   const snapshots = objectSection(file, document, 'snapshots');
-  const importers = isObject(document.importers) ? Object.values(document.importers).filter(isObject) : [document];
+  const importers = isJsonObject(document.importers) ? Object.values(document.importers).filter(isJsonObject) : [document];
   if (style === 'v9') {
     const nodes = Object.hasOwn(document, 'snapshots') ? snapshots : packages;
     return { style, nodes, metadataOf: (key) => packages[withoutPeers(key)] ?? {}, importers };
@@ -80,9 +79,9 @@ function parseLock(file: ManifestFile): ParsedLock {
 
 function objectSection(file: ManifestFile, document: JsonObject, name: string): Record<string, JsonObject> {
   const section = document[name] ?? {};
-  if (!isObject(section)) throw new ExtractError(file.path, `"${name}" is not a mapping`);
+  if (!isJsonObject(section)) throw new ExtractError(file.path, `"${name}" is not a mapping`);
   for (const [key, entry] of Object.entries(section)) {
-    if (!isObject(entry)) throw new ExtractError(file.path, `${name}["${key}"] is not a mapping`);
+    if (!isJsonObject(entry)) throw new ExtractError(file.path, `${name}["${key}"] is not a mapping`);
   }
   return section as Record<string, JsonObject>;
 }
@@ -114,10 +113,10 @@ function nodeDependencies(lock: ParsedLock, key: string): string[] {
 
 /** Dependency maps give `name: reference`; importers from 6.0 on give `name: {specifier, version: reference}`. */
 function references(section: unknown): [string, string][] {
-  if (!isObject(section)) return [];
+  if (!isJsonObject(section)) return [];
   const pairs: [string, string][] = [];
   for (const [name, value] of Object.entries(section)) {
-    const reference = isObject(value) ? value.version : value;
+    const reference = isJsonObject(value) ? value.version : value;
     if (typeof reference === 'string') pairs.push([name, reference]);
   }
   return pairs;
@@ -133,7 +132,7 @@ function nodeKey(lock: ParsedLock, name: string, reference: string): string | un
 }
 
 function packageOf(style: KeyStyle, key: string, metadata: JsonObject): { name: string; version: string } | null {
-  const resolution = isObject(metadata.resolution) ? metadata.resolution : {};
+  const resolution = isJsonObject(metadata.resolution) ? metadata.resolution : {};
   // A `file:` folder (or an injected workspace package) is the project's own code.
   if (typeof resolution.directory === 'string') return null;
   const fromKey = style === 'v5' ? splitVersion5Key(key) : splitKey(key);
@@ -162,6 +161,3 @@ function withoutPeers(key: string): string {
   return open > 0 ? key.slice(0, open) : key;
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

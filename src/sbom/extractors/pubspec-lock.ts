@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { component, type Component } from '../component.ts';
-import { ExtractError, parserReason, type Extractor, type ManifestFile } from './extractor.ts';
+import { ExtractError, isJsonObject, parserReason, type Extractor, type ManifestFile } from './extractor.ts';
 
 /** Sources that are not packages from a package repository: the Flutter SDK and local directories. */
 const SKIPPED_SOURCES = new Set(['sdk', 'path']);
@@ -18,7 +18,7 @@ export const pubspecLockExtractor: Extractor = {
   extract(file) {
     const components: Component[] = [];
     for (const [name, entry] of Object.entries(lockedPackages(file))) {
-      if (!isObject(entry) || typeof entry.version !== 'string') {
+      if (!isJsonObject(entry) || typeof entry.version !== 'string') {
         throw new ExtractError(file.path, `package ${name} lacks a version`);
       }
       if (SKIPPED_SOURCES.has(String(entry.source))) continue;
@@ -48,11 +48,8 @@ function lockedPackages(file: ManifestFile): Record<string, unknown> {
   } catch (error) {
     throw new ExtractError(file.path, `not valid YAML: ${parserReason(error)}`);
   }
-  if (!isObject(document)) throw new ExtractError(file.path, 'not a YAML mapping');
-  if (!isObject(document.packages)) throw new ExtractError(file.path, 'no "packages" mapping');
+  if (!isJsonObject(document)) throw new ExtractError(file.path, 'not a YAML mapping');
+  if (!isJsonObject(document.packages)) throw new ExtractError(file.path, 'no "packages" mapping');
   return document.packages;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { parseSyml } from '@yarnpkg/parsers';
-import { ExtractError, parserReason, type ExtractContext, type Extractor, type ManifestFile } from './extractor.ts';
+import { ExtractError, isJsonObject, parserReason, type ExtractContext, type Extractor, type JsonObject, type ManifestFile } from './extractor.ts';
 import { lockedPackagesToComponents, type LockedPackage } from './js/locked-package.ts';
 import { nodeStandings, type ProjectRoot } from './js/node-standings.ts';
 import { readPackageManifest } from './js/package-manifest.ts';
@@ -11,7 +11,6 @@ import { readPackageManifest } from './js/package-manifest.ts';
 // `resolution` as `<real name>@<protocol>:<reference>`; Yarn 1 has neither, so the project's declarations
 // come from package.json.
 
-type JsonObject = Record<string, unknown>;
 
 /** A package the lockfile resolves, by `name@version`, with the descriptors it depends on. */
 interface PackageNode {
@@ -61,13 +60,13 @@ function parseLock(file: ManifestFile): ParsedLock {
   } catch (error) {
     throw new ExtractError(file.path, `not a yarn.lock: ${parserReason(error)}`);
   }
-  if (!isObject(document)) throw new ExtractError(file.path, 'not a yarn.lock: no entries');
+  if (!isJsonObject(document)) throw new ExtractError(file.path, 'not a yarn.lock: no entries');
   const berry = Object.hasOwn(document, '__metadata');
 
   const lock: ParsedLock = { descriptors: new Map(), packages: new Map(), workspaces: [] };
   for (const [key, entry] of Object.entries(document)) {
     if (key === '__metadata') continue;
-    if (!isObject(entry) || typeof entry.version !== 'string') throw new ExtractError(file.path, `entry "${key}" has no version`);
+    if (!isJsonObject(entry) || typeof entry.version !== 'string') throw new ExtractError(file.path, `entry "${key}" has no version`);
     const descriptors = key.split(',').map((d) => d.trim());
     const target = berry ? berryTarget(file, key, entry, entry.version) : classicTarget(descriptors[0], entry.version);
     const dependencies = { ...stringRecord(entry.dependencies), ...stringRecord(entry.optionalDependencies) };
@@ -192,10 +191,7 @@ async function manifestRoots(lock: ParsedLock, lockDir: string, context: Extract
 }
 
 function stringRecord(value: unknown): Record<string, string> {
-  if (!isObject(value)) return {};
+  if (!isJsonObject(value)) return {};
   return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { ExtractContext } from '../extractor.ts';
+import { isJsonObject, type ExtractContext } from '../extractor.ts';
 
 export interface DeclaredDependency {
   name: string;
@@ -27,7 +27,7 @@ export async function readPackageManifest(dir: string, context: ExtractContext):
   } catch {
     return null;
   }
-  if (!isObject(json)) return null;
+  if (!isJsonObject(json)) return null;
 
   const declared = new Map<string, DeclaredDependency>();
   for (const section of PRODUCTION_SECTIONS) {
@@ -43,15 +43,12 @@ export async function readPackageManifest(dir: string, context: ExtractContext):
 
 /** `workspaces` is either a list of patterns or, in Yarn's form, `{ packages: [...] }`. */
 function workspacePatterns(value: unknown): string[] {
-  const list = isObject(value) ? value.packages : value;
+  const list = isJsonObject(value) ? value.packages : value;
   return Array.isArray(list) ? list.filter((p): p is string => typeof p === 'string') : [];
 }
 
 function stringEntries(value: unknown): [string, string][] {
-  if (!isObject(value)) return [];
+  if (!isJsonObject(value)) return [];
   return Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string');
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
