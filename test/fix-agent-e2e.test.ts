@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { pollUntil, scanRepository } from './helpers.ts';
 import { createHarness, type Harness, type TestOrg } from './support/api.ts';
 import { FIXED_LINE, VULNERABLE_DB_JS, VULNERABLE_LINE } from './support/fix-agent-fixture.ts';
 import { TestRepo } from './support/git-repo.ts';
@@ -42,19 +43,10 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
     repo.remove();
   });
 
-  async function waitFor(url: string, done: (body: any) => boolean, seconds = 60) {
-    const deadline = Date.now() + seconds * 1000;
-    for (;;) {
-      const body = (await h.call('GET', url)).json();
-      if (done(body)) return body;
-      assert.ok(Date.now() < deadline, `timed out waiting on ${url}: ${JSON.stringify(body)}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+  const waitFor = (url: string, done: (body: any) => boolean) => pollUntil(h, url, done, { intervalMs: 50 });
 
   async function sqlFinding() {
-    const created = await h.call('POST', `${base()}/scans`, { body: { scan_type: 'semgrep_scan' } });
-    await waitFor(`${base()}/scans/${created.json().batch_id}`, (b) => ['completed', 'failed', 'partial_failure'].includes(b.status));
+    await scanRepository(h, unitId, 'semgrep_scan');
     const findings = (await h.call('GET', `${base()}/findings?scan_type=semgrep_scan&limit=200`)).json().items as any[];
     const sql = findings.find((f) => f.file_path === 'src/db.js' && f.start_line === 5 && /CWE-89/.test(f.cwe.join()));
     assert.ok(sql, `no SQL injection at src/db.js:5 in ${JSON.stringify(findings.map((f) => [f.check_id, f.start_line]))}`);

@@ -9,6 +9,7 @@ import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
 import { maskSecret } from '../src/engines/secrets/text-checks.ts';
 import { fixJobKey } from '../src/fixing/fix-runner.ts';
 import { importOsv } from '../src/osv/import.ts';
+import { pollUntil, scanRepository } from './helpers.ts';
 import { createHarness, testTokenBox, type Harness, type TestOrg } from './support/api.ts';
 import { startGitHubStandIn, type StandIn } from './support/code-host-standins.ts';
 import { TestRepo } from './support/git-repo.ts';
@@ -88,21 +89,11 @@ describe('autofix over HTTP on a real repository', () => {
   });
 
   async function scan(scanType: string) {
-    const created = await h.call('POST', `${base()}/scans`, { body: { scan_type: scanType } });
-    assert.equal(created.statusCode, 202, created.body);
-    await waitFor(`${base()}/scans/${created.json().batch_id}`, (b) => ['completed', 'failed', 'partial_failure'].includes(b.status));
+    await scanRepository(h, unitId, scanType);
     return (await h.call('GET', `${base()}/findings?scan_type=${scanType}&status=open&limit=200`)).json().items as any[];
   }
 
-  async function waitFor(url: string, done: (body: any) => boolean, seconds = 60) {
-    const deadline = Date.now() + seconds * 1000;
-    for (;;) {
-      const body = (await h.call('GET', url)).json();
-      if (done(body)) return body;
-      assert.ok(Date.now() < deadline, `timed out waiting on ${url}: ${JSON.stringify(body)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  const waitFor = (url: string, done: (body: any) => boolean) => pollUntil(h, url, done);
 
   async function runFix(findingIds: string[], title: string) {
     const created = await h.call('POST', `${base()}/fixes`, {

@@ -63,3 +63,25 @@ export async function readEvents(h: Harness, key: string, query: Record<string, 
 export async function prsUsed(h: Harness, key: string): Promise<number> {
   return expectStatus(await h.call('GET', '/api/v1/quotas/balance', { key }), 200).prs.used;
 }
+
+/** GETs `url` until `done` accepts its JSON body, failing the test after `seconds`. */
+export async function pollUntil(h: Harness, url: string, done: (body: any) => boolean, options: { seconds?: number; intervalMs?: number } = {}) {
+  const deadline = Date.now() + (options.seconds ?? 60) * 1000;
+  for (;;) {
+    const body = (await h.call('GET', url)).json();
+    if (done(body)) return body;
+    assert.ok(Date.now() < deadline, `timed out waiting on ${url}: ${JSON.stringify(body)}`);
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
+  }
+}
+
+export const FINISHED_BATCH = ['completed', 'partial_failure', 'failed'];
+
+/** Triggers a scan of a repository and waits for it to end; returns the batch id and its last progress. */
+export async function scanRepository(h: Harness, unitId: string, scanType: string) {
+  const created = await h.call('POST', `/api/v1/repositories/${unitId}/scans`, { body: { scan_type: scanType } });
+  assert.equal(created.statusCode, 202, created.body);
+  const batchId: string = created.json().batch_id;
+  const progress = await pollUntil(h, `/api/v1/repositories/${unitId}/scans/${batchId}/progress`, (p) => FINISHED_BATCH.includes(p.status));
+  return { batchId, progress };
+}

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { scanRepository } from './helpers.ts';
 import { createHarness, type Harness, type TestOrg } from './support/api.ts';
 import { TestRepo } from './support/git-repo.ts';
 
@@ -55,18 +56,7 @@ describe('semgrep_scan over HTTP on a real repository', () => {
     repo.remove();
   });
 
-  async function scan(unitId: string) {
-    const created = await h.call('POST', `/api/v1/repositories/${unitId}/scans`, { body: { scan_type: 'semgrep_scan' } });
-    assert.equal(created.statusCode, 202, created.body);
-    const batchId = created.json().batch_id;
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const progress = (await h.call('GET', `/api/v1/repositories/${unitId}/scans/${batchId}/progress`)).json();
-      if (['completed', 'partial_failure', 'failed'].includes(progress.status)) return progress;
-      assert.ok(Date.now() < deadline, 'scan did not finish');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  const scan = async (unitId: string) => (await scanRepository(h, unitId, 'semgrep_scan')).progress;
 
   const findings = async (unitId: string) =>
     (await h.call('GET', `/api/v1/repositories/${unitId}/findings?scan_type=semgrep_scan&limit=200`)).json().items as any[];

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as CDX from '@cyclonedx/cyclonedx-library';
 import { importOsv } from '../src/osv/import.ts';
+import { scanRepository } from './helpers.ts';
 import { createHarness, type Harness, type TestOrg } from './support/api.ts';
 import { TestRepo } from './support/git-repo.ts';
 import { osvRecord, writeRecordDir } from './support/osv-records.ts';
@@ -69,18 +70,7 @@ describe('sbom_scan over HTTP on a real repository', () => {
     repo.remove();
   });
 
-  async function scan(unitId: string, scanType = 'sbom_scan') {
-    const created = await h.call('POST', `/api/v1/repositories/${unitId}/scans`, { body: { scan_type: scanType } });
-    assert.equal(created.statusCode, 202, created.body);
-    const batchId = created.json().batch_id;
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const progress = (await h.call('GET', `/api/v1/repositories/${unitId}/scans/${batchId}/progress`)).json();
-      if (['completed', 'partial_failure', 'failed'].includes(progress.status)) return { batchId, progress };
-      assert.ok(Date.now() < deadline, 'scan did not finish');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  const scan = (unitId: string, scanType = 'sbom_scan') => scanRepository(h, unitId, scanType);
 
   const findings = async (unitId: string) =>
     (await h.call('GET', `/api/v1/repositories/${unitId}/findings?scan_type=sbom_scan&limit=200`)).json().items as any[];
