@@ -5,11 +5,11 @@ import { SCOPES, type Scope } from '../../src/core/scopes.ts';
 import { addUnit, type Unit } from '../../src/core/units.ts';
 import { parseSourceSpec } from '../../src/core/source-repos.ts';
 import { TokenBox } from '../../src/crypto/token-box.ts';
-import { newId, nowIso } from '../../src/ids.ts';
 import { loadSettings } from '../../src/config.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { openServices, type Services } from '../../src/services.ts';
 import type { FindingRow } from '../../src/store/schema.ts';
+import { findingRow } from './finding-rows.ts';
 import { createTestDatabase, type TestDatabase } from './store.ts';
 
 const testTokenKey = Buffer.alloc(32, 7);
@@ -99,41 +99,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       });
     },
     async finding(unit, overrides = {}) {
-      const now = nowIso();
-      const row: FindingRow = {
-        id: newId(),
-        org_id: unit.org_id,
-        unit_id: unit.id,
-        source_repo_id: unit.sources[0]?.id ?? null,
-        scan_type: 'secrets_scan',
-        scan_batch_id: null,
-        scan_id: null,
-        fingerprint: `fp-${++counter}`,
-        check_id: 'aws-access-key',
-        severity: 'high',
-        status: 'open',
-        category: 'secrets',
-        title: 'AWS access key',
-        message: 'An AWS access key is committed',
-        file_path: 'src/config.js',
-        start_line: 3,
-        end_line: 3,
-        cwe: '["CWE-798"]',
-        owasp: '["A07:2021"]',
-        references: '[]',
-        source_url: null,
-        cvss_base_score: null,
-        cvss_severity: null,
-        cvss_vector: null,
-        commit_sha: null,
-        metadata: '{}',
-        first_detected_at: now,
-        last_detected_at: now,
-        resolved_at: null,
-        created_at: now,
-        updated_at: now,
-        ...overrides,
-      };
+      const row = findingRow(unit, overrides);
       await db.insertInto('findings').values(row).execute();
       return row;
     },

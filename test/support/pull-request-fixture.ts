@@ -15,6 +15,7 @@ import { newId, nowIso } from '../../src/ids.ts';
 import { CheckoutCache } from '../../src/scm/checkout-cache.ts';
 import { createPullRequestOpener } from '../../src/scm/pull-requests/opener.ts';
 import type { FindingRow, FixRow } from '../../src/store/schema.ts';
+import { findingRow } from './finding-rows.ts';
 import { TestRepo } from './git-repo.ts';
 import { createTestDatabase, type TestDatabase } from './store.ts';
 
@@ -113,40 +114,7 @@ export async function createPullRequestFixture(options: { provider: Provider; fu
     ],
   });
   const now = nowIso();
-  const finding = (overrides: Partial<FindingRow>): FindingRow => ({
-    id: newId(),
-    org_id: org.id,
-    unit_id: unit.id,
-    source_repo_id: unit.sources[0].id,
-    scan_type: 'secrets_scan',
-    scan_batch_id: null,
-    scan_id: null,
-    fingerprint: `fp-${newId()}`,
-    check_id: 'aws-access-key',
-    severity: 'high',
-    status: 'open',
-    category: 'secrets',
-    title: 'AWS access key',
-    message: 'An AWS access key is committed',
-    file_path: 'src/config.js',
-    start_line: 3,
-    end_line: 3,
-    cwe: '["CWE-798"]',
-    owasp: '["A07:2021"]',
-    references: '[]',
-    source_url: null,
-    cvss_base_score: null,
-    cvss_severity: null,
-    cvss_vector: null,
-    commit_sha: remote.base,
-    metadata: '{}',
-    first_detected_at: now,
-    last_detected_at: now,
-    resolved_at: null,
-    created_at: now,
-    updated_at: now,
-    ...overrides,
-  });
+  const finding = (overrides: Partial<FindingRow>): FindingRow => findingRow(unit, { commit_sha: remote.base, ...overrides });
   const findings = [
     finding({ severity: 'medium', check_id: 'hardcoded-region', cwe: '["CWE-547"]', start_line: 2, end_line: 2 }),
     finding({}),

@@ -1,0 +1,42 @@
+import type { Unit } from '../../src/core/units.ts';
+import { newId, nowIso } from '../../src/ids.ts';
+import type { FindingRow } from '../../src/store/schema.ts';
+
+/** An open secrets finding of the unit's first source, as a scan would store it; overrides change any field. */
+export function findingRow(unit: Unit, overrides: Partial<FindingRow> = {}): FindingRow {
+  const now = nowIso();
+  return {
+    id: newId(),
+    org_id: unit.org_id,
+    unit_id: unit.id,
+    source_repo_id: unit.sources[0]?.id ?? null,
+    scan_type: 'secrets_scan',
+    scan_batch_id: null,
+    scan_id: null,
+    fingerprint: `fp-${newId()}`,
+    check_id: 'aws-access-key',
+    severity: 'high',
+    status: 'open',
+    category: 'secrets',
+    title: 'AWS access key',
+    message: 'An AWS access key is committed',
+    file_path: 'src/config.js',
+    start_line: 3,
+    end_line: 3,
+    cwe: '["CWE-798"]',
+    owasp: '["A07:2021"]',
+    references: '[]',
+    source_url: null,
+    cvss_base_score: null,
+    cvss_severity: null,
+    cvss_vector: null,
+    commit_sha: null,
+    metadata: '{}',
+    first_detected_at: now,
+    last_detected_at: now,
+    resolved_at: null,
+    created_at: now,
+    updated_at: now,
+    ...overrides,
+  };
+}
