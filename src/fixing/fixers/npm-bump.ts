@@ -3,6 +3,7 @@ import semver from 'semver';
 import { alreadyFixed, needsBump, refused, type BumpResult, type DependencyBump, type ReadFile } from './dependency-bump.ts';
 import { formatJson, isJsonObject, jsonLayout, parseJsonObject, type JsonObject } from './json-file.ts';
 import { npmRangeAdmits, raiseNpmRange } from './npm-range.ts';
+import { installName, isInstallPath, packageNameAt, resolveInstallPath } from '../../sbom/extractors/npm-lock.ts';
 
 // package-lock.json / npm-shrinkwrap.json: every installed copy of the package at the vulnerable version
 // is set to the fixed one, without `resolved` and `integrity` (they cannot be known offline; `npm
@@ -12,7 +13,6 @@ import { npmRangeAdmits, raiseNpmRange } from './npm-range.ts';
 // since `npm install` would put the vulnerable one back. Aliases (`"lodash3": "npm:lodash@^3.10.1"`)
 // are followed: the copy is installed, and declared, under the alias.
 
-const NODE_MODULES = 'node_modules/';
 /** Sections of package.json whose ranges are raised; peer ranges are a library's promise to its users and stay. */
 const RAISED_SECTIONS = ['dependencies', 'devDependencies', 'optionalDependencies'] as const;
 const REQUIRING_SECTIONS = ['dependencies', 'optionalDependencies', 'peerDependencies'] as const;
@@ -87,7 +87,7 @@ export async function bumpNpmLock(bump: DependencyBump, text: string, read: Read
         const range = String(declared[key]);
         if (isInstallPath(folder)) {
           if (!npmRangeAdmits(range, bump.fixed)) {
-            return refused(`${realName(folder, packages[folder])} requires ${key}@${range}, which excludes ${bump.fixed}; upgrade it instead`);
+            return refused(`${packageNameAt(folder, packages[folder])} requires ${key}@${range}, which excludes ${bump.fixed}; upgrade it instead`);
           }
           continue;
         }
@@ -131,22 +131,9 @@ export async function bumpNpmLock(bump: DependencyBump, text: string, read: Read
   };
 }
 
-function isInstallPath(key: string): boolean {
-  return key.startsWith(NODE_MODULES) || key.includes(`/${NODE_MODULES}`);
-}
-
-/** The name a copy is installed (and declared) under: the package's own, or an alias. */
-function installName(key: string): string {
-  return key.slice(key.lastIndexOf(NODE_MODULES) + NODE_MODULES.length);
-}
-
-function realName(key: string, entry: JsonObject): string {
-  return typeof entry.name === 'string' ? entry.name : installName(key);
-}
-
 function isCopyOf(key: string, entry: unknown, bump: DependencyBump): boolean {
   if (!isInstallPath(key) || !isJsonObject(entry) || entry.link === true || typeof entry.version !== 'string') return false;
-  return realName(key, entry) === bump.name && needsBump(bump, entry.version);
+  return packageNameAt(key, entry) === bump.name && needsBump(bump, entry.version);
 }
 
 function setVersion(entry: JsonObject, version: string): void {
@@ -163,29 +150,12 @@ function declarersOf(target: string, key: string, packages: Record<string, JsonO
     const sections = isInstallPath(folder) ? REQUIRING_SECTIONS : [...RAISED_SECTIONS, 'peerDependencies'];
     for (const section of sections) {
       const declared = entry[section];
-      if (isJsonObject(declared) && typeof declared[key] === 'string' && resolvesTo(folder, key, packages) === target) {
+      if (isJsonObject(declared) && typeof declared[key] === 'string' && resolveInstallPath(folder, key, packages) === target) {
         found.push({ folder, section });
       }
     }
   }
   return found;
-}
-
-/** Node's lookup: the folder's own node_modules first, then each parent's. */
-function resolvesTo(folder: string, key: string, packages: Record<string, JsonObject>): string | undefined {
-  for (let dir = folder; ; dir = parentFolder(dir)) {
-    const candidate = dir ? `${dir}/${NODE_MODULES}${key}` : `${NODE_MODULES}${key}`;
-    if (Object.hasOwn(packages, candidate)) return candidate;
-    if (!dir) return undefined;
-  }
-}
-
-function parentFolder(dir: string): string {
-  // node_modules/a/node_modules/b → node_modules/a; packages/x → packages
-  const inner = dir.lastIndexOf(`/${NODE_MODULES}`);
-  if (inner !== -1) return dir.slice(0, inner);
-  const parent = path.posix.dirname(dir);
-  return parent === '.' || parent === dir ? '' : parent;
 }
 
 /** A version 1 entry's package and version: `npm:<name>@<version>` for an alias. */

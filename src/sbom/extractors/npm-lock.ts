@@ -45,7 +45,7 @@ function fromPackagesMap(file: ManifestFile, packages: JsonObject): LockedPackag
   const locked: LockedPackage[] = [];
   for (const [path, entry] of Object.entries(entries)) {
     if (!isInstallPath(path) || entry.link === true || typeof entry.version !== 'string' || !entry.version) continue;
-    const name = typeof entry.name === 'string' ? entry.name : path.slice(path.lastIndexOf(NODE_MODULES) + NODE_MODULES.length);
+    const name = packageNameAt(path, entry);
     locked.push({
       name,
       version: entry.version,
@@ -69,7 +69,7 @@ function directInstallPaths(entries: Record<string, JsonObject>): Set<string> {
       const declared = entry[section];
       if (!isJsonObject(declared)) continue;
       for (const name of Object.keys(declared)) {
-        const installed = installPathFrom(folder, name, entries);
+        const installed = resolveInstallPath(folder, name, entries);
         if (installed) direct.add(installed);
       }
     }
@@ -77,7 +77,21 @@ function directInstallPaths(entries: Record<string, JsonObject>): Set<string> {
   return direct;
 }
 
-function installPathFrom(folder: string, name: string, entries: Record<string, JsonObject>): string | undefined {
+/** The name a copy is declared under: the last node_modules segment of its key. */
+export function installName(path: string): string {
+  return path.slice(path.lastIndexOf(NODE_MODULES) + NODE_MODULES.length);
+}
+
+/** The package an installed copy is: its `name` field (an alias's real package) or its install name. */
+export function packageNameAt(path: string, entry: JsonObject): string {
+  return typeof entry.name === 'string' ? entry.name : installName(path);
+}
+
+/**
+ * Where Node finds `name` from `folder` in a lockfile's `packages` map: the folder's own node_modules
+ * first, then each parent's. Undefined when no copy is installed on that path.
+ */
+export function resolveInstallPath(folder: string, name: string, entries: Record<string, JsonObject>): string | undefined {
   for (let dir = folder; ; dir = parentFolder(dir)) {
     const candidate = dir ? `${dir}/${NODE_MODULES}${name}` : `${NODE_MODULES}${name}`;
     if (Object.hasOwn(entries, candidate)) return candidate;
@@ -86,11 +100,15 @@ function installPathFrom(folder: string, name: string, entries: Record<string, J
 }
 
 function parentFolder(dir: string): string {
+  // node_modules/a/node_modules/b → node_modules/a; packages/x → packages
+  const inner = dir.lastIndexOf(`/${NODE_MODULES}`);
+  if (inner !== -1) return dir.slice(0, inner);
   const parent = posix.dirname(dir);
   return parent === '.' || parent === dir ? '' : parent;
 }
 
-function isInstallPath(path: string): boolean {
+/** Whether a `packages` key is an installed copy (under some node_modules) rather than a project folder. */
+export function isInstallPath(path: string): boolean {
   return path.startsWith(NODE_MODULES) || path.includes(`/${NODE_MODULES}`);
 }
 
