@@ -1,9 +1,8 @@
 import type { Component, Ecosystem } from '../sbom/component.ts';
-import { affectedMatch } from './affected.ts';
+import { affectedMatch, nearestFixedVersion } from './affected.ts';
 import type { Advisory, AdvisoryLookup } from './advisories.ts';
 import { scoreCvss, severityFromDatabase, type CvssScore } from './cvss.ts';
 import { packageKey } from './package-key.ts';
-import { versionScheme } from './versions.ts';
 
 export type FindingSeverity = 'critical' | 'high' | 'medium' | 'low';
 
@@ -98,8 +97,7 @@ function describe(component: Component, group: { advisory: Advisory; fixed: stri
   const id = preferredId(ids);
   // The advisory whose id the finding carries speaks first; the others fill in what it leaves out.
   const records = group.map((h) => h.advisory).sort((a, b) => idRank(a.id) - idRank(b.id) || a.id.localeCompare(b.id));
-  const scheme = versionScheme(component.ecosystem);
-  const fixed = [...new Set(group.flatMap((h) => h.fixed))].sort((a, b) => scheme.compare(a, b));
+  const fixed = nearestFixedVersion(component.ecosystem, group.flatMap((h) => h.fixed));
   const cvss = records.map((r) => scoreCvss(r.severity)).find((score) => score !== null) ?? null;
   const databaseSeverity = records.map((r) => severityFromDatabase(r.databaseSeverity ?? undefined)).find((s) => s !== null) ?? null;
   return {
@@ -107,7 +105,7 @@ function describe(component: Component, group: { advisory: Advisory; fixed: stri
     id,
     ids,
     summary: records.find((r) => r.summary)?.summary ?? null,
-    fixedVersion: fixed[0] === undefined ? null : asWritten(component, fixed[0]),
+    fixedVersion: fixed === null ? null : asWritten(component, fixed),
     cvss,
     severity: cvss && cvss.severity !== 'none' ? cvss.severity : (databaseSeverity ?? 'medium'),
     cweIds: [...new Set(records.flatMap((r) => r.cweIds))].sort(),
