@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { AdvisoryLookup } from '../../osv/advisories.ts';
 import { matchComponents, type DependencyVulnerability } from '../../osv/matcher.ts';
 import { packageKey } from '../../osv/package-key.ts';
+import { escapeRegExp } from '../../regexp.ts';
 import type { Component } from '../../sbom/component.ts';
 import { cyclonedxJson } from '../../sbom/cyclonedx.ts';
 import { buildInventory } from '../../sbom/inventory.ts';
@@ -96,8 +97,7 @@ class LineFinder {
     const text = await file;
     if (!text) return 1;
     // The pinned version itself, not a range such as `^4.17.20` in a manifest section.
-    const escaped = component.version.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const pinned = new RegExp(`(?<![\\w.+^~<>-]|[\\^~<>]=)${escaped}(?![\\w.+-])`);
+    const pinned = new RegExp(`(?<![\\w.+^~<>-]|[\\^~<>]=)${escapeRegExp(component.version)}(?![\\w.+-])`);
     const lines = text.linesMentioning(component.name);
     const sameLine = lines.find((line) => pinned.test(text.line(line)));
     if (sameLine !== undefined) return sameLine + 1;

@@ -1,3 +1,4 @@
+import { escapeRegExp } from '../../regexp.ts';
 import { SECRET_RULES, type SecretRule } from './rules.ts';
 import { INLINE_ALLOW, isPlaceholder, looksLikeGeneratedSecret, shannonEntropy } from './text-checks.ts';
 
@@ -45,7 +46,7 @@ function lineText(text: string, starts: number[], line: number): string {
 }
 
 const KEYWORDS = [...new Set(SECRET_RULES.flatMap((r) => r.keywords))].sort((a, b) => b.length - a.length);
-const KEYWORD_PATTERN = new RegExp(KEYWORDS.map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
+const KEYWORD_PATTERN = new RegExp(KEYWORDS.map(escapeRegExp).join('|'), 'gi');
 /** For each keyword, the shorter keywords inside it: a match of the longer one means they occur too. */
 const CONTAINED = new Map(KEYWORDS.map((k) => [k, KEYWORDS.filter((other) => other !== k && k.includes(other))]));
 

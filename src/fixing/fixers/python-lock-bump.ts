@@ -3,7 +3,8 @@ import { parse as parseToml } from 'smol-toml';
 import { normalizePythonName } from '../../sbom/extractors/python/python-names.ts';
 import { alreadyFixed, needsBump, refused, type BumpResult, type DependencyBump, type ReadFile } from './dependency-bump.ts';
 import { raiseInPyproject } from './pyproject-bump.ts';
-import { applyEdits, escapeRegExp, type TextEdit } from './text-edits.ts';
+import { escapeRegExp } from '../../regexp.ts';
+import { applyEdits, type TextEdit } from './text-edits.ts';
 import { scanTomlAssignments, type TomlAssignment } from './toml-scan.ts';
 
 // poetry.lock, uv.lock and pdm.lock: the package's entry at the vulnerable version is set to the fixed

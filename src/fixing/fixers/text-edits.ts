@@ -49,7 +49,3 @@ export function splitLines(text: string): { lines: string[]; breaks: string[] } 
 export function joinLines(lines: string[], breaks: string[]): string {
   return lines.map((line, i) => line + (breaks[i] ?? '')).join('');
 }
-
-export function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
