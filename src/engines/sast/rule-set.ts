@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
+import { sastRuleDirsFrom } from '../../config.ts';
 import type { RuleLanguage } from './languages.ts';
 
 // SAST rules are YAML data: one file per rule family under rules/sast/<language>/, each rule with its own
@@ -170,8 +171,25 @@ function yamlFiles(dir: string): string[] {
     .sort();
 }
 
-/** Reads every rule folder; a malformed rule file stops the load with a message naming it. */
-export function loadRuleSet(dirs: string[] = [BUILTIN_RULES_DIR]): RuleSet {
+const loadedRuleSets = new Map<string, RuleSet>();
+
+/**
+ * The rule set every scan, fixer and verification uses: the built-in rules plus the operator's folders
+ * (BULWARK_SAST_RULES_DIRS unless given), read once per process for each list of folders. A malformed rule
+ * file stops the load with a message naming it.
+ */
+export function loadRuleSet(operatorDirs: readonly string[] = sastRuleDirsFrom()): RuleSet {
+  const dirs = [...new Set([BUILTIN_RULES_DIR, ...operatorDirs.map((dir) => path.resolve(dir))])];
+  const key = dirs.join('\0');
+  let set = loadedRuleSets.get(key);
+  if (!set) {
+    set = readRuleFolders(dirs);
+    loadedRuleSets.set(key, set);
+  }
+  return set;
+}
+
+function readRuleFolders(dirs: string[]): RuleSet {
   const set: RuleSet = { rules: [], profiles: {} };
   const ids = new Set<string>();
   for (const dir of dirs) {

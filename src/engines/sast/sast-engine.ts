@@ -5,7 +5,7 @@ import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
 import { isTestPath, loadIgnore, MAX_FILE_BYTES, readSourceText, walkFiles } from '../source-files.ts';
 import { externalSemgrepFindings, mergeFindings, type ExternalSemgrepOptions } from './external-semgrep.ts';
 import { astGrepLang, parserFor, registerLanguages, ruleLanguageOf, TAINT_SYNTAX, type ParserName } from './languages.ts';
-import { BUILTIN_RULES_DIR, loadRuleSet, type RuleSet, type SastRule } from './rule-set.ts';
+import { loadRuleSet, type RuleSet, type SastRule } from './rule-set.ts';
 import { TaintAnalyzer } from './taint.ts';
 
 /** Hand-written application scripts stay well below this; larger ones are bundles or copied-in libraries. */
@@ -41,7 +41,7 @@ function regexMatches(rules: SastRule[], source: string): SastMatch[] {
 }
 
 export interface SastEngineOptions {
-  /** Extra rule folders an operator adds to the built-in ones. */
+  /** Rule folders an operator adds to the built-in ones; the configured BULWARK_SAST_RULES_DIRS when absent. */
   extraRuleDirs?: string[];
   /** A `semgrep`/`opengrep` run whose results are merged in, when configs are set and a binary is found. */
   externalSemgrep?: ExternalSemgrepOptions;
@@ -104,7 +104,7 @@ export class SastEngine implements ScanEngine {
   }
 
   rules(): RuleSet {
-    this.ruleSet ??= loadRuleSet([BUILTIN_RULES_DIR, ...(this.options.extraRuleDirs ?? [])]);
+    this.ruleSet ??= loadRuleSet(this.options.extraRuleDirs);
     return this.ruleSet;
   }
 
