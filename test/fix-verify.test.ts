@@ -307,19 +307,19 @@ describe('verification: parse checks', () => {
   });
 });
 
-describe('verification: the dependency fixer on the real lockfiles of the sbom fixtures', () => {
-  const FIXTURES = path.join(import.meta.dirname, 'fixtures/sbom');
+describe('verification: the dependency fixer on the real lockfiles of the extractors\' testdata', () => {
+  const FIXTURES = path.join(import.meta.dirname, '../src/sbom/extractors');
   const lockfiles = [
-    'js/npm-v1/package-lock.json',
-    'js/npm-v2/package-lock.json',
-    'js/npm-v3-workspaces/package-lock.json',
-    'python/poetry-1.1/poetry.lock',
-    'python/poetry-2.0/poetry.lock',
-    'python/poetry-2.1/poetry.lock',
-    'python/uv/uv.lock',
-    'python/pdm-groups/pdm.lock',
-    'python/pdm-no-groups/pdm.lock',
-    'python/requirements/services/api/requirements.txt',
+    'npm-lock/testdata/npm-v1/package-lock.json',
+    'npm-lock/testdata/npm-v2/package-lock.json',
+    'npm-lock/testdata/npm-v3-workspaces/package-lock.json',
+    'poetry-lock/testdata/poetry-1.1/poetry.lock',
+    'poetry-lock/testdata/poetry-2.0/poetry.lock',
+    'poetry-lock/testdata/poetry-2.1/poetry.lock',
+    'uv-lock/testdata/uv/uv.lock',
+    'pdm-lock/testdata/pdm-groups/pdm.lock',
+    'pdm-lock/testdata/pdm-no-groups/pdm.lock',
+    'python-requirements/testdata/requirements/services/api/requirements.txt',
   ];
 
   /** The fixture's folder as a tree of its own. */

@@ -4,7 +4,7 @@ import { versionScheme } from '../../osv/versions.ts';
 import type { Component, Ecosystem } from '../../sbom/component.ts';
 import type { ExtractContext, Extractor } from '../../sbom/extractors/extractor.ts';
 import { EXTRACTORS } from '../../sbom/extractors/index.ts';
-import { requirementsExtractor } from '../../sbom/extractors/python-requirements.ts';
+import { requirementsExtractor } from '../../sbom/extractors/python-requirements/python-requirements.ts';
 
 // What the scan would still see of a vulnerable package in a manifest: the file read again by its
 // extractor, and the copies of the package the finding's versions say are affected.
