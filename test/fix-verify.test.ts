@@ -13,7 +13,7 @@ import { analyzeSource } from '../src/engines/sast/sast-engine.ts';
 import { detectSecrets } from '../src/engines/secrets/detector.ts';
 import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
 import { maskSecret } from '../src/engines/secrets/text-checks.ts';
-import { EXTRACTORS } from '../src/sbom/extractors/index.ts';
+import { extractorFor } from '../src/sbom/extractors/index.ts';
 import { fixerFor } from '../src/fixing/fixers/index.ts';
 import type { FixFinding, FixWorkspace } from '../src/fixing/types.ts';
 import { verifyFix } from '../src/fixing/verify.ts';
@@ -339,7 +339,7 @@ describe('verification: the dependency fixer on the real lockfiles of the extrac
     test(`${lockfile}: every package, raised one patch version, is fixed and verified or refused untouched`, async () => {
       const files = fixtureFiles(lockfile);
       const file = path.posix.basename(lockfile);
-      const extractor = EXTRACTORS.find((e) => e.matches(file))!;
+      const extractor = extractorFor(file)!;
       const context = { readFile: async (p: string) => files[path.posix.normalize(p)] ?? null };
       const components = (await extractor.extract({ path: file, text: files[file] }, context)).filter((c) => c.sourceFile === file);
       assert.ok(components.length >= 3);

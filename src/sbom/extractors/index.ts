@@ -1,6 +1,6 @@
 import { cargoLockExtractor } from './cargo-lock/cargo-lock.ts';
 import { composerLockExtractor } from './composer-lock/composer-lock.ts';
-import type { Extractor } from './extractor.ts';
+import { claims, type Extractor } from './extractor.ts';
 import { gemfileLockExtractor } from './gemfile-lock/gemfile-lock.ts';
 import { goModExtractor } from './go-mod/go-mod.ts';
 import { gradleLockfileExtractor } from './gradle-lockfile/gradle-lockfile.ts';
@@ -16,7 +16,7 @@ import { requirementsExtractor } from './python-requirements/python-requirements
 import { uvLockExtractor } from './uv-lock/uv-lock.ts';
 import { yarnLockExtractor } from './yarn-lock/yarn-lock.ts';
 
-/** Every format the inventory reads; the first whose `matches` takes a file name extracts it. */
+/** Every format the inventory reads, one folder each; the first that claims a file name extracts it. */
 export const EXTRACTORS: readonly Extractor[] = [
   npmLockExtractor,
   yarnLockExtractor,
@@ -35,3 +35,16 @@ export const EXTRACTORS: readonly Extractor[] = [
   nugetLockExtractor,
   pubspecLockExtractor,
 ];
+
+/** The extractor for a file of this base name, if any reads it. */
+export function extractorFor(fileName: string, extractors: readonly Extractor[] = EXTRACTORS): Extractor | undefined {
+  return extractors.find((extractor) => claims(extractor, fileName));
+}
+
+/** Lockfiles of package managers no extractor reads yet; the scanners skip them all the same. */
+const UNREAD_LOCKFILES: readonly string[] = ['bun.lockb', 'go.sum', 'mix.lock', 'flake.lock'];
+
+/** Whether a file of this base name is a lockfile (generated, so the secrets and SAST scanners skip it). */
+export function isLockfileName(fileName: string): boolean {
+  return UNREAD_LOCKFILES.includes(fileName) || EXTRACTORS.some((extractor) => extractor.lockfile && claims(extractor, fileName));
+}

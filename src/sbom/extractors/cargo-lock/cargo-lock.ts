@@ -19,7 +19,8 @@ interface DependencyRef {
 export const cargoLockExtractor: Extractor = {
   id: 'cargo-lock',
   ecosystem: 'crates.io',
-  matches: (fileName) => fileName === 'Cargo.lock',
+  fileNames: ['Cargo.lock'],
+  lockfile: true,
   extract(file) {
     const packages = readPackages(file);
     const members = packages.filter((p) => p.source === undefined);

@@ -10,7 +10,8 @@ interface LockedPackage {
 export const composerLockExtractor: Extractor = {
   id: 'composer-lock',
   ecosystem: 'Packagist',
-  matches: (fileName) => fileName === 'composer.lock',
+  fileNames: ['composer.lock'],
+  lockfile: true,
   async extract(file, context) {
     const lock = parseJsonObject(file);
     const packages = lockedPackages(file, lock, 'packages');

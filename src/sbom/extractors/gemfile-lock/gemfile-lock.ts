@@ -30,7 +30,8 @@ interface LockedGem {
 export const gemfileLockExtractor: Extractor = {
   id: 'gemfile-lock',
   ecosystem: 'RubyGems',
-  matches: (fileName) => fileName === 'Gemfile.lock' || fileName === 'gems.locked',
+  fileNames: ['Gemfile.lock', 'gems.locked'],
+  lockfile: true,
   extract(file) {
     const { gems, declared } = parseLockfile(file);
     const byKey = new Map<string, Component>();

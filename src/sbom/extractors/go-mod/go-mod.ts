@@ -28,7 +28,8 @@ interface Line {
 export const goModExtractor: Extractor = {
   id: 'go-mod',
   ecosystem: 'Go',
-  matches: (fileName) => fileName === 'go.mod',
+  fileNames: ['go.mod'],
+  lockfile: false,
   extract(file) {
     const { requirements, replacements } = parseGoMod(file);
     return toComponents(requirements, replacements, file.path);

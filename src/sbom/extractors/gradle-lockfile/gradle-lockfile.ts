@@ -9,7 +9,8 @@ const MODULE_LINE = /^([^:=\s]+):([^:=\s]+):([^:=\s]+)=(.*)$/;
 export const gradleLockfileExtractor: Extractor = {
   id: 'gradle-lockfile',
   ecosystem: 'Maven',
-  matches: (fileName) => fileName === 'gradle.lockfile',
+  fileNames: ['gradle.lockfile'],
+  lockfile: true,
   extract(file) {
     const components: Component[] = [];
     file.text.split(/\r?\n/).forEach((rawLine, index) => {

@@ -43,7 +43,8 @@ const xmlParser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, 
 export const mavenPomExtractor: Extractor = {
   id: 'maven-pom',
   ecosystem: 'Maven',
-  matches: (fileName) => fileName === 'pom.xml',
+  fileNames: ['pom.xml'],
+  lockfile: false,
   async extract(file, context) {
     const pom = readPom(file);
     const inherited = await inheritFromParents(pom, file.path, context, 0);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { ExtractError } from '../extractor.ts';
+import { claims, ExtractError } from '../extractor.ts';
 import { extractFixture, rows, find, assertExtractError, contextOf, type Row } from '../js/testing.ts';
 import { npmLockExtractor } from './npm-lock.ts';
 
@@ -12,10 +12,10 @@ describe('npm-lock extractor', () => {
   test('claims package-lock.json and npm-shrinkwrap.json only', () => {
     assert.equal(npmLockExtractor.id, 'npm-lock');
     assert.equal(npmLockExtractor.ecosystem, 'npm');
-    assert.ok(npmLockExtractor.matches('package-lock.json'));
-    assert.ok(npmLockExtractor.matches('npm-shrinkwrap.json'));
-    assert.ok(!npmLockExtractor.matches('package.json'));
-    assert.ok(!npmLockExtractor.matches('yarn.lock'));
+    assert.ok(claims(npmLockExtractor, 'package-lock.json'));
+    assert.ok(claims(npmLockExtractor, 'npm-shrinkwrap.json'));
+    assert.ok(!claims(npmLockExtractor, 'package.json'));
+    assert.ok(!claims(npmLockExtractor, 'yarn.lock'));
   });
 
   test('lockfileVersion 3 with workspaces: nested copies, links skipped, workspace declarations direct', async () => {

@@ -15,7 +15,8 @@ const NODE_MODULES = 'node_modules/';
 export const npmLockExtractor: Extractor = {
   id: 'npm-lock',
   ecosystem: 'npm',
-  matches: (fileName) => fileName === 'package-lock.json' || fileName === 'npm-shrinkwrap.json',
+  fileNames: ['package-lock.json', 'npm-shrinkwrap.json'],
+  lockfile: true,
   async extract(file, context) {
     const lock = parseJsonObject(file);
     const version = lock.lockfileVersion;

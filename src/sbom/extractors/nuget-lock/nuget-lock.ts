@@ -14,7 +14,8 @@ interface LockedPackage {
 export const nugetLockExtractor: Extractor = {
   id: 'nuget-lock',
   ecosystem: 'NuGet',
-  matches: (fileName) => fileName === 'packages.lock.json',
+  fileNames: ['packages.lock.json'],
+  lockfile: true,
   extract(file) {
     const byKey = new Map<string, Component>();
     for (const locked of lockedPackages(file)) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { type Extractor } from '../extractor.ts';
+import { claims, type Extractor } from '../extractor.ts';
 import { fixtureTree, extract, summarize, rows, purlOf, withDirect, assertRejected } from '../python/testing.ts';
 import { pdmLockExtractor } from './pdm-lock.ts';
 import { pipfileLockExtractor } from '../pipfile-lock/pipfile-lock.ts';
@@ -86,7 +86,7 @@ test('lockfile extractors match their own file names', () => {
   ];
   for (const [extractor, fileName] of cases) {
     assert.equal(extractor.ecosystem, 'PyPI');
-    for (const [, other] of cases) assert.equal(extractor.matches(other), other === fileName, `${extractor.id} on ${other}`);
-    assert.ok(!extractor.matches('requirements.txt'));
+    for (const [, other] of cases) assert.equal(claims(extractor, other), other === fileName, `${extractor.id} on ${other}`);
+    assert.ok(!claims(extractor, 'requirements.txt'));
   }
 });

@@ -19,7 +19,8 @@ const ARCHIVE = /\.(?:whl|zip|tar|tgz|tar\.gz|tar\.bz2|tar\.xz)$/i;
 export const pdmLockExtractor: Extractor = {
   id: 'pdm-lock',
   ecosystem: 'PyPI',
-  matches: (fileName) => fileName === 'pdm.lock',
+  fileNames: ['pdm.lock'],
+  lockfile: true,
   async extract(file, context) {
     const packages = packageTables(file, parseTomlFile(file));
     packages.forEach((entry, index) => {

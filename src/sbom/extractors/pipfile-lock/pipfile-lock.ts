@@ -19,7 +19,8 @@ const SECTIONS = [
 export const pipfileLockExtractor: Extractor = {
   id: 'pipfile-lock',
   ecosystem: 'PyPI',
-  matches: (fileName) => fileName === 'Pipfile.lock',
+  fileNames: ['Pipfile.lock'],
+  lockfile: true,
   async extract(file, context) {
     const lock = parseJsonObject(file);
     const pipfile = await readSiblingToml(file, 'Pipfile', context);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { ExtractError } from '../extractor.ts';
+import { claims, ExtractError } from '../extractor.ts';
 import { extractFixture, rows, find, assertExtractError, contextOf, type Row } from '../js/testing.ts';
 import { pnpmLockExtractor } from './pnpm-lock.ts';
 
@@ -12,9 +12,9 @@ describe('pnpm-lock extractor', () => {
   test('claims pnpm-lock.yaml only', () => {
     assert.equal(pnpmLockExtractor.id, 'pnpm-lock');
     assert.equal(pnpmLockExtractor.ecosystem, 'npm');
-    assert.ok(pnpmLockExtractor.matches('pnpm-lock.yaml'));
-    assert.ok(!pnpmLockExtractor.matches('pnpm-workspace.yaml'));
-    assert.ok(!pnpmLockExtractor.matches('yarn.lock'));
+    assert.ok(claims(pnpmLockExtractor, 'pnpm-lock.yaml'));
+    assert.ok(!claims(pnpmLockExtractor, 'pnpm-workspace.yaml'));
+    assert.ok(!claims(pnpmLockExtractor, 'yarn.lock'));
   });
 
   test('lockfileVersion 5.4: /name/version keys with _peer suffixes, single-project sections at the top', async () => {

@@ -33,7 +33,8 @@ interface ParsedLock {
 export const pnpmLockExtractor: Extractor = {
   id: 'pnpm-lock',
   ecosystem: 'npm',
-  matches: (fileName) => fileName === 'pnpm-lock.yaml',
+  fileNames: ['pnpm-lock.yaml'],
+  lockfile: true,
   extract(file) {
     const lock = parseLock(file);
     const standing = nodeStandings(importerRoots(lock), (key) => nodeDependencies(lock, key), true);

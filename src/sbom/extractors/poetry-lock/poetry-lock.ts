@@ -16,7 +16,8 @@ import { pyprojectDependencies, lockedPythonComponent } from '../python/pyprojec
 export const poetryLockExtractor: Extractor = {
   id: 'poetry-lock',
   ecosystem: 'PyPI',
-  matches: (fileName) => fileName === 'poetry.lock',
+  fileNames: ['poetry.lock'],
+  lockfile: true,
   async extract(file, context) {
     const packages = packageTables(file, parseTomlFile(file));
     packages.forEach((entry, index) => {

@@ -14,7 +14,8 @@ const DEVELOPMENT_BY_KIND = new Map([
 export const pubspecLockExtractor: Extractor = {
   id: 'pubspec-lock',
   ecosystem: 'Pub',
-  matches: (fileName) => fileName === 'pubspec.lock',
+  fileNames: ['pubspec.lock'],
+  lockfile: true,
   extract(file) {
     const components: Component[] = [];
     for (const [name, entry] of Object.entries(lockedPackages(file))) {

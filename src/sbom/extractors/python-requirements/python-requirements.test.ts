@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { claims } from '../extractor.ts';
 import { fixtureTree, treeContext, extract, summarize, rows, sorted, purlOf, assertRejected, type Tree } from '../python/testing.ts';
 import { requirementsExtractor } from './python-requirements.ts';
 
@@ -101,10 +102,10 @@ describe('pip requirements files', () => {
 
   test('matches requirement file names only', () => {
     for (const name of ['requirements.txt', 'requirements-dev.txt', 'requirements_test.txt', 'requirements.prod.txt', 'dev-requirements.txt', 'test_requirements.txt']) {
-      assert.ok(requirementsExtractor.matches(name), name);
+      assert.ok(claims(requirementsExtractor, name), name);
     }
     for (const name of ['requirements.in', 'constraints.txt', 'requirements.txt.bak', 'myrequirements.txt', 'Pipfile']) {
-      assert.ok(!requirementsExtractor.matches(name), name);
+      assert.ok(!claims(requirementsExtractor, name), name);
     }
   });
 });

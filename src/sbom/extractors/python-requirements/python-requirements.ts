@@ -36,7 +36,8 @@ interface Pin {
 export const requirementsExtractor: Extractor = {
   id: 'pip-requirements',
   ecosystem: 'PyPI',
-  matches: (fileName) => FILE_NAME.test(fileName),
+  fileNames: [FILE_NAME],
+  lockfile: false,
   async extract(file, context) {
     const components: Component[] = [];
     await collectPins({ path: path.posix.normalize(file.path), text: file.text }, context, new Set(), components);

@@ -17,7 +17,8 @@ import type { Table } from '../python/python-project-files.ts';
 export const uvLockExtractor: Extractor = {
   id: 'uv-lock',
   ecosystem: 'PyPI',
-  matches: (fileName) => fileName === 'uv.lock',
+  fileNames: ['uv.lock'],
+  lockfile: true,
   extract(file) {
     const document = parseTomlFile(file);
     const packages = packageTables(file, document);

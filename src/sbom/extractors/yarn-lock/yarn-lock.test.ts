@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { ExtractError } from '../extractor.ts';
+import { claims, ExtractError } from '../extractor.ts';
 import { extractFixture, rows, find, assertExtractError, contextOf, type Row } from '../js/testing.ts';
 import { yarnLockExtractor } from './yarn-lock.ts';
 
@@ -11,9 +11,9 @@ describe('yarn-lock extractor', () => {
   test('claims yarn.lock only', () => {
     assert.equal(yarnLockExtractor.id, 'yarn-lock');
     assert.equal(yarnLockExtractor.ecosystem, 'npm');
-    assert.ok(yarnLockExtractor.matches('yarn.lock'));
-    assert.ok(!yarnLockExtractor.matches('package-lock.json'));
-    assert.ok(!yarnLockExtractor.matches('pnpm-lock.yaml'));
+    assert.ok(claims(yarnLockExtractor, 'yarn.lock'));
+    assert.ok(!claims(yarnLockExtractor, 'package-lock.json'));
+    assert.ok(!claims(yarnLockExtractor, 'pnpm-lock.yaml'));
   });
 
   test('Yarn 1 with its package.json: aliases resolved, file: folders skipped, development by reach', async () => {

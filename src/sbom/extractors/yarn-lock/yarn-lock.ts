@@ -38,7 +38,8 @@ const LOCAL_PROTOCOLS = new Set(['link', 'portal', 'workspace']);
 export const yarnLockExtractor: Extractor = {
   id: 'yarn-lock',
   ecosystem: 'npm',
-  matches: (fileName) => fileName === 'yarn.lock',
+  fileNames: ['yarn.lock'],
+  lockfile: true,
   async extract(file, context) {
     const lock = parseLock(file);
     const lockDir = posix.dirname(file.path);
