@@ -72,6 +72,13 @@ export function walkFiles(dir: string, ignored: Ignore): AsyncGenerator<string> 
   return walkTree(dir, ignored, (child) => !skipReason(child));
 }
 
+/** Every scannable file below `dir`, listed before any is read so that progress can show the total. */
+export async function listFiles(dir: string, ignored: Ignore): Promise<string[]> {
+  const files: string[] = [];
+  for await (const file of walkFiles(dir, ignored)) files.push(file);
+  return files;
+}
+
 /** Every file below `dir` that `accept` takes, outside vendored folders and what `.bulwarkignore` names. */
 export async function* walkTree(dir: string, ignored: Ignore, accept: (relativePath: string) => boolean): AsyncGenerator<string> {
   const pending = [''];

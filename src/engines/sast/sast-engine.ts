@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { parse, type SgNode } from '@ast-grep/napi';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
-import { isTestPath, loadIgnore, MAX_FILE_BYTES, readSourceText, walkFiles } from '../source-files.ts';
+import { isTestPath, loadIgnore, MAX_FILE_BYTES, readSourceText, listFiles } from '../source-files.ts';
 import { externalSemgrepFindings, mergeFindings, type ExternalSemgrepOptions } from './external-semgrep.ts';
 import { astGrepLang, parserFor, registerLanguages, ruleLanguageOf, TAINT_SYNTAX, type ParserName } from './languages.ts';
 import { loadRuleSet, type RuleSet, type SastRule } from './rule-set.ts';
@@ -112,8 +112,10 @@ export class SastEngine implements ScanEngine {
     const ruleSet = this.rules();
     const ignored = await loadIgnore(input.dir);
     const found = new Map<string, RawFinding>();
-    for await (const file of walkFiles(input.dir, ignored)) {
+    const files = await listFiles(input.dir, ignored);
+    for (const [index, file] of files.entries()) {
       input.signal?.throwIfAborted();
+      input.onProgress?.({ phase: 'analyzing files', done: index, total: files.length });
       const parser = parserFor(file);
       if (!parser || isTestPath(file)) continue;
       const isScript = ruleLanguageOf(parser) === 'javascript';
@@ -137,6 +139,7 @@ export class SastEngine implements ScanEngine {
         if (!found.has(key)) found.set(key, finding);
       }
     }
+    input.onProgress?.({ phase: 'analyzing files', done: files.length, total: files.length });
     const external = await externalSemgrepFindings(input, this.options.externalSemgrep, ignored);
     return mergeFindings([...found.values()], external).sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
   }
