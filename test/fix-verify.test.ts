@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import pep440 from '@renovatebot/pep440';
 import semver from 'semver';
-import { parserFor } from '../src/engines/sast/languages.ts';
+import { parserFor } from '../src/languages/index.ts';
 import { loadRuleSet } from '../src/engines/sast/rule-set.ts';
 import { analyzeSource } from '../src/engines/sast/sast-engine.ts';
 import { detectSecrets } from '../src/engines/secrets/detector.ts';

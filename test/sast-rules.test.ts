@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ParserName, RuleLanguage } from '../src/engines/sast/languages.ts';
+import { LANGUAGES, languageOf, parserFor, RULE_LANGUAGES, ruleLanguageOf, taintSyntaxOf, type ParserName, type RuleLanguage } from '../src/languages/index.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -133,6 +133,37 @@ describe('operator rule folders', () => {
       if (previous === undefined) delete process.env.BULWARK_SAST_RULES_DIRS;
       else process.env.BULWARK_SAST_RULES_DIRS = previous;
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the language registry', () => {
+  test('every rule folder is a registered language; taint rules and profiles only where the grammar describes taint', () => {
+    assert.deepEqual(fs.readdirSync(BUILTIN_RULES_DIR).sort(), [...RULE_LANGUAGES].sort());
+    for (const rule of ruleSet.rules.filter((r) => r.mode === 'taint')) assert.ok(taintSyntaxOf(rule.language), `${rule.id}: no taint syntax`);
+    for (const language of Object.keys(ruleSet.profiles)) assert.ok(taintSyntaxOf(language as RuleLanguage), language);
+  });
+
+  test('files reach their parser by extension, and each parser its language', () => {
+    const cases: [string, ParserName | undefined, RuleLanguage | undefined][] = [
+      ['app/main.py', 'python', 'python'],
+      ['web/App.tsx', 'tsx', 'javascript'],
+      ['lib/util.mjs', 'javascript', 'javascript'],
+      ['src/index.ts', 'typescript', 'javascript'],
+      ['types/index.d.ts', undefined, undefined],
+      ['Main.java', 'java', 'java'],
+      ['cmd/main.go', 'go', 'go'],
+      ['index.php', 'php', 'php'],
+      ['app.rb', 'ruby', 'ruby'],
+      ['templates/page.jinja2', 'template', 'template'],
+      ['README.md', undefined, undefined],
+    ];
+    for (const [file, parser, language] of cases) {
+      assert.equal(parserFor(file), parser, file);
+      if (parser) assert.equal(ruleLanguageOf(parser), language, file);
+    }
+    for (const language of LANGUAGES) {
+      for (const parser of Object.keys(language.parsers) as ParserName[]) assert.equal(languageOf(parser), language);
     }
   });
 });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { parserFor } from '../engines/sast/languages.ts';
+import { parserFor } from '../languages/index.ts';
 import { loadRuleSet, type RuleSet } from '../engines/sast/rule-set.ts';
 import { analyzeSource, type SastMatch } from '../engines/sast/sast-engine.ts';
 import { ECOSYSTEMS, type Ecosystem } from '../sbom/component.ts';

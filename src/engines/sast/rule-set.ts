@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { sastRuleDirsFrom } from '../../config.ts';
-import type { RuleLanguage } from './languages.ts';
+import { RULE_LANGUAGES, type RuleLanguage } from '../../languages/index.ts';
 
 // SAST rules are YAML data: one file per rule family under rules/sast/<language>/, each rule with its own
 // vulnerable and safe test snippets. `_taint.yml` in a language folder names that language's sources,
@@ -74,7 +74,6 @@ export interface RuleSet {
   profiles: Partial<Record<RuleLanguage, TaintProfile>>;
 }
 
-const LANGUAGES: RuleLanguage[] = ['python', 'javascript', 'java', 'go', 'php', 'ruby', 'template'];
 const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low'];
 
 export const BUILTIN_RULES_DIR = fileURLToPath(new URL('../../../rules/sast', import.meta.url));
@@ -197,7 +196,7 @@ function readRuleFolders(dirs: string[]): RuleSet {
       const doc = YAML.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
       const language = doc?.language as RuleLanguage;
       const shown = path.relative(path.dirname(dir), file);
-      if (!LANGUAGES.includes(language)) throw new RuleError(`${shown}: language must be one of ${LANGUAGES.join(', ')}`);
+      if (!RULE_LANGUAGES.includes(language)) throw new RuleError(`${shown}: language must be one of ${RULE_LANGUAGES.join(', ')}`);
       if (path.basename(file).startsWith('_taint')) {
         const profile = parseProfile(doc, language, shown);
         const existing = set.profiles[language];

@@ -4,7 +4,7 @@ import { parse, type SgNode } from '@ast-grep/napi';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
 import { isTestPath, loadIgnore, MAX_FILE_BYTES, readSourceText, listFiles } from '../source-files.ts';
 import { externalSemgrepFindings, mergeFindings, type ExternalSemgrepOptions } from './external-semgrep.ts';
-import { astGrepLang, parserFor, registerLanguages, ruleLanguageOf, TAINT_SYNTAX, type ParserName } from './languages.ts';
+import { astGrepLang, parserFor, registerLanguages, ruleLanguageOf, taintSyntaxOf, type ParserName } from '../../languages/index.ts';
 import { loadRuleSet, type RuleSet, type SastRule } from './rule-set.ts';
 import { TaintAnalyzer } from './taint.ts';
 
@@ -63,7 +63,7 @@ export function analyzeSource(ruleSet: RuleSet, parser: ParserName, source: stri
       // A pattern that does not parse in this dialect (say, JavaScript syntax on TSX) matches nothing here.
     }
   }
-  const syntax = TAINT_SYNTAX[language];
+  const syntax = taintSyntaxOf(language);
   const profile = ruleSet.profiles[language];
   const taintRules = rules.filter((r) => r.mode === 'taint');
   if (syntax && profile && taintRules.length) {
