@@ -21,9 +21,25 @@ export function fixtureTree(testdata: string, folder: string, at: string): Map<s
   return tree;
 }
 
-/** A tree held in memory: repository-relative path → file text. */
+/**
+ * A tree held in memory (repository-relative path → file text) that, like the real one, answers null for
+ * missing paths and paths outside it, and records what was asked for.
+ */
+export function treeReader(tree: Map<string, string>): ExtractContext & { reads: string[] } {
+  const reads: string[] = [];
+  return {
+    reads,
+    async readFile(requested) {
+      reads.push(requested);
+      const normalized = path.posix.normalize(requested);
+      if (normalized.startsWith('../') || path.posix.isAbsolute(normalized)) return null;
+      return tree.get(normalized) ?? null;
+    },
+  };
+}
+
 export function treeContext(files: Record<string, string> = {}): ExtractContext {
-  return { readFile: async (path) => files[path] ?? null };
+  return treeReader(new Map(Object.entries(files)));
 }
 
 export type Summary = Pick<Component, 'name' | 'version' | 'direct' | 'development'>;

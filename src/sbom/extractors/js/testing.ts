@@ -2,15 +2,13 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Component } from '../../component.ts';
-import { ExtractError, type ExtractContext, type Extractor } from '../extractor.ts';
-import { fixtureTree } from '../testing.ts';
+import { ExtractError, type Extractor } from '../extractor.ts';
+import { fixtureTree, treeReader } from '../testing.ts';
 
 /** name, version, direct, development */
 export type Row = [string, string, boolean | null, boolean | undefined];
 
-export function contextOf(files: Map<string, string>): ExtractContext {
-  return { readFile: async (file) => files.get(path.posix.normalize(file)) ?? null };
-}
+export { treeReader as contextOf };
 
 /**
  * Extracts `<root>/<lockfile>` from a testdata folder mounted under `root`, so lockfiles sit in a subfolder;
@@ -28,7 +26,7 @@ export async function extractFixture(
   const text = tree.get(lockPath);
   assert.ok(text !== undefined, `${fixture} has no ${lockfile}`);
   const visible = withManifests ? tree : new Map([[lockPath, text]]);
-  return extractor.extract({ path: lockPath, text }, contextOf(visible));
+  return extractor.extract({ path: lockPath, text }, treeReader(visible));
 }
 
 export function rows(components: Component[]): Row[] {
@@ -43,7 +41,7 @@ export function find(components: Component[], name: string, version: string): Co
 
 export async function assertExtractError(extractor: Extractor, fileName: string, text: string, reason: RegExp) {
   await assert.rejects(
-    async () => extractor.extract({ path: `broken/${fileName}`, text }, contextOf(new Map())),
+    async () => extractor.extract({ path: `broken/${fileName}`, text }, treeReader(new Map())),
     (error: unknown) => error instanceof ExtractError && error.message.startsWith(`broken/${fileName}: `) && reason.test(error.message),
   );
 }

@@ -1,29 +1,18 @@
 // Helpers for the Python extractors' tests: each reads a testdata folder laid out as it would sit in a
 // repository, and the result is compared with the complete expected component list.
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import type { Component } from '../../component.ts';
-import { ExtractError, type ExtractContext, type Extractor } from '../extractor.ts';
+import { ExtractError, type Extractor } from '../extractor.ts';
+
+import { treeReader } from '../testing.ts';
 
 export { fixtureTree } from '../testing.ts';
 
 export type Tree = Map<string, string>;
 
-/** An in-memory tree that, like the real one, answers null for missing paths and paths outside it. */
-export function treeContext(tree: Tree): ExtractContext & { reads: string[] } {
-  const reads: string[] = [];
-  return {
-    reads,
-    async readFile(requested) {
-      reads.push(requested);
-      const normalized = path.posix.normalize(requested);
-      if (normalized.startsWith('../') || path.posix.isAbsolute(normalized)) return null;
-      return tree.get(normalized) ?? null;
-    },
-  };
-}
+export { treeReader as treeContext };
 
-export async function extract(extractor: Extractor, tree: Tree, filePath: string, context = treeContext(tree)): Promise<Component[]> {
+export async function extract(extractor: Extractor, tree: Tree, filePath: string, context = treeReader(tree)): Promise<Component[]> {
   const text = tree.get(filePath);
   assert.ok(text !== undefined, `no ${filePath} in the tree`);
   return extractor.extract({ path: filePath, text }, context);
@@ -66,7 +55,7 @@ export function withDirect(summaries: Summary[], direct: boolean | null): Summar
 
 export async function assertRejected(extractor: Extractor, filePath: string, text: string, reason: RegExp): Promise<void> {
   await assert.rejects(
-    async () => extractor.extract({ path: filePath, text }, treeContext(new Map([[filePath, text]]))),
+    async () => extractor.extract({ path: filePath, text }, treeReader(new Map([[filePath, text]]))),
     (error: unknown) => {
       assert.ok(error instanceof ExtractError, `expected an ExtractError, got ${String(error)}`);
       assert.match(error.message, new RegExp(`^${filePath.replace(/\./g, '\\.')}: `));
