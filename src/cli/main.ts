@@ -73,6 +73,10 @@ const OPTIONS = {
   'history-depth': { type: 'string' },
 } as const;
 
+/** Exit codes of a command that did not finish: a usage error, or something that went wrong while running. */
+const EXIT_USAGE = 2;
+const EXIT_RUNTIME = 3;
+
 function processSettings(values: Record<string, unknown>) {
   return loadSettings(process.env, {
     dataDir: values['data-dir'] ? path.resolve(String(values['data-dir'])) : undefined,
@@ -108,7 +112,7 @@ export async function main(argv: string[]): Promise<number> {
   const json = Boolean(values.json);
   if (values.help || !command) {
     console.log(USAGE);
-    return command || values.help ? 0 : 2;
+    return command || values.help ? 0 : EXIT_USAGE;
   }
   if (command === 'serve') {
     await serve(values);
@@ -173,10 +177,6 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   });
 }
-
-/** Exit code of a command that threw: 2 for a usage error, 3 for anything that went wrong while running. */
-export const EXIT_USAGE = 2;
-export const EXIT_RUNTIME = 3;
 
 function fail(error: unknown, json: boolean): number {
   const message = error instanceof Error ? error.message : String(error);
