@@ -21,7 +21,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { isTestPath, loadIgnore, looksBinary, MAX_FILE_BYTES, skipReason, walkFiles } from '../src/engines/source-files.ts';
-import { parserFor, ruleLanguageOf, type ParserName } from '../src/engines/sast/languages.ts';
+import { parserFor, ruleLanguageOf, type ParserName } from '../src/languages/index.ts';
 import { loadRuleSet } from '../src/engines/sast/rule-set.ts';
 import { SastEngine } from '../src/engines/sast/sast-engine.ts';
 import { seededRandom } from '../test/support/secret-samples.ts';

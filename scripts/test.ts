@@ -7,9 +7,14 @@ import { dropTestSchemas } from '../test/support/store.ts';
 
 const databases = (process.env.BULWARK_TEST_DBS ?? 'sqlite,postgres').split(',').map((s) => s.trim()).filter(Boolean);
 const requested = process.argv.slice(2);
-const files = requested.length
-  ? requested
-  : fs.readdirSync('test').filter((f) => f.endsWith('.test.ts')).sort().map((f) => path.join('test', f));
+/** Every `*.test.ts` under test/ and src/ (extractors keep their tests beside their code). */
+function discoverTestFiles(): string[] {
+  return ['test', 'src']
+    .flatMap((root) => fs.readdirSync(root, { recursive: true, encoding: 'utf8' }).map((f) => path.join(root, f)))
+    .filter((f) => f.endsWith('.test.ts') && !f.split(path.sep).includes('fixtures'))
+    .sort();
+}
+const files = requested.length ? requested : discoverTestFiles();
 
 let failed = false;
 for (const database of databases) {

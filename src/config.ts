@@ -108,6 +108,11 @@ export function splitList(raw: string | undefined): string[] {
   return items.map((item) => item.trim()).filter(Boolean);
 }
 
+/** BULWARK_SAST_RULES_DIRS: the operator's rule folders, absolute, in the order given. */
+export function sastRuleDirsFrom(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.BULWARK_SAST_RULES_DIRS ?? '').split(path.delimiter).filter(Boolean).map((d) => path.resolve(d));
+}
+
 /** The one place that reads the environment; everything else receives typed settings. */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Settings> = {}): Settings {
   const settings: Settings = {
@@ -125,7 +130,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     secretsHistoryDepth: intFromEnv(env, 'BULWARK_SECRETS_HISTORY_DEPTH', 500),
     gitTimeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_GIT_TIMEOUT_SECONDS', 600)),
     faultScanDelayMs: intFromEnv(env, 'BULWARK_FAULT_SCAN_DELAY_MS', 0),
-    sastRuleDirs: (env.BULWARK_SAST_RULES_DIRS ?? '').split(path.delimiter).filter(Boolean).map((d) => path.resolve(d)),
+    sastRuleDirs: sastRuleDirsFrom(env),
     semgrepConfigs: splitList(env.BULWARK_SEMGREP_CONFIGS),
     llm: llmFromEnv(env),
     codeHosts: {

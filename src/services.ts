@@ -12,7 +12,7 @@ import { createFixAgent } from './fixing/agent/index.ts';
 import { createFixRunner, fixJobKey } from './fixing/fix-runner.ts';
 import { fixersWithRules } from './fixing/fixers/index.ts';
 import { verifyFix } from './fixing/verify.ts';
-import { BUILTIN_RULES_DIR, loadRuleSet, type RuleSet } from './engines/sast/rule-set.ts';
+import { loadRuleSet } from './engines/sast/rule-set.ts';
 import { createBatchRunner } from './scanning/batch-runner.ts';
 import { createPullRequestOpener } from './scm/pull-requests/opener.ts';
 import { CheckoutCache } from './scm/checkout-cache.ts';
@@ -57,8 +57,7 @@ export async function openServices(settings: Settings, store: Store, log?: (mess
     log,
   });
   // Fixes rewrite and verify with the same rules the scans ran, operator folders included.
-  let rules: RuleSet | undefined;
-  const ruleSet = () => (rules ??= loadRuleSet([BUILTIN_RULES_DIR, ...settings.sastRuleDirs]));
+  const ruleSet = () => loadRuleSet(settings.sastRuleDirs);
   const fixRunner = createFixRunner({
     db: store.db,
     tokenBox,

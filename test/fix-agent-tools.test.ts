@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { createAgentTools, type AgentTools } from '../src/fixing/agent/tools.ts';
+import { createAgentTools, TOOL_LIMITS, type AgentTools } from '../src/fixing/agent/tools.ts';
+import { SecretVeil } from '../src/fixing/agent/secret-veil.ts';
+import { replaceExactlyOnce, revealedTexts } from '../src/fixing/agent/tools/edit-file.ts';
+import { numberedWindow } from '../src/fixing/agent/tools/read-file.ts';
 import { SYSTEM_PROMPT, taskMessage, untrustedBlock } from '../src/fixing/agent/prompt.ts';
 import type { FixFinding } from '../src/fixing/types.ts';
 import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
@@ -344,5 +347,38 @@ describe('fix agent prompt', () => {
 
   test('attribute values cannot break out of the opening tag', () => {
     assert.equal(untrustedBlock('file', { path: 'a"b>\n.js' }, 'x', 'b'), '<untrusted-file path="a&#34;b&#62;&#10;.js" boundary="b">\nx\n</untrusted-file boundary="b">');
+  });
+});
+
+describe('agent tools: the pieces on their own', () => {
+  const GITHUB_TOKEN = positiveSample(SECRET_RULES.find((r) => r.id === 'github-pat')!, 405);
+
+  test('replaceExactlyOnce: one occurrence is replaced; none, several or no change are refused with what to do', () => {
+    assert.deepEqual(replaceExactlyOnce('a = 1\nb = 2\n', 'b = 2', 'b = 3', 'x.py'), { updated: 'a = 1\nb = 3\n', at: 6, written: 'b = 3' });
+    const crlf = replaceExactlyOnce('a\r\nb\r\nc\r\n', 'a\nb', 'a\nB', 'x.txt');
+    assert.equal(crlf.updated, 'a\r\nB\r\nc\r\n', 'the file keeps its CRLF line ends');
+    assert.throws(() => replaceExactlyOnce('a\n', 'z', 'y', 'x.py'), /old_text was not found in "x\.py"/);
+    assert.throws(() => replaceExactlyOnce('a\nb\na\n', 'a', 'c', 'x.py'), /occurs 2 times in "x\.py" \(starting at lines 1, 3\)/);
+    assert.throws(() => replaceExactlyOnce('a\n', 'a', 'a', 'x.py'), /are the same/);
+  });
+
+  test('numberedWindow: numbered lines within the line limit, long lines cut', () => {
+    const lines = Array.from({ length: TOOL_LIMITS.readLines + 10 }, (_, i) => `line ${i + 1}`);
+    const first = numberedWindow(lines, 1);
+    assert.equal(first.end, TOOL_LIMITS.readLines);
+    assert.equal(first.shown[0], '  1\tline 1');
+    assert.deepEqual(numberedWindow(lines, 5, 6), { shown: ['5\tline 5', '6\tline 6'], end: 6 });
+    const [long] = numberedWindow(['x'.repeat(TOOL_LIMITS.lineChars + 5)], 1).shown;
+    assert.match(long, /… \[5 more characters on this line\]$/);
+  });
+
+  test('revealedTexts: placeholders come back as the secrets, and may not be copied to new places', () => {
+    const veil = new SecretVeil();
+    const hidden = veil.hide(`token = "${GITHUB_TOKEN}"\n`);
+    const [placeholder] = veil.placeholdersIn(hidden);
+    assert.ok(placeholder && !hidden.includes(GITHUB_TOKEN));
+    const kept = revealedTexts({ veil }, hidden, hidden.replace('token', 'api_token'));
+    assert.equal(kept.newText, `api_token = "${GITHUB_TOKEN}"\n`);
+    assert.throws(() => revealedTexts({ veil }, 'x = 1', `x = "${placeholder}"`), /must not be copied elsewhere/);
   });
 });

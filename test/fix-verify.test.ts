@@ -7,13 +7,13 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import pep440 from '@renovatebot/pep440';
 import semver from 'semver';
-import { parserFor } from '../src/engines/sast/languages.ts';
+import { parserFor } from '../src/languages/index.ts';
 import { loadRuleSet } from '../src/engines/sast/rule-set.ts';
 import { analyzeSource } from '../src/engines/sast/sast-engine.ts';
 import { detectSecrets } from '../src/engines/secrets/detector.ts';
 import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
 import { maskSecret } from '../src/engines/secrets/text-checks.ts';
-import { EXTRACTORS } from '../src/sbom/extractors/index.ts';
+import { extractorFor } from '../src/sbom/extractors/index.ts';
 import { fixerFor } from '../src/fixing/fixers/index.ts';
 import type { FixFinding, FixWorkspace } from '../src/fixing/types.ts';
 import { verifyFix } from '../src/fixing/verify.ts';
@@ -307,19 +307,19 @@ describe('verification: parse checks', () => {
   });
 });
 
-describe('verification: the dependency fixer on the real lockfiles of the sbom fixtures', () => {
-  const FIXTURES = path.join(import.meta.dirname, 'fixtures/sbom');
+describe('verification: the dependency fixer on the real lockfiles of the extractors\' testdata', () => {
+  const FIXTURES = path.join(import.meta.dirname, '../src/sbom/extractors');
   const lockfiles = [
-    'js/npm-v1/package-lock.json',
-    'js/npm-v2/package-lock.json',
-    'js/npm-v3-workspaces/package-lock.json',
-    'python/poetry-1.1/poetry.lock',
-    'python/poetry-2.0/poetry.lock',
-    'python/poetry-2.1/poetry.lock',
-    'python/uv/uv.lock',
-    'python/pdm-groups/pdm.lock',
-    'python/pdm-no-groups/pdm.lock',
-    'python/requirements/services/api/requirements.txt',
+    'npm-lock/testdata/npm-v1/package-lock.json',
+    'npm-lock/testdata/npm-v2/package-lock.json',
+    'npm-lock/testdata/npm-v3-workspaces/package-lock.json',
+    'poetry-lock/testdata/poetry-1.1/poetry.lock',
+    'poetry-lock/testdata/poetry-2.0/poetry.lock',
+    'poetry-lock/testdata/poetry-2.1/poetry.lock',
+    'uv-lock/testdata/uv/uv.lock',
+    'pdm-lock/testdata/pdm-groups/pdm.lock',
+    'pdm-lock/testdata/pdm-no-groups/pdm.lock',
+    'python-requirements/testdata/requirements/services/api/requirements.txt',
   ];
 
   /** The fixture's folder as a tree of its own. */
@@ -339,7 +339,7 @@ describe('verification: the dependency fixer on the real lockfiles of the sbom f
     test(`${lockfile}: every package, raised one patch version, is fixed and verified or refused untouched`, async () => {
       const files = fixtureFiles(lockfile);
       const file = path.posix.basename(lockfile);
-      const extractor = EXTRACTORS.find((e) => e.matches(file))!;
+      const extractor = extractorFor(file)!;
       const context = { readFile: async (p: string) => files[path.posix.normalize(p)] ?? null };
       const components = (await extractor.extract({ path: file, text: files[file] }, context)).filter((c) => c.sourceFile === file);
       assert.ok(components.length >= 3);

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { parserFor } from '../src/engines/sast/languages.ts';
+import { parserFor } from '../src/languages/index.ts';
 import { BUILTIN_RULES_DIR, loadRuleSet, type RuleSet } from '../src/engines/sast/rule-set.ts';
 import { analyzeSource } from '../src/engines/sast/sast-engine.ts';
 import { fixerFor } from '../src/fixing/fixers/index.ts';

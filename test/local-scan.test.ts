@@ -14,15 +14,33 @@ import type { RawFinding } from '../src/engines/engine.ts';
 import { detectSecrets } from '../src/engines/secrets/detector.ts';
 import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
 import { SecretsEngine } from '../src/engines/secrets/secrets-engine.ts';
+import { progressDisplay, type ProgressStream } from '../src/cli/progress.ts';
+import type { ScanProgress } from '../src/engines/engine.ts';
 import { TestRepo } from './support/git-repo.ts';
 import { positiveSample } from './support/secret-samples.ts';
 
 const CLI = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const FORMATS = ['table', 'json', 'sarif', 'semgrep-json'] as const;
-const RAW_FINDING_FIELDS = [
-  'checkId', 'severity', 'category', 'title', 'message', 'filePath', 'startLine', 'endLine', 'cwe', 'owasp', 'references',
-  'fingerprint', 'commitSha', 'metadata',
-].sort();
+/** The finding fields a local json report shares with the API's finding responses, plus its own three. */
+const JSON_FINDING_FIELDS = [
+  'check_id', 'severity', 'category', 'title', 'message', 'file_path', 'start_line', 'end_line', 'cwe', 'owasp', 'references',
+  'source_url', 'cvss_base_score', 'cvss_severity', 'cvss_vector', 'fingerprint', 'commit_sha', 'metadata',
+];
+
+/** A finding of a local json report. */
+interface JsonFinding {
+  check_id: string;
+  severity: RawFinding['severity'];
+  title: string;
+  message: string;
+  file_path: string;
+  start_line: number;
+  end_line: number;
+  cwe: string[];
+  fingerprint: string;
+  commit_sha: string | null;
+  metadata: Record<string, unknown>;
+}
 
 const sampleOf = (id: string, seed: number) => positiveSample(SECRET_RULES.find((r) => r.id === id)!, seed);
 
@@ -50,9 +68,9 @@ let cwd: string;
  * Runs `bulwark scan` in a child process. Settings a developer's shell may carry are cleared, and the
  * database URL points nowhere: a local scan must not need one.
  */
-function scan(dir: string, args: string[], env: Record<string, string | undefined> = {}) {
+function scan(dir: string, args: string[], env: Record<string, string | undefined> = {}, runIn = cwd) {
   const result = spawnSync(process.execPath, [CLI, 'scan', dir, ...args], {
-    cwd,
+    cwd: runIn,
     encoding: 'utf8',
     env: {
       ...process.env,
@@ -66,15 +84,15 @@ function scan(dir: string, args: string[], env: Record<string, string | undefine
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-function scanOk(dir: string, args: string[], env?: Record<string, string | undefined>) {
-  const run = scan(dir, args, env);
+function scanOk(dir: string, args: string[], env?: Record<string, string | undefined>, runIn?: string) {
+  const run = scan(dir, args, env, runIn);
   assert.equal(run.status, 0, `bulwark scan ${args.join(' ')} exited ${run.status}: ${run.stderr}`);
   return run;
 }
 
 const scanJson = (dir: string, args: string[] = [], env?: Record<string, string | undefined>) =>
   JSON.parse(scanOk(dir, ['--type', 'secrets', '--format', 'json', ...args], env).stdout) as {
-    findings: RawFinding[];
+    findings: JsonFinding[];
     summary: Record<string, any>;
   };
 
@@ -131,11 +149,14 @@ describe('bulwark scan: local scanning without the server', () => {
     for (const run of cleanup.reverse()) run();
   });
 
-  test('json: every RawFinding field and a summary; the deleted key is found in history, the rest in the tree', () => {
+  test('json: the API\'s snake_case finding fields and a summary; the deleted key is found in history, the rest in the tree', () => {
     const { findings, summary } = scanJson(repo.dir);
-    for (const finding of findings) assert.deepEqual(Object.keys(finding).sort(), RAW_FINDING_FIELDS);
+    for (const finding of findings) {
+      for (const field of JSON_FINDING_FIELDS) assert.ok(field in finding, `${field} in ${Object.keys(finding).join(', ')}`);
+      for (const field of Object.keys(finding)) assert.match(field, /^[a-z0-9]+(?:_[a-z0-9]+)*$/, 'field names are snake_case');
+    }
     assert.deepEqual(
-      findings.map((f) => [f.checkId, f.severity, f.filePath, f.startLine, f.commitSha]).sort(),
+      findings.map((f) => [f.check_id, f.severity, f.file_path, f.start_line, f.commit_sha]).sort(),
       [
         ['secrets.aws-access-key-id', 'critical', 'deploy/aws.sh', 1, firstCommit],
         ['secrets.gcp-api-key', 'high', 'config dir/settings.env', 2, null],
@@ -145,11 +166,11 @@ describe('bulwark scan: local scanning without the server', () => {
     );
     assert.deepEqual(summary, {
       total: 4,
-      bySeverity: { critical: 2, high: 1, medium: 1, low: 0 },
-      scanType: 'secrets_scan',
+      by_severity: { critical: 2, high: 1, medium: 1, low: 0 },
+      scan_type: 'secrets_scan',
       target: repo.dir,
       commit: head,
-      historyDepth: 500,
+      history_depth: 500,
     });
     assert.deepEqual(fs.readdirSync(cwd), [], 'a local scan creates nothing in the working directory (no ./data)');
   });
@@ -181,9 +202,9 @@ describe('bulwark scan: local scanning without the server', () => {
     const [run] = sarif.runs;
     assert.equal(run.tool.driver.name, 'Bulwark');
     const ruleIds = run.tool.driver.rules.map((r: { id: string }) => r.id);
-    assert.deepEqual([...ruleIds].sort(), [...new Set(findings.map((f) => f.checkId))].sort());
+    assert.deepEqual([...ruleIds].sort(), [...new Set(findings.map((f) => f.check_id))].sort());
     for (const rule of run.tool.driver.rules) {
-      const finding = findings.find((f) => f.checkId === rule.id)!;
+      const finding = findings.find((f) => f.check_id === rule.id)!;
       assert.equal(rule.shortDescription.text, finding.title);
       assert.equal(rule.defaultConfiguration.level, { critical: 'error', high: 'error', medium: 'warning', low: 'note' }[finding.severity]);
       assert.ok(rule.properties.tags.includes('CWE-798'), JSON.stringify(rule.properties.tags));
@@ -193,13 +214,13 @@ describe('bulwark scan: local scanning without the server', () => {
     for (const result of run.results) {
       const finding = findings.find((f) => f.fingerprint === result.partialFingerprints['bulwark/v1']);
       assert.ok(finding, 'each result carries the finding fingerprint');
-      assert.equal(result.ruleId, finding.checkId);
-      assert.equal(ruleIds[result.ruleIndex], finding.checkId);
+      assert.equal(result.ruleId, finding.check_id);
+      assert.equal(ruleIds[result.ruleIndex], finding.check_id);
       assert.equal(result.level, { critical: 'error', high: 'error', medium: 'warning', low: 'note' }[finding.severity]);
       assert.equal(result.message.text, finding.message);
       const { artifactLocation, region } = result.locations[0].physicalLocation;
-      assert.equal(decodeURIComponent(artifactLocation.uri), finding.filePath);
-      assert.deepEqual(region, { startLine: finding.startLine, endLine: finding.endLine });
+      assert.equal(decodeURIComponent(artifactLocation.uri), finding.file_path);
+      assert.deepEqual(region, { startLine: finding.start_line, endLine: finding.end_line });
     }
     const spaced = run.results.find((r: any) => r.ruleId === 'secrets.gcp-api-key');
     assert.equal(spaced.locations[0].physicalLocation.artifactLocation.uri, 'config%20dir/settings.env', 'paths are URI references');
@@ -215,10 +236,10 @@ describe('bulwark scan: local scanning without the server', () => {
     const SEMGREP = { critical: 'ERROR', high: 'ERROR', medium: 'WARNING', low: 'INFO' } as const;
     assert.deepEqual(out, {
       results: findings.map((f) => ({
-        check_id: f.checkId,
-        path: f.filePath,
-        start: { line: f.startLine },
-        end: { line: f.endLine },
+        check_id: f.check_id,
+        path: f.file_path,
+        start: { line: f.start_line },
+        end: { line: f.end_line },
         extra: { message: f.message, severity: SEMGREP[f.severity], metadata: { cwe: f.cwe } },
       })),
       errors: [],
@@ -277,29 +298,29 @@ describe('bulwark scan: local scanning without the server', () => {
 
   test('a plain folder is scanned without history; --history-depth 0 reads no history in a git work tree', () => {
     const folder = scanJson(plain);
-    assert.deepEqual(folder.findings.map((f) => f.checkId).sort(), ['secrets.gcp-api-key', 'secrets.github-pat', 'secrets.gitlab-feed-token']);
-    assert.ok(folder.findings.every((f) => f.commitSha === null));
+    assert.deepEqual(folder.findings.map((f) => f.check_id).sort(), ['secrets.gcp-api-key', 'secrets.github-pat', 'secrets.gitlab-feed-token']);
+    assert.ok(folder.findings.every((f) => f.commit_sha === null));
     assert.equal(folder.summary.commit, null);
-    assert.equal(folder.summary.historyDepth, 0);
+    assert.equal(folder.summary.history_depth, 0);
 
     // A folder inside a work tree: history paths are the repository's, not the folder's, so none is read.
     const inside = scan(path.join(repo.dir, 'src'), ['--type', 'secrets', '--format', 'json']);
     assert.equal(inside.status, 0, inside.stderr);
     assert.match(inside.stderr, /inside the git work tree .*without its history/);
     const sub = JSON.parse(inside.stdout);
-    assert.deepEqual(sub.findings.map((f: RawFinding) => [f.checkId, f.filePath, f.commitSha]), [['secrets.github-pat', 'config.js', null]]);
+    assert.deepEqual(sub.findings.map((f: JsonFinding) => [f.check_id, f.file_path, f.commit_sha]), [['secrets.github-pat', 'config.js', null]]);
     assert.equal(sub.summary.commit, null);
 
     const treeOnly = scanJson(repo.dir, ['--history-depth', '0']);
-    assert.deepEqual(treeOnly.findings.map((f) => f.checkId).sort(), folder.findings.map((f) => f.checkId).sort());
+    assert.deepEqual(treeOnly.findings.map((f) => f.check_id).sort(), folder.findings.map((f) => f.check_id).sort());
     assert.equal(treeOnly.summary.commit, head);
-    assert.equal(treeOnly.summary.historyDepth, 0);
+    assert.equal(treeOnly.summary.history_depth, 0);
     assert.equal(scanJson(repo.dir, [], { BULWARK_SECRETS_HISTORY_DEPTH: '0' }).findings.length, 3, 'the setting is the default depth');
     assert.equal(scanJson(repo.dir, ['--history-depth', '1']).findings.length, 3, 'one commit of history misses the deleted key');
     assert.equal(scanJson(repo.dir, ['--history-depth', '3']).findings.length, 4);
 
     // Fingerprints name the rule, path and secret, not where they were found, so the folder copy agrees.
-    const byCheck = (findings: RawFinding[]) => Object.fromEntries(findings.map((f) => [f.checkId, f.fingerprint]));
+    const byCheck = (findings: JsonFinding[]) => Object.fromEntries(findings.map((f) => [f.check_id, f.fingerprint]));
     assert.deepEqual(byCheck(folder.findings), byCheck(treeOnly.findings));
   });
 
@@ -341,5 +362,96 @@ describe('bulwark scan: local scanning without the server', () => {
     const missing = scan(path.join(repo.dir, 'no-such-dir'), ['--type', 'secrets']);
     assert.equal(missing.status, 2);
     assert.match(missing.stderr, /no such directory/);
+  });
+
+  test('exit codes: a file where a directory is expected is its own usage error (2); a failure while running is 3', () => {
+    const file = path.join(plain, 'README.md');
+    const given = scan(file, ['--type', 'secrets']);
+    assert.equal(given.status, 2);
+    assert.equal(given.stdout, '');
+    assert.match(given.stderr, /README\.md is a file; bulwark scan takes a directory/);
+
+    const unwritable = scan(repo.dir, ['--type', 'secrets', '--output', path.join(plain, 'README.md', 'report.json')]);
+    assert.equal(unwritable.status, 3, unwritable.stderr);
+    assert.match(unwritable.stderr, /^bulwark: .*report\.json/);
+
+    const rules = tempDir('bulwark-bad-rules-');
+    fs.writeFileSync(path.join(rules, 'broken.yml'), 'language: cobol\nrules: []\n');
+    const broken = scan(plain, ['--type', 'semgrep'], { BULWARK_SAST_RULES_DIRS: rules });
+    assert.equal(broken.status, 3, broken.stderr);
+    assert.match(broken.stderr, /broken\.yml: language must be one of/);
+  });
+
+  test('the report does not depend on the directory the command runs in', () => {
+    const runs = [
+      scanOk(repo.dir, ['--type', 'secrets', '--format', 'json']),
+      scanOk('.', ['--type', 'secrets', '--format', 'json'], {}, repo.dir),
+      scanOk('src/..', ['--type', 'secrets', '--format', 'json'], {}, repo.dir),
+      scanOk(path.relative(path.join(repo.dir, 'src'), repo.dir), ['--type', 'secrets', '--format', 'json'], {}, path.join(repo.dir, 'src')),
+    ];
+    for (const run of runs.slice(1)) assert.equal(run.stdout, runs[0].stdout);
+    assert.ok(JSON.parse(runs[0].stdout).findings.some((f: JsonFinding) => f.file_path === 'src/config.js'), 'paths are relative to the scanned folder');
+  });
+
+  test('no progress on stderr when it is not a terminal', () => {
+    for (const type of ['secrets', 'semgrep']) {
+      const run = scanOk(clean.dir, ['--type', type, '--format', 'json']);
+      assert.equal(run.stderr, '', `${type}: ${run.stderr}`);
+    }
+  });
+});
+
+describe('bulwark scan: the progress display', () => {
+  function fakeStream(isTTY: boolean): ProgressStream & { text: string } {
+    const stream = {
+      isTTY,
+      text: '',
+      write(chunk: string) {
+        stream.text += chunk;
+        return true;
+      },
+    };
+    return stream;
+  }
+
+  test('on a terminal: the phase and files done out of total on one redrawn line, cleared at the end', () => {
+    const stream = fakeStream(true);
+    const display = progressDisplay(stream);
+    for (let done = 0; done <= 400; done++) display.update({ phase: 'scanning files', done, total: 400 });
+    display.update({ phase: 'reading git history' });
+    display.note('something worth saying');
+    display.update({ phase: 'reading git history' });
+    display.finish();
+    const frames = stream.text.split('\r\x1b[2K').filter(Boolean);
+    assert.equal(frames[0], 'bulwark: scanning files 0/400 (0%)');
+    assert.ok(frames.includes('bulwark: scanning files 200/400 (50%)'));
+    assert.ok(frames.includes('bulwark: scanning files 400/400 (100%)'));
+    assert.equal(frames.filter((f) => f.startsWith('bulwark: scanning files')).length, 101, 'redrawn once per percent, not per file');
+    assert.deepEqual(frames.slice(-3), ['bulwark: reading git history', 'bulwark: something worth saying\n', 'bulwark: reading git history']);
+    assert.ok(stream.text.endsWith('\r\x1b[2K'), 'the line is cleared before the report');
+  });
+
+  test('elsewhere: no progress at all, notes as plain lines', () => {
+    const stream = fakeStream(false);
+    const display = progressDisplay(stream);
+    display.update({ phase: 'scanning files', done: 1, total: 2 });
+    display.note('something worth saying');
+    display.finish();
+    assert.equal(stream.text, 'bulwark: something worth saying\n');
+  });
+
+  test('the engines report every file they scan, up to the total', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-progress-'));
+    try {
+      for (const name of ['a.js', 'b.py', 'c/d.txt']) {
+        fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+        fs.writeFileSync(path.join(dir, name), 'x = 1\n');
+      }
+      const seen: ScanProgress[] = [];
+      await new SecretsEngine({ historyDepth: 0 }).scan({ dir, fingerprintKey: Buffer.alloc(32), onProgress: (p) => seen.push(p) });
+      assert.deepEqual(seen.map((p) => `${p.phase} ${p.done}/${p.total}`), ['scanning files 0/3', 'scanning files 1/3', 'scanning files 2/3', 'scanning files 3/3']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

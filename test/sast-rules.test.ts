@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ParserName, RuleLanguage } from '../src/engines/sast/languages.ts';
-import { loadRuleSet } from '../src/engines/sast/rule-set.ts';
-import { analyzeSource } from '../src/engines/sast/sast-engine.ts';
+import { LANGUAGES, languageOf, parserFor, RULE_LANGUAGES, ruleLanguageOf, taintSyntaxOf, type ParserName, type RuleLanguage } from '../src/languages/index.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BUILTIN_RULES_DIR, loadRuleSet } from '../src/engines/sast/rule-set.ts';
+import { analyzeSource, SastEngine } from '../src/engines/sast/sast-engine.ts';
+import { fixerFor } from '../src/fixing/fixers/index.ts';
+import type { FixFinding } from '../src/fixing/types.ts';
+import { verifyFix } from '../src/fixing/verify.ts';
 
 // Every rule carries its own vulnerable and safe snippets: a vulnerable one must raise that rule, a safe
 // one must not.
@@ -51,40 +57,113 @@ describe('SAST rules', () => {
 });
 
 describe('operator rule folders', () => {
-  test('a folder named in the settings adds its rules to the built-in ones', async () => {
-    const fs = await import('node:fs');
-    const os = await import('node:os');
-    const path = await import('node:path');
-    const { BUILTIN_RULES_DIR } = await import('../src/engines/sast/rule-set.ts');
+  const HOUSE_RULE = [
+    'language: python',
+    'rules:',
+    '  - id: python.house.no-print',
+    '    message: Use the logger instead of print.',
+    '    severity: low',
+    '    cwe: ["CWE-532: Insertion of Sensitive Information into Log File"]',
+    '    owasp: ["A09:2021 - Security Logging and Monitoring Failures"]',
+    '    fix: log.info($$$ARGS)',
+    '    rule: { pattern: "print($$$ARGS)" }',
+    '    tests:',
+    '      vulnerable:',
+    '        - |',
+    '          print(user.password)',
+    '      safe:',
+    '        - |',
+    '          log.info("ok")',
+  ].join('\n');
+
+  function houseFolder(): string {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-rules-'));
+    fs.mkdirSync(path.join(dir, 'python'));
+    fs.writeFileSync(path.join(dir, 'python', 'house.yml'), HOUSE_RULE);
+    return dir;
+  }
+
+  test('a folder named in the settings adds its rules to the built-in ones', () => {
+    const dir = houseFolder();
     try {
-      fs.mkdirSync(path.join(dir, 'python'));
-      fs.writeFileSync(
-        path.join(dir, 'python', 'house.yml'),
-        [
-          'language: python',
-          'rules:',
-          '  - id: python.house.no-print',
-          '    message: Use the logger instead of print.',
-          '    severity: low',
-          '    cwe: ["CWE-532: Insertion of Sensitive Information into Log File"]',
-          '    owasp: ["A09:2021 - Security Logging and Monitoring Failures"]',
-          '    rule: { pattern: "print($$$)" }',
-          '    tests:',
-          '      vulnerable:',
-          '        - |',
-          '          print(user.password)',
-          '      safe:',
-          '        - |',
-          '          log.info("ok")',
-        ].join('\n'),
-      );
-      const combined = loadRuleSet([BUILTIN_RULES_DIR, dir]);
+      const combined = loadRuleSet([dir]);
       assert.equal(combined.rules.length, ruleSet.rules.length + 1);
       const hits = analyzeSource(combined, 'python', 'print(user.password)\n').map((m) => m.rule.id);
       assert.ok(hits.includes('python.house.no-print'));
+      assert.equal(loadRuleSet([BUILTIN_RULES_DIR, dir]), combined, 'the built-in folder is always there, once');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the engine, the fixers and verification all use the configured folders, read once', async () => {
+    const dir = houseFolder();
+    const previous = process.env.BULWARK_SAST_RULES_DIRS;
+    process.env.BULWARK_SAST_RULES_DIRS = dir;
+    try {
+      const configured = loadRuleSet();
+      assert.ok(configured.rules.some((r) => r.id === 'python.house.no-print'));
+      assert.equal(loadRuleSet([dir]), configured, 'one load per list of folders');
+      assert.equal(new SastEngine().rules(), configured);
+
+      const finding: FixFinding = {
+        id: 'f1',
+        scanType: 'semgrep_scan',
+        checkId: 'python.house.no-print',
+        severity: 'low',
+        title: null,
+        message: 'Use the logger instead of print.',
+        filePath: 'app.py',
+        startLine: 1,
+        endLine: 1,
+        cwe: ['CWE-532'],
+        metadata: {},
+      };
+      assert.equal(fixerFor(finding)?.name, 'sast-rule-fix');
+
+      const tree = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-tree-'));
+      try {
+        fs.writeFileSync(path.join(tree, 'app.py'), 'print(user.password)\n');
+        const result = await verifyFix(tree, [finding], ['app.py'], new Map([['app.py', 'print(user.password)\n']]));
+        assert.deepEqual(result.stillDetected, ['f1'], 'the house rule still fires on the unchanged file');
+      } finally {
+        fs.rmSync(tree, { recursive: true, force: true });
+      }
+    } finally {
+      if (previous === undefined) delete process.env.BULWARK_SAST_RULES_DIRS;
+      else process.env.BULWARK_SAST_RULES_DIRS = previous;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the language registry', () => {
+  test('every rule folder is a registered language; taint rules and profiles only where the grammar describes taint', () => {
+    assert.deepEqual(fs.readdirSync(BUILTIN_RULES_DIR).sort(), [...RULE_LANGUAGES].sort());
+    for (const rule of ruleSet.rules.filter((r) => r.mode === 'taint')) assert.ok(taintSyntaxOf(rule.language), `${rule.id}: no taint syntax`);
+    for (const language of Object.keys(ruleSet.profiles)) assert.ok(taintSyntaxOf(language as RuleLanguage), language);
+  });
+
+  test('files reach their parser by extension, and each parser its language', () => {
+    const cases: [string, ParserName | undefined, RuleLanguage | undefined][] = [
+      ['app/main.py', 'python', 'python'],
+      ['web/App.tsx', 'tsx', 'javascript'],
+      ['lib/util.mjs', 'javascript', 'javascript'],
+      ['src/index.ts', 'typescript', 'javascript'],
+      ['types/index.d.ts', undefined, undefined],
+      ['Main.java', 'java', 'java'],
+      ['cmd/main.go', 'go', 'go'],
+      ['index.php', 'php', 'php'],
+      ['app.rb', 'ruby', 'ruby'],
+      ['templates/page.jinja2', 'template', 'template'],
+      ['README.md', undefined, undefined],
+    ];
+    for (const [file, parser, language] of cases) {
+      assert.equal(parserFor(file), parser, file);
+      if (parser) assert.equal(ruleLanguageOf(parser), language, file);
+    }
+    for (const language of LANGUAGES) {
+      for (const parser of Object.keys(language.parsers) as ParserName[]) assert.equal(languageOf(parser), language);
     }
   });
 });

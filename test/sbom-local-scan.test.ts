@@ -71,7 +71,7 @@ describe('bulwark scan --type sbom', () => {
     assert.equal(json.status, 0, json.stderr);
     const findings = JSON.parse(json.stdout).findings;
     assert.deepEqual(
-      findings.map((f: any) => [f.checkId, f.filePath, f.startLine, f.severity, f.metadata.fixed_version]).sort(),
+      findings.map((f: any) => [f.check_id, f.file_path, f.start_line, f.severity, f.metadata.fixed_version]).sort(),
       [
         ['GHSA-2099-ginx-dddd', 'services/api/go.mod', 6, 'high', 'v1.9.1'],
         ['RUSTSEC-2099-0001', 'tools/cli/Cargo.lock', 11, 'low', '1.6.1'],

@@ -33,7 +33,11 @@ Usage: bulwark <command> [options]        (every admin command takes --json and 
        [--fail-on critical|high|medium|low] [--output FILE] [--history-depth N]
                                                    scan a local folder (with its git history when it is a work
                                                    tree); no server; sbom reads OSV records from the database if
-                                                   one exists; cyclonedx prints the SBOM; exit 1 at or above --fail-on
+                                                   one exists; cyclonedx prints the SBOM; progress on stderr when
+                                                   it is a terminal
+
+Exit codes: 0 success (for scan: nothing at or above --fail-on), 1 findings at or above --fail-on,
+2 usage error (unknown option, bad value, missing or wrong argument), 3 runtime error.
 
 Environment: DATABASE_URL (PostgreSQL; default embedded SQLite), BULWARK_DATA_DIR, HOST, PORT, LOG_LEVEL,
 BULWARK_ENCRYPTION_KEY.`;
@@ -68,6 +72,10 @@ const OPTIONS = {
   output: { type: 'string' },
   'history-depth': { type: 'string' },
 } as const;
+
+/** Exit codes of a command that did not finish: a usage error, or something that went wrong while running. */
+const EXIT_USAGE = 2;
+const EXIT_RUNTIME = 3;
 
 function processSettings(values: Record<string, unknown>) {
   return loadSettings(process.env, {
@@ -104,7 +112,7 @@ export async function main(argv: string[]): Promise<number> {
   const json = Boolean(values.json);
   if (values.help || !command) {
     console.log(USAGE);
-    return command || values.help ? 0 : 2;
+    return command || values.help ? 0 : EXIT_USAGE;
   }
   if (command === 'serve') {
     await serve(values);
@@ -174,7 +182,7 @@ function fail(error: unknown, json: boolean): number {
   const message = error instanceof Error ? error.message : String(error);
   if (json) process.stderr.write(JSON.stringify({ error: message }) + '\n');
   else process.stderr.write(`bulwark: ${message}\n`);
-  return error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1;
+  return error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? EXIT_USAGE : EXIT_RUNTIME;
 }
 
 /** Entry point for `npm run bulwark`, `npm start` and the package bin. */

@@ -43,6 +43,15 @@ export interface EngineInput {
   /** What was scanned, for documents that name it (the repository's full name). */
   subject?: string;
   onArtifact?: (artifact: ScanArtifact) => void;
+  /** Told as the scan advances, for a progress display; engines report what they know. */
+  onProgress?: (progress: ScanProgress) => void;
+}
+
+/** Where a scan is: its current phase and, when the phase goes through a known list, how far along it is. */
+export interface ScanProgress {
+  phase: string;
+  done?: number;
+  total?: number;
 }
 
 /** Pure: reads a checkout, returns findings; never touches the database or the network. */

@@ -1,16 +1,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { isLockfileName } from '../sbom/extractors/index.ts';
 
 const VENDORED_DIRS = new Set([
   '.git', '.hg', '.svn', 'node_modules', 'bower_components', 'jspm_packages', 'vendor', 'third_party', 'third-party',
   '__pycache__', '.venv', 'venv', 'site-packages', '.tox', '.mypy_cache', 'Pods', 'Carthage', '.gradle', '.terraform',
-]);
-
-const LOCKFILES = new Set([
-  'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lockb', 'Cargo.lock', 'Gemfile.lock',
-  'composer.lock', 'poetry.lock', 'Pipfile.lock', 'uv.lock', 'go.sum', 'packages.lock.json', 'mix.lock', 'pubspec.lock',
-  'flake.lock', 'gradle.lockfile',
 ]);
 
 const BINARY_EXTENSIONS = new Set(
@@ -37,7 +32,7 @@ export function skipReason(relativePath: string): string | undefined {
   const parts = relativePath.split('/');
   if (parts.slice(0, -1).some((p) => VENDORED_DIRS.has(p))) return 'vendored';
   const base = parts.at(-1) ?? '';
-  if (LOCKFILES.has(base)) return 'lockfile';
+  if (isLockfileName(base)) return 'lockfile';
   if (/\.min\.(?:js|css)$|\.map$/.test(base)) return 'minified';
   const ext = base.includes('.') ? base.split('.').pop()!.toLowerCase() : '';
   if (BINARY_EXTENSIONS.has(ext)) return 'binary';
@@ -75,6 +70,13 @@ export async function loadIgnore(dir: string): Promise<Ignore> {
 /** Every scannable file below `dir`, as paths relative to it with forward slashes. */
 export function walkFiles(dir: string, ignored: Ignore): AsyncGenerator<string> {
   return walkTree(dir, ignored, (child) => !skipReason(child));
+}
+
+/** Every scannable file below `dir`, listed before any is read so that progress can show the total. */
+export async function listFiles(dir: string, ignored: Ignore): Promise<string[]> {
+  const files: string[] = [];
+  for await (const file of walkFiles(dir, ignored)) files.push(file);
+  return files;
 }
 
 /** Every file below `dir` that `accept` takes, outside vendored folders and what `.bulwarkignore` names. */

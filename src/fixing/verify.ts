@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { parserFor } from '../engines/sast/languages.ts';
+import { parserFor } from '../languages/index.ts';
 import { loadRuleSet, type RuleSet } from '../engines/sast/rule-set.ts';
 import { analyzeSource, type SastMatch } from '../engines/sast/sast-engine.ts';
 import { ECOSYSTEMS, type Ecosystem } from '../sbom/component.ts';
@@ -33,13 +33,11 @@ import type { FixFinding, VerificationResult } from './types.ts';
 // - deep AI review findings cannot be re-run offline, so they never count as still detected.
 
 export interface VerifyOptions {
-  /** The SAST rules the scan ran; the built-in ones by default. */
+  /** The SAST rules the scan ran; by default the built-in ones plus the configured operator folders. */
   ruleSet?: RuleSet;
 }
 
 const NEARBY_LINES = 3;
-
-let builtinRules: RuleSet | undefined;
 
 export async function verifyFix(
   dir: string,
@@ -49,7 +47,7 @@ export async function verifyFix(
   options: VerifyOptions = {},
 ): Promise<VerificationResult> {
   const tree = new TreeTexts(dir, changedFiles, originals);
-  const ruleSet = options.ruleSet ?? (builtinRules ??= loadRuleSet());
+  const ruleSet = options.ruleSet ?? loadRuleSet();
   const stillDetected: string[] = [];
   for (const finding of findings) {
     if (await isStillDetected(finding, tree, ruleSet)) stillDetected.push(finding.id);

@@ -4,7 +4,7 @@ import { isFixturePath, loadIgnore, walkTree } from '../engines/source-files.ts'
 import type { Component } from './component.ts';
 import type { ExtractContext, Extractor } from './extractors/extractor.ts';
 import { ExtractError } from './extractors/extractor.ts';
-import { EXTRACTORS } from './extractors/index.ts';
+import { EXTRACTORS, extractorFor } from './extractors/index.ts';
 
 /** Lockfiles of large monorepos run to tens of megabytes; beyond this a file is not a manifest anyone wrote. */
 const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
@@ -35,7 +35,7 @@ export async function buildInventory(dir: string, options: InventoryOptions = {}
   const found: { path: string; extractor: Extractor }[] = [];
   for await (const file of walkTree(dir, ignored, (child) => !isFixturePath(child))) {
     const base = file.slice(file.lastIndexOf('/') + 1);
-    const extractor = extractors.find((e) => e.matches(base));
+    const extractor = extractorFor(base, extractors);
     if (extractor) found.push({ path: file, extractor });
   }
   found.sort((a, b) => a.path.localeCompare(b.path));

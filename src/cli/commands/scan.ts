@@ -15,6 +15,7 @@ import { openStore } from '../../store/database.ts';
 import { migrateToLatest } from '../../store/migrate.ts';
 import { VERSION } from '../../version.ts';
 import { optionalInt, UsageError } from '../output.ts';
+import { progressDisplay } from '../progress.ts';
 
 /**
  * Label the local fingerprint key derives from when BULWARK_ENCRYPTION_KEY is unset. Fingerprints are
@@ -61,7 +62,7 @@ function resolveScanType(name: unknown, engines: EngineRegistry): ScanType {
  * inside a work tree is scanned as a plain folder: history paths are relative to the repository's root,
  * so they would not line up with the folder's own.
  */
-async function gitTarget(dir: string, settings: Settings): Promise<{ gitDir: string; commit: string } | undefined> {
+async function gitTarget(dir: string, settings: Settings, note: (message: string) => void): Promise<{ gitDir: string; commit: string } | undefined> {
   const options = { cwd: dir, timeoutMs: settings.gitTimeoutSeconds * 1000 };
   let top: string | undefined;
   let gitDir: string | undefined;
@@ -72,7 +73,7 @@ async function gitTarget(dir: string, settings: Settings): Promise<{ gitDir: str
   }
   if (!top || !gitDir) return undefined;
   if ((await fs.realpath(top)) !== (await fs.realpath(dir))) {
-    process.stderr.write(`bulwark: ${dir} is inside the git work tree ${top}; scanning the folder without its history\n`);
+    note(`${dir} is inside the git work tree ${top}; scanning the folder without its history`);
     return undefined;
   }
   try {
@@ -96,7 +97,9 @@ async function openLocalAdvisories(settings: Settings) {
 /**
  * `bulwark scan DIR --type secrets`: runs an engine on a local folder, with no server (an sbom scan reads
  * OSV records from the database if there is one), and prints (or with --output, writes) a report. Exit
- * code 1 when --fail-on is given and a finding is at or above it, else 0.
+ * code 1 when --fail-on is given and a finding is at or above it, else 0 (usage errors exit 2 and runtime
+ * errors 3, see main.ts). Progress goes to stderr only when stderr is a terminal. Findings' paths are
+ * relative to DIR, so the report is the same from whichever directory the command runs.
  */
 export async function scanCommand(args: string[], values: Record<string, unknown>): Promise<number> {
   const [target, ...extra] = args;
@@ -113,11 +116,13 @@ export async function scanCommand(args: string[], values: Record<string, unknown
 
   const dir = path.resolve(target);
   const stat = await fs.stat(dir).catch(() => undefined);
-  if (!stat?.isDirectory()) throw new UsageError(`${target}: no such directory`);
+  if (!stat) throw new UsageError(`${target}: no such directory`);
+  if (!stat.isDirectory()) throw new UsageError(`${target} is a file; bulwark scan takes a directory (the project's root folder)`);
 
-  const note = (message: string) => process.stderr.write(`bulwark: ${message}\n`);
+  const progress = progressDisplay(process.stderr);
+  const note = (message: string) => progress.note(message);
   const advisories = scanType === 'sbom_scan' ? await openLocalAdvisories(settings) : undefined;
-  const repo = await gitTarget(dir, settings);
+  const repo = await gitTarget(dir, settings, note);
   const artifacts: ScanArtifact[] = [];
   let findings;
   try {
@@ -135,8 +140,10 @@ export async function scanCommand(args: string[], values: Record<string, unknown
       subject: path.basename(dir),
       onNote: note,
       onArtifact: (artifact) => artifacts.push(artifact),
+      onProgress: (step) => progress.update(step),
     });
   } finally {
+    progress.finish();
     await advisories?.close();
   }
   const text = renderReport(format, {

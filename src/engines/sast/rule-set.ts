@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
-import type { RuleLanguage } from './languages.ts';
+import { sastRuleDirsFrom } from '../../config.ts';
+import { RULE_LANGUAGES, type RuleLanguage } from '../../languages/index.ts';
 
 // SAST rules are YAML data: one file per rule family under rules/sast/<language>/, each rule with its own
 // vulnerable and safe test snippets. `_taint.yml` in a language folder names that language's sources,
@@ -73,7 +74,6 @@ export interface RuleSet {
   profiles: Partial<Record<RuleLanguage, TaintProfile>>;
 }
 
-const LANGUAGES: RuleLanguage[] = ['python', 'javascript', 'java', 'go', 'php', 'ruby', 'template'];
 const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low'];
 
 export const BUILTIN_RULES_DIR = fileURLToPath(new URL('../../../rules/sast', import.meta.url));
@@ -170,8 +170,25 @@ function yamlFiles(dir: string): string[] {
     .sort();
 }
 
-/** Reads every rule folder; a malformed rule file stops the load with a message naming it. */
-export function loadRuleSet(dirs: string[] = [BUILTIN_RULES_DIR]): RuleSet {
+const loadedRuleSets = new Map<string, RuleSet>();
+
+/**
+ * The rule set every scan, fixer and verification uses: the built-in rules plus the operator's folders
+ * (BULWARK_SAST_RULES_DIRS unless given), read once per process for each list of folders. A malformed rule
+ * file stops the load with a message naming it.
+ */
+export function loadRuleSet(operatorDirs: readonly string[] = sastRuleDirsFrom()): RuleSet {
+  const dirs = [...new Set([BUILTIN_RULES_DIR, ...operatorDirs.map((dir) => path.resolve(dir))])];
+  const key = dirs.join('\0');
+  let set = loadedRuleSets.get(key);
+  if (!set) {
+    set = readRuleFolders(dirs);
+    loadedRuleSets.set(key, set);
+  }
+  return set;
+}
+
+function readRuleFolders(dirs: string[]): RuleSet {
   const set: RuleSet = { rules: [], profiles: {} };
   const ids = new Set<string>();
   for (const dir of dirs) {
@@ -179,7 +196,7 @@ export function loadRuleSet(dirs: string[] = [BUILTIN_RULES_DIR]): RuleSet {
       const doc = YAML.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
       const language = doc?.language as RuleLanguage;
       const shown = path.relative(path.dirname(dir), file);
-      if (!LANGUAGES.includes(language)) throw new RuleError(`${shown}: language must be one of ${LANGUAGES.join(', ')}`);
+      if (!RULE_LANGUAGES.includes(language)) throw new RuleError(`${shown}: language must be one of ${RULE_LANGUAGES.join(', ')}`);
       if (path.basename(file).startsWith('_taint')) {
         const profile = parseProfile(doc, language, shown);
         const existing = set.profiles[language];

@@ -2,10 +2,10 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { parse, type SgNode } from '@ast-grep/napi';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
-import { isTestPath, loadIgnore, MAX_FILE_BYTES, readSourceText, walkFiles } from '../source-files.ts';
+import { isTestPath, loadIgnore, MAX_FILE_BYTES, readSourceText, listFiles } from '../source-files.ts';
 import { externalSemgrepFindings, mergeFindings, type ExternalSemgrepOptions } from './external-semgrep.ts';
-import { astGrepLang, parserFor, registerLanguages, ruleLanguageOf, TAINT_SYNTAX, type ParserName } from './languages.ts';
-import { BUILTIN_RULES_DIR, loadRuleSet, type RuleSet, type SastRule } from './rule-set.ts';
+import { astGrepLang, parserFor, registerLanguages, ruleLanguageOf, taintSyntaxOf, type ParserName } from '../../languages/index.ts';
+import { loadRuleSet, type RuleSet, type SastRule } from './rule-set.ts';
 import { TaintAnalyzer } from './taint.ts';
 
 /** Hand-written application scripts stay well below this; larger ones are bundles or copied-in libraries. */
@@ -41,7 +41,7 @@ function regexMatches(rules: SastRule[], source: string): SastMatch[] {
 }
 
 export interface SastEngineOptions {
-  /** Extra rule folders an operator adds to the built-in ones. */
+  /** Rule folders an operator adds to the built-in ones; the configured BULWARK_SAST_RULES_DIRS when absent. */
   extraRuleDirs?: string[];
   /** A `semgrep`/`opengrep` run whose results are merged in, when configs are set and a binary is found. */
   externalSemgrep?: ExternalSemgrepOptions;
@@ -63,7 +63,7 @@ export function analyzeSource(ruleSet: RuleSet, parser: ParserName, source: stri
       // A pattern that does not parse in this dialect (say, JavaScript syntax on TSX) matches nothing here.
     }
   }
-  const syntax = TAINT_SYNTAX[language];
+  const syntax = taintSyntaxOf(language);
   const profile = ruleSet.profiles[language];
   const taintRules = rules.filter((r) => r.mode === 'taint');
   if (syntax && profile && taintRules.length) {
@@ -104,7 +104,7 @@ export class SastEngine implements ScanEngine {
   }
 
   rules(): RuleSet {
-    this.ruleSet ??= loadRuleSet([BUILTIN_RULES_DIR, ...(this.options.extraRuleDirs ?? [])]);
+    this.ruleSet ??= loadRuleSet(this.options.extraRuleDirs);
     return this.ruleSet;
   }
 
@@ -112,8 +112,10 @@ export class SastEngine implements ScanEngine {
     const ruleSet = this.rules();
     const ignored = await loadIgnore(input.dir);
     const found = new Map<string, RawFinding>();
-    for await (const file of walkFiles(input.dir, ignored)) {
+    const files = await listFiles(input.dir, ignored);
+    for (const [index, file] of files.entries()) {
       input.signal?.throwIfAborted();
+      input.onProgress?.({ phase: 'analyzing files', done: index, total: files.length });
       const parser = parserFor(file);
       if (!parser || isTestPath(file)) continue;
       const isScript = ruleLanguageOf(parser) === 'javascript';
@@ -137,6 +139,7 @@ export class SastEngine implements ScanEngine {
         if (!found.has(key)) found.set(key, finding);
       }
     }
+    input.onProgress?.({ phase: 'analyzing files', done: files.length, total: files.length });
     const external = await externalSemgrepFindings(input, this.options.externalSemgrep, ignored);
     return mergeFindings([...found.values()], external).sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
   }

@@ -1,5 +1,5 @@
 import type { SgNode } from '@ast-grep/napi';
-import type { TaintSyntax } from './languages.ts';
+import type { TaintSyntax } from '../../languages/index.ts';
 import type { AstRule, SastRule, TaintProfile } from './rule-set.ts';
 
 // Taint tracking over one file's syntax tree: values from sources (request data, input(), argv, env)
@@ -128,7 +128,7 @@ export class TaintAnalyzer {
     }
     for (const node of nodes) {
       const name = node.field('name')?.text();
-      const decorated = node.parent() && kindOf(node.parent()!) === 'decorated_definition' ? node.parent()!.text().split('\n').filter((l) => l.trim().startsWith('@')) : [];
+      const decorated = node.parent() && this.syntax.decorated.includes(kindOf(node.parent()!)) ? node.parent()!.text().split('\n').filter((l) => l.trim().startsWith('@')) : [];
       const isHandler =
         handlers.has(node.id()) || decorated.some((d) => this.profile.handlerDecorators.some((re) => re.test(d.trim())));
       const info: FunctionInfo = { node, name, params: this.paramNames(node), isHandler };
@@ -224,11 +224,11 @@ export class TaintAnalyzer {
       if (receiver && this.tainted(receiver, state, rule)) return true;
       return this.args(node).some((arg) => this.tainted(this.argValue(arg), state, rule));
     }
-    if (kind === 'attribute' || kind === 'member_expression') {
+    if (this.syntax.members.includes(kind)) {
       const object = this.field(node, 'object');
       return object ? this.tainted(object, state, rule) : false;
     }
-    if (kind === 'keyword_argument' || kind === 'pair') {
+    if (this.syntax.namedValues.includes(kind)) {
       const value = this.field(node, 'value');
       return value ? this.tainted(value, state, rule) : false;
     }
@@ -236,7 +236,7 @@ export class TaintAnalyzer {
   }
 
   private argValue(arg: SgNode): SgNode {
-    return kindOf(arg) === 'keyword_argument' ? (this.field(arg, 'value') ?? arg) : arg;
+    return this.syntax.keywordArguments.includes(kindOf(arg)) ? (this.field(arg, 'value') ?? arg) : arg;
   }
 
   /** Names bound by an assignment target: plain names, tuple and destructuring patterns. */
@@ -249,7 +249,7 @@ export class TaintAnalyzer {
 
   private findBoundNames(target: SgNode): string[] {
     if (this.syntax.identifiers.includes(kindOf(target))) return [target.text()];
-    if (['attribute', 'member_expression', 'subscript', 'subscript_expression'].includes(kindOf(target))) {
+    if ([...this.syntax.members, ...this.syntax.subscripts].includes(kindOf(target))) {
       // x.y = tainted / x[i] = tainted: the container becomes tainted
       let base: SgNode | null = target;
       while (base && !this.syntax.identifiers.includes(kindOf(base))) base = base.field('object') ?? base.field('value') ?? base.child(0);
@@ -331,7 +331,7 @@ export class TaintAnalyzer {
     let returns = false;
     if (fn) {
       const body = this.field(fn, 'body');
-      if (body && !['block', 'statement_block'].includes(kindOf(body))) returns = this.tainted(body, state);
+      if (body && !this.syntax.blocks.includes(kindOf(body))) returns = this.tainted(body, state);
       let rets = this.returnNodes.get(fn.id());
       if (!rets) {
         rets = this.syntax.returns.flatMap((kind) => (body ?? fn).findAll({ rule: { kind } as never })).filter((ret) => this.owner(ret)?.id() === fn.id());
@@ -417,10 +417,10 @@ export class TaintAnalyzer {
         const only: Event | undefined = binds.length === 1 ? binds[0] : undefined;
         if (only?.kind !== 'bind') break;
         root = only.value;
-      } else if (['member_expression', 'attribute', 'subscript_expression', 'subscript'].includes(kind)) root = this.field(root, 'object') ?? this.field(root, 'value');
-      else if (kind === 'await_expression' || kind === 'parenthesized_expression') root = this.named(root)[0];
-      else if ((kind === 'binary_expression' || kind === 'binary_operator') && this.field(root, 'operator')?.text() === '+') root = this.field(root, 'left');
-      else if (kind === 'template_string' && root.text().startsWith('`${')) root = this.named(this.named(root)[0])[0];
+      } else if (this.syntax.members.includes(kind) || this.syntax.subscripts.includes(kind)) root = this.field(root, 'object') ?? this.field(root, 'value');
+      else if (this.syntax.passThrough.includes(kind)) root = this.named(root)[0];
+      else if (this.syntax.binaryExpressions.includes(kind) && this.field(root, 'operator')?.text() === '+') root = this.field(root, 'left');
+      else if (this.syntax.templateStrings.includes(kind) && root.text().startsWith('`${')) root = this.named(this.named(root)[0])[0];
       else if (kind === this.syntax.calls.kind && this.profile.passThroughCalls.some((re) => re.test(this.field(root!, this.syntax.calls.callee)?.text() ?? ''))) root = this.args(root)[0];
       else break;
     }

@@ -23,6 +23,7 @@ export class SbomEngine implements ScanEngine {
   }
 
   async scan(input: EngineInput): Promise<RawFinding[]> {
+    input.onProgress?.({ phase: 'reading manifests' });
     const inventory = await buildInventory(input.dir, { signal: input.signal, onNote: input.onNote });
     input.onArtifact?.({
       kind: 'cyclonedx',
@@ -31,6 +32,7 @@ export class SbomEngine implements ScanEngine {
     if (inventory.components.length && !(await this.#advisories.hasRecords())) {
       input.onNote?.('no vulnerability records are imported, so no dependency was matched: run "bulwark osv import" with OSV exports');
     }
+    input.onProgress?.({ phase: 'matching advisories' });
     const vulnerabilities = await matchComponents(inventory.components, this.#advisories);
     const lines = new LineFinder(input.dir);
     const findings: RawFinding[] = [];

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
 import { detectSecrets, type SecretMatch } from './detector.ts';
 import { addedTextInHistory } from './history.ts';
-import { loadIgnore, readSourceText, skipReason, walkFiles } from '../source-files.ts';
+import { loadIgnore, readSourceText, skipReason, listFiles } from '../source-files.ts';
 import { maskSecret } from './text-checks.ts';
 
 const CWE = ['CWE-798: Use of Hard-coded Credentials'];
@@ -57,8 +57,10 @@ export class SecretsEngine implements ScanEngine {
   async scan(input: EngineInput): Promise<RawFinding[]> {
     const ignored = await loadIgnore(input.dir);
     const found = new Map<string, RawFinding>();
-    for await (const file of walkFiles(input.dir, ignored)) {
+    const files = await listFiles(input.dir, ignored);
+    for (const [index, file] of files.entries()) {
       input.signal?.throwIfAborted();
+      input.onProgress?.({ phase: 'scanning files', done: index, total: files.length });
       const source = await readSourceText(path.join(input.dir, file));
       if ('skipped' in source) continue;
       for (const match of detectSecrets(source.text)) {
@@ -66,7 +68,9 @@ export class SecretsEngine implements ScanEngine {
         if (!found.has(finding.fingerprint)) found.set(finding.fingerprint, finding);
       }
     }
+    input.onProgress?.({ phase: 'scanning files', done: files.length, total: files.length });
     if (input.gitDir && input.commit && this.options.historyDepth > 0) {
+      input.onProgress?.({ phase: 'reading git history' });
       const inTree = new Set(found.keys());
       for await (const added of addedTextInHistory(input.gitDir, input.commit, this.options.historyDepth, input.signal)) {
         if (skipReason(added.path) || ignored.ignores(added.path)) continue;

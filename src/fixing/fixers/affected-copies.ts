@@ -3,8 +3,8 @@ import { packageKey } from '../../osv/package-key.ts';
 import { versionScheme } from '../../osv/versions.ts';
 import type { Component, Ecosystem } from '../../sbom/component.ts';
 import type { ExtractContext, Extractor } from '../../sbom/extractors/extractor.ts';
-import { EXTRACTORS } from '../../sbom/extractors/index.ts';
-import { requirementsExtractor } from '../../sbom/extractors/python-requirements.ts';
+import { extractorFor as registeredExtractorFor } from '../../sbom/extractors/index.ts';
+import { requirementsExtractor } from '../../sbom/extractors/python-requirements/python-requirements.ts';
 
 // What the scan would still see of a vulnerable package in a manifest: the file read again by its
 // extractor, and the copies of the package the finding's versions say are affected.
@@ -20,7 +20,7 @@ export interface AffectedPackage {
 /** The extractor the inventory uses for a file; any `.txt` of a Python project may be an included requirements file. */
 export function extractorFor(file: string, ecosystem: Ecosystem): Extractor | undefined {
   const base = path.posix.basename(file);
-  return EXTRACTORS.find((e) => e.matches(base)) ?? (ecosystem === 'PyPI' && base.endsWith('.txt') ? requirementsExtractor : undefined);
+  return registeredExtractorFor(base) ?? (ecosystem === 'PyPI' && base.endsWith('.txt') ? requirementsExtractor : undefined);
 }
 
 /**

@@ -13,5 +13,5 @@ export function fixersWithRules(rules: () => RuleSet): (finding: FixFinding) => 
   return (finding) => fixers.find((fixer) => fixer.handles(finding));
 }
 
-/** The fixer for a finding, with the built-in SAST rules. */
+/** The fixer for a finding, with the SAST rules the scans run (built-in plus the configured operator folders). */
 export const fixerFor = fixersWithRules(() => loadRuleSet());

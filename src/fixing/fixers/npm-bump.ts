@@ -3,7 +3,7 @@ import semver from 'semver';
 import { alreadyFixed, needsBump, refused, type BumpResult, type DependencyBump, type ReadFile } from './dependency-bump.ts';
 import { formatJson, isJsonObject, jsonLayout, parseJsonObject, type JsonObject } from './json-file.ts';
 import { npmRangeAdmits, raiseNpmRange } from './npm-range.ts';
-import { installName, isInstallPath, packageNameAt, resolveInstallPath } from '../../sbom/extractors/npm-lock.ts';
+import { installName, isInstallPath, packageNameAt, resolveInstallPath } from '../../sbom/extractors/npm-lock/npm-lock.ts';
 
 // package-lock.json / npm-shrinkwrap.json: every installed copy of the package at the vulnerable version
 // is set to the fixed one, without `resolved` and `integrity` (they cannot be known offline; `npm

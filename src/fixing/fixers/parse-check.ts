@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import YAML from 'yaml';
-import { EXTRACTORS } from '../../sbom/extractors/index.ts';
+import { extractorFor } from '../../sbom/extractors/index.ts';
 import { ExtractError, parserReason, type ExtractContext } from '../../sbom/extractors/extractor.ts';
 import { codeParserFor, parseCode, syntaxErrors } from './syntax.ts';
 
@@ -22,7 +22,7 @@ export async function parseProblem(file: string, text: string, context: ExtractC
   const syntax = dataSyntaxProblem(file, text);
   if (syntax) return syntax;
   const base = path.posix.basename(file);
-  const extractor = EXTRACTORS.find((e) => e.matches(base));
+  const extractor = extractorFor(base);
   if (!extractor) return null;
   try {
     await extractor.extract({ path: file, text }, context);

@@ -1,5 +1,5 @@
 import type { SgNode } from '@ast-grep/napi';
-import { codeLanguageOf, SYNTAX, type CodeLanguage, type LanguageSyntax } from './code-syntax.ts';
+import { codeSyntaxOf, ruleLanguageOf, type CodeSyntax, type RuleLanguage } from '../../languages/index.ts';
 import { envNameForRule, envNameForTarget, toEnvName, targetWord } from './env-names.ts';
 import { goOsImport, pythonOsImport } from './env-imports.ts';
 import type { LocatedSecret } from './secret-location.ts';
@@ -18,15 +18,15 @@ export type CodeSecretResult =
   | { kind: 'refused'; reason: string };
 
 export function moveSecretInCode(parser: CodeParser, text: string, secret: LocatedSecret): CodeSecretResult {
-  const language = codeLanguageOf(parser);
-  const syntax = SYNTAX[language];
+  const language = ruleLanguageOf(parser);
+  const syntax = codeSyntaxOf(parser)!;
   const root = parseCode(parser, text);
   const covering = deepestNodeCovering(root, secret.start, secret.end);
 
   if (isComment(covering)) return redact(text, secret);
   const literal = literalValue(covering, syntax);
   if (!literal) return { kind: 'refused', reason: 'the secret is not in a string literal the fixer can replace' };
-  if (isStatementByItself(literal, language)) return redact(text, secret);
+  if (isStatementByItself(literal, syntax)) return redact(text, secret);
   if (hasDescendant(literal, syntax.interpolations)) {
     return { kind: 'refused', reason: 'the string holding the secret also interpolates code, so it cannot be replaced as a whole' };
   }
@@ -36,7 +36,7 @@ export function moveSecretInCode(parser: CodeParser, text: string, secret: Locat
   const newline = newlineOf(text);
   const osImport = language === 'python' ? pythonOsImport(root, text, newline) : language === 'go' ? goOsImport(root, text, newline) : null;
   const binding = osImport?.binding ?? '';
-  const replaced = replacement(literal, syntax, language, secret, (name) => envLookup(language, name, binding));
+  const replaced = replacement(literal, syntax, language, secret, (name) => syntax.envLookup(name, binding, parser));
   const edits: TextEdit[] = [{ start: replaced.node.range().start.index, end: replaced.node.range().end.index, text: replaced.text }];
   // The lookup may be one the code already had (a fallback removed), which needs nothing new.
   if (osImport?.edit && replaced.text.startsWith(`${binding}.`)) edits.push(osImport.edit);
@@ -58,7 +58,7 @@ function isComment(node: SgNode): boolean {
 }
 
 /** The string literal around the secret, widened to a value made only of literals (`"a" "b"`, `"a" + "b"`). */
-function literalValue(covering: SgNode, syntax: LanguageSyntax): SgNode | null {
+function literalValue(covering: SgNode, syntax: CodeSyntax): SgNode | null {
   let literal: SgNode | null = null;
   for (let n: SgNode | null = covering; n; n = n.parent()) {
     if (syntax.strings.includes(kindOf(n))) {
@@ -75,7 +75,7 @@ function literalValue(covering: SgNode, syntax: LanguageSyntax): SgNode | null {
   return literal;
 }
 
-function onlyLiterals(node: SgNode, syntax: LanguageSyntax): boolean {
+function onlyLiterals(node: SgNode, syntax: CodeSyntax): boolean {
   if (syntax.strings.includes(kindOf(node))) return true;
   if (!syntax.concatenations.includes(kindOf(node))) return false;
   const operators = node.children().filter((c) => !c.isNamed()).map((c) => c.text());
@@ -84,13 +84,9 @@ function onlyLiterals(node: SgNode, syntax: LanguageSyntax): boolean {
 }
 
 /** A string standing as a statement of its own: a docstring or a disabled block, read by nobody. */
-function isStatementByItself(literal: SgNode, language: CodeLanguage): boolean {
+function isStatementByItself(literal: SgNode, syntax: CodeSyntax): boolean {
   const parent = literal.parent();
-  if (!parent) return false;
-  if (language === 'python' || language === 'javascript' || language === 'typescript' || language === 'php') {
-    return kindOf(parent) === 'expression_statement' && parent.namedChildren().length === 1;
-  }
-  return false;
+  return !!parent && kindOf(parent) === syntax.bareStringStatement && parent.namedChildren().length === 1;
 }
 
 function hasDescendant(node: SgNode, kinds: string[]): boolean {
@@ -98,7 +94,7 @@ function hasDescendant(node: SgNode, kinds: string[]): boolean {
   return node.children().some((c) => kinds.includes(kindOf(c)) || hasDescendant(c, kinds));
 }
 
-function constantOnlyContext(node: SgNode, syntax: LanguageSyntax): string | null {
+function constantOnlyContext(node: SgNode, syntax: CodeSyntax): string | null {
   for (let n = node.parent(); n; n = n.parent()) {
     const why = syntax.constantOnly[kindOf(n)];
     if (why) return why;
@@ -118,26 +114,6 @@ function goConstToVar(literal: SgNode): TextEdit | string | null {
   return { start: keyword.range().start.index, end: keyword.range().end.index, text: 'var' };
 }
 
-function envLookup(language: CodeLanguage, name: string, binding: string): string {
-  switch (language) {
-    case 'python':
-      return `os.environ["${name}"]`;
-    case 'javascript':
-      return `process.env.${name}`;
-    case 'typescript':
-      // The literal was a string; `!` keeps the type a string where it is passed on, as the value must be set.
-      return `process.env.${name}!`;
-    case 'go':
-      return `${binding}.Getenv("${name}")`;
-    case 'java':
-      return `System.getenv("${name}")`;
-    case 'ruby':
-      return `ENV.fetch("${name}")`;
-    case 'php':
-      return `getenv('${name}')`;
-  }
-}
-
 interface Replacement {
   node: SgNode;
   text: string;
@@ -147,8 +123,8 @@ interface Replacement {
 /** What replaces which node: the literal itself, or the whole default-giving expression around it. */
 function replacement(
   literal: SgNode,
-  syntax: LanguageSyntax,
-  language: CodeLanguage,
+  syntax: CodeSyntax,
+  language: RuleLanguage,
   secret: LocatedSecret,
   lookupFor: (name: string) => string,
 ): Replacement {
@@ -185,7 +161,7 @@ function replacement(
 }
 
 /** The node standing for the literal among its parent's children, through parentheses and single-item lists. */
-function unwrap(literal: SgNode, syntax: LanguageSyntax): SgNode {
+function unwrap(literal: SgNode, syntax: CodeSyntax): SgNode {
   let node = literal;
   for (let parent = node.parent(); parent && syntax.wrappers.includes(kindOf(parent)) && parent.namedChildren().length === 1; parent = parent.parent()) {
     node = parent;
@@ -193,7 +169,7 @@ function unwrap(literal: SgNode, syntax: LanguageSyntax): SgNode {
   return node;
 }
 
-function bindingName(value: SgNode, syntax: LanguageSyntax): string | null {
+function bindingName(value: SgNode, syntax: CodeSyntax): string | null {
   const parent = value.parent();
   if (!parent || !(kindOf(parent) in syntax.bindings)) return null;
   const field = syntax.bindings[kindOf(parent)];
@@ -212,7 +188,7 @@ interface CallArguments {
   index: number;
 }
 
-function enclosingCallArguments(value: SgNode, syntax: LanguageSyntax): CallArguments | null {
+function enclosingCallArguments(value: SgNode, syntax: CodeSyntax): CallArguments | null {
   const list = value.parent();
   const call = list?.parent();
   if (!list || !call || kindOf(call) !== syntax.calls.kind) return null;
@@ -225,7 +201,7 @@ function enclosingCallArguments(value: SgNode, syntax: LanguageSyntax): CallArgu
 }
 
 /** The text of a plain string literal argument (PHP wraps arguments in `argument`), else null. */
-function stringContent(node: SgNode, syntax: LanguageSyntax): string | null {
+function stringContent(node: SgNode, syntax: CodeSyntax): string | null {
   const literal = kindOf(node) === 'argument' && node.namedChildren().length === 1 ? node.namedChildren()[0] : node;
   if (!syntax.strings.includes(kindOf(literal)) || hasDescendant(literal, syntax.interpolations)) return null;
   const match = /^[A-Za-z]*(["'`])(.*)\1$/s.exec(literal.text());
@@ -233,7 +209,7 @@ function stringContent(node: SgNode, syntax: LanguageSyntax): string | null {
 }
 
 /** Adjustments to where the lookup lands: a JSX attribute needs braces, a Python bytes literal bytes. */
-function decorate(lookup: string, literal: SgNode, language: CodeLanguage): string {
+function decorate(lookup: string, literal: SgNode, language: RuleLanguage): string {
   const parent = literal.parent();
   if (parent && kindOf(parent) === 'jsx_attribute') return `{${lookup}}`;
   if (language === 'python' && /^[rR]?[bB]|^[bB][rR]?/.test(literal.text())) return `${lookup}.encode()`;

@@ -1,5 +1,5 @@
 import { parse, type SgNode } from '@ast-grep/napi';
-import { astGrepLang, parserFor, registerLanguages, type ParserName } from '../../engines/sast/languages.ts';
+import { astGrepLang, parserFor, registerLanguages, type ParserName } from '../../languages/index.ts';
 
 /** A language ast-grep parses into a tree (not the regex-read templates). */
 export type CodeParser = Exclude<ParserName, 'template'>;

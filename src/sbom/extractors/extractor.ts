@@ -14,13 +14,22 @@ export interface ExtractContext {
   readFile(path: string): Promise<string | null>;
 }
 
+export type FileNamePattern = string | RegExp;
+
+/** Whether a file of this base name is the extractor's format. */
+export function claims(extractor: Pick<Extractor, 'fileNames'>, fileName: string): boolean {
+  return extractor.fileNames.some((name) => (typeof name === 'string' ? name === fileName : name.test(fileName)));
+}
+
 /** Turns one kind of manifest or lockfile into components; one module per format. */
 export interface Extractor {
   /** Short stable name, e.g. `npm-lock`. */
   readonly id: string;
   readonly ecosystem: Ecosystem;
-  /** Whether a file of this base name is this extractor's format. */
-  matches(fileName: string): boolean;
+  /** The base names of this format's files: exact names, or a pattern for a family of names. */
+  readonly fileNames: readonly FileNamePattern[];
+  /** Written by a package manager rather than by hand; the secrets and SAST scanners skip lockfiles. */
+  readonly lockfile: boolean;
   /** Throws ExtractError for a file that cannot be read as its format. */
   extract(file: ManifestFile, context: ExtractContext): Promise<Component[]> | Component[];
 }

@@ -1,22 +1,22 @@
-import { cargoLockExtractor } from './cargo-lock.ts';
-import { composerLockExtractor } from './composer-lock.ts';
-import type { Extractor } from './extractor.ts';
-import { gemfileLockExtractor } from './gemfile-lock.ts';
-import { goModExtractor } from './go-mod.ts';
-import { gradleLockfileExtractor } from './gradle-lockfile.ts';
-import { mavenPomExtractor } from './maven-pom.ts';
-import { npmLockExtractor } from './npm-lock.ts';
-import { nugetLockExtractor } from './nuget-lock.ts';
-import { pdmLockExtractor } from './pdm-lock.ts';
-import { pipfileLockExtractor } from './pipfile-lock.ts';
-import { pnpmLockExtractor } from './pnpm-lock.ts';
-import { poetryLockExtractor } from './poetry-lock.ts';
-import { pubspecLockExtractor } from './pubspec-lock.ts';
-import { requirementsExtractor } from './python-requirements.ts';
-import { uvLockExtractor } from './uv-lock.ts';
-import { yarnLockExtractor } from './yarn-lock.ts';
+import { cargoLockExtractor } from './cargo-lock/cargo-lock.ts';
+import { composerLockExtractor } from './composer-lock/composer-lock.ts';
+import { claims, type Extractor } from './extractor.ts';
+import { gemfileLockExtractor } from './gemfile-lock/gemfile-lock.ts';
+import { goModExtractor } from './go-mod/go-mod.ts';
+import { gradleLockfileExtractor } from './gradle-lockfile/gradle-lockfile.ts';
+import { mavenPomExtractor } from './maven-pom/maven-pom.ts';
+import { npmLockExtractor } from './npm-lock/npm-lock.ts';
+import { nugetLockExtractor } from './nuget-lock/nuget-lock.ts';
+import { pdmLockExtractor } from './pdm-lock/pdm-lock.ts';
+import { pipfileLockExtractor } from './pipfile-lock/pipfile-lock.ts';
+import { pnpmLockExtractor } from './pnpm-lock/pnpm-lock.ts';
+import { poetryLockExtractor } from './poetry-lock/poetry-lock.ts';
+import { pubspecLockExtractor } from './pubspec-lock/pubspec-lock.ts';
+import { requirementsExtractor } from './python-requirements/python-requirements.ts';
+import { uvLockExtractor } from './uv-lock/uv-lock.ts';
+import { yarnLockExtractor } from './yarn-lock/yarn-lock.ts';
 
-/** Every format the inventory reads; the first whose `matches` takes a file name extracts it. */
+/** Every format the inventory reads, one folder each; the first that claims a file name extracts it. */
 export const EXTRACTORS: readonly Extractor[] = [
   npmLockExtractor,
   yarnLockExtractor,
@@ -35,3 +35,16 @@ export const EXTRACTORS: readonly Extractor[] = [
   nugetLockExtractor,
   pubspecLockExtractor,
 ];
+
+/** The extractor for a file of this base name, if any reads it. */
+export function extractorFor(fileName: string, extractors: readonly Extractor[] = EXTRACTORS): Extractor | undefined {
+  return extractors.find((extractor) => claims(extractor, fileName));
+}
+
+/** Lockfiles of package managers no extractor reads yet; the scanners skip them all the same. */
+const UNREAD_LOCKFILES: readonly string[] = ['bun.lockb', 'go.sum', 'mix.lock', 'flake.lock'];
+
+/** Whether a file of this base name is a lockfile (generated, so the secrets and SAST scanners skip it). */
+export function isLockfileName(fileName: string): boolean {
+  return UNREAD_LOCKFILES.includes(fileName) || EXTRACTORS.some((extractor) => extractor.lockfile && claims(extractor, fileName));
+}

@@ -1,0 +1,105 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { untrustedBlock } from '../prompt.ts';
+import { resolveInTree, type TreePath } from '../tree-paths.ts';
+import { lineOf, occurrences, readText, splitLines, ToolRefused, type Args, type ToolContext } from './context.ts';
+
+/**
+ * CI pipelines and hooks run with the repository's secrets when the fix branch is pushed, which makes
+ * them what instructions planted in repository content would aim for; the agent may read them, not edit.
+ */
+const PIPELINE_FILES =
+  /^(?:\.github\/|\.gitlab\/|\.gitlab-ci\.ya?ml$|\.circleci\/|\.buildkite\/|\.azure-pipelines\/|azure-pipelines\.ya?ml$|\.travis\.ya?ml$|bitbucket-pipelines\.ya?ml$|Jenkinsfile|\.husky\/|\.githooks\/|\.pre-commit-config\.ya?ml$)/i;
+
+/** Lines shown around an edit, and at most this many in all. */
+const CONTEXT_LINES = 2;
+const MAX_SNIPPET_LINES = 60;
+
+/** `edit_file`: replaces one exact occurrence of old_text, or creates a file when old_text is empty. */
+export async function editFile(ctx: ToolContext, args: Args): Promise<string> {
+  const target = await resolveInTree(ctx.root, args.string('path'));
+  const { oldText, newText } = revealedTexts(ctx, args.string('old_text'), args.string('new_text'));
+  if (target.rel === '') throw new ToolRefused('path must name a file');
+  if (PIPELINE_FILES.test(target.rel)) {
+    throw new ToolRefused(`"${target.rel}" configures CI or git hooks, which a fix never changes; leave it as it is`);
+  }
+  if (!target.exists) return createFile(ctx, target, oldText, newText);
+  if (!(await fs.stat(target.abs)).isFile()) throw new ToolRefused(`"${target.rel}" is not a file`);
+  if (oldText === '') throw new ToolRefused(`"${target.rel}" already exists; give the exact text to replace as old_text`);
+  const edit = replaceExactlyOnce(await readText(target), oldText, newText, target.rel);
+  await fs.writeFile(target.abs, edit.updated);
+  ctx.changed.add(target.rel);
+  return editReport(ctx, target.rel, edit);
+}
+
+/**
+ * The model's texts with the secrets it saw as placeholders put back. A placeholder may stay only where
+ * old_text has it: copying a secret elsewhere is refused.
+ */
+export function revealedTexts(ctx: Pick<ToolContext, 'veil'>, rawOld: string, rawNew: string): { oldText: string; newText: string } {
+  const kept = ctx.veil.placeholdersIn(rawOld);
+  if (ctx.veil.placeholdersIn(rawNew).some((placeholder) => !kept.includes(placeholder))) {
+    throw new ToolRefused('new_text may keep a secret placeholder only where old_text has it; a secret must not be copied elsewhere. Nothing was changed.');
+  }
+  return { oldText: ctx.veil.reveal(rawOld), newText: ctx.veil.reveal(rawNew) };
+}
+
+async function createFile(ctx: ToolContext, target: TreePath, oldText: string, newText: string): Promise<string> {
+  if (oldText !== '') throw new ToolRefused(`"${target.rel}" does not exist; to create it, give an empty old_text`);
+  await fs.mkdir(path.dirname(target.abs), { recursive: true });
+  await fs.writeFile(target.abs, newText, { flag: 'wx' });
+  ctx.changed.add(target.rel);
+  return `Created ${target.rel} (${splitLines(newText).length} lines).`;
+}
+
+export interface TextEdit {
+  updated: string;
+  /** Offset of the replacement in `updated`. */
+  at: number;
+  /** The replacement as written (with the file's line ends). */
+  written: string;
+}
+
+/** Replaces the one occurrence of `oldText`; refuses none or several, with what to do instead. */
+export function replaceExactlyOnce(text: string, oldText: string, newText: string, rel: string): TextEdit {
+  let from = oldText;
+  let to = newText;
+  let positions = occurrences(text, from);
+  if (positions.length === 0 && text.includes('\r\n') && from.includes('\n') && !from.includes('\r\n')) {
+    // read_file shows lines without their \r; match the file's CRLF line ends and keep them.
+    from = oldText.replace(/\n/g, '\r\n');
+    to = newText.replace(/\r?\n/g, '\r\n');
+    positions = occurrences(text, from);
+  }
+  if (positions.length === 0) {
+    throw new ToolRefused(
+      `old_text was not found in "${rel}". It must match the file exactly, including whitespace and indentation, ` +
+        'without the line-number prefixes read_file adds; read the lines again and copy them.',
+    );
+  }
+  if (positions.length > 1) {
+    const lineNumbers = positions.slice(0, 10).map((p) => lineOf(text, p));
+    throw new ToolRefused(
+      `old_text occurs ${positions.length} times in "${rel}" (starting at lines ${lineNumbers.join(', ')}${positions.length > 10 ? ', …' : ''}); ` +
+        'include more surrounding lines so that it occurs exactly once. Nothing was changed.',
+    );
+  }
+  if (from === to) throw new ToolRefused('old_text and new_text are the same; nothing to change');
+  const at = positions[0];
+  return { updated: text.slice(0, at) + to + text.slice(at + from.length), at, written: to };
+}
+
+/** Where the new text landed, with a few lines around it (secrets hidden) so the model can check the edit. */
+function editReport(ctx: ToolContext, rel: string, edit: TextEdit): string {
+  const firstLine = lineOf(edit.updated, edit.at);
+  const lastLine = Math.max(firstLine, lineOf(edit.updated, edit.at + Math.max(edit.written.length - 1, 0)));
+  const lines = splitLines(ctx.veil.hide(edit.updated));
+  const from = Math.max(1, firstLine - CONTEXT_LINES);
+  const to = Math.min(lines.length, lastLine + CONTEXT_LINES, from + MAX_SNIPPET_LINES);
+  const width = String(to).length;
+  const snippet = lines.slice(from - 1, to).map((line, i) => `${String(from + i).padStart(width)}\t${line}`).join('\n');
+  return (
+    `Edited ${rel}: replaced 1 occurrence; the new text is at lines ${firstLine}-${lastLine}.` +
+    (snippet ? `\n${untrustedBlock('file', { path: rel, lines: `${from}-${to}`, total_lines: lines.length }, snippet, ctx.boundary)}` : '')
+  );
+}

@@ -1,0 +1,26 @@
+import fs from 'node:fs/promises';
+import { untrustedBlock } from '../prompt.ts';
+import { resolveInTree, walkTree } from '../tree-paths.ts';
+import { TOOL_LIMITS, ToolRefused, type Args, type ToolContext } from './context.ts';
+
+/** `list_files`: the files under a folder, recursively in name order, up to the listing limit. */
+export async function listFiles(ctx: ToolContext, args: Args): Promise<string> {
+  const folder = await resolveInTree(ctx.root, args.optionalString('path') ?? '');
+  if (!folder.exists) throw new ToolRefused(`"${folder.rel}" does not exist`);
+  if (!(await fs.stat(folder.abs)).isDirectory()) throw new ToolRefused(`"${folder.rel}" is a file; use read_file to read it`);
+  const names: string[] = [];
+  let more = false;
+  for await (const entry of walkTree(ctx.root, folder, TOOL_LIMITS.listEntries + 1)) {
+    if (names.length === TOOL_LIMITS.listEntries) {
+      more = true;
+      break;
+    }
+    names.push(entry.kind === 'symlink' ? `${entry.rel} (symbolic link)` : entry.rel);
+  }
+  const where = folder.rel || '.';
+  if (names.length === 0) return `No files under ${where}.`;
+  const note = more
+    ? `\nShowing the first ${TOOL_LIMITS.listEntries} files under ${where}; list a subfolder to see the rest.`
+    : `\n${names.length} file${names.length === 1 ? '' : 's'} under ${where}.`;
+  return untrustedBlock('listing', { path: where }, names.join('\n'), ctx.boundary) + note;
+}

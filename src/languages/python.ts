@@ -1,0 +1,52 @@
+import grammar from '@ast-grep/lang-python';
+import type { Language } from './language.ts';
+
+export const python: Language = {
+  id: 'python',
+  parsers: { python: { extensions: ['py'], astGrep: 'python' } },
+  dynamicGrammar: grammar,
+  taint: {
+    functions: ['function_definition', 'lambda'],
+    bindings: {
+      assignment: { target: 'left', value: 'right' },
+      augmented_assignment: { target: 'left', value: 'right' },
+      for_statement: { target: 'left', value: 'right' },
+      named_expression: { target: 'name', value: 'value' },
+      for_in_clause: { target: 'left', value: 'right' },
+      as_pattern: { target: 'alias', value: '' },
+    },
+    identifiers: ['identifier'],
+    calls: { kind: 'call', callee: 'function', args: 'arguments' },
+    returns: ['return_statement', 'yield'],
+    receivers: ['self', 'cls'],
+    members: ['attribute'],
+    subscripts: ['subscript'],
+    namedValues: ['keyword_argument', 'pair'],
+    keywordArguments: ['keyword_argument'],
+    blocks: ['block'],
+    binaryExpressions: ['binary_operator'],
+    templateStrings: [],
+    passThrough: ['parenthesized_expression'],
+    decorated: ['decorated_definition'],
+  },
+  code: {
+    strings: ['string'],
+    concatenations: ['concatenated_string', 'binary_operator'],
+    interpolations: ['interpolation'],
+    wrappers: ['parenthesized_expression'],
+    bindings: {
+      assignment: 'left',
+      augmented_assignment: 'left',
+      keyword_argument: 'name',
+      pair: 'key',
+      default_parameter: 'name',
+      typed_default_parameter: 'name',
+    },
+    calls: { kind: 'call', args: 'arguments' },
+    fallbacks: [{ kind: 'boolean_operator', operators: ['or'] }],
+    envGetters: /^os\.(?:getenv|environ\.get|environ\.setdefault)$/,
+    constantOnly: {},
+    bareStringStatement: 'expression_statement',
+    envLookup: (name) => `os.environ["${name}"]`,
+  },
+};

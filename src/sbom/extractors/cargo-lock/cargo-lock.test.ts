@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { fixture, summarize, extract, purlOf, assertRejects } from '../testing.ts';
+import { cargoLockExtractor } from './cargo-lock.ts';
+
+const TESTDATA = path.join(import.meta.dirname, 'testdata');
+
+describe('Cargo.lock', () => {
+  test('registry and git packages; direct ones are those the workspace members depend on', async () => {
+    const components = await extract(cargoLockExtractor, 'Cargo.lock', fixture(TESTDATA, 'Cargo.lock'));
+    assert.deepEqual(summarize(components), [
+      { name: 'clap', version: '4.4.6', direct: true },
+      { name: 'clap_builder', version: '4.4.6', direct: false },
+      { name: 'hyper', version: '1.0.0-rc.4', direct: true },
+      { name: 'legacy-config', version: '0.3.0', direct: true },
+      { name: 'pin-project-lite', version: '0.2.13', direct: false },
+      { name: 'serde', version: '0.9.15', direct: false },
+      { name: 'serde', version: '1.0.188', direct: true },
+      { name: 'tokio', version: '1.32.0', direct: true },
+    ]);
+    assert.equal(purlOf(components, 'serde', '1.0.188'), 'pkg:cargo/serde@1.0.188');
+  });
+
+  test('version 1 lockfiles, with the root crate in [root] and sources in dependency entries', async () => {
+    const components = await extract(cargoLockExtractor, 'legacy/Cargo.lock', fixture(TESTDATA, 'Cargo.v1.lock'));
+    assert.deepEqual(summarize(components), [
+      { name: 'itoa', version: '0.4.8', direct: false },
+      { name: 'serde', version: '1.0.130', direct: false },
+      { name: 'serde_json', version: '1.0.68', direct: true },
+    ]);
+  });
+
+  test('malformed files are rejected', async () => {
+    await assertRejects(cargoLockExtractor, 'Cargo.lock', '[[package]]\nname = "serde"\nversion = ', /not valid TOML/);
+    await assertRejects(cargoLockExtractor, 'Cargo.lock', 'version = 3\n\n[[package]]\nname = "serde"\n', /lacks a name or version/);
+    await assertRejects(cargoLockExtractor, 'Cargo.lock', 'version = 3\n', /no \[\[package\]\] entries/);
+  });
+});

@@ -1,0 +1,70 @@
+import { parse as parseToml } from 'smol-toml';
+import { component, type Component } from '../../component.ts';
+import { ExtractError, parserReason, type Extractor, type ManifestFile } from '../extractor.ts';
+
+interface LockedPackage {
+  name: string;
+  version: string;
+  /** Absent for the workspace's own crates and for path dependencies. */
+  source?: string;
+  dependencies: string[];
+}
+
+/** A `dependencies` entry: `name`, `name version` or, in version 1 lockfiles, `name version (source)`. */
+interface DependencyRef {
+  name: string;
+  version?: string;
+}
+
+export const cargoLockExtractor: Extractor = {
+  id: 'cargo-lock',
+  ecosystem: 'crates.io',
+  fileNames: ['Cargo.lock'],
+  lockfile: true,
+  extract(file) {
+    const packages = readPackages(file);
+    const members = packages.filter((p) => p.source === undefined);
+    const memberDependencies = members.flatMap((m) => m.dependencies.map(parseDependencyRef));
+    const isDirect = (p: LockedPackage): boolean | null =>
+      members.length === 0
+        ? null
+        : memberDependencies.some((d) => d.name === p.name && (d.version === undefined || d.version === p.version));
+    return packages
+      .filter((p) => p.source !== undefined)
+      .map(
+        (p): Component =>
+          component({ name: p.name, version: p.version, ecosystem: 'crates.io', direct: isDirect(p), sourceFile: file.path }),
+      );
+  },
+};
+
+function readPackages(file: ManifestFile): LockedPackage[] {
+  let document: Record<string, unknown>;
+  try {
+    document = parseToml(file.text);
+  } catch (error) {
+    throw new ExtractError(file.path, `not valid TOML: ${parserReason(error)}`);
+  }
+  const packages = document.package ?? [];
+  // Even a lone crate is listed itself, so a lockfile always has at least one package.
+  if (document.package === undefined && document.root === undefined) throw new ExtractError(file.path, 'no [[package]] entries');
+  if (!Array.isArray(packages)) throw new ExtractError(file.path, '`package` is not an array of tables');
+  // Lockfiles from before Cargo 0.23 keep the root crate in a [root] table of its own.
+  const entries: unknown[] = document.root === undefined ? packages : [document.root, ...packages];
+  return entries.map((entry, index) => {
+    const { name, version, source, dependencies = [] } = (entry ?? {}) as Record<string, unknown>;
+    if (typeof name !== 'string' || typeof version !== 'string') {
+      throw new ExtractError(file.path, `package ${index + 1} lacks a name or version`);
+    }
+    if (source !== undefined && typeof source !== 'string') throw new ExtractError(file.path, `package ${name}: source is not a string`);
+    if (!Array.isArray(dependencies) || !dependencies.every((d) => typeof d === 'string')) {
+      throw new ExtractError(file.path, `package ${name}: dependencies is not a list of strings`);
+    }
+    return { name, version, source, dependencies };
+  });
+}
+
+function parseDependencyRef(entry: string): DependencyRef {
+  const [name, version] = entry.trim().split(/\s+/);
+  return { name, version };
+}

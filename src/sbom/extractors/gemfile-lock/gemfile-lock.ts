@@ -1,0 +1,86 @@
+import { component, type Component } from '../../component.ts';
+import { ExtractError, type Extractor, type ManifestFile } from '../extractor.ts';
+
+// Bundler's lockfile: unindented section headers; in the GEM, GIT and PATH sections a `specs:` list
+// with each locked gem at four spaces (its own requirements at six); DEPENDENCIES lists the gems the
+// Gemfile names, at two spaces.
+
+/** Sections whose specs are locked gems. PLUGIN SOURCE holds Bundler plugins, not the app's gems. */
+const SPEC_SECTIONS = new Set(['GEM', 'GIT', 'PATH']);
+
+const KNOWN_SECTIONS = new Set([
+  ...SPEC_SECTIONS,
+  'PLUGIN SOURCE',
+  'PLATFORMS',
+  'DEPENDENCIES',
+  'RUBY VERSION',
+  'BUNDLED WITH',
+  'CHECKSUMS',
+]);
+
+/** Bundler's own pattern (Bundler::LockfileParser::NAME_VERSION): the version ends at the first `-`, a platform follows. */
+const LOCKED_GEM = /^ {4}(?! )(\S+?)(?: \(([^-]*)(?:-(.*))?\))?(!)?$/;
+const DECLARED_GEM = /^ {2}(?! )([^\s!(]+)/;
+
+interface LockedGem {
+  name: string;
+  version: string;
+}
+
+export const gemfileLockExtractor: Extractor = {
+  id: 'gemfile-lock',
+  ecosystem: 'RubyGems',
+  fileNames: ['Gemfile.lock', 'gems.locked'],
+  lockfile: true,
+  extract(file) {
+    const { gems, declared } = parseLockfile(file);
+    const byKey = new Map<string, Component>();
+    for (const gem of gems) {
+      const key = `${gem.name}@${gem.version}`;
+      if (byKey.has(key)) continue; // the same gem locked for several platforms
+      const direct = declared ? declared.has(gem.name) : null;
+      byKey.set(key, component({ ...gem, ecosystem: 'RubyGems', direct, sourceFile: file.path }));
+    }
+    return [...byKey.values()];
+  },
+};
+
+function parseLockfile(file: ManifestFile): { gems: LockedGem[]; declared: Set<string> | null } {
+  const gems: LockedGem[] = [];
+  let declared: Set<string> | null = null;
+  let section: string | null = null;
+  let sawKnownSection = false;
+  let inSpecs = false;
+
+  const lines = file.text.split(/\r?\n/);
+  for (const [index, line] of lines.entries()) {
+    if (line.trim() === '') continue;
+    if (!line.startsWith(' ')) {
+      section = line.trim();
+      sawKnownSection ||= KNOWN_SECTIONS.has(section);
+      inSpecs = false;
+      if (section === 'DEPENDENCIES') declared = new Set();
+      continue;
+    }
+    if (section === null) throw new ExtractError(file.path, `line ${index + 1}: indented line before any section`);
+    if (section === 'DEPENDENCIES') {
+      const match = DECLARED_GEM.exec(line);
+      if (match) declared?.add(match[1]);
+      continue;
+    }
+    if (!SPEC_SECTIONS.has(section)) continue;
+    if (/^ {2}\S/.test(line)) {
+      inSpecs = line.trim() === 'specs:';
+      continue;
+    }
+    if (!inSpecs || !/^ {4}\S/.test(line)) continue;
+    const match = LOCKED_GEM.exec(line);
+    if (!match || match[2] === undefined) {
+      throw new ExtractError(file.path, `line ${index + 1}: not a locked gem "name (version)"`);
+    }
+    gems.push({ name: match[1], version: match[2] });
+  }
+
+  if (!sawKnownSection) throw new ExtractError(file.path, 'none of the sections of a Bundler lockfile');
+  return { gems, declared };
+}

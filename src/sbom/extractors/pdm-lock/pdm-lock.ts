@@ -1,0 +1,72 @@
+import { ExtractError } from '../extractor.ts';
+import type { Extractor } from '../extractor.ts';
+import { developmentByReach } from '../python/dependency-reach.ts';
+import type { DependencyEdges } from '../python/dependency-reach.ts';
+import { normalizePythonName, requirementName, uniquePythonComponents } from '../python/python-names.ts';
+import { packageTables, parseTomlFile, readSiblingToml } from '../python/python-project-files.ts';
+import type { Table } from '../python/python-project-files.ts';
+import { optionalDependencyGroups, pyprojectDependencies, lockedPythonComponent } from '../python/pyproject-dependencies.ts';
+
+// pdm.lock: `[[package]]` entries with name, version and PEP 508 `dependencies` strings. A package
+// locked with extras appears once more with `extras = [...]`.
+// Locks written with the `inherit_metadata` strategy give each package the `groups` that need it;
+// `default` and the project's extras are runtime groups, every other one is a development group.
+// Without groups, development-only packages follow from the dependency edges. Direct ones come from
+// the pyproject.toml beside the lock.
+
+const ARCHIVE = /\.(?:whl|zip|tar|tgz|tar\.gz|tar\.bz2|tar\.xz)$/i;
+
+export const pdmLockExtractor: Extractor = {
+  id: 'pdm-lock',
+  ecosystem: 'PyPI',
+  fileNames: ['pdm.lock'],
+  lockfile: true,
+  async extract(file, context) {
+    const packages = packageTables(file, parseTomlFile(file));
+    packages.forEach((entry, index) => {
+      if (typeof entry.name !== 'string') throw new ExtractError(file.path, `package ${index + 1} has no name`);
+    });
+
+    const pyproject = await readSiblingToml(file, 'pyproject.toml', context);
+    const declared = pyproject && pyprojectDependencies(pyproject);
+    const runtimeGroups = new Set(['default', ...(pyproject ? optionalDependencyGroups(pyproject) : [])]);
+    const developmentFromEdges = declared && developmentByReach(dependencyEdges(packages), declared);
+
+    const components = packages
+      .filter((entry) => typeof entry.version === 'string' && !isLocalDirectory(entry))
+      .map((entry) => {
+        const name = packageName(entry);
+        const development = Array.isArray(entry.groups)
+          ? !entry.groups.some((group) => runtimeGroups.has(group))
+          : developmentFromEdges?.(normalizePythonName(name));
+        return lockedPythonComponent({ name, version: entry.version as string, sourceFile: file.path }, declared, development);
+      });
+    return uniquePythonComponents(components);
+  },
+};
+
+/** The distribution name, without an `[extras]` suffix should a lock put one there. */
+function packageName(entry: Table): string {
+  return (entry.name as string).replace(/\[.*\]$/, '').trim();
+}
+
+/** Editable installs and path or `file:` dependencies on a directory: source trees in the repository. */
+function isLocalDirectory(entry: Table): boolean {
+  if (entry.editable === true) return true;
+  const location = typeof entry.path === 'string' ? entry.path : typeof entry.url === 'string' && entry.url.startsWith('file:') ? entry.url : null;
+  return location !== null && !ARCHIVE.test(location);
+}
+
+function dependencyEdges(packages: Table[]): DependencyEdges {
+  const edges: DependencyEdges = new Map();
+  for (const entry of packages) {
+    const name = normalizePythonName(packageName(entry));
+    const dependencies = Array.isArray(entry.dependencies) ? entry.dependencies : [];
+    const names = dependencies.flatMap((requirement) => {
+      const dependency = typeof requirement === 'string' ? requirementName(requirement) : null;
+      return dependency ? [normalizePythonName(dependency)] : [];
+    });
+    edges.set(name, [...(edges.get(name) ?? []), ...names]);
+  }
+  return edges;
+}

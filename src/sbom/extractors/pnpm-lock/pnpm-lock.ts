@@ -1,0 +1,164 @@
+import { parse } from 'yaml';
+import { ExtractError, isJsonObject, parserReason, type Extractor, type JsonObject, type ManifestFile } from '../extractor.ts';
+import { lockedPackagesToComponents, type LockedPackage } from '../js/locked-package.ts';
+import { nodeStandings, type DeclarationKind, type ProjectRoot } from '../js/node-standings.ts';
+
+// pnpm-lock.yaml. The project's folders are `importers` (a single-project file before 9.0 puts the root's
+// sections at the top level instead), each mapping its dependencies to references into the package
+// entries. How package keys are spelled changed twice:
+//   5.x       /@babel/core/7.22.0_supports-color@8.1.1   peer suffix after `_`
+//   6.0, 6.1  /@babel/core@7.22.0(supports-color@8.1.1)  peers in parentheses
+//   9.0       @babel/core@7.22.0(supports-color@8.1.1)   in `snapshots`, which hold the dependency
+//             edges; `packages` keeps one entry per name@version without the peer suffix.
+// Packages not from the registry (git, tarball URLs) carry their `name` and `version` in the entry.
+
+type KeyStyle = 'v5' | 'v6' | 'v9';
+
+const IMPORTER_SECTIONS: [string, DeclarationKind][] = [
+  ['dependencies', 'production'],
+  ['optionalDependencies', 'production'],
+  ['devDependencies', 'development'],
+];
+const EDGE_SECTIONS = ['dependencies', 'optionalDependencies'];
+
+interface ParsedLock {
+  style: KeyStyle;
+  /** Node key → the entry holding its dependencies (a snapshot in 9.0, else the package entry). */
+  nodes: Record<string, JsonObject>;
+  /** Node key → the entry describing the package; the same entry before 9.0. */
+  metadataOf: (key: string) => JsonObject;
+  importers: JsonObject[];
+}
+
+export const pnpmLockExtractor: Extractor = {
+  id: 'pnpm-lock',
+  ecosystem: 'npm',
+  fileNames: ['pnpm-lock.yaml'],
+  lockfile: true,
+  extract(file) {
+    const lock = parseLock(file);
+    const standing = nodeStandings(importerRoots(lock), (key) => nodeDependencies(lock, key), true);
+
+    const locked: LockedPackage[] = [];
+    for (const [key, node] of Object.entries(lock.nodes)) {
+      const metadata = lock.metadataOf(key);
+      const pkg = packageOf(lock.style, key, metadata);
+      if (!pkg) continue;
+      const { direct, development } = standing(key);
+      // Before 9.0 pnpm marks each package itself: dev true (dev only), false (production only), or
+      // absent when both use it.
+      const marked = node.dev === 'true' ? true : node.dev === 'false' ? false : undefined;
+      locked.push({ ...pkg, direct, development: marked ?? development });
+    }
+    return lockedPackagesToComponents(locked, file.path);
+  },
+};
+
+function parseLock(file: ManifestFile): ParsedLock {
+  let document: unknown;
+  try {
+    // Every scalar as a string: versions such as `1.10` must not turn into numbers.
+    document = parse(file.text, { schema: 'failsafe', logLevel: 'error' });
+  } catch (error) {
+    throw new ExtractError(file.path, `not valid YAML: ${parserReason(error)}`);
+  }
+  if (!isJsonObject(document)) throw new ExtractError(file.path, 'not a YAML mapping');
+  const version = typeof document.lockfileVersion === 'string' ? Number.parseFloat(document.lockfileVersion) : Number.NaN;
+  if (Number.isNaN(version)) throw new ExtractError(file.path, 'no "lockfileVersion"');
+  if (version < 5) throw new ExtractError(file.path, `unsupported lockfileVersion ${document.lockfileVersion}`);
+  const style: KeyStyle = version >= 9 ? 'v9' : version >= 6 ? 'v6' : 'v5';
+
+  const packages = objectSection(file, document, 'packages');
+  const snapshots = objectSection(file, document, 'snapshots');
+  const importers = isJsonObject(document.importers) ? Object.values(document.importers).filter(isJsonObject) : [document];
+  if (style === 'v9') {
+    const nodes = Object.hasOwn(document, 'snapshots') ? snapshots : packages;
+    return { style, nodes, metadataOf: (key) => packages[withoutPeers(key)] ?? {}, importers };
+  }
+  return { style, nodes: packages, metadataOf: (key) => packages[key], importers };
+}
+
+function objectSection(file: ManifestFile, document: JsonObject, name: string): Record<string, JsonObject> {
+  const section = document[name] ?? {};
+  if (!isJsonObject(section)) throw new ExtractError(file.path, `"${name}" is not a mapping`);
+  for (const [key, entry] of Object.entries(section)) {
+    if (!isJsonObject(entry)) throw new ExtractError(file.path, `${name}["${key}"] is not a mapping`);
+  }
+  return section as Record<string, JsonObject>;
+}
+
+function importerRoots(lock: ParsedLock): ProjectRoot<string>[] {
+  const roots: ProjectRoot<string>[] = [];
+  for (const importer of lock.importers) {
+    for (const [section, kind] of IMPORTER_SECTIONS) {
+      for (const [name, reference] of references(importer[section])) {
+        const node = nodeKey(lock, name, reference);
+        if (node) roots.push({ node, kind });
+      }
+    }
+  }
+  return roots;
+}
+
+function nodeDependencies(lock: ParsedLock, key: string): string[] {
+  const node = lock.nodes[key];
+  const keys: string[] = [];
+  for (const section of EDGE_SECTIONS) {
+    for (const [name, reference] of references(node?.[section])) {
+      const dependency = nodeKey(lock, name, reference);
+      if (dependency) keys.push(dependency);
+    }
+  }
+  return keys;
+}
+
+/** Dependency maps give `name: reference`; importers from 6.0 on give `name: {specifier, version: reference}`. */
+function references(section: unknown): [string, string][] {
+  if (!isJsonObject(section)) return [];
+  const pairs: [string, string][] = [];
+  for (const [name, value] of Object.entries(section)) {
+    const reference = isJsonObject(value) ? value.version : value;
+    if (typeof reference === 'string') pairs.push([name, reference]);
+  }
+  return pairs;
+}
+
+/**
+ * A reference is usually the version (with its peer suffix) to combine with the name; for an alias or a
+ * package not from the registry it is the key itself. `link:` references point at folders and match nothing.
+ */
+function nodeKey(lock: ParsedLock, name: string, reference: string): string | undefined {
+  const combined = lock.style === 'v9' ? `${name}@${reference}` : lock.style === 'v6' ? `/${name}@${reference}` : `/${name}/${reference}`;
+  return [combined, reference].find((key) => Object.hasOwn(lock.nodes, key));
+}
+
+function packageOf(style: KeyStyle, key: string, metadata: JsonObject): { name: string; version: string } | null {
+  const resolution = isJsonObject(metadata.resolution) ? metadata.resolution : {};
+  // A `file:` folder (or an injected workspace package) is the project's own code.
+  if (typeof resolution.directory === 'string') return null;
+  const fromKey = style === 'v5' ? splitVersion5Key(key) : splitKey(key);
+  const name = typeof metadata.name === 'string' ? metadata.name : fromKey?.name;
+  const version = typeof metadata.version === 'string' ? metadata.version : fromKey?.version;
+  if (!name || !version || /^(file|link):/.test(version)) return null;
+  return { name, version };
+}
+
+/** `/@scope/name/1.0.0_peer@2.0.0` → `@scope/name`, `1.0.0`; scoped peers in the suffix have `/` written as `+`. */
+function splitVersion5Key(key: string): { name: string; version: string } | null {
+  const segments = key.replace(/^\//, '').split('/');
+  if (segments.length < 2) return null;
+  return { name: segments.slice(0, -1).join('/'), version: segments[segments.length - 1].split('_')[0] };
+}
+
+/** `/@scope/name@1.0.0(peer@2.0.0)` or `@scope/name@1.0.0(peer@2.0.0)` → `@scope/name`, `1.0.0`. */
+function splitKey(key: string): { name: string; version: string } | null {
+  const bare = withoutPeers(key.replace(/^\//, ''));
+  const at = bare.indexOf('@', 1);
+  return at > 0 ? { name: bare.slice(0, at), version: bare.slice(at + 1) } : null;
+}
+
+function withoutPeers(key: string): string {
+  const open = key.indexOf('(');
+  return open > 0 ? key.slice(0, open) : key;
+}
+

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { fixtureTree, extract, summarize, rows, purlOf, withDirect, assertRejected } from '../python/testing.ts';
+import { poetryLockExtractor } from './poetry-lock.ts';
+
+const TESTDATA = path.join(import.meta.dirname, 'testdata');
+
+describe('poetry.lock', () => {
+  const lockV1 = rows('services/billing-worker/poetry.lock', [
+    ['attrs', '22.2.0', false, true],
+    ['certifi', '2022.12.7', false, false],
+    ['charset-normalizer', '3.0.1', false, false],
+    ['colorama', '0.4.6', false, true],
+    ['greenlet', '2.0.2', false, false],
+    ['idna', '3.4', false, false],
+    ['iniconfig', '2.0.0', false, true],
+    ['packaging', '23.0', false, true],
+    ['pluggy', '1.0.0', false, true],
+    ['PySocks', '1.7.1', false, false],
+    ['pytest', '7.2.1', true, true],
+    ['requests', '2.28.2', true, false],
+    ['SQLAlchemy', '1.4.46', true, false],
+    ['tomli', '2.0.1', false, true],
+    ['urllib3', '1.26.14', false, false],
+  ]);
+
+  test('lock version 1.1: development from `category`, direct from pyproject.toml', async () => {
+    const tree = fixtureTree(TESTDATA, 'poetry-1.1', 'services/billing-worker');
+    const components = await extract(poetryLockExtractor, tree, 'services/billing-worker/poetry.lock');
+    assert.deepEqual(summarize(components), lockV1);
+    assert.equal(purlOf(components, 'SQLAlchemy'), 'pkg:pypi/sqlalchemy@1.4.46');
+    assert.equal(purlOf(components, 'PySocks'), 'pkg:pypi/pysocks@1.7.1');
+  });
+
+  test('lock version 2.0: development follows the dependency edges from the declared groups; path projects are skipped', async () => {
+    const tree = fixtureTree(TESTDATA, 'poetry-2.0', 'invoice-api');
+    const components = await extract(poetryLockExtractor, tree, 'invoice-api/poetry.lock');
+    assert.deepEqual(
+      summarize(components),
+      rows('invoice-api/poetry.lock', [
+        ['annotated-types', '0.6.0', false, false],
+        ['anyio', '3.7.1', false, false],
+        // Needed by both httpx (dev) and internal-sdk (runtime).
+        ['certifi', '2023.11.17', false, false],
+        ['colorama', '0.4.6', false, true],
+        ['fastapi', '0.104.1', true, false],
+        ['h11', '0.14.0', false, true],
+        ['httpcore', '1.0.2', false, true],
+        ['httpx', '0.25.2', true, true],
+        ['idna', '3.6', false, false],
+        ['iniconfig', '2.0.0', false, true],
+        ['internal-sdk', '2.4.0', true, false],
+        ['packaging', '23.2', false, true],
+        ['pluggy', '1.3.0', false, true],
+        ['pydantic', '2.5.2', false, false],
+        ['pydantic-core', '2.14.5', false, false],
+        ['pytest', '7.4.3', true, true],
+        // Reached through the billing-core path dependency, which itself is not a component.
+        ['python-dateutil', '2.8.2', false, false],
+        ['ruff', '0.1.6', true, true],
+        ['six', '1.16.0', false, false],
+        ['sniffio', '1.3.0', false, false],
+        ['starlette', '0.27.0', false, false],
+        ['typing-extensions', '4.8.0', false, false],
+      ]),
+    );
+  });
+
+  const lockV21 = rows('notifier/poetry.lock', [
+    ['async-timeout', '4.0.3', false, false],
+    ['colorama', '0.4.6', false, true],
+    ['exceptiongroup', '1.2.0', false, true],
+    ['iniconfig', '2.0.0', false, true],
+    ['marshmallow', '3.20.2', true, false],
+    ['packaging', '23.2', false, false],
+    ['pluggy', '1.4.0', false, true],
+    ['proto-plus', '1.22.3', true, false],
+    ['proto-plus', '1.23.0', true, false],
+    ['protobuf', '4.25.3', false, false],
+    ['pytest', '8.0.2', true, true],
+    ['redis', '5.0.1', true, false],
+    ['tomli', '2.0.1', false, true],
+  ]);
+
+  test('lock version 2.1: development from `groups`, direct from PEP 621 dependencies and extras', async () => {
+    const tree = fixtureTree(TESTDATA, 'poetry-2.1', 'notifier');
+    const components = await extract(poetryLockExtractor, tree, 'notifier/poetry.lock');
+    assert.deepEqual(summarize(components), lockV21);
+    assert.equal(purlOf(components, 'proto-plus', '1.22.3'), 'pkg:pypi/proto-plus@1.22.3');
+  });
+
+  test('without pyproject.toml nothing is known to be direct, and a 2.0 lock says nothing about development', async () => {
+    const v21 = fixtureTree(TESTDATA, 'poetry-2.1', 'notifier');
+    v21.delete('notifier/pyproject.toml');
+    assert.deepEqual(summarize(await extract(poetryLockExtractor, v21, 'notifier/poetry.lock')), withDirect(lockV21, null));
+
+    const v20 = fixtureTree(TESTDATA, 'poetry-2.0', 'invoice-api');
+    v20.delete('invoice-api/pyproject.toml');
+    const components = await extract(poetryLockExtractor, v20, 'invoice-api/poetry.lock');
+    assert.equal(components.length, 22);
+    assert.ok(components.every((c) => c.direct === null && !('development' in c)));
+  });
+
+  test('a pyproject.toml that is not TOML costs only the direct flags', async () => {
+    const tree = fixtureTree(TESTDATA, 'poetry-1.1', 'services/billing-worker');
+    tree.set('services/billing-worker/pyproject.toml', '[tool.poetry\nname = ');
+    const components = await extract(poetryLockExtractor, tree, 'services/billing-worker/poetry.lock');
+    assert.deepEqual(summarize(components), withDirect(lockV1, null));
+  });
+
+  test('malformed locks are errors', async () => {
+    await assertRejected(poetryLockExtractor, 'poetry.lock', '[[package]\nname = "six"\n', /not valid TOML/);
+    await assertRejected(poetryLockExtractor, 'poetry.lock', 'package = "six"\n', /not an array of tables/);
+    await assertRejected(poetryLockExtractor, 'poetry.lock', '[[package]]\nname = "six"\n', /package 1 has no name or version/);
+  });
+});

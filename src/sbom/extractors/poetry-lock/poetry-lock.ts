@@ -1,0 +1,62 @@
+import type { Component } from '../../component.ts';
+import { ExtractError } from '../extractor.ts';
+import type { Extractor } from '../extractor.ts';
+import { developmentByReach } from '../python/dependency-reach.ts';
+import type { DependencyEdges } from '../python/dependency-reach.ts';
+import { normalizePythonName, uniquePythonComponents } from '../python/python-names.ts';
+import { isTable, packageTables, parseTomlFile, readSiblingToml } from '../python/python-project-files.ts';
+import type { Table } from '../python/python-project-files.ts';
+import { pyprojectDependencies, lockedPythonComponent } from '../python/pyproject-dependencies.ts';
+
+// poetry.lock says whether a package is for development in one of three ways, by lock version:
+// 1.x `category = "main" | "dev"`, 2.1 `groups = [...]` (`main` being the runtime group), and 2.0
+// neither, which leaves following the dependency edges from what pyproject.toml declares. Which
+// packages are direct always comes from pyproject.toml.
+
+export const poetryLockExtractor: Extractor = {
+  id: 'poetry-lock',
+  ecosystem: 'PyPI',
+  fileNames: ['poetry.lock'],
+  lockfile: true,
+  async extract(file, context) {
+    const packages = packageTables(file, parseTomlFile(file));
+    packages.forEach((entry, index) => {
+      if (typeof entry.name !== 'string' || typeof entry.version !== 'string') {
+        throw new ExtractError(file.path, `package ${index + 1} has no name or version`);
+      }
+    });
+
+    const pyproject = await readSiblingToml(file, 'pyproject.toml', context);
+    const declared = pyproject && pyprojectDependencies(pyproject);
+    const developmentFromEdges = declared && developmentByReach(dependencyEdges(packages), declared);
+
+    const components: Component[] = packages.filter((entry) => !isLocalDirectory(entry)).map((entry) => {
+      const name = entry.name as string;
+      const development = markedDevelopment(entry) ?? developmentFromEdges?.(normalizePythonName(name));
+      return lockedPythonComponent({ name, version: entry.version as string, sourceFile: file.path }, declared, development);
+    });
+    return uniquePythonComponents(components);
+  },
+};
+
+/** The lock's own verdict, when its version records one. */
+function markedDevelopment(entry: Table): boolean | undefined {
+  if (typeof entry.category === 'string') return entry.category !== 'main';
+  if (Array.isArray(entry.groups)) return !entry.groups.includes('main');
+  return undefined;
+}
+
+/** A path dependency on a directory is first-party code in the same repository, not a PyPI package. */
+function isLocalDirectory(entry: Table): boolean {
+  return isTable(entry.source) && entry.source.type === 'directory';
+}
+
+function dependencyEdges(packages: Table[]): DependencyEdges {
+  const edges: DependencyEdges = new Map();
+  for (const entry of packages) {
+    const dependencies = isTable(entry.dependencies) ? Object.keys(entry.dependencies).map(normalizePythonName) : [];
+    const name = normalizePythonName(entry.name as string);
+    edges.set(name, [...(edges.get(name) ?? []), ...dependencies]);
+  }
+  return edges;
+}

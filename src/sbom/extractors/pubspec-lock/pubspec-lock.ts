@@ -1,0 +1,56 @@
+import { parse as parseYaml } from 'yaml';
+import { component, type Component } from '../../component.ts';
+import { ExtractError, isJsonObject, parserReason, type Extractor, type ManifestFile } from '../extractor.ts';
+
+/** Sources that are not packages from a package repository: the Flutter SDK and local directories. */
+const SKIPPED_SOURCES = new Set(['sdk', 'path']);
+
+/** Only direct dependencies say which list of pubspec.yaml they come from; overrides and transitive ones do not. */
+const DEVELOPMENT_BY_KIND = new Map([
+  ['direct main', false],
+  ['direct dev', true],
+]);
+
+export const pubspecLockExtractor: Extractor = {
+  id: 'pubspec-lock',
+  ecosystem: 'Pub',
+  fileNames: ['pubspec.lock'],
+  lockfile: true,
+  extract(file) {
+    const components: Component[] = [];
+    for (const [name, entry] of Object.entries(lockedPackages(file))) {
+      if (!isJsonObject(entry) || typeof entry.version !== 'string') {
+        throw new ExtractError(file.path, `package ${name} lacks a version`);
+      }
+      if (SKIPPED_SOURCES.has(String(entry.source))) continue;
+      // "direct main", "direct dev", "direct overridden" or "transitive"
+      const dependency = String(entry.dependency ?? '');
+      const development = DEVELOPMENT_BY_KIND.get(dependency);
+      components.push(
+        component({
+          name,
+          version: entry.version,
+          ecosystem: 'Pub',
+          direct: dependency.startsWith('direct'),
+          ...(development === undefined ? {} : { development }),
+          sourceFile: file.path,
+        }),
+      );
+    }
+    return components;
+  },
+};
+
+function lockedPackages(file: ManifestFile): Record<string, unknown> {
+  let document: unknown;
+  try {
+    // Every scalar as a string, so a version such as 1.10 is not read as the number 1.1.
+    document = parseYaml(file.text, { schema: 'failsafe' });
+  } catch (error) {
+    throw new ExtractError(file.path, `not valid YAML: ${parserReason(error)}`);
+  }
+  if (!isJsonObject(document)) throw new ExtractError(file.path, 'not a YAML mapping');
+  if (!isJsonObject(document.packages)) throw new ExtractError(file.path, 'no "packages" mapping');
+  return document.packages;
+}
+
