@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.ts';
 import type { Database, FindingEventRow, FindingRow } from '../store/schema.ts';
-import { newestFirst, type PageRequest } from './pagination.ts';
+import { newestFirst } from '../store/pagination.ts';
+import type { PageRequest } from './pagination.ts';
 
 export const EVENT_TYPES = [
   'detected',

@@ -3,7 +3,8 @@ import { nowIso } from '../ids.ts';
 import type { Database, FindingRow } from '../store/schema.ts';
 import { notFound } from './errors.ts';
 import { recordEvent } from './finding-events.ts';
-import { newestFirst, type PageRequest } from './pagination.ts';
+import { newestFirst } from '../store/pagination.ts';
+import type { PageRequest } from './pagination.ts';
 import type { Principal } from './principal.ts';
 import type { Unit } from './units.ts';
 

@@ -1,6 +1,9 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.ts';
+import { insertOrganization, organizationByIdOrSlug, organizationBySlug } from '../store/organizations.ts';
 import type { Database, Organization } from '../store/schema.ts';
+
+export { countOrganizations, listOrganizations, organizationById as getOrganization } from '../store/organizations.ts';
 
 export function slugify(name: string): string {
   const slug = name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
@@ -14,8 +17,7 @@ export async function createOrganization(
   const name = input.name.trim();
   if (!name) throw new Error('an organization needs a name');
   const slug = input.slug ? slugify(input.slug) : slugify(name);
-  const taken = await db.selectFrom('organizations').select('id').where('slug', '=', slug).executeTakeFirst();
-  if (taken) throw new Error(`an organization with slug "${slug}" already exists`);
+  if (await organizationBySlug(db, slug)) throw new Error(`an organization with slug "${slug}" already exists`);
   const now = nowIso();
   const org: Organization = {
     id: newId(),
@@ -26,20 +28,9 @@ export async function createOrganization(
     created_at: now,
     updated_at: now,
   };
-  await db.insertInto('organizations').values(org).execute();
+  await insertOrganization(db, org);
   return org;
 }
 
 /** Finds an organization by id or slug, as operators type either on the command line. */
-export async function findOrganization(db: Kysely<Database>, idOrSlug: string): Promise<Organization | undefined> {
-  return db
-    .selectFrom('organizations')
-    .selectAll()
-    .where((eb) => eb.or([eb('id', '=', idOrSlug), eb('slug', '=', idOrSlug)]))
-    .executeTakeFirst();
-}
-
-export async function countOrganizations(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('organizations').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
-}
+export const findOrganization = organizationByIdOrSlug;

@@ -1,43 +1,28 @@
 import type { Kysely } from 'kysely';
 import type { TokenBox } from '../crypto/token-box.ts';
 import { newId, nowIso } from '../ids.ts';
+import { organizationById } from '../store/organizations.ts';
 import type { Database, SourceRepoRow, UnitRow } from '../store/schema.ts';
+import {
+  countActiveUnits,
+  insertUnit,
+  setUnitArchivedFlag,
+  unitOfOrganization,
+  unitsPage,
+  type UnitWithSources,
+} from '../store/units.ts';
 import { notFound } from './errors.ts';
-import { newestFirst, type PageRequest } from './pagination.ts';
 import { defaultUrls, type SourceSpec } from './source-repos.ts';
 
 /** A monitored unit: shown as a repository in one route family and as an application in the other. */
-export interface Unit extends UnitRow {
-  sources: SourceRepoRow[];
-}
+export type Unit = UnitWithSources;
 
-async function attachSources(db: Kysely<Database>, units: UnitRow[]): Promise<Unit[]> {
-  if (!units.length) return [];
-  const sources = await db
-    .selectFrom('source_repos')
-    .selectAll()
-    .where('unit_id', 'in', units.map((u) => u.id))
-    .orderBy('position')
-    .execute();
-  return units.map((unit) => ({ ...unit, sources: sources.filter((s) => s.unit_id === unit.id) }));
-}
-
-export async function listUnits(
-  db: Kysely<Database>,
-  orgId: string,
-  options: PageRequest & { includeArchived: boolean },
-): Promise<{ items: Unit[]; total: number }> {
-  let query = db.selectFrom('units').where('org_id', '=', orgId);
-  if (!options.includeArchived) query = query.where('archived', '=', 0);
-  const { rows, total } = await newestFirst(query, options);
-  return { items: await attachSources(db, rows), total };
-}
+export const listUnits = unitsPage;
 
 /** The unit if it belongs to the organization; otherwise 404, exactly as for an id that does not exist. */
 export async function getUnit(db: Kysely<Database>, orgId: string, unitId: string, label = 'Repository'): Promise<Unit> {
-  const row = await db.selectFrom('units').selectAll().where('id', '=', unitId).where('org_id', '=', orgId).executeTakeFirst();
-  if (!row) throw notFound(label);
-  const [unit] = await attachSources(db, [row]);
+  const unit = await unitOfOrganization(db, orgId, unitId);
+  if (!unit) throw notFound(label);
   return unit;
 }
 
@@ -47,7 +32,8 @@ export async function addUnit(
   input: { orgId: string; name: string; description?: string | null; sources: SourceSpec[] },
 ): Promise<Unit> {
   if (!input.sources.length) throw new Error('a repository or application needs at least one source repository');
-  const org = await db.selectFrom('organizations').selectAll().where('id', '=', input.orgId).executeTakeFirstOrThrow();
+  const org = await organizationById(db, input.orgId);
+  if (!org) throw new Error(`no organization with id ${input.orgId}`);
   const now = nowIso();
   const unit: UnitRow = {
     id: newId(),
@@ -75,28 +61,17 @@ export async function addUnit(
   });
   await db.transaction().execute(async (trx) => {
     if (org.max_repositories !== null) {
-      const current = await trx
-        .selectFrom('units')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('org_id', '=', input.orgId)
-        .where('archived', '=', 0)
-        .executeTakeFirstOrThrow();
-      if (Number(current.n) >= org.max_repositories) {
+      if ((await countActiveUnits(trx, input.orgId)) >= org.max_repositories) {
         throw new Error(`organization "${org.slug}" already has its maximum of ${org.max_repositories} repositories`);
       }
     }
-    await trx.insertInto('units').values(unit).execute();
-    await trx.insertInto('source_repos').values(sources).execute();
+    await insertUnit(trx, unit, sources);
   });
   return { ...unit, sources };
 }
 
 export async function setUnitArchived(db: Kysely<Database>, unitId: string, archived: boolean): Promise<UnitRow | undefined> {
-  const result = await db
-    .updateTable('units')
-    .set({ archived: archived ? 1 : 0, updated_at: nowIso() })
-    .where('id', '=', unitId)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return undefined;
-  return db.selectFrom('units').selectAll().where('id', '=', unitId).executeTakeFirst();
+  return setUnitArchivedFlag(db, unitId, archived, nowIso());
 }
+
+export { unitsOf as listOrganizationUnits } from '../store/units.ts';

@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { sql } from 'kysely';
+import { pingDatabase } from '../store/database.ts';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { noPullRequestOpener } from '../core/fixes.ts';
 import { authPlugin } from './auth.ts';
@@ -84,7 +84,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok', version: VERSION }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     try {
-      await sql`select 1`.execute(deps.store.db);
+      await pingDatabase(deps.store.db);
       return { status: 'ready', database: deps.store.dialect };
     } catch {
       return reply.status(503).send({ status: 'unavailable', database: deps.store.dialect });

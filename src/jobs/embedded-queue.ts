@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { newId } from '../ids.ts';
 import type { Store } from '../store/database.ts';
+import { claimJob, extendJobLease, insertJobOnce, settleJobAttempt } from '../store/jobs.ts';
 import type { Database, JobRow } from '../store/schema.ts';
 import type { JobContext, JobHandlers, JobKind, JobQueue, QueueSettings, WorkerOptions } from './queue.ts';
 
@@ -28,24 +29,7 @@ export class EmbeddedQueue implements JobQueue {
   }
 
   async enqueue(trx: Kysely<Database>, kind: JobKind, key: string): Promise<void> {
-    const now = new Date().toISOString();
-    await trx
-      .insertInto('jobs')
-      .values({
-        id: newId(),
-        kind,
-        key,
-        state: 'queued',
-        attempts: 0,
-        max_attempts: this.settings.maxAttempts,
-        run_after: now,
-        lease_until: null,
-        last_error: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .onConflict((oc) => oc.columns(['kind', 'key']).doNothing())
-      .execute();
+    await insertJobOnce(trx, { id: newId(), kind, key, max_attempts: this.settings.maxAttempts }, new Date().toISOString());
     this.wake.emit(kind);
   }
 
@@ -68,37 +52,12 @@ export class EmbeddedQueue implements JobQueue {
     return new Date(Date.now() + this.settings.leaseSeconds * 1000).toISOString();
   }
 
-  /** Takes the oldest runnable job: queued and due, or running with a lapsed lease. */
   private async claim(kind: JobKind): Promise<JobRow | undefined> {
-    const now = new Date().toISOString();
-    const candidate = this.db
-      .selectFrom('jobs')
-      .select('id')
-      .where('kind', '=', kind)
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('state', '=', 'queued'), eb('run_after', '<=', now)]),
-          eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)]),
-        ]),
-      )
-      .orderBy('created_at')
-      .limit(1);
-    return this.db
-      .updateTable('jobs')
-      .set({ state: 'running', attempts: sql`attempts + 1`, lease_until: this.leaseUntil(), updated_at: now })
-      .where('id', '=', candidate)
-      .where((eb) => eb.or([eb('state', '=', 'queued'), eb('lease_until', '<', now)]))
-      .returningAll()
-      .executeTakeFirst();
+    return claimJob(this.db, kind, new Date().toISOString(), this.leaseUntil());
   }
 
   private async settle(job: JobRow, changes: Partial<JobRow>): Promise<void> {
-    await this.db
-      .updateTable('jobs')
-      .set({ ...changes, updated_at: new Date().toISOString() })
-      .where('id', '=', job.id)
-      .where('attempts', '=', job.attempts)
-      .execute();
+    await settleJobAttempt(this.db, job, changes, new Date().toISOString());
   }
 
   private async loop(kind: JobKind, handlers: JobHandlers): Promise<void> {
@@ -135,14 +94,8 @@ export class EmbeddedQueue implements JobQueue {
     const controller = new AbortController();
     this.controllers.add(controller);
     const heartbeat = setInterval(async () => {
-      const result = await this.db
-        .updateTable('jobs')
-        .set({ lease_until: this.leaseUntil() })
-        .where('id', '=', job.id)
-        .where('attempts', '=', job.attempts)
-        .executeTakeFirst()
-        .catch(() => undefined);
-      if (result && Number(result.numUpdatedRows) === 0) controller.abort(new Error('lease lost'));
+      const stillOwned = await extendJobLease(this.db, job, this.leaseUntil()).catch(() => true);
+      if (!stillOwned) controller.abort(new Error('lease lost'));
     }, (this.settings.leaseSeconds * 1000) / 3);
     const context: JobContext = { attempt: job.attempts, signal: controller.signal };
     try {

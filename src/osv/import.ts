@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { nowIso } from '../ids.ts';
 import { ECOSYSTEMS, type Ecosystem } from '../sbom/component.ts';
+import { advisoryModifiedTimes, replaceAdvisories, type StoredAdvisory } from '../store/osv.ts';
 import type { Database } from '../store/schema.ts';
 import { exportEntries } from './export-files.ts';
 import { packageKey } from './package-key.ts';
@@ -76,9 +77,7 @@ async function storeBatch(db: Kysely<Database>, records: OsvRecord[], report: Im
   // An export may carry one id twice; the last copy wins as it would on a second import.
   const byId = new Map(records.map((r) => [r.id, r]));
   await db.transaction().execute(async (trx) => {
-    const stored = new Map(
-      (await trx.selectFrom('osv_advisories').select(['id', 'modified']).where('id', 'in', [...byId.keys()]).execute()).map((r) => [r.id, r.modified]),
-    );
+    const stored = await advisoryModifiedTimes(trx, [...byId.keys()]);
     const changed = [...byId.values()].filter((r) => {
       const modified = stored.get(r.id);
       if (modified !== undefined && modified >= r.modified) {
@@ -90,17 +89,11 @@ async function storeBatch(db: Kysely<Database>, records: OsvRecord[], report: Im
       if (r.withdrawn) report.withdrawn++;
       return true;
     });
-    if (!changed.length) return;
-    const now = nowIso();
-    const ids = changed.map((r) => r.id);
-    await trx.deleteFrom('osv_affected').where('advisory_id', 'in', ids).execute();
-    await trx.deleteFrom('osv_advisories').where('id', 'in', ids).execute();
-    for (const chunk of chunks(changed.map((r) => advisoryRow(r, now)), 100)) await trx.insertInto('osv_advisories').values(chunk).execute();
-    for (const chunk of chunks(changed.flatMap(affectedRows), 300)) await trx.insertInto('osv_affected').values(chunk).execute();
+    await replaceAdvisories(trx, changed.map(toStoredAdvisory), nowIso());
   });
 }
 
-function advisoryRow(record: OsvRecord, now: string) {
+function toStoredAdvisory(record: OsvRecord): StoredAdvisory {
   const cwe = record.database_specific?.cwe_ids;
   const severity = record.database_specific?.severity;
   return {
@@ -109,37 +102,27 @@ function advisoryRow(record: OsvRecord, now: string) {
     published: record.published ?? null,
     withdrawn: record.withdrawn ?? null,
     summary: record.summary?.slice(0, 1000) ?? null,
-    aliases: JSON.stringify(stringList(record.aliases)),
-    severity: JSON.stringify(Array.isArray(record.severity) ? record.severity.filter((s) => s && typeof s.score === 'string') : []),
-    database_severity: typeof severity === 'string' ? severity : null,
-    cwe_ids: JSON.stringify(stringList(cwe)),
-    references: JSON.stringify(Array.isArray(record.references) ? record.references.filter((r) => r && typeof r.url === 'string').map((r) => ({ type: r.type, url: r.url })) : []),
-    imported_at: now,
+    aliases: stringList(record.aliases),
+    severity: Array.isArray(record.severity) ? record.severity.filter((s) => s && typeof s.score === 'string') : [],
+    databaseSeverity: typeof severity === 'string' ? severity : null,
+    cweIds: stringList(cwe),
+    references: Array.isArray(record.references) ? record.references.filter((r) => r && typeof r.url === 'string').map((r) => ({ type: r.type, url: r.url })) : [],
+    affected: (record.affected ?? []).flatMap((affected) => {
+      const pkg = affected?.package;
+      if (!pkg || !SUPPORTED.has(pkg.ecosystem) || typeof pkg.name !== 'string') return [];
+      return [
+        {
+          ecosystem: pkg.ecosystem,
+          packageKey: packageKey(pkg.ecosystem as Ecosystem, pkg.name),
+          packageName: pkg.name,
+          ranges: Array.isArray(affected.ranges) ? affected.ranges : [],
+          versions: stringList(affected.versions),
+        },
+      ];
+    }),
   };
-}
-
-function affectedRows(record: OsvRecord) {
-  return (record.affected ?? []).flatMap((affected, position) => {
-    const pkg = affected?.package;
-    if (!pkg || !SUPPORTED.has(pkg.ecosystem) || typeof pkg.name !== 'string') return [];
-    return [
-      {
-        advisory_id: record.id,
-        position,
-        ecosystem: pkg.ecosystem,
-        package_key: packageKey(pkg.ecosystem as Ecosystem, pkg.name),
-        package_name: pkg.name,
-        ranges: JSON.stringify(Array.isArray(affected.ranges) ? affected.ranges : []),
-        versions: JSON.stringify(stringList(affected.versions)),
-      },
-    ];
-  });
 }
 
 function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
-
-function* chunks<T>(items: T[], size: number): Generator<T[]> {
-  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Settings } from '../config.ts';
 import type { Database } from './schema.ts';
@@ -14,6 +14,11 @@ export interface Store {
   /** Where the data lives, for humans: the SQLite file or the PostgreSQL URL without credentials. */
   location: string;
   close(): Promise<void>;
+}
+
+/** Resolves when the database answers a trivial query; rejects otherwise. */
+export async function pingDatabase(db: Kysely<Database>): Promise<void> {
+  await sql`select 1`.execute(db);
 }
 
 // COUNT(*) and BIGINT come back from pg as strings; every count here fits a JS number.

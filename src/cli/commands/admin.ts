@@ -1,5 +1,5 @@
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/api-keys.ts';
-import { createOrganization } from '../../core/organizations.ts';
+import { createOrganization, listOrganizations } from '../../core/organizations.ts';
 import { applyQuotaSettings, readBalance, type QuotaSettings } from '../../core/quotas.ts';
 import { isQuotaPeriodKind, QUOTA_PERIODS } from '../../core/quota-periods.ts';
 import { parseScopes, SCOPES } from '../../core/scopes.ts';
@@ -21,7 +21,7 @@ export async function orgCreate(ctx: CliContext, values: Values, json: boolean) 
 }
 
 export async function orgList(ctx: CliContext, json: boolean) {
-  const orgs = await ctx.store.db.selectFrom('organizations').select(['id', 'name', 'slug', 'quota_period']).orderBy('created_at').execute();
+  const orgs = (await listOrganizations(ctx.store.db)).map(({ id, name, slug, quota_period }) => ({ id, name, slug, quota_period }));
   report(json, { organizations: orgs }, orgs.map((o) => `${o.id}  ${o.slug}  ${o.name}`).join('\n') || '(no organizations)');
 }
 

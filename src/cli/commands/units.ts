@@ -1,5 +1,5 @@
 import { parseSourceSpec, type SourceSpec } from '../../core/source-repos.ts';
-import { addUnit, setUnitArchived } from '../../core/units.ts';
+import { addUnit, listOrganizationUnits, setUnitArchived } from '../../core/units.ts';
 import type { CliContext } from '../context.ts';
 import { requireOrg } from '../context.ts';
 import { report, required, UsageError } from '../output.ts';
@@ -89,15 +89,10 @@ export async function unitArchive(ctx: CliContext, positionals: string[], values
 
 export async function unitList(ctx: CliContext, values: Values, json: boolean) {
   const org = await requireOrg(ctx, required(values, 'org'));
-  const units = await ctx.store.db
-    .selectFrom('units')
-    .select(['id', 'name', 'archived', 'created_at'])
-    .where('org_id', '=', org.id)
-    .orderBy('created_at')
-    .execute();
+  const units = await listOrganizationUnits(ctx.store.db, org.id);
   report(
     json,
-    { repositories: units.map((u) => ({ ...u, archived: u.archived === 1 })) },
+    { repositories: units.map(({ id, name, archived, created_at }) => ({ id, name, archived: archived === 1, created_at })) },
     units.map((u) => `${u.id}  ${u.name}${u.archived ? '  (archived)' : ''}`).join('\n') || '(none)',
   );
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { getApiKey } from '../../core/api-keys.ts';
+import { getOrganization } from '../../core/organizations.ts';
 import { readBalance } from '../../core/quotas.ts';
 import type { Store } from '../../store/database.ts';
 import { responses, typed } from '../route-kit.ts';
@@ -22,11 +23,8 @@ export async function accountRoutes(app: FastifyInstance, { store }: { store: St
     },
     async (request) => {
       const { orgId, keyId } = request.principal;
-      const [org, key] = await Promise.all([
-        store.db.selectFrom('organizations').selectAll().where('id', '=', orgId).executeTakeFirstOrThrow(),
-        getApiKey(store.db, keyId),
-      ]);
-      return serializeMe(org, key!);
+      const [org, key] = await Promise.all([getOrganization(store.db, orgId), getApiKey(store.db, keyId)]);
+      return serializeMe(org!, key!);
     },
   );
 

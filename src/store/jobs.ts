@@ -1,0 +1,55 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database, JobRow } from './schema.ts';
+
+type NewJob = Pick<JobRow, 'id' | 'kind' | 'key' | 'max_attempts'>;
+
+/** Queues a job unless one with the same kind and key exists (a job per batch or fix, never two). */
+export async function insertJobOnce(db: Kysely<Database>, job: NewJob, now: string): Promise<void> {
+  await db
+    .insertInto('jobs')
+    .values({ ...job, state: 'queued', attempts: 0, run_after: now, lease_until: null, last_error: null, created_at: now, updated_at: now })
+    .onConflict((oc) => oc.columns(['kind', 'key']).doNothing())
+    .execute();
+}
+
+/**
+ * Takes the oldest runnable job of a kind, queued and due or running with a lapsed lease, in one
+ * UPDATE, so several processes sharing one database never take the same job.
+ */
+export async function claimJob(db: Kysely<Database>, kind: string, now: string, leaseUntil: string): Promise<JobRow | undefined> {
+  const candidate = db
+    .selectFrom('jobs')
+    .select('id')
+    .where('kind', '=', kind)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('state', '=', 'queued'), eb('run_after', '<=', now)]),
+        eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)]),
+      ]),
+    )
+    .orderBy('created_at')
+    .limit(1);
+  return db
+    .updateTable('jobs')
+    .set({ state: 'running', attempts: sql`attempts + 1`, lease_until: leaseUntil, updated_at: now })
+    .where('id', '=', candidate)
+    .where((eb) => eb.or([eb('state', '=', 'queued'), eb('lease_until', '<', now)]))
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Records the outcome of one attempt; a later attempt that took the job over is left alone. */
+export async function settleJobAttempt(db: Kysely<Database>, job: JobRow, changes: Partial<JobRow>, now: string): Promise<void> {
+  await db.updateTable('jobs').set({ ...changes, updated_at: now }).where('id', '=', job.id).where('attempts', '=', job.attempts).execute();
+}
+
+/** Extends the lease of this attempt; false when another attempt owns the job now. */
+export async function extendJobLease(db: Kysely<Database>, job: JobRow, leaseUntil: string): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ lease_until: leaseUntil })
+    .where('id', '=', job.id)
+    .where('attempts', '=', job.attempts)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
