@@ -18,12 +18,12 @@ export interface SastMatch {
   startLine: number;
   endLine: number;
   text: string;
-  /** The callee of the call the match is (pattern rules) or sits in (a taint sink's argument), e.g. `requests.get`. */
+  /** The callee of the call the match is or sits in, e.g. `requests.get`. */
   anchor: string | null;
 }
 
 const CALL_KINDS = /(^|_)(call|invocation|new_expression|object_creation_expression)(_expression)?$/;
-/** How far up from a match its call is looked for: a sink's argument sits in an argument list in the call. */
+/** How far up from a match its call is looked for: an argument sits in an argument list in the call. */
 const CALL_SEARCH_DEPTH = 3;
 
 function calleeOf(call: SgNode): string {
@@ -36,18 +36,18 @@ function calleeOf(call: SgNode): string {
   return call.text().split('(')[0].replace(/\s+/g, '');
 }
 
-/** The callee of the nearest call at or (for a taint sink, strictly) above the node, or null when there is none close by. */
-function anchorOf(node: SgNode, includeSelf: boolean): string | null {
-  let current: SgNode | null = includeSelf ? node : node.parent();
+/** The callee of the nearest call at or above the node, or null when there is none close by. */
+function anchorOf(node: SgNode): string | null {
+  let current: SgNode | null = node;
   for (let depth = 0; current && depth <= CALL_SEARCH_DEPTH; depth++, current = current.parent()) {
     if (CALL_KINDS.test(current.kind() as string)) return calleeOf(current) || null;
   }
   return null;
 }
 
-const fromNode = (rule: SastRule, node: SgNode, isSink = false): SastMatch => {
+const fromNode = (rule: SastRule, node: SgNode): SastMatch => {
   const range = node.range();
-  return { rule, startLine: range.start.line + 1, endLine: range.end.line + 1, text: node.text(), anchor: anchorOf(node, !isSink) };
+  return { rule, startLine: range.start.line + 1, endLine: range.end.line + 1, text: node.text(), anchor: anchorOf(node) };
 };
 
 function regexMatches(rules: SastRule[], source: string): SastMatch[] {
@@ -93,7 +93,7 @@ export function analyzeSource(ruleSet: RuleSet, parser: ParserName, source: stri
   const profile = ruleSet.profiles[language];
   const taintRules = rules.filter((r) => r.mode === 'taint');
   if (syntax && profile && taintRules.length) {
-    for (const hit of new TaintAnalyzer(root, syntax, profile, taintRules).analyze()) matches.push(fromNode(hit.rule, hit.sink, true));
+    for (const hit of new TaintAnalyzer(root, syntax, profile, taintRules).analyze()) matches.push(fromNode(hit.rule, hit.sink));
   }
   return matches;
 }

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { matchFindings, occurrenceIndexes, textSimilarity, type DetectedIdentity, type StoredIdentity } from '../src/core/finding-identity.ts';
+import { firstCallee, normalizeMatch } from '../src/engines/match-identity.ts';
+
+const RULE = 'python.lang.ssrf.outbound-request';
+
+function stored(id: string, overrides: Partial<StoredIdentity> = {}): StoredIdentity {
+  return { id, checkId: RULE, filePath: 'app.py', matchHash: `h-${id}`, fingerprint: `fp-${id}`, anchor: null, startLine: 1, snippet: null, ...overrides };
+}
+
+function detected(overrides: Partial<DetectedIdentity> = {}): DetectedIdentity {
+  return { checkId: RULE, filePath: 'app.py', matchHash: 'h-new', fingerprint: 'fp-new', anchor: null, startLine: 1, snippet: null, ...overrides };
+}
+
+describe('matchFindings', () => {
+  test('the same match hash is the same finding wherever its line moved', () => {
+    const result = matchFindings([stored('a', { matchHash: 'h1', startLine: 10 })], [detected({ matchHash: 'h1', startLine: 42 })]);
+    assert.deepEqual(result, ['a']);
+  });
+
+  test('identical matches in one file pair in line order, one to one', () => {
+    const olds = [stored('second', { matchHash: 'h', startLine: 20 }), stored('first', { matchHash: 'h', startLine: 5 })];
+    const news = [detected({ matchHash: 'h', startLine: 31 }), detected({ matchHash: 'h', startLine: 8 }), detected({ matchHash: 'h', startLine: 50 })];
+    assert.deepEqual(matchFindings(olds, news), ['second', 'first', undefined]);
+  });
+
+  test('another rule or another file is another finding', () => {
+    const olds = [stored('a', { matchHash: 'h' })];
+    assert.deepEqual(matchFindings(olds, [detected({ matchHash: 'h', checkId: 'other.rule' })]), [undefined]);
+    assert.deepEqual(matchFindings(olds, [detected({ matchHash: 'h', filePath: 'other.py' })]), [undefined]);
+  });
+
+  test('a renamed file carries its findings to the new path', () => {
+    const olds = [stored('a', { matchHash: 'h', filePath: 'old/app.py' })];
+    const news = [detected({ matchHash: 'h', filePath: 'new/app.py' })];
+    assert.deepEqual(matchFindings(olds, news), [undefined]);
+    assert.deepEqual(matchFindings(olds, news, new Map([['old/app.py', 'new/app.py']])), ['a']);
+  });
+
+  test('a changed match keeps its identity through the same anchor, the most similar first', () => {
+    const olds = [
+      stored('far', { anchor: 'requests.get', startLine: 3, snippet: 'requests.get(other_url, headers=h)' }),
+      stored('near', { anchor: 'requests.get', startLine: 40, snippet: 'requests.get(url, timeout=5)' }),
+    ];
+    const news = [detected({ anchor: 'requests.get', startLine: 41, snippet: 'requests.get(url, timeout=10)' })];
+    assert.deepEqual(matchFindings(olds, news), ['near']);
+  });
+
+  test('equally similar candidates go to the nearest line', () => {
+    const olds = [stored('top', { anchor: 'eval', startLine: 2 }), stored('bottom', { anchor: 'eval', startLine: 90 })];
+    const news = [detected({ anchor: 'eval', startLine: 85 })];
+    assert.deepEqual(matchFindings(olds, news), ['bottom']);
+  });
+
+  test('a different anchor (another call) never carries identity over', () => {
+    const olds = [stored('a', { anchor: 'os.system', snippet: 'os.system(cmd)' })];
+    const news = [detected({ anchor: 'subprocess.call', snippet: 'subprocess.call(cmd, shell=True)' })];
+    assert.deepEqual(matchFindings(olds, news), [undefined]);
+  });
+
+  test('a detection without an anchor matches only exactly', () => {
+    assert.deepEqual(matchFindings([stored('a', { anchor: null })], [detected({ anchor: null })]), [undefined]);
+  });
+
+  test('an exact match wins over an anchor match for the same stored finding', () => {
+    const olds = [stored('a', { matchHash: 'h1', anchor: 'requests.get', startLine: 10 })];
+    const news = [
+      detected({ matchHash: 'h2', anchor: 'requests.get', startLine: 10 }),
+      detected({ matchHash: 'h1', anchor: 'requests.get', startLine: 30 }),
+    ];
+    assert.deepEqual(matchFindings(olds, news), [undefined, 'a']);
+  });
+
+  test('rows stored before match hashes are recognized by the engine fingerprint', () => {
+    const olds = [stored('legacy', { matchHash: null, fingerprint: 'engine-fp' })];
+    assert.deepEqual(matchFindings(olds, [detected({ fingerprint: 'engine-fp' })]), ['legacy']);
+    assert.deepEqual(matchFindings(olds, [detected({ fingerprint: 'other-fp' })]), [undefined]);
+  });
+});
+
+describe('occurrenceIndexes', () => {
+  test('numbers the copies of one match in a file in line order', () => {
+    const list = [
+      detected({ matchHash: 'h', startLine: 30 }),
+      detected({ matchHash: 'h', startLine: 10 }),
+      detected({ matchHash: 'other', startLine: 20 }),
+      detected({ matchHash: 'h', filePath: 'b.py', startLine: 1 }),
+    ];
+    assert.deepEqual(occurrenceIndexes(list), [1, 0, 0, 0]);
+  });
+});
+
+describe('match normalization', () => {
+  test('whitespace, line wrapping and trailing commas do not change a match', () => {
+    assert.equal(normalizeMatch('requests.get(url, timeout=5)'), normalizeMatch('requests.get(\n    url,\n    timeout=5,\n)'));
+    assert.notEqual(normalizeMatch('requests.get(url, timeout=5)'), normalizeMatch('requests.get(url, timeout=10)'));
+  });
+
+  test('the first callee of a piece of code', () => {
+    assert.equal(firstCallee('  subprocess . call(cmd, shell=True)'), 'subprocess.call');
+    assert.equal(firstCallee('x = 1'), null);
+  });
+
+  test('text similarity is 1 for equal excerpts and lower for different ones', () => {
+    assert.equal(textSimilarity('a(b,  c)', 'a(b,c)'), 1);
+    assert.ok(textSimilarity('requests.get(url, timeout=5)', 'requests.get(url, timeout=10)') > textSimilarity('requests.get(url, timeout=5)', 'os.system(cmd)'));
+    assert.equal(textSimilarity(null, 'x'), 0);
+  });
+});
