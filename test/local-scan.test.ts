@@ -21,7 +21,7 @@ const CLI = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const FORMATS = ['table', 'json', 'sarif', 'semgrep-json'] as const;
 const RAW_FINDING_FIELDS = [
   'checkId', 'severity', 'category', 'title', 'message', 'filePath', 'startLine', 'endLine', 'cwe', 'owasp', 'references',
-  'fingerprint', 'commitSha', 'metadata',
+  'fingerprint', 'matchHash', 'anchor', 'snippet', 'commitSha', 'metadata',
 ].sort();
 
 const sampleOf = (id: string, seed: number) => positiveSample(SECRET_RULES.find((r) => r.id === id)!, seed);
