@@ -109,7 +109,7 @@ export async function ingestScanFindings(
         let key = newKeys[i]!;
         if (taken.has(key)) key = identityKey(scan.source_repo_id, raw.fingerprint, occurrences[i], id);
         taken.add(key);
-        const row = {
+        const row: FindingRow = {
           id,
           org_id: batch.org_id,
           unit_id: batch.unit_id,
@@ -120,7 +120,7 @@ export async function ingestScanFindings(
           resolved_at: null,
           created_at: now,
           ...detection,
-        } as FindingRow;
+        };
         await insertFinding(trx, row);
         await recordEvent(trx, { finding: row, eventType: 'detected', newStatus: 'open', scanId: batch.id, at: now });
         continue;
@@ -130,7 +130,7 @@ export async function ingestScanFindings(
       const reopened = await writeFindingStatus(trx, previous.id, { from: 'resolved', to: 'open', resolvedAt: null, at: now });
       if (!reopened) continue;
       await recordEvent(trx, {
-        finding: { ...previous, ...detection, status: 'open', resolved_at: null } as FindingRow,
+        finding: { ...previous, ...detection, status: 'open', resolved_at: null },
         eventType: 'reopened',
         previousStatus: 'resolved',
         newStatus: 'open',

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { newestFirst, type PageRequest } from '../core/pagination.ts';
-import type { Database, FindingRow, FindingUpdate } from './schema.ts';
+import type { Database, FindingRow } from './schema.ts';
 
 // All SQL on `findings`. Which findings change and how is decided in core; this module only reads and writes.
 
@@ -86,8 +86,11 @@ export async function insertFinding(db: Kysely<Database>, row: FindingRow): Prom
   await db.insertInto('findings').values(row).execute();
 }
 
-/** What a new detection changes about a finding: where it is and what the engine says; never its status. */
-export type FindingDetection = Omit<FindingUpdate, 'id' | 'status' | 'resolved_at' | 'org_id' | 'unit_id' | 'scan_type' | 'fingerprint'>;
+/** What a new detection changes about a finding: where it is and what the engine says; never its identity or status. */
+export type FindingDetection = Omit<
+  FindingRow,
+  'id' | 'org_id' | 'unit_id' | 'scan_type' | 'fingerprint' | 'status' | 'resolved_at' | 'first_detected_at' | 'created_at'
+>;
 
 export async function updateFindingDetection(db: Kysely<Database>, findingId: string, detection: FindingDetection): Promise<void> {
   await db.updateTable('findings').set(detection).where('id', '=', findingId).execute();
