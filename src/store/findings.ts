@@ -25,6 +25,14 @@ export function findFinding(db: Kysely<Database>, unitId: string, findingId: str
   return db.selectFrom('findings').selectAll().where('id', '=', findingId).where('unit_id', '=', unitId).executeTakeFirst();
 }
 
+/** The findings with these ids, in no particular order; ids of other units (when `unitId` is given) or unknown ids are left out. */
+export function findingsByIds(db: Kysely<Database>, ids: string[], unitId?: string): Promise<FindingRow[]> {
+  if (!ids.length) return Promise.resolve([]);
+  let query = db.selectFrom('findings').selectAll().where('id', 'in', ids);
+  if (unitId !== undefined) query = query.where('unit_id', '=', unitId);
+  return query.execute();
+}
+
 /** The findings a batch last detected, in file and line order. */
 export function findingsOfBatch(db: Kysely<Database>, unitId: string, batchId: string): Promise<FindingRow[]> {
   return db
