@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { matchFindings, occurrenceIndexes, textSimilarity, type DetectedIdentity, type StoredIdentity } from '../src/core/finding-identity.ts';
-import { firstCallee, normalizeMatch } from '../src/engines/match-identity.ts';
+import { firstCallee, normalizeMatch, snippetOf } from '../src/engines/match-identity.ts';
 
 const RULE = 'python.lang.ssrf.outbound-request';
 
@@ -106,5 +106,34 @@ describe('match normalization', () => {
     assert.equal(textSimilarity('a(b,  c)', 'a(b,c)'), 1);
     assert.ok(textSimilarity('requests.get(url, timeout=5)', 'requests.get(url, timeout=10)') > textSimilarity('requests.get(url, timeout=5)', 'os.system(cmd)'));
     assert.equal(textSimilarity(null, 'x'), 0);
+  });
+});
+
+describe('snippetOf', () => {
+  const token = `ghp_${'aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6'.slice(0, 36)}`;
+
+  test('shows the lines of the match, at most five, with any credential masked', () => {
+    const text = ['a = 1', `TOKEN = "${token}"`, 'b = 2', 'c = 3', 'd = 4', 'e = 5', 'f = 6', 'g = 7'].join('\n');
+    const snippet = snippetOf(text, 2, 8)!;
+    assert.equal(snippet.split('\n').length, 5);
+    assert.ok(snippet.startsWith('TOKEN = "ghp_'), snippet);
+    assert.ok(!snippet.includes(token.slice(4, 12)), snippet);
+    assert.equal(snippetOf(text, 3, 3), 'b = 2');
+  });
+
+  test("a secret's own lines also hide every long random-looking run beside it", () => {
+    const text = 'url = "https://hooks.example.test/services/T0A1B2C3D4/Zx9Yw8Vu7Ts6"';
+    const snippet = snippetOf(text, 1, 1, ['Zx9Yw8Vu7Ts6'])!;
+    assert.ok(!snippet.includes('Zx9Yw8Vu'), snippet);
+    assert.ok(!snippet.includes('T0A1B2C3D4'), snippet);
+    assert.match(snippet, /^url = "https:\/\/hooks\.example\.test\//);
+  });
+
+  test('cuts long lines after masking, so no cut leaves part of a credential showing', () => {
+    const text = `${'x'.repeat(190)} "${token}"`;
+    const snippet = snippetOf(text, 1, 1)!;
+    // Cut first, the line would end in the token's first eight characters, too few for the detector.
+    assert.ok(!snippet.includes(token.slice(0, 8)), snippet);
+    assert.ok(snippet.endsWith('…'));
   });
 });
