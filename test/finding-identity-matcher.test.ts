@@ -47,6 +47,12 @@ describe('matchFindings', () => {
     assert.deepEqual(matchFindings(olds, news), ['near']);
   });
 
+  test('the same call on code that shares little text is not carried over', () => {
+    const olds = [stored('a', { anchor: 'requests.get', snippet: '    return requests.get(url, timeout=5).text' })];
+    const news = [detected({ anchor: 'requests.get', snippet: '    payload = requests.get(build_webhook_target(account.settings)).json()' })];
+    assert.deepEqual(matchFindings(olds, news), [undefined]);
+  });
+
   test('equally similar candidates go to the nearest line', () => {
     const olds = [stored('top', { anchor: 'eval', startLine: 2 }), stored('bottom', { anchor: 'eval', startLine: 90 })];
     const news = [detected({ anchor: 'eval', startLine: 85 })];

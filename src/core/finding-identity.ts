@@ -9,7 +9,9 @@
 //   1. exact: the same match hash (whitespace-insensitive, path-free), paired in line order, so two
 //      identical matches in one file stay two findings and keep their order;
 //   2. anchor: the same coarser key (for SAST the call the match sits in, e.g. `requests.get`), pairing the
-//      most similar excerpt first and then the nearest line, one to one.
+//      most similar excerpt first and then the nearest line, one to one. Excerpts that share less than
+//      half their text are different code that happens to make the same call: no pairing, so a triage
+//      decision is never handed to code nobody looked at.
 //
 // A finding whose match changed to another call (`os.system(cmd)` → `subprocess.call(cmd, shell=True)`)
 // has a different anchor and is not carried over: the old one resolves and the new one opens.
@@ -38,6 +40,9 @@ export interface DetectedIdentity {
 }
 
 const groupKey = (checkId: string, filePath: string) => `${checkId}\0${filePath}`;
+
+/** Least excerpt similarity for an anchor pairing, when both excerpts are known. */
+export const MIN_ANCHOR_SIMILARITY = 0.5;
 
 function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
@@ -122,7 +127,9 @@ export function matchFindings(
       if (result[d.index] !== undefined || d.anchor === null) continue;
       for (const s of olds) {
         if (used.has(s.id) || s.anchor !== d.anchor) continue;
-        pairs.push({ d, s, similarity: textSimilarity(d.snippet, s.snippet), distance: Math.abs((s.startLine ?? d.startLine) - d.startLine) });
+        const similarity = textSimilarity(d.snippet, s.snippet);
+        if (d.snippet && s.snippet && similarity < MIN_ANCHOR_SIMILARITY) continue;
+        pairs.push({ d, s, similarity, distance: Math.abs((s.startLine ?? d.startLine) - d.startLine) });
       }
     }
     pairs.sort((a, b) => b.similarity - a.similarity || a.distance - b.distance || a.d.startLine - b.d.startLine);
