@@ -41,7 +41,7 @@ function toFinding(match: SecretMatch, filePath: string, text: string, key: Buff
     owasp: OWASP,
     references: REFERENCES,
     fingerprint,
-    // The secret itself, wherever it moves in the file or to whichever file.
+    // The secret itself, wherever it moves in its file (and with the file when it is renamed).
     matchHash: hashParts(`secrets.${match.rule.id}`, secretHash),
     anchor: secretHash,
     snippet: snippetOf(text, match.startLine, match.endLine, [match.secret]),
