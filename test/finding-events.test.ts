@@ -53,6 +53,7 @@ describe('GET /api/v1/finding-events', () => {
       file_path: 'app/settings.py',
       actor_user_id: org.keyId,
       metadata: {},
+      comment: null,
     });
 
     const again = await readEvents(h, org.key);

@@ -24,7 +24,7 @@ const FORMATS = ['table', 'json', 'sarif', 'semgrep-json'] as const;
 /** The finding fields a local json report shares with the API's finding responses, plus its own three. */
 const JSON_FINDING_FIELDS = [
   'check_id', 'severity', 'category', 'title', 'message', 'file_path', 'start_line', 'end_line', 'cwe', 'owasp', 'references',
-  'source_url', 'cvss_base_score', 'cvss_severity', 'cvss_vector', 'fingerprint', 'commit_sha', 'metadata',
+  'source_url', 'cvss_base_score', 'cvss_severity', 'cvss_vector', 'fingerprint', 'match_hash', 'anchor', 'snippet', 'commit_sha', 'metadata',
 ];
 
 /** A finding of a local json report. */

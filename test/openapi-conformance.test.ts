@@ -15,8 +15,12 @@ const CONTRACT_DIR = path.resolve(import.meta.dirname, '../../shared/contract');
 
 /** Properties Bulwark adds on purpose, each for a reason the spec or issue names. */
 const ALLOWED_EXTRA: Record<string, string[]> = {
-  // Spec §2: a finding "has a scan batch id (`scan_batch_id`)"; line numbers locate it in the file.
-  PublicFindingResponse: ['scan_batch_id', 'start_line', 'end_line'],
+  // Spec §2: a finding "has a scan batch id (`scan_batch_id`)"; the source repository, lines, commit and a
+  // masked excerpt locate it.
+  PublicFindingResponse: ['scan_batch_id', 'source_repo', 'start_line', 'end_line', 'commit_sha', 'snippet'],
+  PublicScanFindingSummary: ['source_repo', 'start_line', 'end_line', 'commit_sha', 'snippet'],
+  // The reason a person gave with a status change.
+  PublicFindingEventResponse: ['comment'],
   // One server serves both families' clients, so the balance carries both unit counters.
   PublicQuotaBalanceResponse: ['repositories', 'applications'],
 };

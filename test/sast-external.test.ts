@@ -167,6 +167,10 @@ describe('SAST engine with an external semgrep', () => {
       owasp: ['A05:2021 - Security Misconfiguration'],
       references: ['https://example.test/ref'],
       fingerprint: sha256(`ext.same-place-other-cwe\0${first.filePath}\0${first.startLine}-${first.endLine}`),
+      // Without the matched lines only the place identifies it, and there is nothing to show.
+      matchHash: sha256(`ext.same-place-other-cwe\0${first.filePath}\0${first.startLine}-${first.endLine}`),
+      anchor: null,
+      snippet: null,
       commitSha: null,
       metadata: { engine: 'semgrep' },
     };
@@ -183,6 +187,9 @@ describe('SAST engine with an external semgrep', () => {
       owasp: ['A07:2021'],
       references: [],
       fingerprint: sha256(`ext.hardcoded-token\0lib/util.py\0token = 'abc'`),
+      matchHash: sha256(`ext.hardcoded-token\0token='abc'`),
+      anchor: null,
+      snippet: "    token =   'abc'",
       commitSha: null,
       metadata: { engine: 'semgrep', confidence: 'high' },
     };

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.ts';
+import { insertFindingEvent, listFindingEvents, type FindingEventQuery } from '../store/finding-events.ts';
+import { encodeJson } from '../store/json-columns.ts';
 import type { Database, FindingEventRow, FindingRow } from '../store/schema.ts';
-import { newestFirst } from '../store/pagination.ts';
-import type { PageRequest } from './pagination.ts';
 
 export const EVENT_TYPES = [
   'detected',
@@ -26,6 +26,8 @@ export interface EventInput {
   actorKeyId?: string | null;
   scanId?: string | null;
   metadata?: Record<string, unknown>;
+  /** Why a person made the change, as they wrote it. */
+  comment?: string | null;
   at?: string;
 }
 
@@ -46,38 +48,18 @@ export async function recordEvent(db: Kysely<Database>, input: EventInput): Prom
     check_id: input.finding.check_id,
     file_path: input.finding.file_path,
     actor_user_id: input.actorKeyId ?? null,
-    metadata: JSON.stringify(input.metadata ?? {}),
+    metadata: encodeJson(input.metadata ?? {}),
+    comment: input.comment ?? null,
     event_timestamp: at,
     created_at: at,
   };
-  await db.insertInto('finding_events').values(row).execute();
+  await insertFindingEvent(db, row);
   return row;
 }
 
-export interface EventFilters extends PageRequest {
-  unitId?: string;
-  findingId?: string;
-  scanType?: string;
-  severity?: string;
-  eventType?: string;
-  start?: string;
-  end?: string;
-}
+export type EventFilters = FindingEventQuery;
 
 /** The organization-wide feed, newest first. */
-export async function listEvents(
-  db: Kysely<Database>,
-  orgId: string,
-  filters: EventFilters,
-): Promise<{ items: FindingEventRow[]; total: number }> {
-  let query = db.selectFrom('finding_events').where('org_id', '=', orgId);
-  if (filters.unitId) query = query.where('unit_id', '=', filters.unitId);
-  if (filters.findingId) query = query.where('finding_id', '=', filters.findingId);
-  if (filters.scanType) query = query.where('scan_type', '=', filters.scanType);
-  if (filters.severity) query = query.where('severity', '=', filters.severity.toLowerCase());
-  if (filters.eventType) query = query.where('event_type', '=', filters.eventType);
-  if (filters.start) query = query.where('event_timestamp', '>=', filters.start);
-  if (filters.end) query = query.where('event_timestamp', '<=', filters.end);
-  const { rows, total } = await newestFirst(query, filters, 'event_timestamp');
-  return { items: rows, total };
+export function listEvents(db: Kysely<Database>, orgId: string, filters: EventFilters): Promise<{ items: FindingEventRow[]; total: number }> {
+  return listFindingEvents(db, orgId, filters);
 }

@@ -1,40 +1,82 @@
+import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { RawFinding } from '../engines/engine.ts';
 import { newId, nowIso } from '../ids.ts';
+import {
+  findingsNotSeenBy,
+  findingsOfSource,
+  insertFinding,
+  markScanAssessed,
+  takenKeys,
+  updateFindingDetection,
+  writeFindingStatus,
+  type FindingDetection,
+} from '../store/findings.ts';
+import { encodeJson } from '../store/json-columns.ts';
 import type { Database, FindingRow, ScanBatchRow, ScanRow } from '../store/schema.ts';
+import { matchFindings, occurrenceIndexes, type DetectedIdentity, type StoredIdentity } from './finding-identity.ts';
 import { recordEvent } from './finding-events.ts';
 
 /** Statuses that mean "still a problem as far as anyone knows": these resolve when a scan stops seeing them. */
 const AUTO_RESOLVABLE = ['open', 'needs_manual_review'];
 
+const detectedIdentity = (raw: RawFinding): DetectedIdentity => ({
+  checkId: raw.checkId,
+  filePath: raw.filePath,
+  matchHash: raw.matchHash ?? raw.fingerprint,
+  fingerprint: raw.fingerprint,
+  anchor: raw.anchor ?? null,
+  startLine: raw.startLine,
+  snippet: raw.snippet ?? null,
+});
+
+const storedIdentity = (row: FindingRow): StoredIdentity => ({
+  id: row.id,
+  checkId: row.check_id,
+  filePath: row.file_path,
+  matchHash: row.match_hash,
+  fingerprint: row.fingerprint,
+  anchor: row.anchor,
+  startLine: row.start_line,
+  snippet: row.snippet,
+});
+
 /**
- * Stores what one per-repo scan found. New fingerprints become open findings (`detected`); known ones
- * get `last_detected_at` and the batch of this detection; resolved ones reopen (`reopened`); the
- * caller's `ignored` and `false_positive` stand. Idempotent: running it twice for a scan changes nothing more.
+ * A new finding's identity key (stored as `fingerprint`, unique per unit and scan type): its source
+ * repository, the engine's fingerprint and which copy of that match in the file it is. Fixed for the
+ * finding's life, wherever the code later moves. `salt` separates it from a key an older finding already
+ * holds (one whose code has since changed into this match).
+ */
+function identityKey(sourceRepoId: string, fingerprint: string, occurrence: number, salt = ''): string {
+  return crypto.createHash('sha256').update(`${sourceRepoId}\0${fingerprint}\0${occurrence}\0${salt}`).digest('hex');
+}
+
+/**
+ * Stores what one per-repo scan found. Each detection is matched to a finding of the same source repo
+ * (src/core/finding-identity.ts; `renames` follows files git saw renamed since that source's previous
+ * scan): a known one gets its new place and `last_detected_at`, a resolved one reopens (`reopened`), and
+ * every other status (`ignored`, `false_positive`, `needs_manual_review`) stands; an unknown one becomes an
+ * open finding (`detected`). Idempotent: running it twice for a scan changes nothing more.
  */
 export async function ingestScanFindings(
   db: Kysely<Database>,
   batch: ScanBatchRow,
   scan: ScanRow,
   found: RawFinding[],
+  renames: ReadonlyMap<string, string> = new Map(),
 ): Promise<number> {
-  const unique = new Map(found.map((f) => [f.fingerprint, f]));
+  const detected = found.map(detectedIdentity);
+  const occurrences = occurrenceIndexes(detected);
   await db.transaction().execute(async (trx) => {
     const now = nowIso();
-    const existing = new Map<string, FindingRow>();
-    const fingerprints = [...unique.keys()];
-    for (let i = 0; i < fingerprints.length; i += 500) {
-      const rows = await trx
-        .selectFrom('findings')
-        .selectAll()
-        .where('unit_id', '=', batch.unit_id)
-        .where('scan_type', '=', batch.scan_type)
-        .where('fingerprint', 'in', fingerprints.slice(i, i + 500))
-        .execute();
-      for (const row of rows) existing.set(row.fingerprint, row);
-    }
-    for (const raw of unique.values()) {
-      const located = {
+    const stored = await findingsOfSource(trx, batch.unit_id, batch.scan_type, scan.source_repo_id);
+    const known = new Map(stored.map((row) => [row.id, row]));
+    const matches = matchFindings(stored.map(storedIdentity), detected, renames);
+    const newKeys = found.map((raw, i) => (matches[i] ? null : identityKey(scan.source_repo_id, raw.fingerprint, occurrences[i])));
+    const taken = await takenKeys(trx, batch.unit_id, batch.scan_type, newKeys.filter((k): k is string => k !== null));
+
+    for (const [i, raw] of found.entries()) {
+      const detection: FindingDetection = {
         source_repo_id: scan.source_repo_id,
         scan_batch_id: batch.id,
         scan_id: scan.id,
@@ -46,53 +88,58 @@ export async function ingestScanFindings(
         file_path: raw.filePath,
         start_line: raw.startLine,
         end_line: raw.endLine,
-        cwe: JSON.stringify(raw.cwe),
-        owasp: JSON.stringify(raw.owasp),
-        references: JSON.stringify(raw.references),
+        cwe: encodeJson(raw.cwe),
+        owasp: encodeJson(raw.owasp),
+        references: encodeJson(raw.references),
         commit_sha: raw.commitSha ?? scan.commit_sha,
-        metadata: JSON.stringify(raw.metadata),
+        metadata: encodeJson(raw.metadata),
         source_url: raw.sourceUrl ?? null,
         cvss_base_score: raw.cvss?.baseScore ?? null,
         cvss_severity: raw.cvss?.severity ?? null,
         cvss_vector: raw.cvss?.vector ?? null,
+        match_hash: detected[i].matchHash,
+        anchor: detected[i].anchor,
+        snippet: detected[i].snippet,
         last_detected_at: now,
         updated_at: now,
       };
-      const known = existing.get(raw.fingerprint);
-      if (!known) {
+      const previous = matches[i] ? known.get(matches[i]!) : undefined;
+      if (!previous) {
+        const id = newId();
+        let key = newKeys[i]!;
+        if (taken.has(key)) key = identityKey(scan.source_repo_id, raw.fingerprint, occurrences[i], id);
+        taken.add(key);
         const row: FindingRow = {
-          id: newId(),
+          id,
           org_id: batch.org_id,
           unit_id: batch.unit_id,
           scan_type: batch.scan_type,
-          fingerprint: raw.fingerprint,
+          fingerprint: key,
           status: 'open',
           first_detected_at: now,
           resolved_at: null,
           created_at: now,
-          ...located,
+          ...detection,
         };
-        await trx.insertInto('findings').values(row).execute();
+        await insertFinding(trx, row);
         await recordEvent(trx, { finding: row, eventType: 'detected', newStatus: 'open', scanId: batch.id, at: now });
         continue;
       }
-      const reopen = known.status === 'resolved';
-      const status = reopen ? 'open' : known.status;
-      const resolvedAt = reopen ? null : known.resolved_at;
-      await trx.updateTable('findings').set({ ...located, status, resolved_at: resolvedAt }).where('id', '=', known.id).execute();
-      if (reopen) {
-        await recordEvent(trx, {
-          finding: { ...known, ...located, status, resolved_at: resolvedAt },
-          eventType: 'reopened',
-          previousStatus: 'resolved',
-          newStatus: 'open',
-          scanId: batch.id,
-          at: now,
-        });
-      }
+      await updateFindingDetection(trx, previous.id, detection);
+      if (previous.status !== 'resolved') continue;
+      const reopened = await writeFindingStatus(trx, previous.id, { from: 'resolved', to: 'open', resolvedAt: null, at: now });
+      if (!reopened) continue;
+      await recordEvent(trx, {
+        finding: { ...previous, ...detection, status: 'open', resolved_at: null },
+        eventType: 'reopened',
+        previousStatus: 'resolved',
+        newStatus: 'open',
+        scanId: batch.id,
+        at: now,
+      });
     }
   });
-  return unique.size;
+  return found.length;
 }
 
 /**
@@ -101,18 +148,16 @@ export async function ingestScanFindings(
  */
 export async function resolveUnseenFindings(db: Kysely<Database>, batch: ScanBatchRow, scan: ScanRow): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const gone = await trx
-      .selectFrom('findings')
-      .selectAll()
-      .where('unit_id', '=', batch.unit_id)
-      .where('scan_type', '=', batch.scan_type)
-      .where('source_repo_id', '=', scan.source_repo_id)
-      .where('status', 'in', AUTO_RESOLVABLE)
-      .where((eb) => eb.or([eb('scan_id', 'is', null), eb('scan_id', '!=', scan.id)]))
-      .execute();
+    const gone = await findingsNotSeenBy(
+      trx,
+      { unitId: batch.unit_id, scanType: batch.scan_type, sourceRepoId: scan.source_repo_id, scanId: scan.id },
+      AUTO_RESOLVABLE,
+    );
     const now = nowIso();
+    let resolved = 0;
     for (const finding of gone) {
-      await trx.updateTable('findings').set({ status: 'resolved', resolved_at: now, updated_at: now }).where('id', '=', finding.id).execute();
+      if (!(await writeFindingStatus(trx, finding.id, { from: finding.status, to: 'resolved', resolvedAt: now, at: now }))) continue;
+      resolved++;
       await recordEvent(trx, {
         finding: { ...finding, status: 'resolved', resolved_at: now },
         eventType: 'resolved_auto',
@@ -123,7 +168,7 @@ export async function resolveUnseenFindings(db: Kysely<Database>, batch: ScanBat
         at: now,
       });
     }
-    await trx.updateTable('scans').set({ assessed: 1 }).where('id', '=', scan.id).execute();
-    return gone.length;
+    await markScanAssessed(trx, scan.id);
+    return resolved;
   });
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.ts';
+import { findingsByIds } from '../store/findings.ts';
 import type { Database, FindingRow, FixPullRequestRow, FixRow } from '../store/schema.ts';
 import { ApiError, BodyValueError, invalidState, notFound } from './errors.ts';
 import { recordEvent } from './finding-events.ts';
@@ -141,7 +142,7 @@ export async function createFix(
   return db.transaction().execute(async (trx) => {
     let findings: FindingRow[] = [];
     if (findingIds.length) {
-      findings = await trx.selectFrom('findings').selectAll().where('unit_id', '=', unit.id).where('id', 'in', findingIds).execute();
+      findings = await findingsByIds(trx, findingIds, unit.id);
       const missing = findingIds.find((id) => !findings.some((f) => f.id === id));
       if (missing) throw notFound(`Finding ${missing}`);
     }

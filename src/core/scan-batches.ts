@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.ts';
+import { findingsOfBatch } from '../store/findings.ts';
 import type { Database, FindingRow, ScanBatchRow, ScanRow } from '../store/schema.ts';
 import { invalidState, notFound } from './errors.ts';
 import { newestFirst } from '../store/pagination.ts';
@@ -110,15 +111,7 @@ export async function getScanResults(
   batchId: string,
 ): Promise<{ batch: ScanBatchRow; findings: FindingRow[] }> {
   const batch = await findBatch(db, unit, batchId);
-  const findings = await db
-    .selectFrom('findings')
-    .selectAll()
-    .where('unit_id', '=', unit.id)
-    .where('scan_batch_id', '=', batch.id)
-    .orderBy('file_path')
-    .orderBy('start_line')
-    .orderBy('id')
-    .execute();
+  const findings = await findingsOfBatch(db, unit.id, batch.id);
   return { batch, findings };
 }
 

@@ -15,6 +15,15 @@ export interface RawFinding {
   references: string[];
   /** Stable under line shifts and unrelated edits: rule, path and the matched content, not its position. */
   fingerprint: string;
+  /**
+   * How a later scan recognizes this finding (src/core/finding-identity.ts): a hash of the match that
+   * leaves out the path and ignores formatting, and a coarser anchor that survives edits inside the match
+   * (for SAST the call it sits in). Without them the fingerprint serves as the match hash.
+   */
+  matchHash?: string;
+  anchor?: string | null;
+  /** A few lines of the matched code, credentials masked; never a secret in clear. */
+  snippet?: string | null;
   /** Set when the finding lives in history rather than in the scanned tree. */
   commitSha: string | null;
   metadata: Record<string, unknown>;

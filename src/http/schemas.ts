@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { FINDING_STATUSES } from '../core/findings.ts';
+import { FINDING_STATUSES, TRIAGE_COMMENT_MAX_LENGTH } from '../core/findings.ts';
 import { PROVIDERS } from '../core/source-repos.ts';
 import type { Family } from './family.ts';
 
@@ -138,6 +138,17 @@ export const scanProgressResponse = (family: Family) =>
     { title: 'PublicScanProgressResponse' },
   );
 
+/** Where a finding is: fields beyond the contract, shared by a finding and a scan result's entry. */
+const findingLocationFields = {
+  source_repo: NullableString('Source Repo'),
+  start_line: Type.Optional(Nullable(Type.Integer({ title: 'Start Line' }))),
+  end_line: Type.Optional(Nullable(Type.Integer({ title: 'End Line' }))),
+  commit_sha: NullableString('Commit Sha'),
+  snippet: Type.Optional(
+    Nullable(Type.String({ title: 'Snippet', description: 'A few lines of the matched code; credentials are masked' })),
+  ),
+};
+
 export const ScanFindingSummary = Type.Object(
   {
     check_id: Type.String({ title: 'Check Id' }),
@@ -146,7 +157,8 @@ export const ScanFindingSummary = Type.Object(
     message: Type.String({ title: 'Message' }),
     cwe: StringList('Cwe'),
     owasp: StringList('Owasp'),
-    fingerprint: Type.String({ title: 'Fingerprint' }),
+    fingerprint: Type.String({ title: 'Fingerprint', description: "The finding's identity key, stable across rescans" }),
+    ...findingLocationFields,
   },
   { title: 'PublicScanFindingSummary' },
 );
@@ -193,8 +205,7 @@ export const findingResponse = (family: Family) =>
       category: Type.String({ title: 'Category' }),
       scan_type: Type.String({ title: 'Scan Type' }),
       scan_batch_id: NullableString('Scan Batch Id'),
-      start_line: Type.Optional(Nullable(Type.Integer({ title: 'Start Line' }))),
-      end_line: Type.Optional(Nullable(Type.Integer({ title: 'End Line' }))),
+      ...findingLocationFields,
       cwe: StringList('Cwe'),
       owasp: StringList('Owasp'),
       references: StringList('References'),
@@ -227,6 +238,7 @@ export const FindingEventResponse = Type.Object(
     file_path: NullableString('File Path'),
     actor_user_id: NullableString('Actor User Id'),
     metadata: Type.Optional(Type.Object({}, { additionalProperties: true, title: 'Metadata' })),
+    comment: Type.Optional(Nullable(Type.String({ title: 'Comment', description: 'The reason given with a status change; null when none' }))),
     event_timestamp: DateTime('Event Timestamp'),
     created_at: DateTime('Created At'),
   },
@@ -369,7 +381,18 @@ export const scanCreateRequest = (family: Family) =>
   );
 
 export const FindingStatusUpdateRequest = Type.Object(
-  { status: Type.String({ enum: [...FINDING_STATUSES], description: `One of ${FINDING_STATUSES.join(', ')}` }) },
+  {
+    status: Type.String({ enum: [...FINDING_STATUSES], description: `One of ${FINDING_STATUSES.join(', ')}` }),
+    comment: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: TRIAGE_COMMENT_MAX_LENGTH,
+          title: 'Comment',
+          description: 'Why the status changes; kept on the status_changed event',
+        }),
+      ),
+    ),
+  },
   { title: 'PublicFindingStatusUpdateRequest' },
 );
 

@@ -3,12 +3,25 @@ import type { FixView } from '../core/fixes.ts';
 import type { QuotaBalance } from '../core/quotas.ts';
 import type { BatchView, ProgressView } from '../core/scan-batches.ts';
 import type { Unit } from '../core/units.ts';
+import { decodeJson } from '../store/json-columns.ts';
 import type { FindingEventRow, FindingRow, FixPullRequestRow, Organization, ScanBatchRow } from '../store/schema.ts';
 import type { Family } from './family.ts';
 
 // Rows to wire objects. The response schemas decide what is sent; these decide where each value comes from.
 
-const list = (json: string): string[] => JSON.parse(json) as string[];
+const list = (json: string): string[] => decodeJson<string[]>(json, []);
+
+/** The full name of the unit's source repository a finding came from. */
+const sourceRepoName = (unit: Unit, f: FindingRow) => unit.sources.find((s) => s.id === f.source_repo_id)?.full_name ?? null;
+
+/** Where a finding is, beyond its file: the fields a finding and a scan result's entry share. */
+const findingLocation = (unit: Unit, f: FindingRow) => ({
+  source_repo: sourceRepoName(unit, f),
+  start_line: f.start_line,
+  end_line: f.end_line,
+  commit_sha: f.commit_sha,
+  snippet: f.snippet,
+});
 
 export function serializeUnit(unit: Unit) {
   return {
@@ -51,7 +64,7 @@ export function serializeProgress(family: Family, view: ProgressView) {
   return { ...batch, percent_complete: view.percent_complete, repositories: view.repositories };
 }
 
-export function serializeResults(batch: ScanBatchRow, findings: FindingRow[]) {
+export function serializeResults(unit: Unit, batch: ScanBatchRow, findings: FindingRow[]) {
   return {
     batch_id: batch.id,
     scan_type: batch.scan_type,
@@ -65,11 +78,12 @@ export function serializeResults(batch: ScanBatchRow, findings: FindingRow[]) {
       cwe: list(f.cwe),
       owasp: list(f.owasp),
       fingerprint: f.fingerprint,
+      ...findingLocation(unit, f),
     })),
   };
 }
 
-export function serializeFinding(family: Family, f: FindingRow) {
+export function serializeFinding(family: Family, unit: Unit, f: FindingRow) {
   return {
     id: f.id,
     [family.idField]: f.unit_id,
@@ -82,8 +96,7 @@ export function serializeFinding(family: Family, f: FindingRow) {
     category: f.category,
     scan_type: f.scan_type,
     scan_batch_id: f.scan_batch_id,
-    start_line: f.start_line,
-    end_line: f.end_line,
+    ...findingLocation(unit, f),
     cwe: list(f.cwe),
     owasp: list(f.owasp),
     references: list(f.references),
@@ -114,7 +127,8 @@ export function serializeEvent(e: FindingEventRow) {
     check_id: e.check_id,
     file_path: e.file_path,
     actor_user_id: e.actor_user_id,
-    metadata: JSON.parse(e.metadata) as Record<string, unknown>,
+    metadata: decodeJson<Record<string, unknown>>(e.metadata, {}),
+    comment: e.comment,
     event_timestamp: e.event_timestamp,
     created_at: e.created_at,
   };

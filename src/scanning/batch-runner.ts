@@ -7,6 +7,7 @@ import type { TokenBox } from '../crypto/token-box.ts';
 import type { ScanArtifact } from '../engines/engine.ts';
 import type { EngineRegistry } from '../engines/registry.ts';
 import { storeArtifacts } from './artifacts.ts';
+import { renamesSincePreviousScan } from './finding-renames.ts';
 import { newId, nowIso } from '../ids.ts';
 import type { JobContext, JobHandlers } from '../jobs/queue.ts';
 import { CheckoutError, type CheckoutCache } from '../scm/checkout-cache.ts';
@@ -110,7 +111,8 @@ export function createBatchRunner(deps: BatchRunnerDeps): JobHandlers {
         onNote: (note) => deps.log?.('scan note', { scan: scan.id, repository: source.full_name, note }),
       });
       await storeArtifacts(db, scan.id, artifacts);
-      const stored = await ingestScanFindings(db, batch, { ...scan, commit_sha: checkout.commit }, found);
+      const renames = await renamesSincePreviousScan(db, scan, batch.scan_type, checkout, context.signal);
+      const stored = await ingestScanFindings(db, batch, { ...scan, commit_sha: checkout.commit }, found, renames);
       await setScan(scan, { status: 'completed', findings_count: stored, completed_at: nowIso() });
     } catch (error) {
       if (context.signal.aborted) throw error;

@@ -104,7 +104,14 @@ export interface FindingsTable {
   scan_type: string;
   scan_batch_id: string | null;
   scan_id: string | null;
+  /** The finding's identity key within its unit and scan type, fixed when it is created. */
   fingerprint: string;
+  /** The engine's hash of the match without its path; null on rows stored before it was kept. */
+  match_hash: string | null;
+  /** A coarser key of the match that survives edits of it (the call a SAST match sits in). */
+  anchor: string | null;
+  /** A few lines of the matched code, credentials masked. */
+  snippet: string | null;
   check_id: string;
   severity: string;
   status: string;
@@ -145,6 +152,8 @@ export interface FindingEventsTable {
   file_path: string | null;
   actor_user_id: string | null;
   metadata: string;
+  /** Why a person changed the status, when they said. */
+  comment: string | null;
   event_timestamp: string;
   created_at: string;
 }

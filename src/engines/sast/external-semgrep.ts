@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Ignore } from 'ignore';
 import type { EngineInput, RawFinding } from '../engine.ts';
+import { firstCallee, hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
 import { isTestPath, skipReason } from '../source-files.ts';
 
 // An optional second opinion: when an operator names rule configs and a `semgrep` or `opengrep` binary is on
@@ -175,6 +176,9 @@ export function toRawFinding(result: SemgrepResult, filePath: string, engine: Se
     owasp: stringList(metadata.owasp),
     references: stringList(metadata.references),
     fingerprint: crypto.createHash('sha256').update(`${result.check_id}\0${filePath}\0${content}`).digest('hex'),
+    matchHash: hashParts(result.check_id, lines ? normalizeMatch(extra.lines!) : `${filePath}\0${content}`),
+    anchor: lines ? firstCallee(extra.lines!) : null,
+    snippet: lines ? snippetOf(extra.lines!, 1, extra.lines!.split('\n').length) : null,
     commitSha: null,
     metadata: { engine, ...(confidence ? { confidence } : {}) },
   };

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { parse, type SgNode } from '@ast-grep/napi';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
+import { firstCallee, hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
 import { isTestPath, loadIgnore, MAX_FILE_BYTES, readSourceText, listFiles } from '../source-files.ts';
 import { externalSemgrepFindings, mergeFindings, type ExternalSemgrepOptions } from './external-semgrep.ts';
 import { astGrepLang, parserFor, registerLanguages, ruleLanguageOf, taintSyntaxOf, type ParserName } from '../../languages/index.ts';
@@ -17,11 +18,36 @@ export interface SastMatch {
   startLine: number;
   endLine: number;
   text: string;
+  /** The callee of the call the match is or sits in, e.g. `requests.get`. */
+  anchor: string | null;
+}
+
+const CALL_KINDS = /(^|_)(call|invocation|new_expression|object_creation_expression)(_expression)?$/;
+/** How far up from a match its call is looked for: an argument sits in an argument list in the call. */
+const CALL_SEARCH_DEPTH = 3;
+
+function calleeOf(call: SgNode): string {
+  const field = (name: string) => call.field(name as never) as SgNode | null;
+  const callee = field('function') ?? field('constructor');
+  if (callee) return callee.text().replace(/\s+/g, '');
+  const name = field('name') ?? field('method');
+  const receiver = field('object') ?? field('receiver');
+  if (name) return `${receiver ? `${receiver.text()}.` : ''}${name.text()}`.replace(/\s+/g, '');
+  return call.text().split('(')[0].replace(/\s+/g, '');
+}
+
+/** The callee of the nearest call at or above the node, or null when there is none close by. */
+function anchorOf(node: SgNode): string | null {
+  let current: SgNode | null = node;
+  for (let depth = 0; current && depth <= CALL_SEARCH_DEPTH; depth++, current = current.parent()) {
+    if (CALL_KINDS.test(current.kind() as string)) return calleeOf(current) || null;
+  }
+  return null;
 }
 
 const fromNode = (rule: SastRule, node: SgNode): SastMatch => {
   const range = node.range();
-  return { rule, startLine: range.start.line + 1, endLine: range.end.line + 1, text: node.text() };
+  return { rule, startLine: range.start.line + 1, endLine: range.end.line + 1, text: node.text(), anchor: anchorOf(node) };
 };
 
 function regexMatches(rules: SastRule[], source: string): SastMatch[] {
@@ -34,7 +60,7 @@ function regexMatches(rules: SastRule[], source: string): SastMatch[] {
         pattern.lastIndex++;
         continue;
       }
-      matches.push({ rule, startLine: lineAt(m.index), endLine: lineAt(m.index + m[0].length - 1), text: m[0] });
+      matches.push({ rule, startLine: lineAt(m.index), endLine: lineAt(m.index + m[0].length - 1), text: m[0], anchor: firstCallee(m[0]) });
     }
   }
   return matches;
@@ -72,7 +98,7 @@ export function analyzeSource(ruleSet: RuleSet, parser: ParserName, source: stri
   return matches;
 }
 
-function toFinding(match: SastMatch, filePath: string): RawFinding {
+function toFinding(match: SastMatch, filePath: string, source: string): RawFinding {
   const { rule } = match;
   const normalized = match.text.replace(/\s+/g, ' ').trim();
   return {
@@ -88,6 +114,10 @@ function toFinding(match: SastMatch, filePath: string): RawFinding {
     owasp: rule.owasp,
     references: rule.references,
     fingerprint: crypto.createHash('sha256').update(`${rule.id}\0${filePath}\0${normalized}`).digest('hex'),
+    // The call is part of the match: the same argument passed to another call is another finding.
+    matchHash: hashParts(rule.id, match.anchor ?? '', normalizeMatch(match.text)),
+    anchor: match.anchor,
+    snippet: snippetOf(source, match.startLine, match.endLine),
     commitSha: null,
     metadata: { confidence: rule.confidence, mode: rule.mode, ...(rule.fix ? { fix: rule.fix } : {}) },
   };
@@ -134,7 +164,7 @@ export class SastEngine implements ScanEngine {
         continue;
       }
       for (const match of matches) {
-        const finding = toFinding(match, file);
+        const finding = toFinding(match, file, source.text);
         const key = `${finding.checkId}:${finding.filePath}:${finding.startLine}`;
         if (!found.has(key)) found.set(key, finding);
       }

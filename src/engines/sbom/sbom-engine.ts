@@ -9,6 +9,7 @@ import type { Component } from '../../sbom/component.ts';
 import { cyclonedxJson } from '../../sbom/cyclonedx.ts';
 import { buildInventory } from '../../sbom/inventory.ts';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
+import { hashParts, snippetOf } from '../match-identity.ts';
 
 /**
  * `sbom_scan`: inventories every manifest and lockfile into a CycloneDX SBOM and reports each known
@@ -37,14 +38,16 @@ export class SbomEngine implements ScanEngine {
     const lines = new LineFinder(input.dir);
     const findings: RawFinding[] = [];
     for (const vulnerability of vulnerabilities) {
-      findings.push(toFinding(vulnerability, await lines.lineOf(vulnerability.component)));
+      const line = await lines.lineOf(vulnerability.component);
+      findings.push(toFinding(vulnerability, line, await lines.textOf(vulnerability.component, line)));
     }
     return findings;
   }
 }
 
-function toFinding(v: DependencyVulnerability, line: number): RawFinding {
+function toFinding(v: DependencyVulnerability, line: number, snippet: string | null): RawFinding {
   const { component } = v;
+  const advisoryOfPackage = hashParts('sbom', component.ecosystem, packageKey(component.ecosystem, component.name), v.id);
   const upgrade = v.fixedVersion ? `Upgrade to ${v.fixedVersion} or later.` : 'No fixed version is published yet.';
   return {
     checkId: v.id,
@@ -62,6 +65,10 @@ function toFinding(v: DependencyVulnerability, line: number): RawFinding {
       .createHash('sha256')
       .update(`sbom\0${component.ecosystem}\0${packageKey(component.ecosystem, component.name)}\0${v.id}\0${component.sourceFile}`)
       .digest('hex'),
+    // The advisory and the package: a version bump that leaves it affected, or a moved manifest, keep the finding.
+    matchHash: advisoryOfPackage,
+    anchor: advisoryOfPackage,
+    snippet,
     commitSha: null,
     metadata: {
       package: component.name,
@@ -90,13 +97,23 @@ class LineFinder {
     this.#dir = dir;
   }
 
-  async lineOf(component: Component): Promise<number> {
+  #read(component: Component): Promise<IndexedText | null> {
     let file = this.#files.get(component.sourceFile);
     if (!file) {
       file = fs.readFile(path.join(this.#dir, component.sourceFile), 'utf8').then((text) => new IndexedText(text), () => null);
       this.#files.set(component.sourceFile, file);
     }
-    const text = await file;
+    return file;
+  }
+
+  /** The (1-based) line's text, trimmed and cut short, as the finding's excerpt. */
+  async textOf(component: Component, line: number): Promise<string | null> {
+    const text = await this.#read(component);
+    return text ? snippetOf(text.line(line - 1).trim(), 1, 1) : null;
+  }
+
+  async lineOf(component: Component): Promise<number> {
+    const text = await this.#read(component);
     if (!text) return 1;
     // The pinned version itself, not a range such as `^4.17.20` in a manifest section.
     const pinned = new RegExp(`(?<![\\w.+^~<>-]|[\\^~<>]=)${escapeRegExp(component.version)}(?![\\w.+-])`);

@@ -5,6 +5,7 @@ import { detectSecrets, type SecretMatch } from './detector.ts';
 import { addedTextInHistory } from './history.ts';
 import { loadIgnore, readSourceText, skipReason, listFiles } from '../source-files.ts';
 import { maskSecret } from './text-checks.ts';
+import { hashParts, snippetOf } from '../match-identity.ts';
 
 const CWE = ['CWE-798: Use of Hard-coded Credentials'];
 const OWASP = ['A07:2021 - Identification and Authentication Failures'];
@@ -18,7 +19,7 @@ export interface SecretsEngineOptions {
   historyDepth: number;
 }
 
-function toFinding(match: SecretMatch, filePath: string, key: Buffer, lineMap?: number[], commit?: string): RawFinding {
+function toFinding(match: SecretMatch, filePath: string, text: string, key: Buffer, lineMap?: number[], commit?: string): RawFinding {
   const secretHash = crypto.createHmac('sha256', key).update(match.secret.replace(/\s+/g, '')).digest('hex');
   const fingerprint = crypto.createHash('sha256').update(`secrets.${match.rule.id}\0${filePath}\0${secretHash}`).digest('hex');
   const startLine = lineMap ? lineMap[match.startLine - 1] : match.startLine;
@@ -40,6 +41,10 @@ function toFinding(match: SecretMatch, filePath: string, key: Buffer, lineMap?: 
     owasp: OWASP,
     references: REFERENCES,
     fingerprint,
+    // The secret itself, wherever it moves in its file (and with the file when it is renamed).
+    matchHash: hashParts(`secrets.${match.rule.id}`, secretHash),
+    anchor: secretHash,
+    snippet: snippetOf(text, match.startLine, match.endLine, [match.secret]),
     commitSha: commit ?? null,
     metadata: { masked_secret: masked, secret_hash: secretHash, rule: match.rule.id, source: commit ? 'history' : 'tree' },
   };
@@ -64,18 +69,20 @@ export class SecretsEngine implements ScanEngine {
       const source = await readSourceText(path.join(input.dir, file));
       if ('skipped' in source) continue;
       for (const match of detectSecrets(source.text)) {
-        const finding = toFinding(match, file, input.fingerprintKey);
-        if (!found.has(finding.fingerprint)) found.set(finding.fingerprint, finding);
+        const finding = toFinding(match, file, source.text, input.fingerprintKey);
+        // The same secret twice in a file is two findings, one per place.
+        const key = `${finding.fingerprint}:${finding.startLine}`;
+        if (!found.has(key)) found.set(key, finding);
       }
     }
     input.onProgress?.({ phase: 'scanning files', done: files.length, total: files.length });
     if (input.gitDir && input.commit && this.options.historyDepth > 0) {
       input.onProgress?.({ phase: 'reading git history' });
-      const inTree = new Set(found.keys());
+      const inTree = new Set([...found.values()].map((f) => f.fingerprint));
       for await (const added of addedTextInHistory(input.gitDir, input.commit, this.options.historyDepth, input.signal)) {
         if (skipReason(added.path) || ignored.ignores(added.path)) continue;
         for (const match of detectSecrets(added.text)) {
-          const finding = toFinding(match, added.path, input.fingerprintKey, added.lines, added.commit);
+          const finding = toFinding(match, added.path, added.text, input.fingerprintKey, added.lines, added.commit);
           // Still present in the tree: the tree finding speaks for it. Log order is newest first, so the
           // last commit seen is the one that introduced the secret.
           if (!inTree.has(finding.fingerprint)) found.set(finding.fingerprint, finding);

@@ -34,7 +34,8 @@ export async function findingRoutes(app: FastifyInstance, { deps, family }: { de
     },
     async (request) => {
       const { scan_batch_id, severity, status, scan_type, limit, skip } = request.query;
-      const page = await listFindings(db, await unitOf(request), {
+      const unit = await unitOf(request);
+      const page = await listFindings(db, unit, {
         scanBatchId: scan_batch_id,
         severity,
         status,
@@ -42,7 +43,7 @@ export async function findingRoutes(app: FastifyInstance, { deps, family }: { de
         limit,
         skip,
       });
-      return toPage(page.items.map((f) => serializeFinding(family, f)), page.total, { limit, skip });
+      return toPage(page.items.map((f) => serializeFinding(family, unit, f)), page.total, { limit, skip });
     },
   );
 
@@ -58,7 +59,10 @@ export async function findingRoutes(app: FastifyInstance, { deps, family }: { de
         response: responses({ 200: Finding }, [401, 403, 404], family),
       },
     },
-    async (request) => serializeFinding(family, await getFinding(db, await unitOf(request), params(request).finding_id)),
+    async (request) => {
+      const unit = await unitOf(request);
+      return serializeFinding(family, unit, await getFinding(db, unit, params(request).finding_id));
+    },
   );
 
   api.patch(
@@ -68,7 +72,7 @@ export async function findingRoutes(app: FastifyInstance, { deps, family }: { de
       schema: {
         tags,
         summary: 'Set the status of a finding (triage)',
-        description: 'A change writes a status_changed event to the finding-events feed with the calling key as actor.',
+        description: 'A change writes a status_changed event to the finding-events feed with the calling key as actor and the optional comment.',
         operationId: operationId(family, 'update_finding_status'),
         params: unitParams(family, 'finding_id'),
         body: FindingStatusUpdateRequest,
@@ -77,8 +81,9 @@ export async function findingRoutes(app: FastifyInstance, { deps, family }: { de
     },
     async (request) => {
       const unit = await unitOf(request);
-      const status = request.body.status as FindingStatus;
-      return serializeFinding(family, await setFindingStatus(db, request.principal, unit, params(request).finding_id, status));
+      const { status, comment } = request.body;
+      const updated = await setFindingStatus(db, request.principal, unit, params(request).finding_id, status as FindingStatus, comment ?? null);
+      return serializeFinding(family, unit, updated);
     },
   );
 }

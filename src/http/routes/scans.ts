@@ -121,8 +121,9 @@ export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps:
       },
     },
     async (request) => {
-      const { batch, findings } = await getScanResults(db, await unitOf(request), params(request).scan_id);
-      return serializeResults(batch, findings);
+      const unit = await unitOf(request);
+      const { batch, findings } = await getScanResults(db, unit, params(request).scan_id);
+      return serializeResults(unit, batch, findings);
     },
   );
 

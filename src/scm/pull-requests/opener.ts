@@ -4,6 +4,7 @@ import { BodyValueError, invalidState } from '../../core/errors.ts';
 import type { FixView, PullRequestInput, PullRequestOpener } from '../../core/fixes.ts';
 import type { Unit } from '../../core/units.ts';
 import type { TokenBox } from '../../crypto/token-box.ts';
+import { findingsByIds } from '../../store/findings.ts';
 import type { Database, FindingRow, FixPullRequestRow } from '../../store/schema.ts';
 import type { CheckoutCache } from '../checkout-cache.ts';
 import { scrub } from '../git-command.ts';
@@ -41,8 +42,7 @@ export function codeHostClients(settings: CodeHostSettings, timeoutMs?: number):
 }
 
 async function findingsOf(db: Kysely<Database>, findingIds: string[]): Promise<FindingRow[]> {
-  if (!findingIds.length) return [];
-  const rows = await db.selectFrom('findings').selectAll().where('id', 'in', findingIds).execute();
+  const rows = await findingsByIds(db, findingIds);
   return findingIds.map((id) => rows.find((row) => row.id === id)).filter((row): row is FindingRow => row !== undefined);
 }
 

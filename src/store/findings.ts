@@ -1,0 +1,154 @@
+import type { Kysely } from 'kysely';
+import type { PageRequest } from '../core/pagination.ts';
+import { newestFirst } from './pagination.ts';
+import type { Database, FindingRow } from './schema.ts';
+
+// All SQL on `findings`. Which findings change and how is decided in core; this module only reads and writes.
+
+export interface FindingQuery extends PageRequest {
+  scanBatchId?: string;
+  severity?: string;
+  status?: string;
+  scanType?: string;
+}
+
+export async function listFindings(db: Kysely<Database>, unitId: string, filters: FindingQuery): Promise<{ items: FindingRow[]; total: number }> {
+  let query = db.selectFrom('findings').where('unit_id', '=', unitId);
+  if (filters.scanBatchId) query = query.where('scan_batch_id', '=', filters.scanBatchId);
+  if (filters.severity) query = query.where('severity', '=', filters.severity.toLowerCase());
+  if (filters.status) query = query.where('status', '=', filters.status.toLowerCase());
+  if (filters.scanType) query = query.where('scan_type', '=', filters.scanType);
+  const { rows, total } = await newestFirst(query, filters);
+  return { items: rows, total };
+}
+
+export function findFinding(db: Kysely<Database>, unitId: string, findingId: string): Promise<FindingRow | undefined> {
+  return db.selectFrom('findings').selectAll().where('id', '=', findingId).where('unit_id', '=', unitId).executeTakeFirst();
+}
+
+/** The findings with these ids, in no particular order; ids of other units (when `unitId` is given) or unknown ids are left out. */
+export function findingsByIds(db: Kysely<Database>, ids: string[], unitId?: string): Promise<FindingRow[]> {
+  if (!ids.length) return Promise.resolve([]);
+  let query = db.selectFrom('findings').selectAll().where('id', 'in', ids);
+  if (unitId !== undefined) query = query.where('unit_id', '=', unitId);
+  return query.execute();
+}
+
+/** The findings a batch last detected, in file and line order. */
+export function findingsOfBatch(db: Kysely<Database>, unitId: string, batchId: string): Promise<FindingRow[]> {
+  return db
+    .selectFrom('findings')
+    .selectAll()
+    .where('unit_id', '=', unitId)
+    .where('scan_batch_id', '=', batchId)
+    .orderBy('file_path')
+    .orderBy('start_line')
+    .orderBy('id')
+    .execute();
+}
+
+/** Every finding, in any status, that scans of one type have stored for one source repository of a unit. */
+export function findingsOfSource(db: Kysely<Database>, unitId: string, scanType: string, sourceRepoId: string): Promise<FindingRow[]> {
+  return db
+    .selectFrom('findings')
+    .selectAll()
+    .where('unit_id', '=', unitId)
+    .where('scan_type', '=', scanType)
+    .where('source_repo_id', '=', sourceRepoId)
+    .execute();
+}
+
+/** The identity keys already taken in a unit for a scan type, among `keys`. */
+export async function takenKeys(db: Kysely<Database>, unitId: string, scanType: string, keys: string[]): Promise<Set<string>> {
+  const taken = new Set<string>();
+  for (let i = 0; i < keys.length; i += 500) {
+    const rows = await db
+      .selectFrom('findings')
+      .select('fingerprint')
+      .where('unit_id', '=', unitId)
+      .where('scan_type', '=', scanType)
+      .where('fingerprint', 'in', keys.slice(i, i + 500))
+      .execute();
+    for (const row of rows) taken.add(row.fingerprint);
+  }
+  return taken;
+}
+
+/** Findings of a source repository in `statuses` that a scan other than `scanId` last detected. */
+export function findingsNotSeenBy(
+  db: Kysely<Database>,
+  scope: { unitId: string; scanType: string; sourceRepoId: string; scanId: string },
+  statuses: readonly string[],
+): Promise<FindingRow[]> {
+  return db
+    .selectFrom('findings')
+    .selectAll()
+    .where('unit_id', '=', scope.unitId)
+    .where('scan_type', '=', scope.scanType)
+    .where('source_repo_id', '=', scope.sourceRepoId)
+    .where('status', 'in', [...statuses])
+    .where((eb) => eb.or([eb('scan_id', 'is', null), eb('scan_id', '!=', scope.scanId)]))
+    .execute();
+}
+
+export async function insertFinding(db: Kysely<Database>, row: FindingRow): Promise<void> {
+  await db.insertInto('findings').values(row).execute();
+}
+
+/** What a new detection changes about a finding: where it is and what the engine says; never its identity or status. */
+export type FindingDetection = Omit<
+  FindingRow,
+  'id' | 'org_id' | 'unit_id' | 'scan_type' | 'fingerprint' | 'status' | 'resolved_at' | 'first_detected_at' | 'created_at'
+>;
+
+export async function updateFindingDetection(db: Kysely<Database>, findingId: string, detection: FindingDetection): Promise<void> {
+  await db.updateTable('findings').set(detection).where('id', '=', findingId).execute();
+}
+
+export interface FindingStatusWrite {
+  /** The status the caller read; the write happens only while the finding still has it. */
+  from: string;
+  to: string;
+  resolvedAt: string | null;
+  at: string;
+}
+
+/**
+ * The one write of a finding's status. Guarded by the status the caller read, so two writers cannot both
+ * act on the same old status; returns whether it changed the row.
+ */
+export async function writeFindingStatus(db: Kysely<Database>, findingId: string, change: FindingStatusWrite): Promise<boolean> {
+  const result = await db
+    .updateTable('findings')
+    .set({ status: change.to, resolved_at: change.resolvedAt, updated_at: change.at })
+    .where('id', '=', findingId)
+    .where('status', '=', change.from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Marks a scan whose findings were assessed (unseen ones resolved), in the same transaction as that assessment. */
+export async function markScanAssessed(db: Kysely<Database>, scanId: string): Promise<void> {
+  await db.updateTable('scans').set({ assessed: 1 }).where('id', '=', scanId).execute();
+}
+
+/** The commit of the newest completed scan of a source repository and scan type before `scanId`, if any. */
+export async function previousScannedCommit(
+  db: Kysely<Database>,
+  scope: { sourceRepoId: string; scanType: string; scanId: string },
+): Promise<string | null> {
+  const row = await db
+    .selectFrom('scans')
+    .innerJoin('scan_batches', 'scan_batches.id', 'scans.batch_id')
+    .select('scans.commit_sha')
+    .where('scans.source_repo_id', '=', scope.sourceRepoId)
+    .where('scan_batches.scan_type', '=', scope.scanType)
+    .where('scans.status', '=', 'completed')
+    .where('scans.id', '!=', scope.scanId)
+    .where('scans.commit_sha', 'is not', null)
+    .orderBy('scans.completed_at', 'desc')
+    .orderBy('scans.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.commit_sha ?? null;
+}
