@@ -4,6 +4,7 @@ import * as initial from './migrations/001_initial.ts';
 import * as jobs from './migrations/002_jobs.ts';
 import * as dependencies from './migrations/003_dependencies.ts';
 import * as fixRuns from './migrations/004_fix_runs.ts';
+import * as statusConstraints from './migrations/006_status_constraints.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
 const migrations: Record<string, Migration> = {
@@ -11,6 +12,8 @@ const migrations: Record<string, Migration> = {
   '002_jobs': jobs,
   '003_dependencies': dependencies,
   '004_fix_runs': fixRuns,
+  // 005 (findings) is registered here, before 006.
+  '006_status_constraints': statusConstraints,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
