@@ -16,7 +16,7 @@ const pairs = <S extends string>(machine: StatusMachine<S>) => machine.statuses.
 
 describe('status machines', () => {
   test('finished batches, scans and fixes can never move, and every status can be reached from some other', () => {
-    for (const machine of [BATCH_STATUS, SCAN_STATUS, FIX_STATUS]) {
+    for (const machine of [BATCH_STATUS, SCAN_STATUS, FIX_STATUS] as StatusMachine<string>[]) {
       for (const { from, to } of pairs(machine)) {
         if (machine.isTerminal(from)) assert.equal(machine.canMove(from, to), false, `${machine.name}: ${from} → ${to}`);
       }

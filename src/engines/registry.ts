@@ -18,7 +18,7 @@ export function runnableScanTypes(): ScanType[] {
 export function defaultEngines(options: EngineOptions): EngineRegistry {
   const loaded = new Map<ScanType, Promise<ScanEngine | null>>();
   return {
-    engineFor(scanType) {
+    async engineFor(scanType) {
       const descriptor = scanTypeNamed(scanType);
       let engine = loaded.get(descriptor.name);
       if (!engine) {

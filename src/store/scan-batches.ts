@@ -41,11 +41,13 @@ export async function moveBatch(
   to: BatchStatus,
   changes: Partial<Omit<ScanBatchRow, 'id' | 'status'>> = {},
 ): Promise<boolean> {
+  const sources = BATCH_STATUS.sourcesOf(to);
+  if (!sources.length) return false; // the first status: nothing moves into it
   const result = await db
     .updateTable('scan_batches')
     .set({ ...changes, status: to, updated_at: nowIso() })
     .where('id', '=', batchId)
-    .where('status', 'in', BATCH_STATUS.sourcesOf(to))
+    .where('status', 'in', sources)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
@@ -84,11 +86,13 @@ export async function moveScan(
   to: ScanStatus,
   changes: Partial<Omit<ScanRow, 'id' | 'status'>> = {},
 ): Promise<boolean> {
+  const sources = SCAN_STATUS.sourcesOf(to);
+  if (!sources.length) return false; // the first status: nothing moves into it
   const result = await db
     .updateTable('scans')
     .set({ ...changes, status: to })
     .where('id', '=', scanId)
-    .where('status', 'in', SCAN_STATUS.sourcesOf(to))
+    .where('status', 'in', sources)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
