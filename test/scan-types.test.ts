@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import { defaultEngines, runnableScanTypes } from '../src/engines/registry.ts';
 import { fixerFor } from '../src/fixing/fixers/index.ts';
 import type { FixFinding } from '../src/fixing/types.ts';
 import { verifyFix } from '../src/fixing/verify.ts';
+import { withScanTypesTable } from '../src/scan-types/docs.ts';
 import { allScanTypes, quotaTypeForScan, scanTypeNamed, scanTypesOf, SCAN_TYPES, UnknownScanTypeError } from '../src/scan-types/index.ts';
 
 const finding = (scanType: string): FixFinding => ({
@@ -57,5 +60,11 @@ describe('the scan-type registry', () => {
     await assert.rejects(verifyFix('/nonexistent', [finding('quantum_scan')], []), UnknownScanTypeError);
     const review = await verifyFix('/nonexistent', [finding('deep_ai_scan')], []);
     assert.deepEqual(review.stillDetected, [], 'a model review cannot be re-run offline: its descriptor says so');
+  });
+
+  test('the README’s scan-type table is the registry’s (regenerate with node scripts/scan-types-doc.ts)', () => {
+    const readme = fs.readFileSync(path.join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    assert.equal(readme, withScanTypesTable(readme));
+    for (const name of SCAN_TYPES) assert.ok(readme.includes(`| \`${name}\` |`), name);
   });
 });
