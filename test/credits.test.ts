@@ -137,6 +137,17 @@ describe('credits given back', () => {
     assert.equal(await prsUsed(h, org.key), used - 1);
   });
 
+  test('a fix the worker never got to run fails when the queue gives up, and returns its credit', async () => {
+    const { fixId, base } = await newFix();
+    const used = await prsUsed(h, org.key);
+    await giveUpFix(fixDeps(), `${fixId}#1`, 'no worker could claim it');
+    await giveUpFix(fixDeps(), `${fixId}#1`, 'no worker could claim it');
+    const fix = expectStatus(await h.call('GET', base), 200);
+    assert.equal(fix.status, 'failed');
+    assert.match(fix.error_message, /no worker could claim it/);
+    assert.equal(await prsUsed(h, org.key), used - 1);
+  });
+
   test('a fix failing through the caller (its source repository removed) keeps its credit', async () => {
     const { fix } = await runningFix();
     const used = await prsUsed(h, org.key);

@@ -25,7 +25,8 @@ import type { Unit } from './units.ts';
 
 export { FIX_STATUSES, findingsOfFix, type FixStatus };
 
-const AGENT_SETTINGS = 'BULWARK_LLM_PROVIDER, BULWARK_LLM_MODEL and BULWARK_LLM_API_KEY';
+/** The settings that configure the LLM agent, as refusals name them. */
+export const AGENT_SETTINGS = 'BULWARK_LLM_PROVIDER, BULWARK_LLM_MODEL and BULWARK_LLM_API_KEY';
 
 export interface FixView {
   fix: FixRow;

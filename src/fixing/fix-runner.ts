@@ -2,14 +2,14 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { refundFixCredit } from '../core/credits.ts';
-import { recordFixEvents } from '../core/fixes.ts';
+import { AGENT_SETTINGS, recordFixEvents } from '../core/fixes.ts';
 import type { TokenBox } from '../crypto/token-box.ts';
 import { nowIso } from '../ids.ts';
 import type { JobContext, JobHandlers } from '../jobs/queue.ts';
 import { CheckoutError, type CheckoutCache } from '../scm/checkout-cache.ts';
 import { git, GitError } from '../scm/git-command.ts';
 import { findingsOfFix, fixById, moveFix, refinementsOf, setFixBaseCommit, updateFixIn } from '../store/fixes.ts';
-import { sourcesToScan } from '../store/scan-batches.ts';
+import { sourceReposOfUnit } from '../store/scan-batches.ts';
 import type { Database, FixRow } from '../store/schema.ts';
 import { maskDiff } from './diff-mask.ts';
 import { toFixFinding } from './fix-finding.ts';
@@ -31,8 +31,6 @@ export interface FixRunnerDeps {
   cancelPollMs?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
-
-const AGENT_SETTINGS = 'BULWARK_LLM_PROVIDER, BULWARK_LLM_MODEL and BULWARK_LLM_API_KEY';
 
 /** Job keys name the fix and its run, so a refinement's run is a job of its own. */
 export const fixJobKey = (fixId: string, run: number) => `${fixId}#${run}`;
@@ -151,7 +149,7 @@ const updateRunning = (deps: FixRunnerDeps, fix: FixRow, changes: Partial<FixRow
  * in a work tree of this attempt's own.
  */
 export async function openWorkspace(deps: FixRunnerDeps, fix: FixRow, attempt: number, signal: AbortSignal): Promise<RunWorkspace> {
-  const source = (await sourcesToScan(deps.db, fix.unit_id)).find((s) => s.full_name === fix.source_repo && s.provider === fix.source_repo_provider);
+  const source = (await sourceReposOfUnit(deps.db, fix.unit_id)).find((s) => s.full_name === fix.source_repo && s.provider === fix.source_repo_provider);
   if (!source) throw new FixError(`the source repository ${fix.source_repo} was removed from this repository's sources`, { callerCaused: true });
   const token = source.token_ciphertext ? deps.tokenBox.open(source.token_ciphertext) : null;
   const checkoutSource = { id: source.id, provider: source.provider, cloneUrl: source.clone_url, token };
@@ -286,11 +284,20 @@ export async function finishRun(deps: FixRunnerDeps, fix: FixRow, outcome: RunOu
   });
 }
 
-/** The queue stopped retrying a running fix: it fails, and its credit goes back. */
+/** The queue stopped retrying: a fix it never got to run, or one whose runs kept dying, fails and gives its credit back. */
 export async function giveUpFix(deps: FixRunnerDeps, key: string, reason: string): Promise<void> {
-  const fix = await fixById(deps.db, parseJobKey(key).fixId);
-  if (!fix || fix.status !== 'running') return;
-  await finishRun(deps, fix, { status: 'failed', changes: { error_message: `The fix could not be completed (${reason}).` } });
+  const { fixId, run } = parseJobKey(key);
+  const fix = await fixById(deps.db, fixId);
+  if (!fix || fix.runs !== run) return;
+  const error_message = `The fix could not be completed (${reason}).`;
+  if (fix.status === 'running') return finishRun(deps, fix, { status: 'failed', changes: { error_message } });
+  if (fix.status !== 'pending') return;
+  const now = nowIso();
+  await deps.db.transaction().execute(async (trx) => {
+    if (!(await moveFix(trx, fix.id, 'failed', { error_message, completed_at: now, latest_activity_at: now }, { from: ['pending'], runs: run }))) return;
+    await recordFixEvents(trx, fix.id, 'fix_failed', { error_message });
+    await refundFixCredit(trx, fix);
+  });
 }
 
 /** The files as the base commit has them, so verification blames a fix only for what it broke. */

@@ -19,7 +19,7 @@ import {
   moveBatch,
   moveScan,
   scansOfBatches,
-  sourcesToScan,
+  sourceReposOfUnit,
   storeArtifacts,
 } from '../store/scan-batches.ts';
 import type { Database, ScanBatchRow, ScanRow, SourceRepoRow } from '../store/schema.ts';
@@ -55,7 +55,7 @@ export async function runBatch(deps: BatchRunnerDeps, batchId: string, context: 
   if (!batch || BATCH_STATUS.isTerminal(batch.status)) return;
   const engine = await engineOf(deps, batch);
   if (!engine) return;
-  const sources = await sourcesToScan(deps.db, batch.unit_id);
+  const sources = await sourceReposOfUnit(deps.db, batch.unit_id);
   if (!(await planScans(deps, batch, sources))) return;
   if (batch.status === 'scanning') await runScans(deps, batch, engine, sources, context);
   if (!(await advance(deps, batch, 'assessing'))) return;

@@ -136,6 +136,7 @@ export async function storeArtifacts(db: Kysely<Database>, scanId: string, artif
   }
 }
 
-export async function sourcesToScan(db: Kysely<Database>, unitId: string) {
+/** A unit's source repositories in their order (what its scans and fixes check out). */
+export async function sourceReposOfUnit(db: Kysely<Database>, unitId: string) {
   return db.selectFrom('source_repos').selectAll().where('unit_id', '=', unitId).orderBy('position').execute();
 }
