@@ -39,6 +39,12 @@ export interface ScanTypeDescriptor<N extends string = string> {
   engine: ((options: EngineOptions) => Promise<ScanEngine>) | null;
   /** The deterministic fixers for its findings, first match first; `rules` is the server's SAST rule set. */
   fixers: (rules: () => RuleSet) => Promise<Fixer[]>;
+  /**
+   * The severity a finding gets when what reported it gives none (an external Semgrep result of an
+   * unknown level, an advisory without a CVSS vector or database severity); absent for types whose
+   * every rule declares one.
+   */
+  defaultSeverity?: 'critical' | 'high' | 'medium' | 'low';
   /** How a fix of one of its findings is verified. */
   stillDetected: () => Promise<StillDetected>;
 }

@@ -8,6 +8,7 @@ export const sbomScan: ScanTypeDescriptor<'sbom_scan'> = {
   // An SBOM is one repository's inventory, so the application family refuses it.
   families: ['repository'],
   quotaType: 'sast_scans',
+  defaultSeverity: 'medium',
   engine: async (options) => {
     const { SbomEngine } = await import('../engines/sbom/sbom-engine.ts');
     return new SbomEngine(options.advisories ?? NO_ADVISORIES);

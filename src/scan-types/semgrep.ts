@@ -5,6 +5,7 @@ export const semgrepScan: ScanTypeDescriptor<'semgrep_scan'> = {
   summary: 'static analysis with the built-in and operator SAST rules (and Semgrep configs when set)',
   families: ['repository', 'application'],
   quotaType: 'sast_scans',
+  defaultSeverity: 'low',
   engine: async (options) => {
     const { SastEngine } = await import('../engines/sast/sast-engine.ts');
     return new SastEngine({ extraRuleDirs: options.sastRuleDirs, externalSemgrep: { configs: options.semgrepConfigs ?? [] } });
