@@ -211,7 +211,10 @@ export async function createFix(
   });
 }
 
-/** Moves a fix from one of `from` to `to`, atomically; 409 when another state already holds. */
+/**
+ * Moves a fix from one of `from` to `to`, atomically; 409 when another state already holds. Returns the
+ * fix as it was moved from (its `status` the one the move applied to).
+ */
 async function transition(
   db: Kysely<Database>,
   unit: Unit,
@@ -227,7 +230,7 @@ async function transition(
     const current = await findFix(db, unit, fixId);
     throw invalidState(refusal(current.status));
   }
-  return { ...fix, ...changes };
+  return fix;
 }
 
 /**
@@ -237,8 +240,7 @@ async function transition(
 export async function cancelFix(db: Kysely<Database>, principal: Principal, unit: Unit, fixId: string): Promise<FixView> {
   await db.transaction().execute(async (trx) => {
     const now = nowIso();
-    const before = await findFix(trx, unit, fixId);
-    const fix = await transition(
+    const before = await transition(
       trx,
       unit,
       fixId,
@@ -246,7 +248,7 @@ export async function cancelFix(db: Kysely<Database>, principal: Principal, unit
       { status: 'cancelled', completed_at: now, latest_activity_at: now },
       (status) => `Only a pending or running fix can be cancelled; this fix is ${status}`,
     );
-    if (before.status === 'pending') await refundFixCredit(trx, fix);
+    if (before.status === 'pending') await refundFixCredit(trx, before);
     await recordFixEvents(trx, fixId, 'fix_cancelled', {}, principal.keyId);
   });
   return getFix(db, unit, fixId);

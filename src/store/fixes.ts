@@ -96,16 +96,7 @@ export async function moveFix(
 ): Promise<boolean> {
   const allowed = FIX_STATUS.sourcesOf(to).filter((s) => !options.from || options.from.includes(s));
   if (!allowed.length) return false;
-  let query = db
-    .updateTable('fixes')
-    .set({ ...changes, status: to, updated_at: nowIso() })
-    .where('id', '=', fixId)
-    .where('status', 'in', allowed);
-  if (options.runs !== undefined) query = query.where('runs', '=', options.runs);
-  if (options.runAttempt !== undefined) query = query.where('run_attempt', '=', options.runAttempt);
-  if (options.attemptBefore !== undefined) query = query.where('run_attempt', '<', options.attemptBefore);
-  const result = await query.executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return guardedUpdate(db, fixId, allowed, { ...changes, status: to }, options);
 }
 
 /** Changes a fix that is still in `status` on the guarded run, without moving it; true when it applied. */
@@ -116,7 +107,11 @@ export async function updateFixIn(
   changes: Partial<Omit<FixRow, 'id' | 'status'>>,
   guard: RunGuard = {},
 ): Promise<boolean> {
-  let query = db.updateTable('fixes').set({ ...changes, updated_at: nowIso() }).where('id', '=', fixId).where('status', '=', status);
+  return guardedUpdate(db, fixId, [status], changes, guard);
+}
+
+async function guardedUpdate(db: Kysely<Database>, fixId: string, statuses: FixStatus[], changes: Partial<FixRow>, guard: RunGuard): Promise<boolean> {
+  let query = db.updateTable('fixes').set({ ...changes, updated_at: nowIso() }).where('id', '=', fixId).where('status', 'in', statuses);
   if (guard.runs !== undefined) query = query.where('runs', '=', guard.runs);
   if (guard.runAttempt !== undefined) query = query.where('run_attempt', '=', guard.runAttempt);
   if (guard.attemptBefore !== undefined) query = query.where('run_attempt', '<', guard.attemptBefore);
