@@ -1,2 +1,2 @@
 // The scan types are declared one module each under src/scan-types/; this re-exports their names.
-export { SCAN_TYPES, isScanType, scanTypesOf, type ScanType } from '../scan-types/index.ts';
+export { SCAN_TYPES, scanTypesOf, type ScanType } from '../scan-types/index.ts';

@@ -19,10 +19,6 @@ export function scanTypesOf(family: RouteFamily): ScanType[] {
   return DESCRIPTORS.filter((d) => d.families.includes(family)).map((d) => d.name);
 }
 
-export function isScanType(value: string): value is ScanType {
-  return (SCAN_TYPES as readonly string[]).includes(value);
-}
-
 export class UnknownScanTypeError extends Error {
   readonly scanType: string;
   constructor(scanType: string) {
