@@ -43,6 +43,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     dispatchFix: services.dispatchFix,
     pullRequests: services.pullRequests,
     agentConfigured: services.agentConfigured,
+    hasFixer: services.hasFixer,
     bodyLimit: settings.bodyLimit,
     logger: {
       level: settings.logLevel,

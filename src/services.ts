@@ -17,6 +17,8 @@ import { createBatchRunner } from './scanning/batch-runner.ts';
 import { createPullRequestOpener } from './scm/pull-requests/opener.ts';
 import { CheckoutCache } from './scm/checkout-cache.ts';
 import type { Store } from './store/database.ts';
+import type { FindingRow } from './store/schema.ts';
+import { toFixFinding } from './fixing/fix-finding.ts';
 
 /** The long-lived parts a server or worker process assembles from its settings. */
 export interface Services {
@@ -26,6 +28,8 @@ export interface Services {
   dispatchFix: FixDispatcher;
   pullRequests: PullRequestOpener;
   agentConfigured: boolean;
+  /** Whether a deterministic fixer handles a finding, with the rules the fixes run. */
+  hasFixer: (finding: FindingRow) => boolean;
   /** Starts running scan and fix jobs in this process. */
   startWorkers(): Promise<void>;
   close(): Promise<void>;
@@ -58,11 +62,12 @@ export async function openServices(settings: Settings, store: Store, log?: (mess
   });
   // Fixes rewrite and verify with the same rules the scans ran, operator folders included.
   const ruleSet = () => loadRuleSet(settings.sastRuleDirs);
+  const fixerFor = await fixersWithRules(ruleSet);
   const fixRunner = createFixRunner({
     db: store.db,
     tokenBox,
     checkouts,
-    fixerFor: fixersWithRules(ruleSet),
+    fixerFor,
     verify: (dir, findings, files, originals) => verifyFix(dir, findings, files, originals, { ruleSet: ruleSet() }),
     agent: settings.llm ? createFixAgent(settings.llm) : null,
     gitTimeoutMs: settings.gitTimeoutSeconds * 1000,
@@ -75,6 +80,7 @@ export async function openServices(settings: Settings, store: Store, log?: (mess
     dispatchFix: (trx, fixId, run) => queue.enqueue(trx, 'fix-run', fixJobKey(fixId, run)),
     pullRequests: createPullRequestOpener({ db: store.db, tokenBox, checkouts, codeHosts: settings.codeHosts }),
     agentConfigured: settings.llm !== null,
+    hasFixer: (finding) => fixerFor(toFixFinding(finding)) !== undefined,
     async startWorkers() {
       await queue.work('scan-batch', runner, { concurrency: settings.workerConcurrency });
       await queue.work('fix-run', fixRunner, { concurrency: settings.workerConcurrency });

@@ -9,7 +9,7 @@ import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
 import { maskSecret } from '../src/engines/secrets/text-checks.ts';
 import { fixJobKey } from '../src/fixing/fix-runner.ts';
 import { importOsv } from '../src/osv/import.ts';
-import { pollUntil, scanRepository } from './helpers.ts';
+import { pollUntil, prsUsed, scanRepository } from './helpers.ts';
 import { createHarness, testTokenBox, type Harness, type TestOrg } from './support/api.ts';
 import { startGitHubStandIn, type StandIn } from './support/code-host-standins.ts';
 import { TestRepo } from './support/git-repo.ts';
@@ -225,7 +225,11 @@ describe('autofix over HTTP on a real repository', () => {
     const db = h.database.store.db;
     const unit = await getUnit(db, org.id, unitId);
     const principal = { orgId: org.id, keyId: org.keyId, scopes: [] };
-    const view = await createFix(db, principal, unit, { finding_ids: [secret.id], title: 'Crash test', instructions: 'x', source_repo: 'acme/shop' }, async () => {});
+    const view = await createFix(db, principal, unit, { finding_ids: [secret.id], title: 'Crash test', instructions: 'x', source_repo: 'acme/shop' }, {
+      dispatch: async () => {},
+      agentConfigured: false,
+      hasFixer: () => true,
+    });
     // What a worker that died mid-run leaves: the fix running, half an edit in its work tree.
     await db.updateTable('fixes').set({ status: 'running', started_at: new Date().toISOString() }).where('id', '=', view.fix.id).execute();
     const leftover = path.join(h.database.dataDir, 'git', 'worktrees', `fix-${view.fix.id}-1-1`);
@@ -246,15 +250,21 @@ describe('autofix over HTTP on a real repository', () => {
     }
   });
 
-  test('without an LLM, a finding no deterministic fixer handles fails the fix with the setting to set', async () => {
+  test('without an LLM, a fix for a finding no deterministic fixer handles is refused at creation, charging and storing nothing', async () => {
     const found = await scan('semgrep_scan');
     const withoutRuleFix = found.find((f) => f.file_path === 'app/payments.py' || !/verify/i.test(f.check_id));
     if (!withoutRuleFix) return assert.fail(`expected a finding without a rule fix in ${JSON.stringify(found.map((f) => f.check_id))}`);
-    const { progress, diff } = await runFix([withoutRuleFix.id], 'Something only an agent could do');
-    assert.equal(progress.status, 'failed');
-    assert.match(progress.error_message, /BULWARK_LLM_PROVIDER/);
-    assert.equal(diff.diff, null);
-    const events = (await h.call('GET', `/api/v1/finding-events?finding_id=${withoutRuleFix.id}&event_type=fix_failed`)).json().items;
-    assert.equal(events.length >= 1, true);
+    const used = await prsUsed(h, org.key);
+    const fixesBefore = (await h.call('GET', `${base()}/fixes?limit=100`)).json().total;
+    const refused = await h.call('POST', `${base()}/fixes`, {
+      body: { finding_ids: [withoutRuleFix.id], title: 'Something only an agent could do', instructions: 'x', source_repo: 'acme/shop' },
+    });
+    assert.equal(refused.statusCode, 409, refused.body);
+    assert.equal(refused.json().detail.error_code, 'NO_FIXER_AVAILABLE');
+    assert.match(refused.json().detail.detail, new RegExp(`${withoutRuleFix.check_id}.*BULWARK_LLM_PROVIDER`));
+    assert.equal(await prsUsed(h, org.key), used, 'no credit taken');
+    assert.equal((await h.call('GET', `${base()}/fixes?limit=100`)).json().total, fixesBefore, 'no fix stored');
+    const events = (await h.call('GET', `/api/v1/finding-events?finding_id=${withoutRuleFix.id}&event_type=fix_created`)).json().items;
+    assert.equal(events.length, 0);
   });
 });

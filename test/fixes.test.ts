@@ -277,7 +277,9 @@ describe('fix lifecycle: cancel and refine (repository family)', () => {
     try {
       const other = await plain.org('no-agent');
       const unit = await plain.unit(other, SOURCES);
-      const fix = expectStatus(await plain.call('POST', `/api/v1/repositories/${unit.id}/fixes`, { body: fixBody() }), 201);
+      // A secret has a deterministic fixer, so the fix itself needs no agent.
+      const finding = await plain.finding(unit);
+      const fix = expectStatus(await plain.call('POST', `/api/v1/repositories/${unit.id}/fixes`, { body: fixBody({ finding_ids: [finding.id] }) }), 201);
       await plain.database.store.db.updateTable('fixes').set({ status: 'completed', diff: DIFF }).where('id', '=', fix.id).execute();
       const refused = expectApiError(
         await plain.call('POST', `/api/v1/repositories/${unit.id}/fixes/${fix.id}/refine`, { body: { instructions: 'also X' } }),

@@ -256,7 +256,7 @@ describe('SAST engine with an external semgrep', () => {
     process.env.PATH = `${bin}${path.delimiter}${savedPath}`;
     try {
       const engines = defaultEngines({ secretsHistoryDepth: 0, semgrepConfigs: settings.semgrepConfigs });
-      assert.deepEqual(await engines.semgrep_scan!.scan(input()), builtIn);
+      assert.deepEqual(await (await engines.engineFor('semgrep_scan'))!.scan(input()), builtIn);
     } finally {
       process.env.PATH = savedPath;
     }

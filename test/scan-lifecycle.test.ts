@@ -145,8 +145,10 @@ describe('a secrets scan, end to end on real git repositories', () => {
       'storefront',
       [one.url, two.url, 'file:///nonexistent/bulwark-missing-repo.git'],
     );
+    const before = (await call('GET', '/api/v1/quotas/balance')).json().sast_scans.used;
     const progress = await scanToEnd('applications', unit);
     assert.equal(progress.status, 'partial_failure');
+    assert.equal((await call('GET', '/api/v1/quotas/balance')).json().sast_scans.used, before + 1, 'scans ran, so the credit stays spent');
     assert.match(progress.error_message, /1 of 3 repositories failed/);
     const entries = Object.fromEntries(progress.repositories.map((r: any) => [r.repository, r]));
     assert.equal(entries['acme/payments'].status, 'completed');
@@ -161,15 +163,17 @@ describe('a secrets scan, end to end on real git repositories', () => {
     assert.equal(appFindings.items[0].application_id, unit.id);
   });
 
-  test('a missing branch and a disallowed URL become clear status reasons', async () => {
+  test('a missing branch and a disallowed URL become clear status reasons, and the batch returns its credit', async () => {
     const repo = newRepo();
     repo.commit({ 'a.txt': 'hello\n' });
     const unit = await h.unit(org, ['github:acme/branchy@release', 'github:acme/remote@main'], 'reasons', [
       repo.url,
       'ssh://git@example.invalid/acme/remote.git',
     ]);
+    const before = (await call('GET', '/api/v1/quotas/balance')).json().sast_scans.used;
     const progress = await scanToEnd('applications', unit);
     assert.equal(progress.status, 'failed');
+    assert.equal((await call('GET', '/api/v1/quotas/balance')).json().sast_scans.used, before, 'no scan could run, so the credit came back');
     const reasons = progress.repositories.map((r: any) => r.status_reason).sort();
     assert.match(reasons[0], /branch "release" does not exist/);
     assert.match(reasons[1], /unsupported clone URL/);

@@ -77,7 +77,8 @@ describe('request validation', () => {
   let A: string;
 
   before(async () => {
-    h = await createHarness();
+    // With an agent, any well-formed fix request is runnable; the refusal of unrunnable ones is tested in fixes.test.ts.
+    h = await createHarness({ agentConfigured: true });
     org = await h.org('acme');
     repo = await h.unit(org, ['github:acme/api']);
     app = await h.unit(org, ['github:acme/api', 'github:acme/web'], 'storefront');

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadSettings } from '../config.ts';
+import { runnableScanTypes } from '../engines/registry.ts';
 import { keyCreate, keyList, keyRevoke, migrateCommand, orgCreate, orgList, quotaSet, quotaShow } from './commands/admin.ts';
 import { osvImport } from './commands/osv.ts';
 import { unitAdd, unitArchive, unitList } from './commands/units.ts';
@@ -29,7 +30,7 @@ Usage: bulwark <command> [options]        (every admin command takes --json and 
             [--topup-prs N] [--topup-sast-scans N] [--topup-deep-ai-scans N] [--max-repositories N|unlimited]
   osv import PATH                                  load OSV vulnerability records (a directory of JSON, or all.zip
                                                    exports) for sbom scans; safe to run again with newer exports
-  scan DIR --type secrets|semgrep|sbom [--format table|json|sarif|semgrep-json|cyclonedx]
+  scan DIR --type ${runnableScanTypes().map((t) => t.replace(/_scan$/, '')).join('|')} [--format table|json|sarif|semgrep-json|cyclonedx]
        [--fail-on critical|high|medium|low] [--output FILE] [--history-depth N]
                                                    scan a local folder (with its git history when it is a work
                                                    tree); no server; sbom reads OSV records from the database if

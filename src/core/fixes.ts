@@ -1,17 +1,32 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.ts';
 import { findingsByIds } from '../store/findings.ts';
+import {
+  claimPullRequestOpening,
+  findingsOfFix,
+  fixOfUnit,
+  insertFix,
+  insertPullRequests,
+  insertRefinement,
+  linksOfFixes,
+  moveFix,
+  pageOfFixes,
+  releasePullRequestOpening,
+} from '../store/fixes.ts';
 import type { Database, FindingRow, FixPullRequestRow, FixRow } from '../store/schema.ts';
+import { refundFixCredit } from './credits.ts';
 import { ApiError, BodyValueError, invalidState, notFound } from './errors.ts';
 import { recordEvent } from './finding-events.ts';
-import { newestFirst } from '../store/pagination.ts';
 import type { PageRequest } from './pagination.ts';
 import type { Principal } from './principal.ts';
 import { consumeCredit } from './quotas.ts';
+import { FIX_STATUSES, type FixStatus } from './states/fix-status.ts';
 import type { Unit } from './units.ts';
 
-export const FIX_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled', 'pr_creation_failed'] as const;
-export type FixStatus = (typeof FIX_STATUSES)[number];
+export { FIX_STATUSES, findingsOfFix, type FixStatus };
+
+/** The settings that configure the LLM agent, as refusals name them. */
+export const AGENT_SETTINGS = 'BULWARK_LLM_PROVIDER, BULWARK_LLM_MODEL and BULWARK_LLM_API_KEY';
 
 export interface FixView {
   fix: FixRow;
@@ -56,17 +71,8 @@ export const noPullRequestOpener: PullRequestOpener = {
 };
 
 async function hydrate(db: Kysely<Database>, fixes: FixRow[]): Promise<FixView[]> {
-  if (!fixes.length) return [];
-  const ids = fixes.map((f) => f.id);
-  const [links, prs] = await Promise.all([
-    db.selectFrom('fix_findings').selectAll().where('fix_id', 'in', ids).orderBy('position').execute(),
-    db.selectFrom('fix_pull_requests').selectAll().where('fix_id', 'in', ids).orderBy('created_at').execute(),
-  ]);
-  return fixes.map((fix) => ({
-    fix,
-    findingIds: links.filter((l) => l.fix_id === fix.id).map((l) => l.finding_id),
-    pullRequests: prs.filter((p) => p.fix_id === fix.id),
-  }));
+  const links = await linksOfFixes(db, fixes.map((f) => f.id));
+  return fixes.map((fix) => ({ fix, findingIds: links.findingIds.get(fix.id)!, pullRequests: links.pullRequests.get(fix.id)! }));
 }
 
 export async function listFixes(
@@ -74,19 +80,12 @@ export async function listFixes(
   unit: Unit,
   filters: PageRequest & { findingId?: string },
 ): Promise<{ items: FixView[]; total: number }> {
-  let query = db.selectFrom('fixes').where('unit_id', '=', unit.id);
-  if (filters.findingId) {
-    const findingId = filters.findingId;
-    query = query.where('id', 'in', (eb) =>
-      eb.selectFrom('fix_findings').select('fix_id').where('finding_id', '=', findingId),
-    );
-  }
-  const { rows, total } = await newestFirst(query, filters);
+  const { rows, total } = await pageOfFixes(db, unit.id, filters);
   return { items: await hydrate(db, rows), total };
 }
 
 async function findFix(db: Kysely<Database>, unit: Unit, fixId: string): Promise<FixRow> {
-  const fix = await db.selectFrom('fixes').selectAll().where('id', '=', fixId).where('unit_id', '=', unit.id).executeTakeFirst();
+  const fix = await fixOfUnit(db, unit.id, fixId);
   if (!fix) throw notFound('Fix');
   return fix;
 }
@@ -94,17 +93,6 @@ async function findFix(db: Kysely<Database>, unit: Unit, fixId: string): Promise
 export async function getFix(db: Kysely<Database>, unit: Unit, fixId: string): Promise<FixView> {
   const [view] = await hydrate(db, [await findFix(db, unit, fixId)]);
   return view;
-}
-
-/** The findings of a fix, in the order they were given. */
-export async function findingsOfFix(db: Kysely<Database>, fixId: string): Promise<FindingRow[]> {
-  return db
-    .selectFrom('fix_findings')
-    .innerJoin('findings', 'findings.id', 'fix_findings.finding_id')
-    .selectAll('findings')
-    .where('fix_findings.fix_id', '=', fixId)
-    .orderBy('fix_findings.position')
-    .execute();
 }
 
 /** One event per finding of a fix, e.g. `fix_started` (a fix without findings records none). */
@@ -121,13 +109,48 @@ export async function recordFixEvents(
   }
 }
 
-/** Stores a pending fix for the given findings, taking one `prs` credit, writing `fix_created` events and queueing its run. */
+export interface FixCreateOptions {
+  dispatch: FixDispatcher;
+  /** Whether an LLM agent is configured to take what no deterministic fixer handles. */
+  agentConfigured: boolean;
+  /** Whether a deterministic fixer handles a finding. */
+  hasFixer: (finding: FindingRow) => boolean;
+}
+
+/**
+ * Refuses, before anything is stored or charged, a fix that could never run: without an agent, every
+ * finding needs a deterministic fixer, and a fix without findings (instructions only) needs the agent.
+ */
+function ensureFixable(findings: FindingRow[], options: FixCreateOptions): void {
+  if (options.agentConfigured) return;
+  if (!findings.length) {
+    throw new ApiError(
+      409,
+      'NO_FIXER_AVAILABLE',
+      `A fix without findings needs an LLM agent to follow its instructions, and none is configured on this server (set ${AGENT_SETTINGS})`,
+    );
+  }
+  const unhandled = findings.filter((f) => !options.hasFixer(f));
+  if (unhandled.length) {
+    throw new ApiError(
+      409,
+      'NO_FIXER_AVAILABLE',
+      `No deterministic fixer handles ${[...new Set(unhandled.map((f) => f.check_id))].join(', ')}, and no LLM agent is configured on this server to take it (set ${AGENT_SETTINGS})`,
+      { finding_ids: unhandled.map((f) => f.id) },
+    );
+  }
+}
+
+/**
+ * Stores a pending fix for the given findings, taking one `prs` credit, writing `fix_created` events and
+ * queueing its run; a fix nothing could carry out is refused first (409 NO_FIXER_AVAILABLE).
+ */
 export async function createFix(
   db: Kysely<Database>,
   principal: Principal,
   unit: Unit,
   input: FixCreateInput,
-  dispatch: FixDispatcher,
+  options: FixCreateOptions,
 ): Promise<FixView> {
   const provider = input.source_repo_provider ?? 'github';
   const source = unit.sources.find((s) => s.full_name === input.source_repo && s.provider === provider);
@@ -140,13 +163,14 @@ export async function createFix(
   }
   const findingIds = [...new Set(input.finding_ids ?? [])];
   return db.transaction().execute(async (trx) => {
-    let findings: FindingRow[] = [];
-    if (findingIds.length) {
-      findings = await findingsByIds(trx, findingIds, unit.id);
-      const missing = findingIds.find((id) => !findings.some((f) => f.id === id));
-      if (missing) throw notFound(`Finding ${missing}`);
-    }
-    await consumeCredit(trx, principal.orgId, 'prs');
+    const found = await findingsByIds(trx, findingIds, unit.id);
+    const findings = findingIds.map((id) => {
+      const finding = found.find((f) => f.id === id);
+      if (!finding) throw notFound(`Finding ${id}`);
+      return finding;
+    });
+    ensureFixable(findings, options);
+    const period = await consumeCredit(trx, principal.orgId, 'prs');
     const now = nowIso();
     const fix: FixRow = {
       id: newId(),
@@ -169,6 +193,8 @@ export async function createFix(
       runs: 1,
       run_attempt: 0,
       pr_opening_since: null,
+      quota_period_start: period.start,
+      credit_refunded_at: null,
       latest_activity_at: null,
       created_by_key_id: principal.keyId,
       created_at: now,
@@ -176,28 +202,19 @@ export async function createFix(
       completed_at: null,
       updated_at: now,
     };
-    await trx.insertInto('fixes').values(fix).execute();
-    if (findingIds.length) {
-      await trx
-        .insertInto('fix_findings')
-        .values(findingIds.map((finding_id, position) => ({ fix_id: fix.id, finding_id, position })))
-        .execute();
+    await insertFix(trx, fix, findingIds);
+    for (const finding of findings) {
+      await recordEvent(trx, { finding, eventType: 'fix_created', actorKeyId: principal.keyId, metadata: { fix_id: fix.id }, at: now });
     }
-    for (const finding of findingIds.map((id) => findings.find((f) => f.id === id)!)) {
-      await recordEvent(trx, {
-        finding,
-        eventType: 'fix_created',
-        actorKeyId: principal.keyId,
-        metadata: { fix_id: fix.id },
-        at: now,
-      });
-    }
-    await dispatch(trx, fix.id, fix.runs);
+    await options.dispatch(trx, fix.id, fix.runs);
     return { fix, findingIds, pullRequests: [] };
   });
 }
 
-/** Moves a fix from one of `from` to `to`, atomically; 409 when another state already holds. */
+/**
+ * Moves a fix from one of `from` to `to`, atomically; 409 when another state already holds. Returns the
+ * fix as it was moved from (its `status` the one the move applied to).
+ */
 async function transition(
   db: Kysely<Database>,
   unit: Unit,
@@ -207,26 +224,23 @@ async function transition(
   refusal: (status: string) => string,
 ): Promise<FixRow> {
   const fix = await findFix(db, unit, fixId);
-  if (!from.includes(fix.status as FixStatus)) throw invalidState(refusal(fix.status));
-  const now = nowIso();
-  const result = await db
-    .updateTable('fixes')
-    .set({ ...changes, updated_at: now })
-    .where('id', '=', fix.id)
-    .where('status', '=', fix.status)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) {
+  if (!from.includes(fix.status)) throw invalidState(refusal(fix.status));
+  const { status, ...rest } = changes;
+  if (!(await moveFix(db, fix.id, status, rest, { from: [fix.status] }))) {
     const current = await findFix(db, unit, fixId);
     throw invalidState(refusal(current.status));
   }
-  return { ...fix, ...changes, updated_at: now };
+  return fix;
 }
 
-/** Stops a pending or running fix; its worker sees the status within a second and stops its run. */
+/**
+ * Stops a pending or running fix; its worker sees the status within a second and stops its run. A fix
+ * cancelled before it started gives its credit back.
+ */
 export async function cancelFix(db: Kysely<Database>, principal: Principal, unit: Unit, fixId: string): Promise<FixView> {
   await db.transaction().execute(async (trx) => {
     const now = nowIso();
-    await transition(
+    const before = await transition(
       trx,
       unit,
       fixId,
@@ -234,6 +248,7 @@ export async function cancelFix(db: Kysely<Database>, principal: Principal, unit
       { status: 'cancelled', completed_at: now, latest_activity_at: now },
       (status) => `Only a pending or running fix can be cancelled; this fix is ${status}`,
     );
+    if (before.status === 'pending') await refundFixCredit(trx, before);
     await recordFixEvents(trx, fixId, 'fix_cancelled', {}, principal.keyId);
   });
   return getFix(db, unit, fixId);
@@ -254,15 +269,15 @@ export async function refineFix(
   instructions: string,
   options: RefineOptions,
 ): Promise<FixView> {
-  const current = await findFix(db, unit, fixId);
-  if (current.status !== 'completed') throw invalidState(`Only a completed fix can be refined; this fix is ${current.status}`);
-  const [pullRequest] = await db.selectFrom('fix_pull_requests').select('pr_url').where('fix_id', '=', fixId).limit(1).execute();
+  const current = await getFix(db, unit, fixId);
+  if (current.fix.status !== 'completed') throw invalidState(`Only a completed fix can be refined; this fix is ${current.fix.status}`);
+  const [pullRequest] = current.pullRequests;
   if (pullRequest) throw invalidState(`This fix already has a pull request (${pullRequest.pr_url}); create a new fix to change it further`);
   if (!options.agentConfigured) {
     throw new ApiError(
       409,
       'AGENT_UNAVAILABLE',
-      'Refining a fix needs an LLM agent, and none is configured on this server (set BULWARK_LLM_PROVIDER, BULWARK_LLM_MODEL and BULWARK_LLM_API_KEY)',
+      `Refining a fix needs an LLM agent, and none is configured on this server (set ${AGENT_SETTINGS})`,
     );
   }
   await db.transaction().execute(async (trx) => {
@@ -276,10 +291,7 @@ export async function refineFix(
       { status: 'pending', started_at: null, completed_at: null, error_message: null, agent_steps_completed: 0, runs: fix.runs + 1 },
       (status) => `Only a completed fix can be refined; this fix is ${status}`,
     );
-    await trx
-      .insertInto('fix_refinements')
-      .values({ id: newId(), fix_id: fixId, instructions, created_by_key_id: principal.keyId, created_at: nowIso() })
-      .execute();
+    await insertRefinement(trx, { id: newId(), fix_id: fixId, instructions, created_by_key_id: principal.keyId, created_at: nowIso() });
     await options.dispatch(trx, fixId, fix.runs + 1);
   });
   return getFix(db, unit, fixId);
@@ -298,34 +310,19 @@ export async function openPullRequests(
   }
   if (!view.fix.diff) throw invalidState('This fix produced no changes, so there is nothing to open a pull request for');
   if (view.pullRequests.length) throw invalidState(`This fix already has a pull request: ${view.pullRequests[0]!.pr_url}`);
-  await claimPullRequest(db, view.fix);
+  const staleBefore = new Date(Date.now() - PULL_REQUEST_CLAIM_MS).toISOString();
+  if (!(await claimPullRequestOpening(db, view.fix, staleBefore))) {
+    throw invalidState('A pull request for this fix is already being opened, or the fix changed meanwhile; read it again');
+  }
   try {
     return await openClaimed(db, opener, unit, view, input);
   } finally {
-    await db.updateTable('fixes').set({ pr_opening_since: null }).where('id', '=', view.fix.id).execute();
+    await releasePullRequestOpening(db, view.fix.id);
   }
 }
 
 /** A claim older than this belongs to a request that died; pushes and API calls finish well within it. */
 const PULL_REQUEST_CLAIM_MS = 15 * 60 * 1000;
-
-/** Marks the fix as having its pull request opened by this request; 409 while another request is at it. */
-async function claimPullRequest(db: Kysely<Database>, fix: FixRow): Promise<void> {
-  const now = nowIso();
-  const staleBefore = new Date(Date.now() - PULL_REQUEST_CLAIM_MS).toISOString();
-  const claimed = await db
-    .updateTable('fixes')
-    .set({ pr_opening_since: now })
-    .where('id', '=', fix.id)
-    .where('status', 'in', ['completed', 'pr_creation_failed'])
-    .where('runs', '=', fix.runs)
-    .where((eb) => eb.or([eb('pr_opening_since', 'is', null), eb('pr_opening_since', '<', staleBefore)]))
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('fix_pull_requests').select('id').where('fix_id', '=', fix.id))))
-    .executeTakeFirst();
-  if (Number(claimed.numUpdatedRows) === 0) {
-    throw invalidState('A pull request for this fix is already being opened, or the fix changed meanwhile; read it again');
-  }
-}
 
 async function openClaimed(
   db: Kysely<Database>,
@@ -334,30 +331,19 @@ async function openClaimed(
   view: FixView,
   input: PullRequestInput,
 ): Promise<FixPullRequestRow[]> {
+  const onThisRun = { from: ['completed', 'pr_creation_failed'] as FixStatus[], runs: view.fix.runs };
   let opened;
   try {
     opened = await opener.open(view, unit, input);
   } catch (error) {
     if (!(error instanceof PullRequestError)) throw error;
-    await db
-      .updateTable('fixes')
-      .set({ status: 'pr_creation_failed', error_message: error.message, updated_at: nowIso() })
-      .where('id', '=', view.fix.id)
-      .where('status', 'in', ['completed', 'pr_creation_failed'])
-      .where('runs', '=', view.fix.runs)
-      .execute();
+    await moveFix(db, view.fix.id, 'pr_creation_failed', { error_message: error.message }, onThisRun);
     throw new ApiError(502, 'PR_CREATION_FAILED', error.message);
   }
   const rows: FixPullRequestRow[] = opened.map((pr) => ({ ...pr, id: newId(), fix_id: view.fix.id }));
   await db.transaction().execute(async (trx) => {
-    if (rows.length) await trx.insertInto('fix_pull_requests').values(rows).execute();
-    await trx
-      .updateTable('fixes')
-      .set({ status: 'completed', error_message: null, updated_at: nowIso() })
-      .where('id', '=', view.fix.id)
-      .where('status', 'in', ['completed', 'pr_creation_failed'])
-      .where('runs', '=', view.fix.runs)
-      .execute();
+    await insertPullRequests(trx, rows);
+    await moveFix(trx, view.fix.id, 'completed', { error_message: null }, onThisRun);
     for (const pr of rows) await recordFixEvents(trx, view.fix.id, 'fix_pr_created', { pr_url: pr.pr_url, pr_number: pr.pr_number });
   });
   return rows;

@@ -1,14 +1,16 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.ts';
 import { findingsOfBatch } from '../store/findings.ts';
-import type { Database, FindingRow, ScanBatchRow, ScanRow } from '../store/schema.ts';
+import type { Database, FindingRow, ScanBatchRow } from '../store/schema.ts';
+import { artifactOfScan, batchOfUnit, insertBatch, pageOfBatches, scansOfBatches } from '../store/scan-batches.ts';
+import { quotaTypeForScan } from '../scan-types/index.ts';
 import { invalidState, notFound } from './errors.ts';
-import { newestFirst } from '../store/pagination.ts';
 import type { PageRequest } from './pagination.ts';
 import type { Principal } from './principal.ts';
-import { consumeCredit, quotaTypeForScan } from './quotas.ts';
+import { consumeCredit } from './quotas.ts';
 import { countScans, percentComplete, progressEntries, type BatchCounters, type ProgressEntry } from './scan-progress.ts';
-import { TERMINAL_BATCH_STATUSES, type ScanType } from './scan-types.ts';
+import type { ScanType } from './scan-types.ts';
+import { BATCH_STATUS } from './states/batch-status.ts';
 import type { Unit } from './units.ts';
 
 export interface BatchView extends BatchCounters {
@@ -44,21 +46,17 @@ export async function createScanBatch(
       error_message: null,
       quota_type: quotaType,
       quota_period_start: period.start,
+      credit_refunded_at: null,
       created_at: now,
       started_at: null,
       completed_at: null,
       updated_at: now,
     };
-    await trx.insertInto('scan_batches').values(row).execute();
+    await insertBatch(trx, row);
     await dispatch(trx, row);
     return row;
   });
   return { batch, ...countScans(batch, []) };
-}
-
-async function scansOf(db: Kysely<Database>, batchIds: string[]): Promise<ScanRow[]> {
-  if (!batchIds.length) return [];
-  return db.selectFrom('scans').selectAll().where('batch_id', 'in', batchIds).orderBy('created_at').orderBy('id').execute();
 }
 
 export async function listScanBatches(
@@ -66,11 +64,8 @@ export async function listScanBatches(
   unit: Unit,
   filters: PageRequest & { scanType?: string; status?: string },
 ): Promise<{ items: BatchView[]; total: number }> {
-  let query = db.selectFrom('scan_batches').where('unit_id', '=', unit.id);
-  if (filters.scanType) query = query.where('scan_type', '=', filters.scanType);
-  if (filters.status) query = query.where('status', '=', filters.status.toLowerCase());
-  const { rows, total } = await newestFirst(query, filters);
-  const scans = await scansOf(db, rows.map((r) => r.id));
+  const { rows, total } = await pageOfBatches(db, unit.id, filters);
+  const scans = await scansOfBatches(db, rows.map((r) => r.id));
   return {
     items: rows.map((batch) => ({ batch, ...countScans(batch, scans.filter((s) => s.batch_id === batch.id)) })),
     total,
@@ -78,24 +73,19 @@ export async function listScanBatches(
 }
 
 async function findBatch(db: Kysely<Database>, unit: Unit, batchId: string): Promise<ScanBatchRow> {
-  const batch = await db
-    .selectFrom('scan_batches')
-    .selectAll()
-    .where('id', '=', batchId)
-    .where('unit_id', '=', unit.id)
-    .executeTakeFirst();
+  const batch = await batchOfUnit(db, unit.id, batchId);
   if (!batch) throw notFound('Scan');
   return batch;
 }
 
 export async function getScanBatch(db: Kysely<Database>, unit: Unit, batchId: string): Promise<BatchView> {
   const batch = await findBatch(db, unit, batchId);
-  return { batch, ...countScans(batch, await scansOf(db, [batch.id])) };
+  return { batch, ...countScans(batch, await scansOfBatches(db, [batch.id])) };
 }
 
 export async function getScanProgress(db: Kysely<Database>, unit: Unit, batchId: string): Promise<ProgressView> {
   const batch = await findBatch(db, unit, batchId);
-  const scans = await scansOf(db, [batch.id]);
+  const scans = await scansOfBatches(db, [batch.id]);
   const stillPlanning = batch.status === 'queued' || batch.status === 'creating_scans';
   return {
     batch,
@@ -111,8 +101,7 @@ export async function getScanResults(
   batchId: string,
 ): Promise<{ batch: ScanBatchRow; findings: FindingRow[] }> {
   const batch = await findBatch(db, unit, batchId);
-  const findings = await findingsOfBatch(db, unit.id, batch.id);
-  return { batch, findings };
+  return { batch, findings: await findingsOfBatch(db, unit.id, batch.id) };
 }
 
 /**
@@ -122,12 +111,10 @@ export async function getScanResults(
 export async function getScanSbom(db: Kysely<Database>, unit: Unit, batchId: string): Promise<string> {
   const batch = await findBatch(db, unit, batchId);
   if (batch.scan_type !== 'sbom_scan') throw invalidState(`This scan is a ${batch.scan_type}; only sbom_scan scans produce an SBOM.`);
-  const [scan] = await scansOf(db, [batch.id]);
-  const artifact = scan
-    ? await db.selectFrom('scan_artifacts').select('content').where('scan_id', '=', scan.id).where('kind', '=', 'cyclonedx').executeTakeFirst()
-    : undefined;
-  if (artifact) return artifact.content;
+  const [scan] = await scansOfBatches(db, [batch.id]);
+  const artifact = scan ? await artifactOfScan(db, scan.id, 'cyclonedx') : undefined;
+  if (artifact !== undefined) return artifact;
   if (scan?.status === 'failed') throw invalidState(`The scan failed, so there is no SBOM: ${scan.status_reason ?? 'no reason recorded'}.`);
-  if (TERMINAL_BATCH_STATUSES.includes(batch.status)) throw invalidState(`The scan ended ${batch.status} without an SBOM.`);
+  if (BATCH_STATUS.isTerminal(batch.status)) throw invalidState(`The scan ended ${batch.status} without an SBOM.`);
   throw invalidState(`The SBOM is not ready yet: the scan is ${batch.status}. Poll the scan until it completes.`);
 }

@@ -1,5 +1,6 @@
 import type { ScanBatchRow, ScanRow, SourceRepoRow } from '../store/schema.ts';
-import { TERMINAL_BATCH_STATUSES } from './scan-types.ts';
+import { BATCH_STATUS } from './states/batch-status.ts';
+import type { ScanStatus } from './states/scan-status.ts';
 
 export interface ProgressEntry {
   repository: string;
@@ -30,14 +31,14 @@ export function countScans(batch: ScanBatchRow, scans: ScanRow[]): BatchCounters
   };
 }
 
-const SCAN_WEIGHT: Record<string, number> = { pending: 0, cloning: 0.2, scanning: 0.5, completed: 1, failed: 1 };
+const SCAN_WEIGHT: Record<ScanStatus, number> = { pending: 0, cloning: 0.2, scanning: 0.5, completed: 1, failed: 1 };
 
 /**
  * 0–100 for a progress bar. Each phase owns a band (queued 0, creating scans up to 10, scanning 10–90
  * by finished work per repository, assessing 90–99, terminal 100), so the value only ever rises.
  */
 export function percentComplete(batch: ScanBatchRow, scans: ScanRow[]): number {
-  if (TERMINAL_BATCH_STATUSES.includes(batch.status)) return 100;
+  if (BATCH_STATUS.isTerminal(batch.status)) return 100;
   const total = Math.max(batch.total_repositories, 1);
   if (batch.status === 'queued') return 0;
   if (batch.status === 'creating_scans') return round((10 * scans.length) / total);

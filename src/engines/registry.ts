@@ -1,27 +1,31 @@
-import type { ScanType } from '../core/scan-types.ts';
-import type { AdvisoryLookup } from '../osv/advisories.ts';
+import { allScanTypes, scanTypeNamed, type EngineOptions, type ScanType } from '../scan-types/index.ts';
 import type { ScanEngine } from './engine.ts';
-import { SastEngine } from './sast/sast-engine.ts';
-import { SbomEngine } from './sbom/sbom-engine.ts';
-import { SecretsEngine } from './secrets/secrets-engine.ts';
 
-export type EngineRegistry = Partial<Record<ScanType, ScanEngine>>;
+export type { EngineOptions } from '../scan-types/index.ts';
 
-export interface EngineOptions {
-  secretsHistoryDepth: number;
-  sastRuleDirs?: string[];
-  semgrepConfigs?: string[];
-  /** Vulnerability records for `sbom_scan`; without them it inventories dependencies and matches none. */
-  advisories?: AdvisoryLookup;
+/** The engines of one process, each loaded on first use and kept. */
+export interface EngineRegistry {
+  /** The engine for a scan type; null when this build has none for it. An unknown type throws. */
+  engineFor(scanType: string): Promise<ScanEngine | null>;
 }
 
-const NO_ADVISORIES: AdvisoryLookup = { forPackages: async () => new Map(), hasRecords: async () => false };
+/** The scan types this build has an engine for, in contract order. */
+export function runnableScanTypes(): ScanType[] {
+  return allScanTypes().filter((d) => d.engine !== null).map((d) => d.name);
+}
 
-/** The engines this build ships; a scan type missing here fails its batch at once with its credit returned. */
+/** The engines the scan-type registry declares, built with `options`. */
 export function defaultEngines(options: EngineOptions): EngineRegistry {
+  const loaded = new Map<ScanType, Promise<ScanEngine | null>>();
   return {
-    secrets_scan: new SecretsEngine({ historyDepth: options.secretsHistoryDepth }),
-    semgrep_scan: new SastEngine({ extraRuleDirs: options.sastRuleDirs, externalSemgrep: { configs: options.semgrepConfigs ?? [] } }),
-    sbom_scan: new SbomEngine(options.advisories ?? NO_ADVISORIES),
+    async engineFor(scanType) {
+      const descriptor = scanTypeNamed(scanType);
+      let engine = loaded.get(descriptor.name);
+      if (!engine) {
+        engine = descriptor.engine ? descriptor.engine(options) : Promise.resolve(null);
+        loaded.set(descriptor.name, engine);
+      }
+      return engine;
+    },
   };
 }

@@ -1,16 +1,21 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { findingsOfFix, recordFixEvents } from '../core/fixes.ts';
-import type { ScanType } from '../core/scan-types.ts';
+import { refundFixCredit } from '../core/credits.ts';
+import { AGENT_SETTINGS, recordFixEvents } from '../core/fixes.ts';
 import type { TokenBox } from '../crypto/token-box.ts';
 import { nowIso } from '../ids.ts';
 import type { JobContext, JobHandlers } from '../jobs/queue.ts';
 import { CheckoutError, type CheckoutCache } from '../scm/checkout-cache.ts';
 import { git, GitError } from '../scm/git-command.ts';
-import type { Database, FindingRow, FixRow } from '../store/schema.ts';
+import { findingsOfFix, fixById, moveFix, refinementsOf, setFixBaseCommit, updateFixIn } from '../store/fixes.ts';
+import { sourceReposOfUnit } from '../store/scan-batches.ts';
+import type { Database, FixRow } from '../store/schema.ts';
 import { maskDiff } from './diff-mask.ts';
+import { toFixFinding } from './fix-finding.ts';
 import { FixError, type FixAgent, type Fixer, type FixFinding, type FixWorkspace, type VerificationResult } from './types.ts';
+
+export { toFixFinding };
 
 export interface FixRunnerDeps {
   db: Kysely<Database>;
@@ -27,8 +32,6 @@ export interface FixRunnerDeps {
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
-const AGENT_SETTINGS = 'BULWARK_LLM_PROVIDER, BULWARK_LLM_MODEL and BULWARK_LLM_API_KEY';
-
 /** Job keys name the fix and its run, so a refinement's run is a job of its own. */
 export const fixJobKey = (fixId: string, run: number) => `${fixId}#${run}`;
 
@@ -37,280 +40,284 @@ function parseJobKey(key: string): { fixId: string; run: number } {
   return { fixId: fixId!, run: Number(run ?? 1) };
 }
 
-export function toFixFinding(row: FindingRow): FixFinding {
-  return {
-    id: row.id,
-    scanType: row.scan_type as ScanType,
-    checkId: row.check_id,
-    severity: row.severity,
-    title: row.title,
-    message: row.message,
-    filePath: row.file_path,
-    startLine: row.start_line,
-    endLine: row.end_line,
-    cwe: JSON.parse(row.cwe),
-    metadata: JSON.parse(row.metadata),
-  };
-}
-
 /** Thrown inside a run when its fix was cancelled, so every layer unwinds without recording a failure. */
 class FixCancelled extends Error {}
 
+type GitOptions = { cwd: string; timeoutMs: number; signal: AbortSignal };
+
+/** A checked-out work tree for one run: where it started (`base`) and how to run git in it. */
+export interface RunWorkspace extends FixWorkspace {
+  base: string;
+  options: GitOptions;
+  dispose(): Promise<void>;
+}
+
+/** How a run ended, as its fix records it. */
+export type RunOutcome =
+  | { status: 'completed'; changes: Partial<FixRow> }
+  | { status: 'failed'; changes: Partial<FixRow>; callerCaused?: boolean };
+
+/** What the fixers and the agent changed, and what the fixers had to say. */
+interface Changes {
+  files: Set<string>;
+  notes: string[];
+}
+
 /**
- * Runs a fix: pending → running → completed | failed (cancelled by the API at any time). The run checks
- * out the source branch (or the fix's base commit with its current patch, for a refinement), applies the
- * deterministic fixers, hands what they leave to the agent, verifies the result with the originating
- * engines, and stores the diff. A run that dies midway starts over from a fresh work tree.
+ * Runs a fix (see core/states/fix-status.ts): claim the run, open a work tree, apply the deterministic
+ * fixers, hand what they leave to the agent, verify, and record the outcome. The API may cancel at any
+ * time; a run that dies midway starts over from a fresh work tree.
  */
 export function createFixRunner(deps: FixRunnerDeps): JobHandlers {
-  const { db } = deps;
-
-  const load = (fixId: string) => db.selectFrom('fixes').selectAll().where('id', '=', fixId).executeTakeFirst();
-
-  /** Changes a fix that is still running in this run; false when it has moved on (cancelled). */
-  async function update(fix: FixRow, changes: Partial<FixRow>): Promise<boolean> {
-    const result = await db
-      .updateTable('fixes')
-      .set({ ...changes, updated_at: nowIso() })
-      .where('id', '=', fix.id)
-      .where('status', '=', 'running')
-      .where('runs', '=', fix.runs)
-      .where('run_attempt', '=', fix.run_attempt)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
-  }
-
-  /** Ends a run and writes its events in one transaction, unless the fix moved on (cancelled) meanwhile. */
-  async function finish(fix: FixRow, outcome: { status: 'completed' | 'failed'; changes: Partial<FixRow> }) {
-    const now = nowIso();
-    const failed = outcome.status === 'failed';
-    // A refinement that fails leaves the fix as its last good run made it, with the failure told.
-    const keepsPrevious = failed && fix.runs > 1 && fix.diff_ciphertext !== null;
-    const status = keepsPrevious ? 'completed' : outcome.status;
-    const changes = keepsPrevious
-      ? { error_message: `The refinement failed (${outcome.changes.error_message}); the fix keeps its previous patch.` }
-      : outcome.changes;
-    await db.transaction().execute(async (trx) => {
-      const result = await trx
-        .updateTable('fixes')
-        .set({ status, completed_at: now, latest_activity_at: now, ...changes, updated_at: now })
-        .where('id', '=', fix.id)
-        .where('status', '=', 'running')
-        .where('runs', '=', fix.runs)
-        .where('run_attempt', '=', fix.run_attempt)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) return;
-      await recordFixEvents(trx, fix.id, failed ? 'fix_failed' : 'fix_completed', failed ? { error_message: changes.error_message } : {});
-    });
-  }
-
-  /** Claims the run for this attempt: a pending fix starts, a running one whose attempt died is taken over. */
-  async function start(fixId: string, run: number, attempt: number): Promise<FixRow | undefined> {
-    const fix = await load(fixId);
-    if (!fix || fix.runs !== run) return undefined;
-    const now = nowIso();
-    if (fix.status === 'running') {
-      const result = await db
-        .updateTable('fixes')
-        .set({ run_attempt: attempt, latest_activity_at: now, agent_steps_completed: 0, updated_at: now })
-        .where('id', '=', fix.id)
-        .where('status', '=', 'running')
-        .where('runs', '=', run)
-        .where('run_attempt', '<', attempt)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0 ? { ...fix, run_attempt: attempt } : undefined;
-    }
-    if (fix.status !== 'pending') return undefined;
-    const started = await db.transaction().execute(async (trx) => {
-      const result = await trx
-        .updateTable('fixes')
-        .set({ status: 'running', run_attempt: attempt, started_at: now, latest_activity_at: now, agent_steps_completed: 0, updated_at: now })
-        .where('id', '=', fix.id)
-        .where('status', '=', 'pending')
-        .where('runs', '=', run)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) return false;
-      await recordFixEvents(trx, fix.id, 'fix_started', { run });
-      return true;
-    });
-    return started ? { ...fix, status: 'running', run_attempt: attempt, started_at: now } : undefined;
-  }
-
-  async function run(key: string, context: JobContext): Promise<void> {
-    const { fixId, run: runNumber } = parseJobKey(key);
-    const fix = await start(fixId, runNumber, context.attempt);
-    if (!fix) return;
-
-    // Cancellation arrives through the database; a poll turns it into an abort of everything under way.
-    const controller = new AbortController();
-    const onJobAbort = () => controller.abort(context.signal.reason);
-    context.signal.addEventListener('abort', onJobAbort, { once: true });
-    const poll = setInterval(async () => {
-      const current = await load(fixId).catch(() => undefined);
-      const ours = current && current.status === 'running' && current.runs === fix.runs && current.run_attempt === fix.run_attempt;
-      if (current && !ours) controller.abort(new FixCancelled('cancelled or taken over'));
-    }, deps.cancelPollMs ?? 500);
-
-    let workspace: Awaited<ReturnType<typeof openWorkspace>> | undefined;
-    try {
-      workspace = await openWorkspace(fix, context.attempt, controller.signal);
-      const outcome = await applyFix(fix, workspace);
-      await finish(fix, outcome);
-    } catch (error) {
-      if (context.signal.aborted) throw error; // lease lost or worker stopping: the job runs again
-      if (controller.signal.aborted || error instanceof FixCancelled) return; // cancelled: the API recorded it
-      const message = error instanceof FixError ? error.message : 'the fix run failed unexpectedly';
-      if (!(error instanceof FixError)) deps.log?.('fix run failed', { fix: fix.id, error: (error as Error).message });
-      await finish(fix, { status: 'failed', changes: { error_message: message } });
-    } finally {
-      clearInterval(poll);
-      context.signal.removeEventListener('abort', onJobAbort);
-      await workspace?.dispose();
-    }
-  }
-
-  async function openWorkspace(fix: FixRow, attempt: number, signal: AbortSignal) {
-    const unitSources = await db.selectFrom('source_repos').selectAll().where('unit_id', '=', fix.unit_id).execute();
-    const source = unitSources.find((s) => s.full_name === fix.source_repo && s.provider === fix.source_repo_provider);
-    if (!source) throw new FixError(`the source repository ${fix.source_repo} was removed from this repository's sources`);
-    const token = source.token_ciphertext ? deps.tokenBox.open(source.token_ciphertext) : null;
-    const checkoutSource = { id: source.id, provider: source.provider, cloneUrl: source.clone_url, token };
-    // One work tree per attempt: a stale attempt still winding down never shares the new one's files.
-    const workId = `fix-${fix.id}-${fix.runs}-${attempt}`;
-    let checkout;
-    try {
-      // A refinement continues the fix where it stands: its base commit plus its current patch.
-      checkout = fix.source_base_commit_sha
-        ? await deps.checkouts.checkoutCommit(checkoutSource, fix.source_base_commit_sha, workId, signal)
-        : await deps.checkouts.checkout(checkoutSource, fix.source_scan_branch ?? source.default_branch, workId, signal);
-    } catch (error) {
-      if (error instanceof CheckoutError) throw new FixError(error.message);
-      throw error;
-    }
-    const options = { cwd: checkout.dir, timeoutMs: deps.gitTimeoutMs, signal };
-    if (fix.source_base_commit_sha && fix.diff_ciphertext) {
-      try {
-        await applyPatch(checkout.dir, deps.tokenBox.open(fix.diff_ciphertext), options);
-      } catch (error) {
-        await checkout.dispose();
-        if (error instanceof GitError) throw new FixError(`could not restore the fix's previous patch: ${error.message}`);
-        throw error;
-      }
-    }
-    const base = fix.source_base_commit_sha ?? checkout.commit;
-    if (!fix.source_base_commit_sha) await db.updateTable('fixes').set({ source_base_commit_sha: base }).where('id', '=', fix.id).execute();
-    const steps = { count: 0 };
-    const workspace: FixWorkspace = {
-      dir: checkout.dir,
-      signal,
-      step: async () => {
-        signal.throwIfAborted();
-        steps.count++;
-        const moved = await update(fix, { agent_steps_completed: steps.count, latest_activity_at: nowIso() });
-        if (!moved) throw new FixCancelled('cancelled');
-      },
-    };
-    return { ...workspace, base, options, dispose: checkout.dispose };
-  }
-
-  async function applyFix(fix: FixRow, workspace: FixWorkspace & { base: string; options: { cwd: string; timeoutMs: number; signal: AbortSignal } }) {
-    const findings = (await findingsOfFix(db, fix.id)).map(toFixFinding);
-    // The files as the base commit has them, so verification blames a fix only for what it broke.
-    const originalsOf = async (files: string[]) => {
-      const originals = new Map<string, string | null>();
-      for (const file of files) originals.set(file, await git(['show', `${workspace.base}:${file}`], workspace.options).catch(() => null));
-      return originals;
-    };
-    const changed = new Set<string>();
-    const notes: string[] = [];
-    let forAgent: FixFinding[] = [];
-    const refinements = fix.runs > 1 ? await refinementsOf(fix.id) : [];
-
-    if (refinements.length) {
-      forAgent = findings;
-    } else {
-      for (const finding of findings) {
-        const fixer = deps.fixerFor(finding);
-        if (!fixer) {
-          forAgent.push(finding);
-          continue;
-        }
-        const outcome = await fixer.apply(finding, workspace);
-        await workspace.step();
-        outcome.changedFiles.forEach((file) => changed.add(file));
-        notes.push(outcome.note);
-        if (!outcome.fixed) forAgent.push(finding);
-      }
-    }
-
-    let usage = { inputTokens: 0, outputTokens: 0 };
-    const needsAgent = forAgent.length > 0 || refinements.length > 0 || findings.length === 0;
-    if (needsAgent) {
-      if (!deps.agent) {
-        const unhandled = forAgent.map((f) => f.checkId).join(', ');
-        const why = notes.length ? ` (${notes.join('; ')})` : '';
-        throw new FixError(
-          findings.length === 0
-            ? `a fix without findings needs an LLM agent to follow its instructions; set ${AGENT_SETTINGS}`
-            : `no deterministic fixer could fix ${unhandled}${why}; set ${AGENT_SETTINGS} to let the agent fix it`,
-        );
-      }
-      const result = await deps.agent.run({
-        workspace,
-        findings: forAgent.length ? forAgent : findings,
-        instructions: [fix.instructions, ...refinements],
-        rescan: async (files) => describeVerification(await deps.verify(workspace.dir, findings, files, await originalsOf(files)), findings),
-      });
-      result.changedFiles.forEach((file) => changed.add(file));
-      usage = result.usage;
-      await update(fix, { agent_input_tokens: fix.agent_input_tokens + usage.inputTokens, agent_output_tokens: fix.agent_output_tokens + usage.outputTokens });
-    }
-
-    const diff = await diffOf(workspace);
-    if (!diff.trim()) throw new FixError('the fix made no change to the repository');
-    const changedFiles = await changedPaths(workspace);
-    const verification = await deps.verify(workspace.dir, findings, changedFiles, await originalsOf(changedFiles));
-    const problems = verificationProblems(verification, findings);
-    if (problems.length) throw new FixError(`verification failed: ${problems.join('; ')}`);
-    return {
-      status: 'completed' as const,
-      changes: {
-        diff: maskDiff(diff),
-        diff_ciphertext: deps.tokenBox.seal(diff),
-        error_message: null,
-        verification: [
-          `Re-scanned ${changedFiles.length} changed file(s): none of the ${findings.length} finding(s) is detected any more, and every file still parses.`,
-          ...notes,
-        ].join(' '),
-      },
-    };
-  }
-
-  const refinementsOf = async (fixId: string) =>
-    (await db.selectFrom('fix_refinements').select('instructions').where('fix_id', '=', fixId).orderBy('created_at').execute()).map((r) => r.instructions);
-
-  async function diffOf(workspace: { base: string; options: { cwd: string; timeoutMs: number; signal: AbortSignal } }): Promise<string> {
-    await git(['add', '--all'], workspace.options);
-    return git(['-c', 'core.quotepath=off', 'diff', '--cached', '--binary', '--no-color', workspace.base], workspace.options);
-  }
-
-  async function changedPaths(workspace: { base: string; options: { cwd: string; timeoutMs: number; signal: AbortSignal } }): Promise<string[]> {
-    const names = await git(['diff', '--cached', '--name-only', '-z', '--no-renames', '--diff-filter=AM', workspace.base], workspace.options);
-    return names.split('\0').filter(Boolean);
-  }
-
   return {
-    run,
-    async giveUp(key, reason) {
-      const { fixId } = parseJobKey(key);
-      const fix = await load(fixId);
-      if (!fix || fix.status !== 'running') return;
-      await finish(fix, { status: 'failed', changes: { error_message: `The fix could not be completed (${reason}).` } });
+    run: (key, context) => runFix(deps, key, context),
+    giveUp: (key, reason) => giveUpFix(deps, key, reason),
+  };
+}
+
+/** The life of one run of a fix, one named step after another. */
+export async function runFix(deps: FixRunnerDeps, key: string, context: JobContext): Promise<void> {
+  const { fixId, run } = parseJobKey(key);
+  const fix = await claimRun(deps, fixId, run, context.attempt);
+  if (!fix) return;
+  const watch = watchForCancellation(deps, fix, context.signal);
+  let workspace: RunWorkspace | undefined;
+  try {
+    workspace = await openWorkspace(deps, fix, context.attempt, watch.signal);
+    const findings = (await findingsOfFix(deps.db, fix.id)).map(toFixFinding);
+    const refinements = fix.runs > 1 ? await refinementsOf(deps.db, fix.id) : [];
+    const changes: Changes = { files: new Set(), notes: [] };
+    const forAgent = refinements.length ? findings : await applyFixers(deps, findings, workspace, changes);
+    await runAgent(deps, fix, findings, forAgent, refinements, workspace, changes);
+    await finishRun(deps, fix, await verifyRun(deps, findings, workspace, changes));
+  } catch (error) {
+    if (context.signal.aborted) throw error; // lease lost or worker stopping: the job runs again
+    if (watch.signal.aborted || error instanceof FixCancelled) return; // cancelled: the API recorded it
+    if (!(error instanceof FixError)) deps.log?.('fix run failed', { fix: fix.id, error: (error as Error).message });
+    const message = error instanceof FixError ? error.message : 'the fix run failed unexpectedly';
+    await finishRun(deps, fix, { status: 'failed', changes: { error_message: message }, callerCaused: error instanceof FixError && error.callerCaused });
+  } finally {
+    watch.stop();
+    await workspace?.dispose();
+  }
+}
+
+/** Claims the run for this attempt: a pending fix starts, a running one whose attempt died is taken over. */
+export async function claimRun(deps: FixRunnerDeps, fixId: string, run: number, attempt: number): Promise<FixRow | undefined> {
+  const fix = await fixById(deps.db, fixId);
+  if (!fix || fix.runs !== run) return undefined;
+  const now = nowIso();
+  const restart = { run_attempt: attempt, latest_activity_at: now, agent_steps_completed: 0 };
+  if (fix.status === 'running') {
+    const taken = await updateFixIn(deps.db, fix.id, 'running', restart, { runs: run, attemptBefore: attempt });
+    return taken ? { ...fix, run_attempt: attempt } : undefined;
+  }
+  if (fix.status !== 'pending') return undefined;
+  const started = await deps.db.transaction().execute(async (trx) => {
+    if (!(await moveFix(trx, fix.id, 'running', { ...restart, started_at: now }, { from: ['pending'], runs: run }))) return false;
+    await recordFixEvents(trx, fix.id, 'fix_started', { run });
+    return true;
+  });
+  return started ? { ...fix, status: 'running', run_attempt: attempt, started_at: now } : undefined;
+}
+
+/** Cancellation arrives through the database; a poll turns it into an abort of everything under way. */
+export function watchForCancellation(deps: FixRunnerDeps, fix: FixRow, jobSignal: AbortSignal): { signal: AbortSignal; stop(): void } {
+  const controller = new AbortController();
+  const onJobAbort = () => controller.abort(jobSignal.reason);
+  jobSignal.addEventListener('abort', onJobAbort, { once: true });
+  const poll = setInterval(async () => {
+    const current = await fixById(deps.db, fix.id).catch(() => undefined);
+    const ours = current && current.status === 'running' && current.runs === fix.runs && current.run_attempt === fix.run_attempt;
+    if (current && !ours) controller.abort(new FixCancelled('cancelled or taken over'));
+  }, deps.cancelPollMs ?? 500);
+  return {
+    signal: controller.signal,
+    stop() {
+      clearInterval(poll);
+      jobSignal.removeEventListener('abort', onJobAbort);
     },
   };
 }
 
-async function applyPatch(dir: string, diff: string, options: { cwd: string; timeoutMs: number; signal: AbortSignal }) {
+/** Changes a fix still running on this run and attempt; false when it has moved on (cancelled). */
+const updateRunning = (deps: FixRunnerDeps, fix: FixRow, changes: Partial<FixRow>) =>
+  updateFixIn(deps.db, fix.id, 'running', changes, { runs: fix.runs, runAttempt: fix.run_attempt });
+
+/**
+ * Checks out the source branch (or, for a refinement, the fix's base commit with its current patch)
+ * in a work tree of this attempt's own.
+ */
+export async function openWorkspace(deps: FixRunnerDeps, fix: FixRow, attempt: number, signal: AbortSignal): Promise<RunWorkspace> {
+  const source = (await sourceReposOfUnit(deps.db, fix.unit_id)).find((s) => s.full_name === fix.source_repo && s.provider === fix.source_repo_provider);
+  if (!source) throw new FixError(`the source repository ${fix.source_repo} was removed from this repository's sources`, { callerCaused: true });
+  const token = source.token_ciphertext ? deps.tokenBox.open(source.token_ciphertext) : null;
+  const checkoutSource = { id: source.id, provider: source.provider, cloneUrl: source.clone_url, token };
+  // One work tree per attempt: a stale attempt still winding down never shares the new one's files.
+  const workId = `fix-${fix.id}-${fix.runs}-${attempt}`;
+  let checkout;
+  try {
+    checkout = fix.source_base_commit_sha
+      ? await deps.checkouts.checkoutCommit(checkoutSource, fix.source_base_commit_sha, workId, signal)
+      : await deps.checkouts.checkout(checkoutSource, fix.source_scan_branch ?? source.default_branch, workId, signal);
+  } catch (error) {
+    if (error instanceof CheckoutError) throw new FixError(error.message);
+    throw error;
+  }
+  const options = { cwd: checkout.dir, timeoutMs: deps.gitTimeoutMs, signal };
+  if (fix.source_base_commit_sha && fix.diff_ciphertext) {
+    try {
+      await applyPatch(checkout.dir, deps.tokenBox.open(fix.diff_ciphertext), options);
+    } catch (error) {
+      await checkout.dispose();
+      if (error instanceof GitError) throw new FixError(`could not restore the fix's previous patch: ${error.message}`);
+      throw error;
+    }
+  }
+  const base = fix.source_base_commit_sha ?? checkout.commit;
+  if (!fix.source_base_commit_sha) await setFixBaseCommit(deps.db, fix.id, base);
+  let steps = 0;
+  return {
+    dir: checkout.dir,
+    signal,
+    base,
+    options,
+    dispose: checkout.dispose,
+    step: async () => {
+      signal.throwIfAborted();
+      steps++;
+      if (!(await updateRunning(deps, fix, { agent_steps_completed: steps, latest_activity_at: nowIso() }))) throw new FixCancelled('cancelled');
+    },
+  };
+}
+
+/** Applies the deterministic fixer of each finding; returns the findings left for the agent. */
+export async function applyFixers(deps: FixRunnerDeps, findings: FixFinding[], workspace: FixWorkspace, changes: Changes): Promise<FixFinding[]> {
+  const forAgent: FixFinding[] = [];
+  for (const finding of findings) {
+    const fixer = deps.fixerFor(finding);
+    if (!fixer) {
+      forAgent.push(finding);
+      continue;
+    }
+    const outcome = await fixer.apply(finding, workspace);
+    await workspace.step();
+    outcome.changedFiles.forEach((file) => changes.files.add(file));
+    changes.notes.push(outcome.note);
+    if (!outcome.fixed) forAgent.push(finding);
+  }
+  return forAgent;
+}
+
+/** Hands the agent what the fixers left, the refinements, or a fix without findings; a no-op when nothing is left. */
+export async function runAgent(
+  deps: FixRunnerDeps,
+  fix: FixRow,
+  findings: FixFinding[],
+  forAgent: FixFinding[],
+  refinements: string[],
+  workspace: RunWorkspace,
+  changes: Changes,
+): Promise<void> {
+  if (!forAgent.length && !refinements.length && findings.length) return;
+  if (!deps.agent) {
+    const why = changes.notes.length ? ` (${changes.notes.join('; ')})` : '';
+    throw new FixError(
+      findings.length === 0
+        ? `a fix without findings needs an LLM agent to follow its instructions; set ${AGENT_SETTINGS}`
+        : `no deterministic fixer could fix ${forAgent.map((f) => f.checkId).join(', ')}${why}; set ${AGENT_SETTINGS} to let the agent fix it`,
+    );
+  }
+  const result = await deps.agent.run({
+    workspace,
+    findings: forAgent.length ? forAgent : findings,
+    instructions: [fix.instructions, ...refinements],
+    rescan: async (files) => describeVerification(await deps.verify(workspace.dir, findings, files, await originalsOf(workspace, files)), findings),
+  });
+  result.changedFiles.forEach((file) => changes.files.add(file));
+  await updateRunning(deps, fix, {
+    agent_input_tokens: fix.agent_input_tokens + result.usage.inputTokens,
+    agent_output_tokens: fix.agent_output_tokens + result.usage.outputTokens,
+  });
+}
+
+/** Re-scans the changed files: the run completes only when no finding is detected any more and every file parses. */
+export async function verifyRun(deps: FixRunnerDeps, findings: FixFinding[], workspace: RunWorkspace, changes: Changes): Promise<RunOutcome> {
+  const diff = await diffOf(workspace);
+  if (!diff.trim()) throw new FixError('the fix made no change to the repository');
+  const changedFiles = await changedPaths(workspace);
+  const verification = await deps.verify(workspace.dir, findings, changedFiles, await originalsOf(workspace, changedFiles));
+  const problems = verificationProblems(verification, findings);
+  if (problems.length) throw new FixError(`verification failed: ${problems.join('; ')}`);
+  return {
+    status: 'completed',
+    changes: {
+      diff: maskDiff(diff),
+      diff_ciphertext: deps.tokenBox.seal(diff),
+      error_message: null,
+      verification: [
+        `Re-scanned ${changedFiles.length} changed file(s): none of the ${findings.length} finding(s) is detected any more, and every file still parses.`,
+        ...changes.notes,
+      ].join(' '),
+    },
+  };
+}
+
+/**
+ * Ends a run and writes its events in one transaction, unless the fix moved on (cancelled) meanwhile.
+ * A refinement that fails leaves the fix as its last good run made it, with the failure told; a fix
+ * that fails through no fault of the caller gives its credit back (see core/credits.ts).
+ */
+export async function finishRun(deps: FixRunnerDeps, fix: FixRow, outcome: RunOutcome): Promise<void> {
+  const now = nowIso();
+  const failed = outcome.status === 'failed';
+  const keepsPrevious = failed && fix.runs > 1 && fix.diff_ciphertext !== null;
+  const status = keepsPrevious ? 'completed' : outcome.status;
+  const changes = keepsPrevious
+    ? { error_message: `The refinement failed (${outcome.changes.error_message}); the fix keeps its previous patch.` }
+    : outcome.changes;
+  await deps.db.transaction().execute(async (trx) => {
+    const guard = { from: ['running' as const], runs: fix.runs, runAttempt: fix.run_attempt };
+    if (!(await moveFix(trx, fix.id, status, { completed_at: now, latest_activity_at: now, ...changes }, guard))) return;
+    await recordFixEvents(trx, fix.id, failed ? 'fix_failed' : 'fix_completed', failed ? { error_message: changes.error_message } : {});
+    if (status === 'failed' && !(outcome.status === 'failed' && outcome.callerCaused)) await refundFixCredit(trx, fix);
+  });
+}
+
+/** The queue stopped retrying: a fix it never got to run, or one whose runs kept dying, fails and gives its credit back. */
+export async function giveUpFix(deps: FixRunnerDeps, key: string, reason: string): Promise<void> {
+  const { fixId, run } = parseJobKey(key);
+  const fix = await fixById(deps.db, fixId);
+  if (!fix || fix.runs !== run) return;
+  const error_message = `The fix could not be completed (${reason}).`;
+  if (fix.status === 'running') return finishRun(deps, fix, { status: 'failed', changes: { error_message } });
+  if (fix.status !== 'pending') return;
+  const now = nowIso();
+  await deps.db.transaction().execute(async (trx) => {
+    if (!(await moveFix(trx, fix.id, 'failed', { error_message, completed_at: now, latest_activity_at: now }, { from: ['pending'], runs: run }))) return;
+    await recordFixEvents(trx, fix.id, 'fix_failed', { error_message });
+    await refundFixCredit(trx, fix);
+  });
+}
+
+/** The files as the base commit has them, so verification blames a fix only for what it broke. */
+async function originalsOf(workspace: RunWorkspace, files: string[]): Promise<Map<string, string | null>> {
+  const originals = new Map<string, string | null>();
+  for (const file of files) originals.set(file, await git(['show', `${workspace.base}:${file}`], workspace.options).catch(() => null));
+  return originals;
+}
+
+async function diffOf(workspace: RunWorkspace): Promise<string> {
+  await git(['add', '--all'], workspace.options);
+  return git(['-c', 'core.quotepath=off', 'diff', '--cached', '--binary', '--no-color', workspace.base], workspace.options);
+}
+
+async function changedPaths(workspace: RunWorkspace): Promise<string[]> {
+  const names = await git(['diff', '--cached', '--name-only', '-z', '--no-renames', '--diff-filter=AM', workspace.base], workspace.options);
+  return names.split('\0').filter(Boolean);
+}
+
+async function applyPatch(dir: string, diff: string, options: GitOptions) {
   const file = path.join(dir, '..', `${path.basename(dir)}.patch`);
   await fs.writeFile(file, diff);
   try {

@@ -77,4 +77,11 @@ export interface FixAgent {
 }
 
 /** A refusal to apply in a fix's `error_message`: safe to show, never containing a secret. */
-export class FixError extends Error {}
+export class FixError extends Error {
+  /** True when the caller's own doing made the fix impossible (its source repository was removed): the credit stays spent. */
+  readonly callerCaused: boolean;
+  constructor(message: string, options: { callerCaused?: boolean } = {}) {
+    super(message);
+    this.callerCaused = options.callerCaused ?? false;
+  }
+}

@@ -10,6 +10,7 @@ import { lineMapper, type LineSpan } from './fixers/line-map.ts';
 import { parseProblem } from './fixers/parse-check.ts';
 import { findingMatches } from './fixers/secret-location.ts';
 import { readTreeFile } from './fixers/tree-files.ts';
+import { scanTypeNamed } from '../scan-types/index.ts';
 import type { FixFinding, VerificationResult } from './types.ts';
 
 // Checks a patched tree the way the scan would: each finding's own file is run through its originating
@@ -31,6 +32,7 @@ import type { FixFinding, VerificationResult } from './types.ts';
 // - dependencies: the finding's manifest, extracted again, still has the package at the installed
 //   version or between it and the fixed one (see affected-copies.ts).
 // - deep AI review findings cannot be re-run offline, so they never count as still detected.
+// Each scan type names its check in its descriptor (src/scan-types/); an unknown type throws.
 
 export interface VerifyOptions {
   /** The SAST rules the scan ran; by default the built-in ones plus the configured operator folders. */
@@ -67,7 +69,7 @@ export async function verifyFix(
 }
 
 /** The tree's files now and, where known, before the fix. */
-class TreeTexts {
+export class TreeTexts {
   readonly #dir: string;
   readonly #changed: Set<string>;
   readonly #originals: ReadonlyMap<string, string | null>;
@@ -112,20 +114,13 @@ class TreeTexts {
   }
 }
 
+/** Judged by the finding's own scan type; a type the registry does not know is refused, never passed. */
 async function isStillDetected(finding: FixFinding, tree: TreeTexts, ruleSet: RuleSet): Promise<boolean> {
-  switch (finding.scanType) {
-    case 'secrets_scan':
-      return secretStillDetected(finding, tree);
-    case 'semgrep_scan':
-      return sastStillDetected(finding, tree, ruleSet);
-    case 'sbom_scan':
-      return dependencyStillDetected(finding, tree);
-    default:
-      return false;
-  }
+  const stillDetected = await scanTypeNamed(finding.scanType).stillDetected();
+  return stillDetected(finding, tree, ruleSet);
 }
 
-async function secretStillDetected(finding: FixFinding, tree: TreeTexts): Promise<boolean> {
+export async function secretStillDetected(finding: FixFinding, tree: TreeTexts): Promise<boolean> {
   if (finding.metadata.source === 'history') return true;
   const text = await tree.current(finding.filePath);
   if (text !== null && findingMatches(text, finding).length > 0) return true;
@@ -151,7 +146,7 @@ async function secretMoved(finding: FixFinding, tree: TreeTexts): Promise<boolea
   return false;
 }
 
-async function sastStillDetected(finding: FixFinding, tree: TreeTexts, ruleSet: RuleSet): Promise<boolean> {
+export async function sastStillDetected(finding: FixFinding, tree: TreeTexts, ruleSet: RuleSet): Promise<boolean> {
   const file = finding.filePath;
   const text = await tree.current(file);
   if (text === null) return false;
@@ -193,7 +188,7 @@ function normalized(match: SastMatch): string {
   return match.text.replace(/\s+/g, ' ').trim();
 }
 
-async function dependencyStillDetected(finding: FixFinding, tree: TreeTexts): Promise<boolean> {
+export async function dependencyStillDetected(finding: FixFinding, tree: TreeTexts): Promise<boolean> {
   const target = affectedPackageOf(finding);
   if (!target) return false;
   const file = finding.filePath;

@@ -3,6 +3,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import { pingDatabase } from '../store/database.ts';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { noPullRequestOpener } from '../core/fixes.ts';
+import { toFixFinding } from '../fixing/fix-finding.ts';
+import { fixerFor } from '../fixing/fixers/index.ts';
 import { authPlugin } from './auth.ts';
 import type { Deps } from './deps.ts';
 import { installErrorHandling, sendError } from './errors.ts';
@@ -47,6 +49,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     dispatchBatch: options.dispatchBatch ?? (async () => {}),
     dispatchFix: options.dispatchFix ?? (async () => {}),
     agentConfigured: options.agentConfigured ?? false,
+    hasFixer: options.hasFixer ?? ((finding) => fixerFor(toFixFinding(finding)) !== undefined),
   };
   const app = Fastify({
     logger: options.logger ?? false,

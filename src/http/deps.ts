@@ -1,6 +1,7 @@
 import type { FixDispatcher, PullRequestOpener } from '../core/fixes.ts';
 import type { BatchDispatcher } from '../core/scan-batches.ts';
 import type { Store } from '../store/database.ts';
+import type { FindingRow } from '../store/schema.ts';
 
 /** What routes need from the rest of the service. */
 export interface Deps {
@@ -10,4 +11,6 @@ export interface Deps {
   dispatchFix: FixDispatcher;
   /** Whether an LLM agent is configured, which refinements need. */
   agentConfigured: boolean;
+  /** Whether a deterministic fixer handles a finding (with the server's SAST rules). */
+  hasFixer: (finding: FindingRow) => boolean;
 }

@@ -1,4 +1,4 @@
-import { APPLICATION_SCAN_TYPES, SCAN_TYPES } from '../core/scan-types.ts';
+import { scanTypesOf } from '../core/scan-types.ts';
 
 /** The two route families differ only in the parent resource's name; everything else is shared. */
 export interface Family {
@@ -18,7 +18,7 @@ export const REPOSITORY_FAMILY: Family = {
   idField: 'repository_id',
   label: 'Repository',
   tag: 'repositories',
-  scanTypes: SCAN_TYPES,
+  scanTypes: scanTypesOf('repository'),
 };
 
 export const APPLICATION_FAMILY: Family = {
@@ -28,7 +28,7 @@ export const APPLICATION_FAMILY: Family = {
   idField: 'application_id',
   label: 'Application',
   tag: 'applications',
-  scanTypes: APPLICATION_SCAN_TYPES,
+  scanTypes: scanTypesOf('application'),
 };
 
 export const FAMILIES = [REPOSITORY_FAMILY, APPLICATION_FAMILY] as const;

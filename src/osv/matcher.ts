@@ -2,6 +2,7 @@ import type { Component, Ecosystem } from '../sbom/component.ts';
 import { affectedMatch, nearestFixedVersion } from './affected.ts';
 import type { Advisory, AdvisoryLookup } from './advisories.ts';
 import { scoreCvss, severityFromDatabase, type CvssScore } from './cvss.ts';
+import { sbomScan } from '../scan-types/sbom.ts';
 import { packageKey } from './package-key.ts';
 
 export type FindingSeverity = 'critical' | 'high' | 'medium' | 'low';
@@ -107,7 +108,7 @@ function describe(component: Component, group: { advisory: Advisory; fixed: stri
     summary: records.find((r) => r.summary)?.summary ?? null,
     fixedVersion: fixed === null ? null : asWritten(component, fixed),
     cvss,
-    severity: cvss && cvss.severity !== 'none' ? cvss.severity : (databaseSeverity ?? 'medium'),
+    severity: cvss && cvss.severity !== 'none' ? cvss.severity : (databaseSeverity ?? sbomScan.defaultSeverity!),
     cweIds: [...new Set(records.flatMap((r) => r.cweIds))].sort(),
     references: [...new Set(records.flatMap((r) => r.references))],
   };

@@ -1,17 +1,28 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
+import { refundBatchCredit } from '../core/credits.ts';
 import { ingestScanFindings, resolveUnseenFindings } from '../core/finding-ingest.ts';
-import { refundCredit, type QuotaType } from '../core/quotas.ts';
-import { FINISHED_SCAN_STATUSES, TERMINAL_BATCH_STATUSES, type ScanType } from '../core/scan-types.ts';
+import { BATCH_STATUS, type BatchStatus } from '../core/states/batch-status.ts';
+import { SCAN_STATUS } from '../core/states/scan-status.ts';
 import type { TokenBox } from '../crypto/token-box.ts';
-import type { ScanArtifact } from '../engines/engine.ts';
+import type { RawFinding, ScanArtifact, ScanEngine } from '../engines/engine.ts';
 import type { EngineRegistry } from '../engines/registry.ts';
-import { storeArtifacts } from './artifacts.ts';
 import { renamesSincePreviousScan } from './finding-renames.ts';
 import { newId, nowIso } from '../ids.ts';
 import type { JobContext, JobHandlers } from '../jobs/queue.ts';
-import { CheckoutError, type CheckoutCache } from '../scm/checkout-cache.ts';
+import { UnknownScanTypeError } from '../scan-types/index.ts';
+import { CheckoutError, type Checkout, type CheckoutCache } from '../scm/checkout-cache.ts';
 import { scrub } from '../scm/git-command.ts';
+import {
+  batchById,
+  failUnfinishedScans,
+  insertScansOnce,
+  moveBatch,
+  moveScan,
+  scansOfBatches,
+  sourceReposOfUnit,
+  storeArtifacts,
+} from '../store/scan-batches.ts';
 import type { Database, ScanBatchRow, ScanRow, SourceRepoRow } from '../store/schema.ts';
 
 export interface BatchRunnerDeps {
@@ -28,160 +39,228 @@ export interface BatchRunnerDeps {
 const SCANS_IN_PARALLEL = 2;
 
 /**
- * Runs a scan batch through its lifecycle: queued → creating_scans → scanning → assessing →
- * completed | partial_failure | failed. Every step is recorded before the next starts and each step
- * checks what is already done, so a run that dies midway is simply run again.
+ * Runs a scan batch through its lifecycle (see core/states/batch-status.ts). Every step is recorded
+ * before the next starts and each checks what is already done, so a run that dies midway is simply run
+ * again; every status write is a guarded transition, so a finished batch is never changed.
  */
 export function createBatchRunner(deps: BatchRunnerDeps): JobHandlers {
-  const { db } = deps;
-  const fingerprintKey = deps.tokenBox.deriveKey('finding-fingerprints');
-
-  const setBatch = (batch: ScanBatchRow, changes: Partial<ScanBatchRow>) =>
-    db.updateTable('scan_batches').set({ ...changes, updated_at: nowIso() }).where('id', '=', batch.id).execute();
-
-  const setScan = (scan: ScanRow, changes: Partial<ScanRow>) => db.updateTable('scans').set(changes).where('id', '=', scan.id).execute();
-
-  async function finish(batch: ScanBatchRow, status: string, errorMessage: string | null) {
-    const now = nowIso();
-    await db
-      .updateTable('scan_batches')
-      .set({ status, error_message: errorMessage, completed_at: now, updated_at: now, started_at: batch.started_at ?? now })
-      .where('id', '=', batch.id)
-      .where('status', 'not in', TERMINAL_BATCH_STATUSES)
-      .execute();
-  }
-
-  async function createScans(batch: ScanBatchRow, sources: SourceRepoRow[]) {
-    const now = nowIso();
-    for (const source of sources) {
-      await db
-        .insertInto('scans')
-        .values({
-          id: newId(),
-          batch_id: batch.id,
-          org_id: batch.org_id,
-          unit_id: batch.unit_id,
-          source_repo_id: source.id,
-          repository: source.full_name,
-          branch: source.default_branch,
-          status: 'pending',
-          status_reason: null,
-          commit_sha: null,
-          findings_count: null,
-          assessed: 0,
-          created_at: now,
-          started_at: null,
-          completed_at: null,
-        })
-        .onConflict((oc) => oc.columns(['batch_id', 'source_repo_id']).doNothing())
-        .execute();
-    }
-  }
-
-  async function runScan(batch: ScanBatchRow, scan: ScanRow, source: SourceRepoRow, context: JobContext) {
-    const engine = deps.engines[batch.scan_type as ScanType]!;
-    const token = source.token_ciphertext ? deps.tokenBox.open(source.token_ciphertext) : null;
-    await setScan(scan, { status: 'cloning', started_at: scan.started_at ?? nowIso(), status_reason: null });
-    let checkout;
-    try {
-      checkout = await deps.checkouts.checkout(
-        { id: source.id, provider: source.provider, cloneUrl: source.clone_url, token },
-        scan.branch,
-        scan.id,
-        context.signal,
-      );
-    } catch (error) {
-      if (context.signal.aborted) throw error;
-      const reason = error instanceof CheckoutError ? error.message : `checkout failed: ${scrub((error as Error).message, token ? [token] : [])}`;
-      await setScan(scan, { status: 'failed', status_reason: reason, completed_at: nowIso() });
-      return;
-    }
-    try {
-      await setScan(scan, { status: 'scanning', commit_sha: checkout.commit });
-      if (deps.faultScanDelayMs) await sleep(deps.faultScanDelayMs, undefined, { signal: context.signal });
-      const artifacts: ScanArtifact[] = [];
-      const found = await engine.scan({
-        dir: checkout.dir,
-        gitDir: checkout.gitDir,
-        commit: checkout.commit,
-        signal: context.signal,
-        fingerprintKey,
-        subject: source.full_name,
-        onArtifact: (artifact) => artifacts.push(artifact),
-        onNote: (note) => deps.log?.('scan note', { scan: scan.id, repository: source.full_name, note }),
-      });
-      await storeArtifacts(db, scan.id, artifacts);
-      const renames = await renamesSincePreviousScan(db, scan, batch.scan_type, checkout, context.signal);
-      const stored = await ingestScanFindings(db, batch, { ...scan, commit_sha: checkout.commit }, found, renames);
-      await setScan(scan, { status: 'completed', findings_count: stored, completed_at: nowIso() });
-    } catch (error) {
-      if (context.signal.aborted) throw error;
-      deps.log?.('scan failed', { scan: scan.id, error: (error as Error).message });
-      await setScan(scan, { status: 'failed', status_reason: `the ${batch.scan_type} engine failed on this repository`, completed_at: nowIso() });
-    } finally {
-      await checkout.dispose();
-    }
-  }
-
-  async function run(batchId: string, context: JobContext): Promise<void> {
-    let batch = await db.selectFrom('scan_batches').selectAll().where('id', '=', batchId).executeTakeFirst();
-    if (!batch || TERMINAL_BATCH_STATUSES.includes(batch.status)) return;
-    if (!deps.engines[batch.scan_type as ScanType]) {
-      await finish(batch, 'failed', `The ${batch.scan_type} engine is not available on this server yet; the scan credit was returned.`);
-      await refundCredit(db, batch.org_id, batch.quota_type as QuotaType, batch.quota_period_start);
-      return;
-    }
-    const sources = await db.selectFrom('source_repos').selectAll().where('unit_id', '=', batch.unit_id).orderBy('position').execute();
-    if (batch.status === 'queued') {
-      await setBatch(batch, { status: 'creating_scans', started_at: batch.started_at ?? nowIso() });
-      await createScans(batch, sources);
-    } else if (batch.status === 'creating_scans') {
-      await createScans(batch, sources);
-    }
-    if (batch.status !== 'assessing') {
-      batch = { ...batch, status: 'scanning', started_at: batch.started_at ?? nowIso() };
-      await setBatch(batch, { status: 'scanning', started_at: batch.started_at });
-    }
-
-    const scans = await db.selectFrom('scans').selectAll().where('batch_id', '=', batch.id).orderBy('created_at').orderBy('id').execute();
-    const todo = scans.filter((s) => !FINISHED_SCAN_STATUSES.includes(s.status));
-    const workers = Array.from({ length: Math.min(SCANS_IN_PARALLEL, todo.length) }, async () => {
-      for (let scan = todo.shift(); scan; scan = todo.shift()) {
-        const source = sources.find((s) => s.id === scan.source_repo_id);
-        if (!source) {
-          await setScan(scan, { status: 'failed', status_reason: 'the source repository was removed', completed_at: nowIso() });
-          continue;
-        }
-        await runScan(batch!, scan, source, context);
-      }
-    });
-    await Promise.all(workers);
-
-    await setBatch(batch, { status: 'assessing' });
-    const finished = await db.selectFrom('scans').selectAll().where('batch_id', '=', batch.id).execute();
-    for (const scan of finished.filter((s) => s.status === 'completed' && s.assessed === 0)) {
-      await resolveUnseenFindings(db, batch, scan);
-    }
-    const failed = finished.filter((s) => s.status === 'failed');
-    if (!failed.length) return finish(batch, 'completed', null);
-    const reasons = failed.map((s) => `${s.repository}: ${s.status_reason ?? 'failed'}`).join('; ');
-    if (failed.length === finished.length) return finish(batch, 'failed', `Every repository failed to scan. ${reasons}`);
-    return finish(batch, 'partial_failure', `${failed.length} of ${finished.length} repositories failed. ${reasons}`);
-  }
-
   return {
-    run,
-    async giveUp(batchId, reason) {
-      const batch = await db.selectFrom('scan_batches').selectAll().where('id', '=', batchId).executeTakeFirst();
-      if (!batch) return;
-      const now = nowIso();
-      await db
-        .updateTable('scans')
-        .set({ status: 'failed', status_reason: 'the scan did not finish before the worker gave up', completed_at: now })
-        .where('batch_id', '=', batch.id)
-        .where('status', 'not in', FINISHED_SCAN_STATUSES)
-        .execute();
-      await finish(batch, 'failed', `The scan could not be completed (${reason}).`);
-    },
+    run: (batchId, context) => runBatch(deps, batchId, context),
+    giveUp: (batchId, reason) => giveUpBatch(deps, batchId, reason),
   };
+}
+
+/** The life of a batch, one named step after another. */
+export async function runBatch(deps: BatchRunnerDeps, batchId: string, context: JobContext): Promise<void> {
+  const batch = await batchById(deps.db, batchId);
+  if (!batch || BATCH_STATUS.isTerminal(batch.status)) return;
+  const engine = await engineOf(deps, batch);
+  if (!engine) return;
+  const sources = await sourceReposOfUnit(deps.db, batch.unit_id);
+  if (!(await planScans(deps, batch, sources))) return;
+  if (batch.status === 'scanning') await runScans(deps, batch, engine, sources, context);
+  if (!(await advance(deps, batch, 'assessing'))) return;
+  await assessScans(deps, batch);
+  await concludeBatch(deps, batch);
+}
+
+/** The engine of the batch's scan type; without one the batch fails at once and returns its credit. */
+export async function engineOf(deps: BatchRunnerDeps, batch: ScanBatchRow): Promise<ScanEngine | null> {
+  try {
+    const engine = await deps.engines.engineFor(batch.scan_type);
+    if (engine) return engine;
+    await failBatch(deps, batch, `The ${batch.scan_type} engine is not available on this server yet; the scan credit was returned.`);
+  } catch (error) {
+    if (!(error instanceof UnknownScanTypeError)) throw error;
+    await failBatch(deps, batch, `This server does not know the scan type ${batch.scan_type}; the scan credit was returned.`);
+  }
+  return null;
+}
+
+/**
+ * Moves the batch (a copy the steps share) to `to`; re-entering the status it is in is a no-op, so a
+ * restarted run passes through. False when the batch has moved elsewhere (it failed meanwhile).
+ */
+async function advance(deps: BatchRunnerDeps, batch: ScanBatchRow, to: BatchStatus, changes: Partial<ScanBatchRow> = {}): Promise<boolean> {
+  if (batch.status === to) return true;
+  if (!(await moveBatch(deps.db, batch.id, to, changes))) return false;
+  Object.assign(batch, changes, { status: to });
+  return true;
+}
+
+/** queued → creating_scans → scanning: one scan row per source repository, created once. */
+export async function planScans(deps: BatchRunnerDeps, batch: ScanBatchRow, sources: SourceRepoRow[]): Promise<boolean> {
+  if (batch.status !== 'queued' && batch.status !== 'creating_scans') return true;
+  const startedAt = batch.started_at ?? nowIso();
+  if (!(await advance(deps, batch, 'creating_scans', { started_at: startedAt }))) return false;
+  const now = nowIso();
+  await insertScansOnce(
+    deps.db,
+    sources.map((source) => ({
+      id: newId(),
+      batch_id: batch.id,
+      org_id: batch.org_id,
+      unit_id: batch.unit_id,
+      source_repo_id: source.id,
+      repository: source.full_name,
+      branch: source.default_branch,
+      status: 'pending',
+      status_reason: null,
+      commit_sha: null,
+      findings_count: null,
+      assessed: 0,
+      created_at: now,
+      started_at: null,
+      completed_at: null,
+    })),
+  );
+  return advance(deps, batch, 'scanning');
+}
+
+/** Runs every unfinished scan of the batch, a few at a time. */
+export async function runScans(deps: BatchRunnerDeps, batch: ScanBatchRow, engine: ScanEngine, sources: SourceRepoRow[], context: JobContext) {
+  const todo = (await scansOfBatches(deps.db, [batch.id])).filter((s) => !SCAN_STATUS.isTerminal(s.status));
+  const workers = Array.from({ length: Math.min(SCANS_IN_PARALLEL, todo.length) }, async () => {
+    for (let scan = todo.shift(); scan; scan = todo.shift()) {
+      const source = sources.find((s) => s.id === scan.source_repo_id);
+      if (!source) {
+        await moveScan(deps.db, scan.id, 'failed', { status_reason: 'the source repository was removed', completed_at: nowIso() });
+        continue;
+      }
+      await runScan(deps, batch, engine, scan, source, context);
+    }
+  });
+  await Promise.all(workers);
+}
+
+/** One repository: check out, scan, ingest, complete; a failure fails this scan only. */
+export async function runScan(
+  deps: BatchRunnerDeps,
+  batch: ScanBatchRow,
+  engine: ScanEngine,
+  scan: ScanRow,
+  source: SourceRepoRow,
+  context: JobContext,
+): Promise<void> {
+  if (!(await moveScan(deps.db, scan.id, 'cloning', { started_at: scan.started_at ?? nowIso(), status_reason: null }))) return;
+  const checkout = await checkoutScan(deps, scan, source, context);
+  if (!checkout) return;
+  try {
+    if (!(await moveScan(deps.db, scan.id, 'scanning', { commit_sha: checkout.commit }))) return;
+    if (deps.faultScanDelayMs) await sleep(deps.faultScanDelayMs, undefined, { signal: context.signal });
+    const { found, artifacts } = await scanCheckout(deps, engine, scan, source, checkout, context);
+    const renames = await renamesSincePreviousScan(deps.db, scan, batch.scan_type, checkout, context.signal);
+    const stored = await ingest(deps, batch, { ...scan, commit_sha: checkout.commit }, found, artifacts, renames);
+    await moveScan(deps.db, scan.id, 'completed', { findings_count: stored, completed_at: nowIso() });
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    deps.log?.('scan failed', { scan: scan.id, error: (error as Error).message });
+    const reason = `the ${batch.scan_type} engine failed on this repository`;
+    await moveScan(deps.db, scan.id, 'failed', { status_reason: reason, completed_at: nowIso() });
+  } finally {
+    await checkout.dispose();
+  }
+}
+
+/** The scan's branch checked out; undefined (with the scan failed and the reason told) when that failed. */
+export async function checkoutScan(deps: BatchRunnerDeps, scan: ScanRow, source: SourceRepoRow, context: JobContext): Promise<Checkout | undefined> {
+  const token = source.token_ciphertext ? deps.tokenBox.open(source.token_ciphertext) : null;
+  try {
+    return await deps.checkouts.checkout(
+      { id: source.id, provider: source.provider, cloneUrl: source.clone_url, token },
+      scan.branch,
+      scan.id,
+      context.signal,
+    );
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    const reason = error instanceof CheckoutError ? error.message : `checkout failed: ${scrub((error as Error).message, token ? [token] : [])}`;
+    await moveScan(deps.db, scan.id, 'failed', { status_reason: reason, completed_at: nowIso() });
+    return undefined;
+  }
+}
+
+/** What the engine finds in the checked-out tree, and the documents it produces besides. */
+export async function scanCheckout(
+  deps: BatchRunnerDeps,
+  engine: ScanEngine,
+  scan: ScanRow,
+  source: SourceRepoRow,
+  checkout: Checkout,
+  context: JobContext,
+): Promise<{ found: RawFinding[]; artifacts: ScanArtifact[] }> {
+  const artifacts: ScanArtifact[] = [];
+  const found = await engine.scan({
+    dir: checkout.dir,
+    gitDir: checkout.gitDir,
+    commit: checkout.commit,
+    signal: context.signal,
+    fingerprintKey: deps.tokenBox.deriveKey('finding-fingerprints'),
+    subject: source.full_name,
+    onArtifact: (artifact) => artifacts.push(artifact),
+    onNote: (note) => deps.log?.('scan note', { scan: scan.id, repository: source.full_name, note }),
+  });
+  return { found, artifacts };
+}
+
+/**
+ * Stores a scan's documents and findings, following files git saw renamed since the previous scan so
+ * findings keep their identity; returns how many findings it stored.
+ */
+export async function ingest(
+  deps: BatchRunnerDeps,
+  batch: ScanBatchRow,
+  scan: ScanRow,
+  found: RawFinding[],
+  artifacts: ScanArtifact[],
+  renames: Map<string, string> = new Map(),
+): Promise<number> {
+  await storeArtifacts(deps.db, scan.id, artifacts);
+  return ingestScanFindings(deps.db, batch, scan, found, renames);
+}
+
+/** Resolves, per completed scan, the findings it no longer sees. */
+export async function assessScans(deps: BatchRunnerDeps, batch: ScanBatchRow): Promise<void> {
+  const finished = await scansOfBatches(deps.db, [batch.id]);
+  for (const scan of finished.filter((s) => s.status === 'completed' && s.assessed === 0)) {
+    await resolveUnseenFindings(deps.db, batch, scan);
+  }
+}
+
+/** assessing → completed, partial_failure or failed, by how its scans ended. */
+export async function concludeBatch(deps: BatchRunnerDeps, batch: ScanBatchRow): Promise<void> {
+  const finished = await scansOfBatches(deps.db, [batch.id]);
+  const failed = finished.filter((s) => s.status === 'failed');
+  if (!failed.length) return endBatch(deps, batch, 'completed', null);
+  const reasons = failed.map((s) => `${s.repository}: ${s.status_reason ?? 'failed'}`).join('; ');
+  if (failed.length === finished.length) return failBatch(deps, batch, `Every repository failed to scan. ${reasons}`);
+  return endBatch(deps, batch, 'partial_failure', `${failed.length} of ${finished.length} repositories failed. ${reasons}`);
+}
+
+/** Ends the batch unless it already ended. */
+async function endBatch(deps: BatchRunnerDeps, batch: ScanBatchRow, status: 'completed' | 'partial_failure', message: string | null) {
+  const now = nowIso();
+  await moveBatch(deps.db, batch.id, status, { error_message: message, completed_at: now, started_at: batch.started_at ?? now });
+}
+
+/**
+ * Fails the batch unless it already ended; when none of its scans completed, nothing was delivered, so
+ * its credit goes back (once, in the same transaction).
+ */
+export async function failBatch(deps: BatchRunnerDeps, batch: ScanBatchRow, message: string): Promise<void> {
+  const now = nowIso();
+  await deps.db.transaction().execute(async (trx) => {
+    const moved = await moveBatch(trx, batch.id, 'failed', { error_message: message, completed_at: now, started_at: batch.started_at ?? now });
+    if (!moved) return;
+    const scans = await scansOfBatches(trx, [batch.id]);
+    if (!scans.some((s) => s.status === 'completed')) await refundBatchCredit(trx, batch);
+  });
+}
+
+/** The queue stopped retrying: unfinished scans and the batch fail. */
+export async function giveUpBatch(deps: BatchRunnerDeps, batchId: string, reason: string): Promise<void> {
+  const batch = await batchById(deps.db, batchId);
+  if (!batch) return;
+  await failUnfinishedScans(deps.db, batch.id, 'the scan did not finish before the worker gave up');
+  await failBatch(deps, batch, `The scan could not be completed (${reason}).`);
 }

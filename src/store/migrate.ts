@@ -5,6 +5,7 @@ import * as jobs from './migrations/002_jobs.ts';
 import * as dependencies from './migrations/003_dependencies.ts';
 import * as fixRuns from './migrations/004_fix_runs.ts';
 import * as findingIdentity from './migrations/005_finding_identity.ts';
+import * as statusConstraints from './migrations/006_status_constraints.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
 const migrations: Record<string, Migration> = {
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '003_dependencies': dependencies,
   '004_fix_runs': fixRuns,
   '005_finding_identity': findingIdentity,
+  '006_status_constraints': statusConstraints,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,4 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { BatchStatus } from '../core/states/batch-status.ts';
+import type { FixStatus } from '../core/states/fix-status.ts';
+import type { ScanStatus } from '../core/states/scan-status.ts';
 
 // Timestamps are ISO-8601 UTC strings and booleans are 0/1 integers in both SQLite and PostgreSQL,
 // so every query returns the same values whichever database runs underneath.
@@ -67,11 +70,13 @@ export interface ScanBatchesTable {
   org_id: string;
   unit_id: string;
   scan_type: string;
-  status: string;
+  status: BatchStatus;
   total_repositories: number;
   error_message: string | null;
   quota_type: string;
   quota_period_start: string;
+  /** When the batch's credit was given back; set at most once. */
+  credit_refunded_at: string | null;
   created_at: string;
   started_at: string | null;
   completed_at: string | null;
@@ -86,7 +91,7 @@ export interface ScansTable {
   source_repo_id: string;
   repository: string;
   branch: string;
-  status: string;
+  status: ScanStatus;
   status_reason: string | null;
   commit_sha: string | null;
   findings_count: number | null;
@@ -164,7 +169,7 @@ export interface FixesTable {
   unit_id: string;
   title: string;
   instructions: string;
-  status: string;
+  status: FixStatus;
   source_repo: string | null;
   source_repo_provider: string | null;
   source_scan_branch: string | null;
@@ -185,6 +190,10 @@ export interface FixesTable {
   pr_opening_since: string | null;
   /** The job attempt running the current run; only it may change the fix. */
   run_attempt: number;
+  /** The quota period the fix's `prs` credit was taken from (null for fixes stored before this was kept). */
+  quota_period_start: string | null;
+  /** When the fix's credit was given back; set at most once. */
+  credit_refunded_at: string | null;
   latest_activity_at: string | null;
   created_by_key_id: string | null;
   created_at: string;
@@ -291,6 +300,8 @@ export type UnitRow = Selectable<UnitsTable>;
 export type SourceRepoRow = Selectable<SourceReposTable>;
 export type ScanBatchRow = Selectable<ScanBatchesTable>;
 export type ScanRow = Selectable<ScansTable>;
+export type QuotaPlanRow = Selectable<QuotaPlansTable>;
+export type QuotaUsageRow = Selectable<QuotaUsageTable>;
 export type FindingRow = Selectable<FindingsTable>;
 export type NewFinding = Insertable<FindingsTable>;
 export type FindingUpdate = Updateable<FindingsTable>;

@@ -65,6 +65,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     dispatchFix: services?.dispatchFix,
     pullRequests: services?.pullRequests,
     agentConfigured: options.agentConfigured ?? services?.agentConfigured,
+    hasFixer: services?.hasFixer,
   });
   const db = database.store.db;
   let defaultKey: string | null = null;

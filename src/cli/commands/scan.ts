@@ -6,7 +6,7 @@ import { loadSettings, type Settings } from '../../config.ts';
 import { SCAN_TYPES, type ScanType } from '../../core/scan-types.ts';
 import { loadTokenBox, TokenBox } from '../../crypto/token-box.ts';
 import type { ScanArtifact } from '../../engines/engine.ts';
-import { defaultEngines, type EngineRegistry } from '../../engines/registry.ts';
+import { defaultEngines, runnableScanTypes } from '../../engines/registry.ts';
 import { storedAdvisories } from '../../osv/advisories.ts';
 import { REPORT_FORMATS, renderReport, type ReportFormat } from '../../reports/index.ts';
 import { atOrAbove, SEVERITIES, type Severity } from '../../reports/report.ts';
@@ -45,8 +45,8 @@ function choice<T extends string>(values: Record<string, unknown>, name: string,
 }
 
 /** `secrets` or `secrets_scan`; any other type is refused with the list of engines this build runs. */
-function resolveScanType(name: unknown, engines: EngineRegistry): ScanType {
-  const available = Object.keys(engines) as ScanType[];
+function resolveScanType(name: unknown): ScanType {
+  const available = runnableScanTypes();
   const listing = available.map((t) => `${t.replace(/_scan$/, '')} (or ${t})`).join(', ');
   if (typeof name !== 'string' || !name) throw new UsageError(`--type is required; available: ${listing}`);
   const matches = (type: ScanType) => name === type || `${name}_scan` === type;
@@ -111,7 +111,7 @@ export async function scanCommand(args: string[], values: Record<string, unknown
   if (output === '') throw new UsageError('--output needs a file name');
   const settings = loadSettings(process.env);
   const historyDepth = optionalInt(values, 'history-depth') ?? settings.secretsHistoryDepth;
-  const scanType = resolveScanType(values.type, defaultEngines({ secretsHistoryDepth: historyDepth }));
+  const scanType = resolveScanType(values.type);
   if (format === 'cyclonedx' && scanType !== 'sbom_scan') throw new UsageError('--format cyclonedx needs --type sbom');
 
   const dir = path.resolve(target);
@@ -132,7 +132,8 @@ export async function scanCommand(args: string[], values: Record<string, unknown
       semgrepConfigs: settings.semgrepConfigs,
       advisories: advisories?.lookup,
     });
-    findings = await engines[scanType]!.scan({
+    const engine = (await engines.engineFor(scanType))!;
+    findings = await engine.scan({
       dir,
       gitDir: repo?.gitDir,
       commit: repo?.commit,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Ignore } from 'ignore';
 import type { EngineInput, RawFinding } from '../engine.ts';
 import { firstCallee, hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
+import { semgrepScan } from '../../scan-types/semgrep.ts';
 import { isTestPath, skipReason } from '../source-files.ts';
 
 // An optional second opinion: when an operator names rule configs and a `semgrep` or `opengrep` binary is on
@@ -165,7 +166,7 @@ export function toRawFinding(result: SemgrepResult, filePath: string, engine: Se
   const confidence = typeof metadata.confidence === 'string' ? metadata.confidence.toLowerCase() : undefined;
   return {
     checkId: result.check_id,
-    severity: SEVERITY[(extra.severity ?? '').toUpperCase()] ?? 'low',
+    severity: SEVERITY[(extra.severity ?? '').toUpperCase()] ?? semgrepScan.defaultSeverity!,
     category: typeof metadata.category === 'string' ? metadata.category : 'security',
     title: message.split(/(?<=\.)\s/)[0].slice(0, 200),
     message,

@@ -1,17 +1,19 @@
 import { loadRuleSet, type RuleSet } from '../../engines/sast/rule-set.ts';
+import { allScanTypes } from '../../scan-types/index.ts';
 import type { Fixer, FixFinding } from '../types.ts';
-import { dependencyFixer } from './dependency-fixer.ts';
-import { createSastRuleFixer } from './sast-rule-fixer.ts';
-import { secretFixer } from './secret-fixer.ts';
+
+export type FixerLookup = (finding: FixFinding) => Fixer | undefined;
 
 /**
- * The fixers that need no model, each for one kind of finding, with SAST rewrites taken from `rules`
- * (a server's rule set includes its operator folders); the first fixer that handles a finding applies.
+ * The fixers that need no model, as each scan type declares them, with SAST rewrites taken from
+ * `rules` (a server's rule set includes its operator folders). A finding gets the first fixer of its
+ * own scan type that handles it.
  */
-export function fixersWithRules(rules: () => RuleSet): (finding: FixFinding) => Fixer | undefined {
-  const fixers = [secretFixer, dependencyFixer, createSastRuleFixer(rules)];
-  return (finding) => fixers.find((fixer) => fixer.handles(finding));
+export async function fixersWithRules(rules: () => RuleSet): Promise<FixerLookup> {
+  const byType = new Map<string, Fixer[]>();
+  for (const descriptor of allScanTypes()) byType.set(descriptor.name, await descriptor.fixers(rules));
+  return (finding) => byType.get(finding.scanType)?.find((fixer) => fixer.handles(finding));
 }
 
 /** The fixer for a finding, with the SAST rules the scans run (built-in plus the configured operator folders). */
-export const fixerFor = fixersWithRules(() => loadRuleSet());
+export const fixerFor: FixerLookup = await fixersWithRules(() => loadRuleSet());

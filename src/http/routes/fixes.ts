@@ -51,15 +51,23 @@ export async function fixRoutes(app: FastifyInstance, { deps, family }: { deps: 
       schema: {
         tags,
         summary: 'Start an autofix run for findings',
-        description: 'Consumes one prs credit; 403 OPERATION_FAILED when none remain. Writes a fix_created event per finding.',
+        description:
+          'Consumes one prs credit; 403 OPERATION_FAILED when none remain. Writes a fix_created event per finding. ' +
+          '409 NO_FIXER_AVAILABLE, with nothing stored or charged, when no LLM agent is configured and a finding has no ' +
+          'deterministic fixer (or the fix names no findings). A fix that fails through no fault of the caller, or is ' +
+          'cancelled before it starts, gives its credit back.',
         operationId: operationId(family, 'create_fix'),
         params: unitParams(family),
         body: FixCreateRequest,
-        response: responses({ 201: Fix }, [401, 403, 404], family),
+        response: responses({ 201: Fix }, [401, 403, 404, 409], family),
       },
     },
     async (request, reply) => {
-      const view = await createFix(db, request.principal, await unitOf(request), request.body, deps.dispatchFix);
+      const view = await createFix(db, request.principal, await unitOf(request), request.body, {
+        dispatch: deps.dispatchFix,
+        agentConfigured: deps.agentConfigured,
+        hasFixer: deps.hasFixer,
+      });
       return reply.status(201).send(serializeFix(family, view));
     },
   );

@@ -10,6 +10,7 @@ import {
   listScanBatches,
 } from '../../core/scan-batches.ts';
 import type { ScanType } from '../../core/scan-types.ts';
+import { quotaTypeForScan } from '../../scan-types/index.ts';
 import type { Deps } from '../deps.ts';
 import type { Family } from '../family.ts';
 import { operationId, responses, unitParams, unitScope } from '../route-kit.ts';
@@ -64,7 +65,9 @@ export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps:
           family.kind === 'application'
             ? 'Trigger a scan batch across every repository of the application'
             : 'Trigger a scan batch',
-        description: 'Consumes one sast_scans credit (deep_ai_scan: one deep_ai_scans credit); 403 OPERATION_FAILED when none remain.',
+        description:
+          `Consumes one credit of the scan type's kind (${family.scanTypes.map((t) => `${t}: ${quotaTypeForScan(t)}`).join(', ')}); ` +
+          '403 OPERATION_FAILED when none remain. A batch that fails without any of its scans completing gives the credit back.',
         operationId: operationId(family, 'create_scan'),
         params: unitParams(family),
         body: scanCreateRequest(family),

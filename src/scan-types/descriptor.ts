@@ -1,0 +1,50 @@
+import type { QuotaType } from '../core/quotas.ts';
+import type { RuleSet } from '../engines/sast/rule-set.ts';
+import type { ScanEngine } from '../engines/engine.ts';
+import type { AdvisoryLookup } from '../osv/advisories.ts';
+import type { Fixer, FixFinding } from '../fixing/types.ts';
+import type { TreeTexts } from '../fixing/verify.ts';
+
+/** The two route families: a repository, and an application that groups several repositories. */
+export type RouteFamily = 'repository' | 'application';
+
+export interface EngineOptions {
+  secretsHistoryDepth: number;
+  sastRuleDirs?: string[];
+  semgrepConfigs?: string[];
+  /** Vulnerability records for `sbom_scan`; without them it inventories dependencies and matches none. */
+  advisories?: AdvisoryLookup;
+}
+
+/**
+ * Whether a finding is still there in a patched tree, judged the way its engine would judge it.
+ * `tree` holds the files now and before the fix; `ruleSet` is the SAST rule set the scan ran.
+ */
+export type StillDetected = (finding: FixFinding, tree: TreeTexts, ruleSet: RuleSet) => Promise<boolean>;
+
+/**
+ * Everything the service knows about one scan type. The heavy parts (engine, fixers, verification)
+ * are loaded on first use, so reading the registry (CLI help, request validation) stays cheap.
+ */
+export interface ScanTypeDescriptor<N extends string = string> {
+  /** The wire name, as the contract spells it. */
+  name: N;
+  /** One line for CLI help and the README. */
+  summary: string;
+  /** The route families whose scan requests accept this type. */
+  families: readonly RouteFamily[];
+  /** The credit one scan of this type takes. */
+  quotaType: QuotaType;
+  /** The engine that runs it on this build; null when the build has none (a batch then fails with its credit returned). */
+  engine: ((options: EngineOptions) => Promise<ScanEngine>) | null;
+  /** The deterministic fixers for its findings, first match first; `rules` is the server's SAST rule set. */
+  fixers: (rules: () => RuleSet) => Promise<Fixer[]>;
+  /**
+   * The severity a finding gets when what reported it gives none (an external Semgrep result of an
+   * unknown level, an advisory without a CVSS vector or database severity); absent for types whose
+   * every rule declares one.
+   */
+  defaultSeverity?: 'critical' | 'high' | 'medium' | 'low';
+  /** How a fix of one of its findings is verified. */
+  stillDetected: () => Promise<StillDetected>;
+}

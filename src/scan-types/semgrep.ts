@@ -1,0 +1,16 @@
+import type { ScanTypeDescriptor } from './descriptor.ts';
+
+export const semgrepScan: ScanTypeDescriptor<'semgrep_scan'> = {
+  name: 'semgrep_scan',
+  summary: 'static analysis with the built-in and operator SAST rules (and Semgrep configs when set)',
+  families: ['repository', 'application'],
+  quotaType: 'sast_scans',
+  defaultSeverity: 'low',
+  engine: async (options) => {
+    const { SastEngine } = await import('../engines/sast/sast-engine.ts');
+    return new SastEngine({ extraRuleDirs: options.sastRuleDirs, externalSemgrep: { configs: options.semgrepConfigs ?? [] } });
+  },
+  fixers: async (rules) => [(await import('../fixing/fixers/sast-rule-fixer.ts')).createSastRuleFixer(rules)],
+  // The same rule fires again where the finding's match went; see verify.ts.
+  stillDetected: async () => (await import('../fixing/verify.ts')).sastStillDetected,
+};

@@ -1,0 +1,169 @@
+import type { Kysely } from 'kysely';
+import { FIX_STATUS, type FixStatus } from '../core/states/fix-status.ts';
+import type { PageRequest } from '../core/pagination.ts';
+import { newestFirst } from './pagination.ts';
+import { nowIso } from '../ids.ts';
+import type { Database, FindingRow, FixPullRequestRow, FixRow } from './schema.ts';
+
+// The fixes table and the tables that hang off it (fix_findings, fix_pull_requests, fix_refinements).
+// Every status write is a guarded transition: it applies only from a status the fix machine allows
+// the move from (and from the caller's narrower set, when given), and says whether it applied.
+
+export interface FixLinks {
+  findingIds: Map<string, string[]>;
+  pullRequests: Map<string, FixPullRequestRow[]>;
+}
+
+export async function insertFix(db: Kysely<Database>, fix: FixRow, findingIds: string[]): Promise<void> {
+  await db.insertInto('fixes').values(fix).execute();
+  if (findingIds.length) {
+    await db
+      .insertInto('fix_findings')
+      .values(findingIds.map((finding_id, position) => ({ fix_id: fix.id, finding_id, position })))
+      .execute();
+  }
+}
+
+export async function fixById(db: Kysely<Database>, fixId: string): Promise<FixRow | undefined> {
+  return db.selectFrom('fixes').selectAll().where('id', '=', fixId).executeTakeFirst();
+}
+
+export async function fixOfUnit(db: Kysely<Database>, unitId: string, fixId: string): Promise<FixRow | undefined> {
+  return db.selectFrom('fixes').selectAll().where('id', '=', fixId).where('unit_id', '=', unitId).executeTakeFirst();
+}
+
+export async function pageOfFixes(
+  db: Kysely<Database>,
+  unitId: string,
+  filters: PageRequest & { findingId?: string },
+): Promise<{ rows: FixRow[]; total: number }> {
+  let query = db.selectFrom('fixes').where('unit_id', '=', unitId);
+  if (filters.findingId) {
+    const findingId = filters.findingId;
+    query = query.where('id', 'in', (eb) => eb.selectFrom('fix_findings').select('fix_id').where('finding_id', '=', findingId));
+  }
+  return newestFirst(query, filters);
+}
+
+/** The finding ids (in the order given) and pull requests of each fix. */
+export async function linksOfFixes(db: Kysely<Database>, fixIds: string[]): Promise<FixLinks> {
+  const findingIds = new Map<string, string[]>(fixIds.map((id) => [id, []]));
+  const pullRequests = new Map<string, FixPullRequestRow[]>(fixIds.map((id) => [id, []]));
+  if (!fixIds.length) return { findingIds, pullRequests };
+  const [links, prs] = await Promise.all([
+    db.selectFrom('fix_findings').selectAll().where('fix_id', 'in', fixIds).orderBy('position').execute(),
+    db.selectFrom('fix_pull_requests').selectAll().where('fix_id', 'in', fixIds).orderBy('created_at').execute(),
+  ]);
+  for (const link of links) findingIds.get(link.fix_id)!.push(link.finding_id);
+  for (const pr of prs) pullRequests.get(pr.fix_id)!.push(pr);
+  return { findingIds, pullRequests };
+}
+
+/** The findings of a fix, in the order they were given. */
+export async function findingsOfFix(db: Kysely<Database>, fixId: string): Promise<FindingRow[]> {
+  return db
+    .selectFrom('fix_findings')
+    .innerJoin('findings', 'findings.id', 'fix_findings.finding_id')
+    .selectAll('findings')
+    .where('fix_findings.fix_id', '=', fixId)
+    .orderBy('fix_findings.position')
+    .execute();
+}
+
+/** Which run and attempt a write belongs to: it applies only while the fix is still on that run (and attempt). */
+export interface RunGuard {
+  runs?: number;
+  runAttempt?: number;
+  /** Only an earlier attempt may be taken over. */
+  attemptBefore?: number;
+}
+
+/**
+ * Moves a fix to `to` when its status is one the machine allows the move from (narrowed to `from`
+ * when given) and the run guard holds. `updated_at` is set with it. True when it applied.
+ */
+export async function moveFix(
+  db: Kysely<Database>,
+  fixId: string,
+  to: FixStatus,
+  changes: Partial<Omit<FixRow, 'id' | 'status'>> = {},
+  options: { from?: FixStatus[] } & RunGuard = {},
+): Promise<boolean> {
+  const allowed = FIX_STATUS.sourcesOf(to).filter((s) => !options.from || options.from.includes(s));
+  if (!allowed.length) return false;
+  return guardedUpdate(db, fixId, allowed, { ...changes, status: to }, options);
+}
+
+/** Changes a fix that is still in `status` on the guarded run, without moving it; true when it applied. */
+export async function updateFixIn(
+  db: Kysely<Database>,
+  fixId: string,
+  status: FixStatus,
+  changes: Partial<Omit<FixRow, 'id' | 'status'>>,
+  guard: RunGuard = {},
+): Promise<boolean> {
+  return guardedUpdate(db, fixId, [status], changes, guard);
+}
+
+async function guardedUpdate(db: Kysely<Database>, fixId: string, statuses: FixStatus[], changes: Partial<FixRow>, guard: RunGuard): Promise<boolean> {
+  let query = db.updateTable('fixes').set({ ...changes, updated_at: nowIso() }).where('id', '=', fixId).where('status', 'in', statuses);
+  if (guard.runs !== undefined) query = query.where('runs', '=', guard.runs);
+  if (guard.runAttempt !== undefined) query = query.where('run_attempt', '=', guard.runAttempt);
+  if (guard.attemptBefore !== undefined) query = query.where('run_attempt', '<', guard.attemptBefore);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Records the commit a fix's first run checked out; later runs start from it. */
+export async function setFixBaseCommit(db: Kysely<Database>, fixId: string, sha: string): Promise<void> {
+  await db.updateTable('fixes').set({ source_base_commit_sha: sha }).where('id', '=', fixId).where('source_base_commit_sha', 'is', null).execute();
+}
+
+/** Marks the fix's credit as given back; true only for the one call that marked it. */
+export async function markFixCreditRefunded(db: Kysely<Database>, fixId: string): Promise<boolean> {
+  const result = await db
+    .updateTable('fixes')
+    .set({ credit_refunded_at: nowIso() })
+    .where('id', '=', fixId)
+    .where('credit_refunded_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Claims the opening of a fix's pull request for this request: the fix is completed (or its last
+ * attempt failed) on the same run, no claim younger than `staleBefore` holds, and it has none yet.
+ */
+export async function claimPullRequestOpening(db: Kysely<Database>, fix: FixRow, staleBefore: string): Promise<boolean> {
+  const claimed = await db
+    .updateTable('fixes')
+    .set({ pr_opening_since: nowIso() })
+    .where('id', '=', fix.id)
+    .where('status', 'in', ['completed', 'pr_creation_failed'])
+    .where('runs', '=', fix.runs)
+    .where((eb) => eb.or([eb('pr_opening_since', 'is', null), eb('pr_opening_since', '<', staleBefore)]))
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('fix_pull_requests').select('id').where('fix_id', '=', fix.id))))
+    .executeTakeFirst();
+  return Number(claimed.numUpdatedRows) > 0;
+}
+
+export async function releasePullRequestOpening(db: Kysely<Database>, fixId: string): Promise<void> {
+  await db.updateTable('fixes').set({ pr_opening_since: null }).where('id', '=', fixId).execute();
+}
+
+export async function insertPullRequests(db: Kysely<Database>, rows: FixPullRequestRow[]): Promise<void> {
+  if (rows.length) await db.insertInto('fix_pull_requests').values(rows).execute();
+}
+
+export async function insertRefinement(
+  db: Kysely<Database>,
+  row: { id: string; fix_id: string; instructions: string; created_by_key_id: string | null; created_at: string },
+): Promise<void> {
+  await db.insertInto('fix_refinements').values(row).execute();
+}
+
+/** The follow-up instructions of a fix, oldest first. */
+export async function refinementsOf(db: Kysely<Database>, fixId: string): Promise<string[]> {
+  const rows = await db.selectFrom('fix_refinements').select('instructions').where('fix_id', '=', fixId).orderBy('created_at').execute();
+  return rows.map((r) => r.instructions);
+}

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { applyFixers, runAgent, type FixRunnerDeps } from '../src/fixing/fix-runner.ts';
+import { FixError, type Fixer, type FixFinding } from '../src/fixing/types.ts';
+import { concludeBatch, failBatch, planScans, type BatchRunnerDeps } from '../src/scanning/batch-runner.ts';
+import { batchById, scansOfBatches, sourceReposOfUnit } from '../src/store/scan-batches.ts';
+import { expectStatus } from './helpers.ts';
+import { createHarness, testTokenBox, type Harness, type TestOrg } from './support/api.ts';
+
+// The worker pipelines' steps, each on its own.
+
+describe('scan batch steps', () => {
+  let h: Harness;
+  let org: TestOrg;
+  const deps = (): BatchRunnerDeps => ({
+    db: h.database.store.db,
+    tokenBox: testTokenBox,
+    checkouts: undefined as never,
+    engines: { engineFor: async () => null },
+  });
+  before(async () => {
+    h = await createHarness();
+    org = await h.org('steps');
+  });
+  after(() => h.close());
+
+  async function queuedBatch(sources: string[]) {
+    const unit = await h.unit(org, sources, `app-${sources.length}-${Math.random()}`);
+    const family = sources.length > 1 ? 'applications' : 'repositories';
+    const id = expectStatus(await h.call('POST', `/api/v1/${family}/${unit.id}/scans`, { body: { scan_type: 'secrets_scan' } }), 202).batch_id;
+    return { unit, batch: (await batchById(h.database.store.db, id))! };
+  }
+
+  test('planning creates one scan per source repository, once, even when run again after a restart', async () => {
+    const { unit, batch } = await queuedBatch(['github:acme/one', 'gitlab:acme/two']);
+    const sources = await sourceReposOfUnit(h.database.store.db, unit.id);
+    assert.equal(await planScans(deps(), batch, sources), true);
+    assert.equal(batch.status, 'scanning');
+    const restarted = (await batchById(h.database.store.db, batch.id))!;
+    await planScans(deps(), { ...restarted, status: 'creating_scans' }, sources);
+    const scans = await scansOfBatches(h.database.store.db, [batch.id]);
+    assert.deepEqual(scans.map((s) => s.repository).sort(), ['acme/one', 'acme/two']);
+    assert.ok(scans.every((s) => s.status === 'pending'));
+    assert.equal((await batchById(h.database.store.db, batch.id))?.status, 'scanning');
+  });
+
+  test('a finished batch is never overwritten by a late step of another run', async () => {
+    const { batch } = await queuedBatch(['github:acme/late']);
+    await failBatch(deps(), batch, 'The scan could not be completed (gave up).');
+    await concludeBatch(deps(), { ...batch, status: 'assessing' }); // a stale run reaching its last step
+    const stored = await batchById(h.database.store.db, batch.id);
+    assert.equal(stored?.status, 'failed');
+    assert.equal(stored?.error_message, 'The scan could not be completed (gave up).');
+    assert.equal(await planScans(deps(), { ...batch, status: 'queued' }, []), false, 'planning refuses to reopen it');
+    assert.equal((await batchById(h.database.store.db, batch.id))?.status, 'failed');
+  });
+});
+
+describe('fix steps', () => {
+  const finding = (id: string, checkId: string): FixFinding => ({
+    id,
+    scanType: 'secrets_scan',
+    checkId,
+    severity: 'high',
+    title: null,
+    message: 'm',
+    filePath: 'a.py',
+    startLine: 1,
+    endLine: 1,
+    cwe: [],
+    metadata: {},
+  });
+  const fixer: Fixer = {
+    name: 'only-aws',
+    handles: (f) => f.checkId === 'aws' || f.checkId === 'aws-data-file',
+    apply: async (f) => ({ fixed: f.checkId === 'aws', changedFiles: f.checkId === 'aws' ? ['a.py'] : [], note: `${f.checkId} note` }),
+  };
+  const deps = { fixerFor: (f: FixFinding) => (fixer.handles(f) ? fixer : undefined), agent: null } as unknown as FixRunnerDeps;
+  const workspace = { dir: '/nowhere', signal: new AbortController().signal, step: async () => {} };
+
+  test('the fixers fix what they can and leave the rest, in order, for the agent', async () => {
+    const changes = { files: new Set<string>(), notes: [] as string[] };
+    const findings = [finding('1', 'aws'), finding('2', 'stripe'), finding('3', 'aws-data-file')];
+    const left = await applyFixers(deps, findings, workspace, changes);
+    assert.deepEqual(left.map((f) => f.id), ['2', '3']);
+    assert.deepEqual([...changes.files], ['a.py']);
+    assert.deepEqual(changes.notes, ['aws note', 'aws-data-file note']);
+  });
+
+  test('without an agent, what the fixers left fails the run with the settings to set; nothing left needs no agent', async () => {
+    const changes = { files: new Set<string>(), notes: ['aws-data-file note'] };
+    const findings = [finding('3', 'aws-data-file')];
+    const run = (left: FixFinding[]) => runAgent(deps, {} as never, findings, left, [], workspace as never, changes);
+    await assert.rejects(run(findings), (error: unknown) => error instanceof FixError && /aws-data-file.*BULWARK_LLM_PROVIDER/.test(error.message));
+    await run([]);
+  });
+});
