@@ -3,12 +3,13 @@ import { nowIso } from '../ids.ts';
 import { findFinding, listFindings as queryFindings, writeFindingStatus, type FindingQuery } from '../store/findings.ts';
 import type { Database, FindingRow } from '../store/schema.ts';
 import { notFound } from './errors.ts';
+import { FINDING_STATUS, type FindingStatus } from './states/finding-status.ts';
 import { recordEvent } from './finding-events.ts';
 import type { Principal } from './principal.ts';
 import type { Unit } from './units.ts';
 
-export const FINDING_STATUSES = ['open', 'resolved', 'ignored', 'false_positive', 'needs_manual_review'] as const;
-export type FindingStatus = (typeof FINDING_STATUSES)[number];
+export const FINDING_STATUSES = FINDING_STATUS.statuses;
+export type { FindingStatus };
 
 /** Longest reason a caller may give with a triage decision. */
 export const TRIAGE_COMMENT_MAX_LENGTH = 2000;

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { PageRequest } from '../core/pagination.ts';
 import { newestFirst } from './pagination.ts';
+import { FINDING_STATUS, type FindingStatus } from '../core/states/finding-status.ts';
 import type { Database, FindingRow } from './schema.ts';
 
 // All SQL on `findings`. Which findings change and how is decided in core; this module only reads and writes.
@@ -108,16 +109,18 @@ export async function updateFindingDetection(db: Kysely<Database>, findingId: st
 export interface FindingStatusWrite {
   /** The status the caller read; the write happens only while the finding still has it. */
   from: string;
-  to: string;
+  to: FindingStatus;
   resolvedAt: string | null;
   at: string;
 }
 
 /**
  * The one write of a finding's status. Guarded by the status the caller read, so two writers cannot both
- * act on the same old status; returns whether it changed the row.
+ * act on the same old status, and by the finding machine, so a move its table does not allow changes
+ * nothing; returns whether it changed the row.
  */
 export async function writeFindingStatus(db: Kysely<Database>, findingId: string, change: FindingStatusWrite): Promise<boolean> {
+  if (!FINDING_STATUS.canMove(change.from, change.to)) return false;
   const result = await db
     .updateTable('findings')
     .set({ status: change.to, resolved_at: change.resolvedAt, updated_at: change.at })
