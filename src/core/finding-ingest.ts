@@ -6,13 +6,13 @@ import {
   findingsNotSeenBy,
   findingsOfSource,
   insertFinding,
-  markScanAssessed,
   takenKeys,
   updateFindingDetection,
   writeFindingStatus,
   type FindingDetection,
 } from '../store/findings.ts';
 import { encodeJson } from '../store/json-columns.ts';
+import { markScanAssessed } from '../store/scan-batches.ts';
 import type { Database, FindingRow, ScanBatchRow, ScanRow } from '../store/schema.ts';
 import { matchFindings, occurrenceIndexes, type DetectedIdentity, type StoredIdentity } from './finding-identity.ts';
 import { recordEvent } from './finding-events.ts';

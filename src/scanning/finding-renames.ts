@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { renamedFiles } from '../scm/renames.ts';
-import { previousScannedCommit } from '../store/findings.ts';
+import { previousScannedCommit } from '../store/scan-batches.ts';
 import type { Database, ScanRow } from '../store/schema.ts';
 
 const RENAME_DETECTION_TIMEOUT_MS = 60_000;

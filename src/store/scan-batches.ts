@@ -129,3 +129,29 @@ export async function storeArtifacts(db: Kysely<Database>, scanId: string, artif
 export async function sourceReposOfUnit(db: Kysely<Database>, unitId: string) {
   return db.selectFrom('source_repos').selectAll().where('unit_id', '=', unitId).orderBy('position').execute();
 }
+
+/** Marks a scan whose findings were assessed (unseen ones resolved), in the same transaction as that assessment. */
+export async function markScanAssessed(db: Kysely<Database>, scanId: string): Promise<void> {
+  await db.updateTable('scans').set({ assessed: 1 }).where('id', '=', scanId).execute();
+}
+
+/** The commit of the newest completed scan of a source repository and scan type before `scanId`, if any. */
+export async function previousScannedCommit(
+  db: Kysely<Database>,
+  scope: { sourceRepoId: string; scanType: string; scanId: string },
+): Promise<string | null> {
+  const row = await db
+    .selectFrom('scans')
+    .innerJoin('scan_batches', 'scan_batches.id', 'scans.batch_id')
+    .select('scans.commit_sha')
+    .where('scans.source_repo_id', '=', scope.sourceRepoId)
+    .where('scan_batches.scan_type', '=', scope.scanType)
+    .where('scans.status', '=', 'completed')
+    .where('scans.id', '!=', scope.scanId)
+    .where('scans.commit_sha', 'is not', null)
+    .orderBy('scans.completed_at', 'desc')
+    .orderBy('scans.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.commit_sha ?? null;
+}
