@@ -1,4 +1,4 @@
-import type { ScanType } from '../core/scan-types.ts';
+import type { ScanType } from '../scan-types/index.ts';
 
 /** One problem an engine found, before it is stored as a finding. */
 export interface RawFinding {

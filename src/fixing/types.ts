@@ -1,4 +1,4 @@
-import type { ScanType } from '../core/scan-types.ts';
+import type { ScanType } from '../scan-types/index.ts';
 
 /** A finding as a fix works on it: where it is, what found it, and what the engine recorded about it. */
 export interface FixFinding {

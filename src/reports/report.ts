@@ -1,4 +1,4 @@
-import type { ScanType } from '../core/scan-types.ts';
+import type { ScanType } from '../scan-types/index.ts';
 import type { RawFinding, ScanArtifact } from '../engines/engine.ts';
 
 export type Severity = RawFinding['severity'];

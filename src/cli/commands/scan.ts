@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { loadSettings, type Settings } from '../../config.ts';
-import { SCAN_TYPES, type ScanType } from '../../core/scan-types.ts';
+import { SCAN_TYPES, type ScanType } from '../../scan-types/index.ts';
 import { loadTokenBox, TokenBox } from '../../crypto/token-box.ts';
 import type { ScanArtifact } from '../../engines/engine.ts';
 import { defaultEngines, runnableScanTypes } from '../../engines/registry.ts';

@@ -9,7 +9,7 @@ import {
   getScanSbom,
   listScanBatches,
 } from '../../core/scan-batches.ts';
-import type { ScanType } from '../../core/scan-types.ts';
+import type { ScanType } from '../../scan-types/index.ts';
 import { quotaTypeForScan } from '../../scan-types/index.ts';
 import type { Deps } from '../deps.ts';
 import type { Family } from '../family.ts';
