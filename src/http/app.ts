@@ -1,6 +1,5 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { pingDatabase } from '../store/database.ts';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { noPullRequestOpener } from '../core/fixes.ts';
 import { toFixFinding } from '../fixing/fix-finding.ts';
@@ -87,7 +86,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok', version: VERSION }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     try {
-      await pingDatabase(deps.store.db);
+      await deps.store.ping();
       return { status: 'ready', database: deps.store.dialect };
     } catch {
       return reply.status(503).send({ status: 'unavailable', database: deps.store.dialect });

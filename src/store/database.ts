@@ -13,11 +13,12 @@ export interface Store {
   dialect: Dialect;
   /** Where the data lives, for humans: the SQLite file or the PostgreSQL URL without credentials. */
   location: string;
+  /** Resolves when the database answers a trivial query; rejects otherwise. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Resolves when the database answers a trivial query; rejects otherwise. */
-export async function pingDatabase(db: Kysely<Database>): Promise<void> {
+async function ping(db: Kysely<Database>): Promise<void> {
   await sql`select 1`.execute(db);
 }
 
@@ -40,10 +41,10 @@ export function openStore(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>): 
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', location: redactDatabaseUrl(settings.databaseUrl), close: () => db.destroy() };
+    return { db, dialect: 'postgres', location: redactDatabaseUrl(settings.databaseUrl), ping: () => ping(db), close: () => db.destroy() };
   }
   fs.mkdirSync(settings.dataDir, { recursive: true });
   const file = path.join(settings.dataDir, 'bulwark.db');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(file) }) });
-  return { db, dialect: 'sqlite', location: file, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', location: file, ping: () => ping(db), close: () => db.destroy() };
 }
