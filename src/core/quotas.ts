@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import {
   addTopup,
-  countActiveUnits,
   orgQuotaSettings,
   planLimitOf,
   quotaRows,
@@ -10,6 +9,7 @@ import {
   useCredit,
 } from '../store/quotas.ts';
 import type { Database } from '../store/schema.ts';
+import { countActiveUnits } from '../store/units.ts';
 import { ApiError } from './errors.ts';
 import { periodContaining, type Period } from './quota-periods.ts';
 

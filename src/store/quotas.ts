@@ -62,16 +62,6 @@ export async function quotaRows(db: Kysely<Database>, orgId: string, periodStart
   return { plans, usage };
 }
 
-export async function countActiveUnits(db: Kysely<Database>, orgId: string): Promise<number> {
-  const row = await db
-    .selectFrom('units')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('org_id', '=', orgId)
-    .where('archived', '=', 0)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
 export async function updateOrgQuotaSettings(
   db: Kysely<Database>,
   orgId: string,
