@@ -127,16 +127,15 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
     await waitFor(`${base()}/fixes/${fixId}/progress`, () => fs.existsSync(path.join(worktrees, `fix-${fixId}-1-1`)));
     const abandonedBefore = llm.abandoned;
 
-    const startedAt = Date.now();
     const cancelled = await h.call('POST', `${base()}/fixes/${fixId}/cancel`);
     assert.equal(cancelled.statusCode, 200, cancelled.body);
     assert.equal(cancelled.json().status, 'cancelled');
-    const deadline = Date.now() + 5_000;
+    // The model answers only after 60 s, so its request being abandoned shows the run was stopped, not waited out.
+    const giveUp = Date.now() + 30_000;
     while (fs.existsSync(path.join(worktrees, `fix-${fixId}-1-1`)) || llm.abandoned === abandonedBefore) {
-      assert.ok(Date.now() < deadline, 'the run did not stop within 5 seconds');
+      assert.ok(Date.now() < giveUp, 'the run was not stopped: its model request is still pending');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    assert.ok(Date.now() - startedAt < 5_000);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const row = await fixRow(fixId);
     assert.equal(row.status, 'cancelled', 'the stopped run records no failure over the cancellation');

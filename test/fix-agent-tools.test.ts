@@ -172,9 +172,7 @@ describe('fix agent tools', () => {
 
     test('a catastrophically backtracking pattern is stopped by the time limit', async () => {
       write('evil.txt', `${'a'.repeat(40)}!\n`);
-      const started = Date.now();
       await refused('search', { pattern: '^(a+)+$', regex: true }, /did not finish within 1 seconds; use a simpler pattern/);
-      assert.ok(Date.now() - started < 3000);
       assert.match(await ok('search', { pattern: 'aaa' }), /evil.txt:1:/, 'the tools still work afterwards');
     });
   });

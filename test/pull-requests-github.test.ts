@@ -34,7 +34,6 @@ describe('pull requests on GitHub', () => {
   test('pushes one commit on top of the base to a new branch and opens the pull request through Octokit', async () => {
     const view = fx.fixView();
     const branch = defaultBranchName(view.fix.id);
-    const started = Date.now();
     const [row] = await opener().open(view, fx.unit, {});
 
     // The branch: exactly one commit on the base, whose tree has the patched file, by Bulwark.
@@ -76,7 +75,6 @@ describe('pull requests on GitHub', () => {
       created_at: '2024-05-01T10:03:00.000Z',
       merged_at: null,
     });
-    assert.ok(Date.now() - started < 30_000);
   });
 
   test('uses the caller\'s title, body and branch name as given', async () => {
