@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { defaultBranchName } from '../src/scm/pull-requests/branch-name.ts';
-import { PullRequestError } from '../src/scm/pull-requests/errors.ts';
+import { PullRequestError } from '../src/core/pull-request-errors.ts';
 import { startAzureDevOpsStandIn, type StandIn } from './support/code-host-standins.ts';
 import { commitsOnTop, createPullRequestFixture, FIXED_CONFIG, type PullRequestFixture } from './support/pull-request-fixture.ts';
 

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ApiError, BodyValueError } from '../src/core/errors.ts';
-import { PullRequestError as LifecyclePullRequestError } from '../src/core/fixes.ts';
+import { BodyValueError } from '../src/core/errors.ts';
+import { BranchExistsError, PullRequestError } from '../src/core/pull-request-errors.ts';
 import { defaultBranchName } from '../src/scm/pull-requests/branch-name.ts';
-import { BranchExistsError, PullRequestError } from '../src/scm/pull-requests/errors.ts';
 import { startGitHubStandIn, unreachableUrl, type StandIn } from './support/code-host-standins.ts';
 import { commitsOnTop, createPullRequestFixture, FIXED_CONFIG, type PullRequestFixture } from './support/pull-request-fixture.ts';
 
@@ -110,7 +109,6 @@ describe('pull requests on GitHub', () => {
     try {
       await assert.rejects(opener().open(view, fx.unit, {}), (error: Error) => {
         assert.ok(error instanceof PullRequestError);
-        assert.ok(error instanceof LifecyclePullRequestError, 'the lifecycle recognises it and marks the fix pr_creation_failed');
         assert.equal(
           error.message,
           `Branch "${branch}" was pushed to the GitHub repository acme/api, but the pull request could not be opened: ` +
@@ -180,15 +178,13 @@ describe('pull requests on GitHub', () => {
     assert.equal(creationsSoFar(), before);
   });
 
-  test('a branch that already exists with other content is refused with 409 and left alone', async () => {
+  test('a branch that already exists with other content is refused and left alone', async () => {
     const theirs = fx.remote.pushBranch('feature/taken', { 'notes.txt': 'mine\n' });
     const before = creationsSoFar();
     await assert.rejects(opener().open(fx.fixView(), fx.unit, { branch_name: 'feature/taken' }), (error: Error) => {
       assert.ok(error instanceof BranchExistsError);
-      assert.ok(error instanceof ApiError);
-      assert.equal(error.statusCode, 409);
-      assert.equal(error.errorCode, 'BRANCH_EXISTS');
-      assert.equal(error.message, 'Branch "feature/taken" already exists in the GitHub repository acme/api with other changes; choose another branch_name or delete the branch');
+      assert.equal(error.branch, 'feature/taken');
+      assert.equal(error.repository, 'the GitHub repository acme/api');
       return true;
     });
     assert.equal(fx.remote.branch('feature/taken'), theirs);
@@ -252,10 +248,11 @@ describe('pull requests on GitHub', () => {
     }
   });
 
-  test('a fix whose source is no longer one of the unit\'s is refused with 409', async () => {
+  test('a fix whose source is no longer one of the unit\'s is refused before anything is pushed', async () => {
     await assert.rejects(opener().open(fx.fixView({ source_repo: 'acme/elsewhere' }), fx.unit, {}), (error: Error) => {
-      assert.ok(error instanceof ApiError);
-      assert.equal(error.statusCode, 409);
+      assert.ok(error instanceof PullRequestError);
+      assert.equal(error.stage, 'setup');
+      assert.match(error.message, /"acme\/elsewhere" is no longer one of its sources/);
       return true;
     });
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BodyValueError } from '../src/core/errors.ts';
 import { defaultBranchName } from '../src/scm/pull-requests/branch-name.ts';
-import { BranchExistsError, PullRequestError } from '../src/scm/pull-requests/errors.ts';
+import { BranchExistsError, PullRequestError } from '../src/core/pull-request-errors.ts';
 import { startGitLabStandIn, type StandIn } from './support/code-host-standins.ts';
 import { commitsOnTop, createPullRequestFixture, FIXED_CONFIG, type PullRequestFixture } from './support/pull-request-fixture.ts';
 

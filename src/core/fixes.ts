@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.ts';
 import type { Database, FindingRow, FixPullRequestRow, FixRow } from '../store/schema.ts';
-import { ApiError, BodyValueError, invalidState, notFound } from './errors.ts';
+import { BodyValueError, errors, invalidState, notFound } from './errors.ts';
 import { recordEvent } from './finding-events.ts';
+import { PullRequestError } from './pull-request-errors.ts';
 import { newestFirst, type PageRequest } from './pagination.ts';
 import type { Principal } from './principal.ts';
 import { consumeCredit } from './quotas.ts';
@@ -38,9 +39,6 @@ export interface PullRequestInput {
  */
 export type FixDispatcher = (trx: Kysely<Database>, fixId: string, run: number) => Promise<void>;
 
-/** A code host refused or failed; the message says what happened (a branch pushed, no pull request). */
-export class PullRequestError extends Error {}
-
 /** Opens pull requests for a completed fix on its code host. */
 export interface PullRequestOpener {
   open(fix: FixView, unit: Unit, input: PullRequestInput): Promise<Omit<FixPullRequestRow, 'id' | 'fix_id'>[]>;
@@ -49,7 +47,7 @@ export interface PullRequestOpener {
 /** Until a code-host integration is configured, a completed fix cannot be turned into pull requests. */
 export const noPullRequestOpener: PullRequestOpener = {
   async open() {
-    throw new ApiError(409, 'PR_PROVIDER_UNAVAILABLE', 'No code-host integration is configured to open pull requests');
+    throw errors.prProviderUnavailable();
   },
 };
 
@@ -257,11 +255,7 @@ export async function refineFix(
   const [pullRequest] = await db.selectFrom('fix_pull_requests').select('pr_url').where('fix_id', '=', fixId).limit(1).execute();
   if (pullRequest) throw invalidState(`This fix already has a pull request (${pullRequest.pr_url}); create a new fix to change it further`);
   if (!options.agentConfigured) {
-    throw new ApiError(
-      409,
-      'AGENT_UNAVAILABLE',
-      'Refining a fix needs an LLM agent, and none is configured on this server (set BULWARK_LLM_PROVIDER, BULWARK_LLM_MODEL and BULWARK_LLM_API_KEY)',
-    );
+    throw errors.agentUnavailable('Refining a fix');
   }
   await db.transaction().execute(async (trx) => {
     const fix = await findFix(trx, unit, fixId);
@@ -296,6 +290,10 @@ export async function openPullRequests(
   }
   if (!view.fix.diff) throw invalidState('This fix produced no changes, so there is nothing to open a pull request for');
   if (view.pullRequests.length) throw invalidState(`This fix already has a pull request: ${view.pullRequests[0]!.pr_url}`);
+  const provider = view.fix.source_repo_provider ?? 'github';
+  if (!unit.sources.some((s) => s.full_name === view.fix.source_repo && s.provider === provider)) {
+    throw invalidState(`The fix's ${provider} repository "${view.fix.source_repo}" is no longer one of its sources`);
+  }
   await claimPullRequest(db, view.fix);
   try {
     return await openClaimed(db, opener, unit, view, input);
@@ -304,7 +302,7 @@ export async function openPullRequests(
   }
 }
 
-/** A claim older than this belongs to a request that died; pushes and API calls finish well within it. */
+/** A claim older than this belongs to a request that died; the opener's deadline (at most 600 s) ends attempts well within it. */
 const PULL_REQUEST_CLAIM_MS = 15 * 60 * 1000;
 
 /** Marks the fix as having its pull request opened by this request; 409 while another request is at it. */
@@ -344,7 +342,8 @@ async function openClaimed(
       .where('status', 'in', ['completed', 'pr_creation_failed'])
       .where('runs', '=', view.fix.runs)
       .execute();
-    throw new ApiError(502, 'PR_CREATION_FAILED', error.message);
+    // The fix stays retryable; src/http/errors.ts answers 502 PR_CREATION_FAILED, or 504 PR_TIMEOUT past the deadline.
+    throw error;
   }
   const rows: FixPullRequestRow[] = opened.map((pr) => ({ ...pr, id: newId(), fix_id: view.fix.id }));
   await db.transaction().execute(async (trx) => {

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import { ApiError } from './errors.ts';
+import { errors } from './errors.ts';
 import { periodContaining, type Period } from './quota-periods.ts';
 
 export const QUOTA_TYPES = ['prs', 'sast_scans', 'deep_ai_scans'] as const;
@@ -71,10 +71,7 @@ export async function consumeCredit(
     .where(sql<boolean>`used < ${limit} + topup`)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) {
-    throw new ApiError(403, 'OPERATION_FAILED', `Quota exhausted: no ${quotaType} credits remain in the current period`, {
-      quota_type: quotaType,
-      period_end: period.end,
-    });
+    throw errors.quotaExhausted(quotaType, period.end);
   }
   return period;
 }
