@@ -27,9 +27,9 @@ function jsonDecodeError(error: FastifyError): FastApiError {
 }
 
 /** Echoes each input back as FastAPI does, unless it is nested too deeply to serialize at all. */
-function validationBody(errors: FastApiError[]) {
+function validationBody(problems: FastApiError[]) {
   return {
-    detail: errors.map((error) => {
+    detail: problems.map((error) => {
       try {
         JSON.stringify(error.input);
         return error;
