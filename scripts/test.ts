@@ -1,7 +1,8 @@
 // Runs the whole suite once on the embedded SQLite store and once on PostgreSQL.
 // BULWARK_TEST_DBS=sqlite (or postgres) limits the run to one of them; extra arguments pick test files.
 // On PostgreSQL the run creates a database of its own on the server of BULWARK_TEST_POSTGRES_URL and drops
-// it at the end, so several runs can share one server.
+// it at the end, so several runs can share one server. Tests run in a random order (the seed is printed;
+// BULWARK_TEST_SEED=<seed> repeats one), so a test that depends on another's order fails.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,6 +25,13 @@ if (unknown.length) {
   console.error(`BULWARK_TEST_DBS names ${unknown.join(', ')}; it takes sqlite, postgres or both (sqlite,postgres)`);
   process.exit(2);
 }
+
+const seed = process.env.BULWARK_TEST_SEED;
+if (seed !== undefined && !/^\d+$/.test(seed)) {
+  console.error(`BULWARK_TEST_SEED is ${JSON.stringify(seed)}; it takes the seed a run printed, a whole number`);
+  process.exit(2);
+}
+const order = seed ? [`--test-random-seed=${seed}`] : ['--test-randomize'];
 
 const adminUrl = process.env.BULWARK_TEST_POSTGRES_URL || DEFAULT_POSTGRES_URL;
 const runId = newRunId();
@@ -53,7 +61,7 @@ try {
     console.log(`\n=== test suite on ${database} ===`);
     const env: NodeJS.ProcessEnv = { ...process.env, BULWARK_TEST_DB: database, BULWARK_TEST_RUN_ID: runId };
     if (database === 'postgres') env.BULWARK_TEST_POSTGRES_URL = runDatabaseUrl!;
-    const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
+    const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...order, ...files], { stdio: 'inherit', env });
     if (result.status !== 0) failed = true;
   }
 } finally {
