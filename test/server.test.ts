@@ -61,22 +61,23 @@ describe('starting the server', () => {
     // A database of its own, started twice here, so it does not rely on the test above having run first.
     const own = await createTestDatabase();
     await own.store.close();
+    let running: RunningServer | undefined;
     try {
       lines.length = 0;
-      const first = await start(own);
+      running = await start(own);
       const key = lines.join('\n').match(/bwk_[A-Za-z0-9_-]{40}/)?.[0];
       assert.ok(key, 'the first start prints a key');
-      await first.close();
+      await running.close();
+      running = undefined;
 
       lines.length = 0;
-      server = await start(own);
+      running = await start(own);
       assert.match(lines[0], /^Bulwark listening on /);
       assert.ok(!/bwk_/.test(lines.join('\n')), 'no new key');
-      const me = await fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+      const me = await fetch(`${running.url}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
       assert.equal(me.status, 200, 'the key of the first start still works');
-      await server.close();
-      server = undefined;
     } finally {
+      await running?.close();
       await own.cleanup().catch(() => {});
     }
   });
