@@ -79,6 +79,11 @@ export async function createRunDatabase(adminUrl: string, runId: string): Promis
   const client = await connect(adminUrl);
   try {
     await client.query(`create database ${name}`);
+  } catch (error) {
+    const reason = String((error as Error).message ?? error).split('\n')[0];
+    throw new PostgresUnavailableError(
+      `PostgreSQL at ${describeServer(adminUrl)} did not create the run's database ${name} (${reason}): the user of BULWARK_TEST_POSTGRES_URL needs the CREATEDB privilege, ${SQLITE_ONLY_HINT}`,
+    );
   } finally {
     await client.end();
   }
