@@ -23,6 +23,8 @@ export interface Settings {
   secretsHistoryDepth: number;
   /** Longest a single git command may run. */
   gitTimeoutSeconds: number;
+  /** Longest opening one pull request (checkout, push, the host's API) may take, 1–600 seconds. */
+  pullRequestTimeoutSeconds: number;
   /** Fault injection for restart tests: a pause after each checkout, in milliseconds. */
   faultScanDelayMs: number;
   /** Rule folders added to the built-in SAST rules. */
@@ -59,6 +61,9 @@ export interface CodeHostSettings {
 }
 
 const LLM_PROVIDERS = ['openai', 'anthropic'] as const;
+
+/** The settings that configure the LLM agent, as refusals and failures name them. */
+export const AGENT_SETTINGS = 'BULWARK_LLM_PROVIDER, BULWARK_LLM_MODEL and BULWARK_LLM_API_KEY';
 
 /** The LLM settings, or null without BULWARK_LLM_PROVIDER; a half-configured provider is refused at start. */
 function llmFromEnv(env: NodeJS.ProcessEnv): LlmSettings | null {
@@ -129,6 +134,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     allowLocalRepos: boolFromEnv(env, 'BULWARK_ALLOW_LOCAL_REPOS'),
     secretsHistoryDepth: intFromEnv(env, 'BULWARK_SECRETS_HISTORY_DEPTH', 500),
     gitTimeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_GIT_TIMEOUT_SECONDS', 600)),
+    pullRequestTimeoutSeconds: Math.min(600, Math.max(1, intFromEnv(env, 'BULWARK_PR_TIMEOUT_SECONDS', 300))),
     faultScanDelayMs: intFromEnv(env, 'BULWARK_FAULT_SCAN_DELAY_MS', 0),
     sastRuleDirs: sastRuleDirsFrom(env),
     semgrepConfigs: splitList(env.BULWARK_SEMGREP_CONFIGS),

@@ -78,7 +78,13 @@ export async function openServices(settings: Settings, store: Store, log?: (mess
     tokenBox,
     dispatchBatch: (trx, batch) => queue.enqueue(trx, 'scan-batch', batch.id),
     dispatchFix: (trx, fixId, run) => queue.enqueue(trx, 'fix-run', fixJobKey(fixId, run)),
-    pullRequests: createPullRequestOpener({ db: store.db, tokenBox, checkouts, codeHosts: settings.codeHosts }),
+    pullRequests: createPullRequestOpener({
+      db: store.db,
+      tokenBox,
+      checkouts,
+      codeHosts: settings.codeHosts,
+      deadlineMs: settings.pullRequestTimeoutSeconds * 1000,
+    }),
     agentConfigured: settings.llm !== null,
     hasFixer: (finding) => fixerFor(toFixFinding(finding)) !== undefined,
     async startWorkers() {

@@ -140,23 +140,22 @@ describe('fix agent on the Anthropic Messages API', () => {
 
   test('a slow provider runs into timeoutSeconds', async () => {
     const server = await start({ ...wire.text('late'), delayMs: 10_000 });
-    const started = Date.now();
     await assert.rejects(
       createFixAgent(llmSettings('anthropic', server.url, { timeoutSeconds: 1 })).run(agentInput(testWorkspace(tree.dir), rescanRecorder())),
       (err: unknown) => err instanceof FixError && err.message === 'the agent did not finish within 1 second',
     );
-    assert.ok(Date.now() - started < 3000, `stopped after ${Date.now() - started} ms`);
+    // Given up, not waited out: the pending request was aborted rather than answered.
+    for (let i = 0; i < 50 && server.abandoned === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(server.abandoned, 1);
     assert.equal(server.requests.length, 1);
   });
 
   test('aborting the workspace signal stops a pending request promptly', async () => {
     const server = await start({ ...wire.text('late'), delayMs: 10_000 });
     const controller = new AbortController();
-    const started = Date.now();
     const run = createFixAgent(llmSettings('anthropic', server.url)).run(agentInput(testWorkspace(tree.dir, { signal: controller.signal }), rescanRecorder()));
     setTimeout(() => controller.abort(), 150);
     await assert.rejects(run, (err: unknown) => err instanceof DOMException && err.name === 'AbortError');
-    assert.ok(Date.now() - started < 2000);
     for (let i = 0; i < 50 && server.abandoned === 0; i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(server.abandoned, 1);
   });

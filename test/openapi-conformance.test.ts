@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createHarness, type Harness } from './support/api.ts';
+import { CONTRACT_FIXTURES_DIR } from './support/contract.ts';
 
 // The published v1 contract is what existing clients are written against. The generated document must
 // offer every contract operation with the same success and 422 statuses, and every response schema
@@ -11,7 +12,9 @@ import { createHarness, type Harness } from './support/api.ts';
 type Schema = Record<string, any>;
 type Doc = { paths: Record<string, Record<string, any>>; components?: { schemas?: Record<string, Schema> } };
 
-const CONTRACT_DIR = path.resolve(import.meta.dirname, '../../shared/contract');
+// test/fixtures/contract holds copies of the published documents (`npm run contract:sync` refreshes them,
+// test/contract-fixtures.test.ts checks them against the published folder when it is present).
+const CONTRACT_DIR = CONTRACT_FIXTURES_DIR;
 
 /** Properties Bulwark adds on purpose, each for a reason the spec or issue names. */
 const ALLOWED_EXTRA: Record<string, string[]> = {

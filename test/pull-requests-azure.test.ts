@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import { defaultBranchName } from '../src/scm/pull-requests/branch-name.ts';
-import { PullRequestError } from '../src/scm/pull-requests/errors.ts';
+import { PullRequestError } from '../src/core/pull-request-errors.ts';
 import { startAzureDevOpsStandIn, type StandIn } from './support/code-host-standins.ts';
 import { commitsOnTop, createPullRequestFixture, FIXED_CONFIG, type PullRequestFixture } from './support/pull-request-fixture.ts';
 
@@ -12,11 +12,12 @@ describe('pull requests on Azure DevOps', () => {
   let fx: PullRequestFixture;
   let azure: StandIn;
 
-  before(async () => {
+  // A fresh remote, database and stand-in per test, so no test sees another's branches or requests.
+  beforeEach(async () => {
     fx = await createPullRequestFixture({ provider: 'azure_devops', fullName: FULL_NAME, token: TOKEN });
     azure = await startAzureDevOpsStandIn({ token: TOKEN, repos: { [FULL_NAME]: fx.remote.dir } });
   });
-  after(async () => {
+  afterEach(async () => {
     await azure.close();
     await fx.close();
   });
@@ -27,22 +28,26 @@ describe('pull requests on Azure DevOps', () => {
   test('discovers the git area as the SDK does, then creates the pull request from refs/heads/<branch>', async () => {
     const view = fx.fixView();
     const branch = defaultBranchName(view.fix.id);
+    // Only this test's requests: others of this file may have run before.
+    const requestsBefore = azure.requests.length;
+    const creationsBefore = azure.creations().length;
     const [row] = await opener().open(view, fx.unit, {});
+    const requests = azure.requests.slice(requestsBefore);
 
     const commits = commitsOnTop(fx.remote, branch);
     assert.equal(commits.length, 1);
     assert.equal(fx.remote.git('show', `${commits[0]}:src/config.js`) + '\n', FIXED_CONFIG);
 
     // Resource-area and location discovery, then the creation, each with the PAT as Basic credentials.
-    const calls = azure.requests.map((r) => `${r.method} ${r.path.split('?')[0]}`);
+    const calls = requests.map((r) => `${r.method} ${r.path.split('?')[0]}`);
     assert.deepEqual(calls, [
       'OPTIONS /contoso/_apis/Location',
       'GET /contoso/_apis/ResourceAreas',
       'OPTIONS /contoso/_apis/git',
       'POST /contoso/Payments%20Platform/_apis/git/repositories/api/pullRequests',
     ]);
-    for (const request of azure.requests) assert.equal(request.headers.authorization, basic);
-    const [creation] = azure.creations();
+    for (const request of requests) assert.equal(request.headers.authorization, basic);
+    const [creation] = azure.creations().slice(creationsBefore);
     assert.match(String(creation.headers.accept), /api-version=7\.2-preview\.2/);
     const payload = creation.body as Record<string, string>;
     assert.deepEqual(Object.keys(payload).sort(), ['description', 'sourceRefName', 'targetRefName', 'title']);

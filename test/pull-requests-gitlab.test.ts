@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import { BodyValueError } from '../src/core/errors.ts';
 import { defaultBranchName } from '../src/scm/pull-requests/branch-name.ts';
-import { BranchExistsError, PullRequestError } from '../src/scm/pull-requests/errors.ts';
+import { BranchExistsError, PullRequestError } from '../src/core/pull-request-errors.ts';
 import { startGitLabStandIn, type StandIn } from './support/code-host-standins.ts';
 import { commitsOnTop, createPullRequestFixture, FIXED_CONFIG, type PullRequestFixture } from './support/pull-request-fixture.ts';
 
@@ -13,11 +13,12 @@ describe('merge requests on GitLab', () => {
   let fx: PullRequestFixture;
   let gitlab: StandIn;
 
-  before(async () => {
+  // A fresh remote, database and stand-in per test, so no test sees another's branches or requests.
+  beforeEach(async () => {
     fx = await createPullRequestFixture({ provider: 'gitlab', fullName: FULL_NAME, token: TOKEN });
     gitlab = await startGitLabStandIn({ token: TOKEN, repos: { [FULL_NAME]: fx.remote.dir } });
   });
-  after(async () => {
+  afterEach(async () => {
     await gitlab.close();
     await fx.close();
   });
@@ -27,6 +28,7 @@ describe('merge requests on GitLab', () => {
   test('pushes the fix branch and opens the merge request through gitbeaker', async () => {
     const view = fx.fixView();
     const branch = defaultBranchName(view.fix.id);
+    const before = gitlab.creations().length;
     const [row] = await opener().open(view, fx.unit, {});
 
     const commits = commitsOnTop(fx.remote, branch);
@@ -34,7 +36,10 @@ describe('merge requests on GitLab', () => {
     assert.equal(fx.remote.git('rev-parse', `${commits[0]}^`), fx.remote.base);
     assert.equal(fx.remote.git('show', `${commits[0]}:src/config.js`) + '\n', FIXED_CONFIG);
 
-    const [request] = gitlab.creations();
+    // The request this test made (others of this file may have made theirs before).
+    const made = gitlab.creations().slice(before);
+    assert.equal(made.length, 1);
+    const [request] = made;
     assert.equal(request.method, 'POST');
     // The project's full path is its id, with its slashes encoded.
     assert.equal(request.path, '/api/v4/projects/acme%2Fplatform%2Fweb/merge_requests');

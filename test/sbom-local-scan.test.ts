@@ -22,10 +22,10 @@ const TREE: Record<string, string> = {
 describe('bulwark scan --type sbom', () => {
   let work: string;
   let dataDir: string;
-  const run = (args: string[]) =>
+  const run = (args: string[], data = dataDir) =>
     spawnSync(process.execPath, [CLI, ...args], {
       encoding: 'utf8',
-      env: { ...process.env, DATABASE_URL: undefined, BULWARK_ENCRYPTION_KEY: undefined, BULWARK_DATA_DIR: dataDir },
+      env: { ...process.env, DATABASE_URL: undefined, BULWARK_ENCRYPTION_KEY: undefined, BULWARK_DATA_DIR: data },
     });
 
   before(() => {
@@ -39,7 +39,8 @@ describe('bulwark scan --type sbom', () => {
   after(() => fs.rmSync(work, { recursive: true, force: true }));
 
   test('without vulnerability records it still writes a valid SBOM and says why nothing matched', async () => {
-    const result = run(['scan', path.join(work, 'repo'), '--type', 'sbom', '--format', 'cyclonedx']);
+    // A data folder of its own: the import test may already have filled the shared one.
+    const result = run(['scan', path.join(work, 'repo'), '--type', 'sbom', '--format', 'cyclonedx'], path.join(work, 'no-records'));
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stderr, /no vulnerability records are imported, so no dependency was matched: run "bulwark osv import"/);
     assert.equal(await new CDX.Validation.JsonStrictValidator(CDX.Spec.Version.v1dot6).validate(result.stdout), null);

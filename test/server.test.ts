@@ -19,10 +19,10 @@ describe('starting the server', () => {
     await database.cleanup().catch(() => {});
   });
 
-  const start = async () => {
+  const start = async (on: TestDatabase = database) => {
     const logStream = new PassThrough();
     logStream.on('data', (chunk) => logs.push(String(chunk)));
-    const settings = loadSettings({ ...database.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug' });
+    const settings = loadSettings({ ...on.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug' });
     return startServer(settings, { print: (line) => lines.push(line), logStream });
   };
 
@@ -58,8 +58,27 @@ describe('starting the server', () => {
   });
 
   test('a later start keeps the data and prints no new key', async () => {
-    lines.length = 0;
-    server = await start();
-    assert.ok(!/bwk_/.test(lines.join('\n')));
+    // A database of its own, started twice here, so it does not rely on the test above having run first.
+    const own = await createTestDatabase();
+    await own.store.close();
+    let running: RunningServer | undefined;
+    try {
+      lines.length = 0;
+      running = await start(own);
+      const key = lines.join('\n').match(/bwk_[A-Za-z0-9_-]{40}/)?.[0];
+      assert.ok(key, 'the first start prints a key');
+      await running.close();
+      running = undefined;
+
+      lines.length = 0;
+      running = await start(own);
+      assert.match(lines[0], /^Bulwark listening on /);
+      assert.ok(!/bwk_/.test(lines.join('\n')), 'no new key');
+      const me = await fetch(`${running.url}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(me.status, 200, 'the key of the first start still works');
+    } finally {
+      await running?.close();
+      await own.cleanup().catch(() => {});
+    }
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { createApiKey } from '../src/core/api-keys.ts';
 import { createOrganization } from '../src/core/organizations.ts';
 import { SCOPES } from '../src/core/scopes.ts';
@@ -66,6 +66,9 @@ describe('a worker dying mid-scan loses nothing', () => {
     await database.cleanup();
     repo.remove();
   });
+
+  // A worker a test leaves running would take the next test's job before its doomed worker could.
+  afterEach(() => stopAll());
 
   function startWorker(extraEnv: Record<string, string>): ChildProcess {
     const child = spawn(process.execPath, ['src/cli/main.ts', 'worker'], {

@@ -1,3 +1,13 @@
+/**
+ * The error catalog: every refusal the API answers with (besides 422 validation errors) is made here,
+ * one line per error code with its HTTP status and message, so codes, statuses and wording live in one
+ * place. Core and http throw `errors.<name>(…)`; code-host failures are domain errors
+ * (pull-request-errors.ts) that src/http/errors.ts turns into catalog errors at the edge.
+ * Adding an error is one line in `errors`, plus its row in the README's Errors section.
+ */
+
+import { AGENT_SETTINGS } from '../config.ts';
+
 /** A refusal the API turns into `{"detail":{"detail","error_code",…}}` with the given status. */
 export class ApiError extends Error {
   readonly statusCode: number;
@@ -12,14 +22,66 @@ export class ApiError extends Error {
   }
 }
 
-export const notFound = (what: string) => new ApiError(404, 'NOT_FOUND', `${what} not found`);
+/** One catalog entry: call it to make the error; `code` and `statusCode` describe it. */
+export interface ErrorKind<A extends unknown[]> {
+  (...args: A): ApiError;
+  readonly code: string;
+  readonly statusCode: number;
+}
 
-export const invalidState = (message: string) => new ApiError(409, 'INVALID_STATE', message);
+function defineError<A extends unknown[]>(
+  code: string,
+  statusCode: number,
+  message: (...args: A) => string,
+  extra?: (...args: A) => Record<string, unknown>,
+): ErrorKind<A> {
+  const make = (...args: A) => new ApiError(statusCode, code, message(...args), extra?.(...args));
+  return Object.assign(make, { code, statusCode });
+}
 
-export const unauthorized = (message: string) => new ApiError(401, 'UNAUTHORIZED', message);
+const said = (message: string) => message;
 
-export const missingScope = (scope: string) =>
-  new ApiError(403, 'INSUFFICIENT_SCOPE', `This API key lacks the "${scope}" scope required by this route`);
+export const errors = {
+  /** A 4xx Fastify raised itself (an unsupported media type, an empty JSON body). */
+  badRequest: defineError('BAD_REQUEST', 400, said),
+  unauthorized: defineError('UNAUTHORIZED', 401, said),
+  missingScope: defineError('INSUFFICIENT_SCOPE', 403, (scope: string) => `This API key lacks the "${scope}" scope required by this route`),
+  quotaExhausted: defineError(
+    'OPERATION_FAILED',
+    403,
+    (quotaType: string, _periodEnd: string) => `Quota exhausted: no ${quotaType} credits remain in the current period`,
+    (quotaType, periodEnd) => ({ quota_type: quotaType, period_end: periodEnd }),
+  ),
+  /** Also for ids of other organizations, so their existence is not revealed. */
+  notFound: defineError('NOT_FOUND', 404, (what: string) => `${what} not found`),
+  invalidState: defineError('INVALID_STATE', 409, said),
+  agentUnavailable: defineError('AGENT_UNAVAILABLE', 409, (what: string) =>
+    `${what} needs an LLM agent, and none is configured on this server (set ${AGENT_SETTINGS})`),
+  /** A fix nothing on this server could carry out: no agent, and findings no deterministic fixer handles (or none at all). */
+  noFixerAvailable: defineError(
+    'NO_FIXER_AVAILABLE',
+    409,
+    (unhandledCheckIds: string[], _findingIds: string[]) =>
+      unhandledCheckIds.length
+        ? `No deterministic fixer handles ${unhandledCheckIds.join(', ')}, and no LLM agent is configured on this server to take it (set ${AGENT_SETTINGS})`
+        : `A fix without findings needs an LLM agent to follow its instructions, and none is configured on this server (set ${AGENT_SETTINGS})`,
+    (_checkIds, findingIds) => (findingIds.length ? { finding_ids: findingIds } : {}),
+  ),
+  prProviderUnavailable: defineError('PR_PROVIDER_UNAVAILABLE', 409, () => 'No code-host integration is configured to open pull requests'),
+  branchExists: defineError('BRANCH_EXISTS', 409, (branch: string, repository: string) =>
+    `Branch "${branch}" already exists in ${repository} with other changes; choose another branch_name or delete the branch`),
+  payloadTooLarge: defineError('PAYLOAD_TOO_LARGE', 413, () => 'Request body is too large'),
+  internalError: defineError('INTERNAL_ERROR', 500, () => 'Internal server error'),
+  /** The code host refused or failed; the fix is marked `pr_creation_failed` with the same message. */
+  prCreationFailed: defineError('PR_CREATION_FAILED', 502, said),
+  /** Opening the pull request ran past BULWARK_PR_TIMEOUT_SECONDS; the fix is marked `pr_creation_failed` and can be retried. */
+  prTimeout: defineError('PR_TIMEOUT', 504, said),
+} satisfies Record<string, ErrorKind<any>>;
+
+/** Every entry of the catalog, for documentation and checks. */
+export const ERROR_CATALOG: readonly ErrorKind<any>[] = Object.values(errors);
+
+export const { notFound, invalidState, unauthorized, missingScope } = errors;
 
 /** A body value that passed the schema but is wrong for this organization's data; answered like any 422. */
 export class BodyValueError extends Error {

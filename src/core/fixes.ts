@@ -15,9 +15,10 @@ import {
 } from '../store/fixes.ts';
 import type { Database, FindingRow, FixPullRequestRow, FixRow } from '../store/schema.ts';
 import { refundFixCredit } from './credits.ts';
-import { ApiError, BodyValueError, invalidState, notFound } from './errors.ts';
+import { BodyValueError, errors, invalidState, notFound } from './errors.ts';
 import { recordEvent } from './finding-events.ts';
 import type { PageRequest } from './pagination.ts';
+import { PullRequestError } from './pull-request-errors.ts';
 import type { Principal } from './principal.ts';
 import { consumeCredit } from './quotas.ts';
 import { FIX_STATUSES, type FixStatus } from './states/fix-status.ts';
@@ -25,8 +26,6 @@ import type { Unit } from './units.ts';
 
 export { FIX_STATUSES, findingsOfFix, type FixStatus };
 
-/** The settings that configure the LLM agent, as refusals name them. */
-export const AGENT_SETTINGS = 'BULWARK_LLM_PROVIDER, BULWARK_LLM_MODEL and BULWARK_LLM_API_KEY';
 
 export interface FixView {
   fix: FixRow;
@@ -55,9 +54,6 @@ export interface PullRequestInput {
  */
 export type FixDispatcher = (trx: Kysely<Database>, fixId: string, run: number) => Promise<void>;
 
-/** A code host refused or failed; the message says what happened (a branch pushed, no pull request). */
-export class PullRequestError extends Error {}
-
 /** Opens pull requests for a completed fix on its code host. */
 export interface PullRequestOpener {
   open(fix: FixView, unit: Unit, input: PullRequestInput): Promise<Omit<FixPullRequestRow, 'id' | 'fix_id'>[]>;
@@ -66,7 +62,7 @@ export interface PullRequestOpener {
 /** Until a code-host integration is configured, a completed fix cannot be turned into pull requests. */
 export const noPullRequestOpener: PullRequestOpener = {
   async open() {
-    throw new ApiError(409, 'PR_PROVIDER_UNAVAILABLE', 'No code-host integration is configured to open pull requests');
+    throw errors.prProviderUnavailable();
   },
 };
 
@@ -123,21 +119,9 @@ export interface FixCreateOptions {
  */
 function ensureFixable(findings: FindingRow[], options: FixCreateOptions): void {
   if (options.agentConfigured) return;
-  if (!findings.length) {
-    throw new ApiError(
-      409,
-      'NO_FIXER_AVAILABLE',
-      `A fix without findings needs an LLM agent to follow its instructions, and none is configured on this server (set ${AGENT_SETTINGS})`,
-    );
-  }
   const unhandled = findings.filter((f) => !options.hasFixer(f));
-  if (unhandled.length) {
-    throw new ApiError(
-      409,
-      'NO_FIXER_AVAILABLE',
-      `No deterministic fixer handles ${[...new Set(unhandled.map((f) => f.check_id))].join(', ')}, and no LLM agent is configured on this server to take it (set ${AGENT_SETTINGS})`,
-      { finding_ids: unhandled.map((f) => f.id) },
-    );
+  if (!findings.length || unhandled.length) {
+    throw errors.noFixerAvailable([...new Set(unhandled.map((f) => f.check_id))], unhandled.map((f) => f.id));
   }
 }
 
@@ -274,11 +258,7 @@ export async function refineFix(
   const [pullRequest] = current.pullRequests;
   if (pullRequest) throw invalidState(`This fix already has a pull request (${pullRequest.pr_url}); create a new fix to change it further`);
   if (!options.agentConfigured) {
-    throw new ApiError(
-      409,
-      'AGENT_UNAVAILABLE',
-      `Refining a fix needs an LLM agent, and none is configured on this server (set ${AGENT_SETTINGS})`,
-    );
+    throw errors.agentUnavailable('Refining a fix');
   }
   await db.transaction().execute(async (trx) => {
     const fix = await findFix(trx, unit, fixId);
@@ -310,6 +290,10 @@ export async function openPullRequests(
   }
   if (!view.fix.diff) throw invalidState('This fix produced no changes, so there is nothing to open a pull request for');
   if (view.pullRequests.length) throw invalidState(`This fix already has a pull request: ${view.pullRequests[0]!.pr_url}`);
+  const provider = view.fix.source_repo_provider ?? 'github';
+  if (!unit.sources.some((s) => s.full_name === view.fix.source_repo && s.provider === provider)) {
+    throw invalidState(`The fix's ${provider} repository "${view.fix.source_repo}" is no longer one of its sources`);
+  }
   const staleBefore = new Date(Date.now() - PULL_REQUEST_CLAIM_MS).toISOString();
   if (!(await claimPullRequestOpening(db, view.fix, staleBefore))) {
     throw invalidState('A pull request for this fix is already being opened, or the fix changed meanwhile; read it again');
@@ -321,7 +305,7 @@ export async function openPullRequests(
   }
 }
 
-/** A claim older than this belongs to a request that died; pushes and API calls finish well within it. */
+/** A claim older than this belongs to a request that died; the opener's deadline (at most 600 s) ends attempts well within it. */
 const PULL_REQUEST_CLAIM_MS = 15 * 60 * 1000;
 
 async function openClaimed(
@@ -338,7 +322,8 @@ async function openClaimed(
   } catch (error) {
     if (!(error instanceof PullRequestError)) throw error;
     await moveFix(db, view.fix.id, 'pr_creation_failed', { error_message: error.message }, onThisRun);
-    throw new ApiError(502, 'PR_CREATION_FAILED', error.message);
+    // The fix stays retryable; src/http/errors.ts answers 502 PR_CREATION_FAILED, or 504 PR_TIMEOUT past the deadline.
+    throw error;
   }
   const rows: FixPullRequestRow[] = opened.map((pr) => ({ ...pr, id: newId(), fix_id: view.fix.id }));
   await db.transaction().execute(async (trx) => {

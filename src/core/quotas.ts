@@ -10,7 +10,7 @@ import {
 } from '../store/quotas.ts';
 import type { Database } from '../store/schema.ts';
 import { countActiveUnits } from '../store/units.ts';
-import { ApiError } from './errors.ts';
+import { errors } from './errors.ts';
 import { periodContaining, type Period } from './quota-periods.ts';
 
 export const QUOTA_TYPES = ['prs', 'sast_scans', 'deep_ai_scans'] as const;
@@ -48,10 +48,7 @@ export async function consumeCredit(
   const period = await orgPeriod(trx, orgId, now);
   const limit = (await planLimitOf(trx, orgId, quotaType)) ?? DEFAULT_PLAN[quotaType];
   if (!(await useCredit(trx, orgId, quotaType, period.start, limit))) {
-    throw new ApiError(403, 'OPERATION_FAILED', `Quota exhausted: no ${quotaType} credits remain in the current period`, {
-      quota_type: quotaType,
-      period_end: period.end,
-    });
+    throw errors.quotaExhausted(quotaType, period.end);
   }
   return period;
 }

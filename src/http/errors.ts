@@ -1,9 +1,18 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, BodyValueError } from '../core/errors.ts';
+import { ApiError, BodyValueError, errors } from '../core/errors.ts';
+import { BranchExistsError, PullRequestError } from '../core/pull-request-errors.ts';
 import { nulCharacterError, toFastApiErrors, type FastApiError } from './validation.ts';
 
-function envelope(detail: string, errorCode: string, extra: Record<string, unknown> = {}) {
-  return { detail: { detail, error_code: errorCode, ...extra } };
+function envelope(error: ApiError) {
+  return { detail: { detail: error.message, error_code: error.errorCode, ...error.extra } };
+}
+
+/** Domain errors of the layers below, as the catalog's API errors; undefined for anything else. */
+export function apiErrorOf(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (error instanceof PullRequestError) return error.timedOut ? errors.prTimeout(error.message) : errors.prCreationFailed(error.message);
+  if (error instanceof BranchExistsError) return errors.branchExists(error.branch, error.repository);
+  return undefined;
 }
 
 function jsonDecodeError(error: FastifyError): FastApiError {
@@ -18,9 +27,9 @@ function jsonDecodeError(error: FastifyError): FastApiError {
 }
 
 /** Echoes each input back as FastAPI does, unless it is nested too deeply to serialize at all. */
-function validationBody(errors: FastApiError[]) {
+function validationBody(problems: FastApiError[]) {
   return {
-    detail: errors.map((error) => {
+    detail: problems.map((error) => {
       try {
         JSON.stringify(error.input);
         return error;
@@ -37,9 +46,8 @@ function validationBody(errors: FastApiError[]) {
  * over-long path parameter) leave in the same envelope.
  */
 export function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  if (error instanceof ApiError) {
-    return reply.status(error.statusCode).send(envelope(error.message, error.errorCode, error.extra));
-  }
+  const apiError = apiErrorOf(error);
+  if (apiError) return reply.status(apiError.statusCode).send(envelope(apiError));
   if (error instanceof BodyValueError) {
     return reply.status(422).send(validationBody([{ loc: error.loc, msg: error.message, type: error.type, input: error.input }]));
   }
@@ -51,14 +59,14 @@ export function sendError(error: FastifyError, request: FastifyRequest, reply: F
     return reply.status(422).send(validationBody([jsonDecodeError(error)]));
   }
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return reply.status(413).send(envelope('Request body is too large', 'PAYLOAD_TOO_LARGE'));
+    return reply.status(413).send(envelope(errors.payloadTooLarge()));
   }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
-    return reply.status(status).send(envelope(error.message, 'BAD_REQUEST'));
+    return reply.status(status).send(envelope(errors.badRequest(error.message)));
   }
   request.log.error({ err: error }, 'unhandled error');
-  return reply.status(500).send(envelope('Internal server error', 'INTERNAL_ERROR'));
+  return reply.status(500).send(envelope(errors.internalError()));
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
@@ -71,6 +79,6 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send(envelope(`No route ${request.method} ${request.url.split('?')[0]}`, 'NOT_FOUND'));
+    reply.status(404).send(envelope(errors.notFound(`Route ${request.method} ${request.url.split('?')[0]}`)));
   });
 }

@@ -19,6 +19,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'No such resource in the calling organization',
   409: 'The resource is not in a state that allows this operation',
   502: 'The code host refused or failed (PR_CREATION_FAILED); the fix is marked pr_creation_failed',
+  504: 'Opening the pull request ran past its deadline (PR_TIMEOUT); the fix is marked pr_creation_failed and can be retried',
 };
 
 /**

@@ -286,3 +286,34 @@ export async function unreachableUrl(): Promise<string> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}`;
 }
+
+export interface SilentHost {
+  url: string;
+  /** Requests received, none of them ever answered. */
+  received(): number;
+  /** Requests whose client gave up and closed the connection. */
+  abandoned(): number;
+  close(): Promise<void>;
+}
+
+/** A code host that accepts connections and reads requests but never answers them. */
+export async function startSilentHost(): Promise<SilentHost> {
+  let received = 0;
+  let abandoned = 0;
+  const server = http.createServer((req) => {
+    received++;
+    req.socket.on('close', () => abandoned++);
+    req.resume();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received: () => received,
+    abandoned: () => abandoned,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

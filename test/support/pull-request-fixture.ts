@@ -13,7 +13,7 @@ import { addUnit, type Unit } from '../../src/core/units.ts';
 import { TokenBox } from '../../src/crypto/token-box.ts';
 import { newId, nowIso } from '../../src/ids.ts';
 import { CheckoutCache } from '../../src/scm/checkout-cache.ts';
-import { createPullRequestOpener } from '../../src/scm/pull-requests/opener.ts';
+import { createPullRequestOpener, type PullRequestOpenerDeps } from '../../src/scm/pull-requests/opener.ts';
 import type { FindingRow, FixRow } from '../../src/store/schema.ts';
 import { findingRow } from './finding-rows.ts';
 import { TestRepo } from './git-repo.ts';
@@ -92,7 +92,8 @@ export interface PullRequestFixture {
   tokenBox: TokenBox;
   checkouts: CheckoutCache;
   cacheRoot: string;
-  opener(codeHosts: Partial<CodeHostSettings>): PullRequestOpener;
+  /** An opener on the fixture's database; `deps` replaces any of its settings (a deadline, clients). */
+  opener(codeHosts: Partial<CodeHostSettings>, deps?: Partial<PullRequestOpenerDeps>): PullRequestOpener;
   /** A completed fix of the unit's source, as `openPullRequests` hands it to the opener. */
   fixView(overrides?: Partial<FixRow>): FixView;
   close(): Promise<void>;
@@ -131,7 +132,7 @@ export async function createPullRequestFixture(options: { provider: Provider; fu
     tokenBox,
     checkouts,
     cacheRoot,
-    opener: (codeHosts) =>
+    opener: (codeHosts, deps = {}) =>
       createPullRequestOpener({
         db,
         tokenBox,
@@ -139,6 +140,7 @@ export async function createPullRequestFixture(options: { provider: Provider; fu
         codeHosts: { githubApiUrl: 'http://127.0.0.1:9', gitlabUrl: 'http://127.0.0.1:9', azureDevOpsUrl: 'http://127.0.0.1:9', ...codeHosts },
         apiTimeoutMs: 10_000,
         gitTimeoutMs: 30_000,
+        ...deps,
       }),
     fixView(overrides = {}) {
       const fix = {

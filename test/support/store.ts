@@ -2,15 +2,16 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
+import { connect, DEFAULT_POSTGRES_URL } from './postgres-run.ts';
 
 export const TEST_SCHEMA_PREFIX = 't_';
 
 /** Which real database this run of the suite uses: `sqlite` (default) or `postgres`. */
 export const TEST_DATABASE = process.env.BULWARK_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
-export const POSTGRES_URL = process.env.BULWARK_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
+/** The database test files work in; scripts/test.ts points it at a database of the run's own. */
+export const POSTGRES_URL = process.env.BULWARK_TEST_POSTGRES_URL || DEFAULT_POSTGRES_URL;
 
 export interface TestDatabase {
   /** Settings that point any process (this one or a child) at the same isolated database. */
@@ -40,8 +41,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     };
   }
   const schema = `${TEST_SCHEMA_PREFIX}${crypto.randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  await admin.connect();
+  const admin = await connect(POSTGRES_URL);
   await admin.query(`create schema ${schema}`);
   await admin.end();
   const url = new URL(POSTGRES_URL);
@@ -53,26 +53,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     env: { DATABASE_URL: databaseUrl, BULWARK_DATA_DIR: dataDir },
     dataDir,
     store,
-    // The schema stays until the run ends (scripts/test.ts drops them all): dropping it now would race
-    // other files' migrations, whose catalog introspection reads every schema.
+    // The schema stays until the run ends (scripts/test.ts drops the run's whole database): dropping it
+    // now would race other files' migrations, whose catalog introspection reads every schema.
     async cleanup() {
       await store.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** Drops every schema the suite created on the PostgreSQL server (theirs and pg-boss's). */
-export async function dropTestSchemas(): Promise<number> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ name: string }>(
-      `select nspname as name from pg_namespace where nspname like '${TEST_SCHEMA_PREFIX}%' and nspname ~ '^t_[0-9a-f]{12}(_jobs)?$'`,
-    );
-    for (const { name } of rows) await client.query(`drop schema if exists "${name}" cascade`);
-    return rows.length;
-  } finally {
-    await client.end();
-  }
 }

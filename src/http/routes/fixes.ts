@@ -170,7 +170,7 @@ export async function fixRoutes(app: FastifyInstance, { deps, family }: { deps: 
         operationId: operationId(family, 'create_fix_pull_requests'),
         params: unitParams(family, 'fix_id'),
         body: CreatePullRequestsRequest,
-        response: responses({ 201: PullRequestsCreatedResponse }, [401, 403, 404, 409, 502], family),
+        response: responses({ 201: PullRequestsCreatedResponse }, [401, 403, 404, 409, 502, 504], family),
       },
     },
     async (request, reply) => {

@@ -1,5 +1,16 @@
+import { PullRequestError } from '../../core/pull-request-errors.ts';
 import { scrub } from '../git-command.ts';
-import { PullRequestError, providerLabel } from './errors.ts';
+
+const PROVIDER_LABELS: Record<string, string> = {
+  github: 'GitHub',
+  gitlab: 'GitLab',
+  azure_devops: 'Azure DevOps',
+};
+
+/** `GitHub`, `GitLab`, `Azure DevOps`: the host's name as people write it. */
+export function providerLabel(provider: string): string {
+  return PROVIDER_LABELS[provider] ?? provider;
+}
 
 export interface OpenPullRequestRequest {
   /** `owner/name` (GitHub), `group/subgroup/project` (GitLab), `organization/project/repository` (Azure DevOps). */
@@ -11,6 +22,8 @@ export interface OpenPullRequestRequest {
   title: string;
   body: string;
   token: string;
+  /** Aborts the request when the whole attempt runs out of time. */
+  signal?: AbortSignal;
 }
 
 export interface OpenedPullRequest {

@@ -25,6 +25,8 @@ export interface FixBranchInput {
   identity?: CommitIdentity;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Called when the branch is about to be pushed (after checkout, patch and commit). */
+  onPushing?: () => void;
 }
 
 export interface FixBranch {
@@ -141,6 +143,7 @@ export async function pushFixBranch(checkouts: CheckoutCache, input: FixBranchIn
     const existing = await branchOnRemote(checkout, input, commit);
     if (existing.state === 'different') throw new FixBranchError('branch_exists', `branch "${input.branch}" already exists in the repository`);
     if (existing.state === 'same') return { branch: input.branch, commit: existing.commit, baseCommit: checkout.commit, reused: true };
+    input.onPushing?.();
     try {
       await checkouts.push(input.source, checkout.dir, input.branch, input.signal);
     } catch (error) {

@@ -36,7 +36,7 @@ export function gitHubClient(options: GitHubClientOptions): CodeHostClient {
         auth: request.token,
         baseUrl: options.apiUrl,
         userAgent: `bulwark/${VERSION}`,
-        request: { signal: AbortSignal.timeout(options.timeoutMs ?? 60_000) },
+        request: { signal: AbortSignal.any([AbortSignal.timeout(options.timeoutMs ?? 60_000), ...(request.signal ? [request.signal] : [])]) },
         log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
       });
       let data;

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { CodeHostSettings } from '../../config.ts';
-import { BodyValueError, invalidState } from '../../core/errors.ts';
+import { BodyValueError } from '../../core/errors.ts';
 import type { FixView, PullRequestInput, PullRequestOpener } from '../../core/fixes.ts';
+import { BranchExistsError, PullRequestError, type PullRequestStage } from '../../core/pull-request-errors.ts';
 import type { Unit } from '../../core/units.ts';
 import type { TokenBox } from '../../crypto/token-box.ts';
 import { findingsByIds } from '../../store/findings.ts';
@@ -11,8 +12,7 @@ import { scrub } from '../git-command.ts';
 import { azureDevOpsClient } from './azure-devops.ts';
 import { commitMessage, pullRequestBody, pullRequestTitle, type PullRequestContent } from './body.ts';
 import { defaultBranchName, InvalidBranchNameError, validateBranchName } from './branch-name.ts';
-import type { CodeHostClient } from './code-host.ts';
-import { BranchExistsError, providerLabel, PullRequestError } from './errors.ts';
+import { providerLabel, type CodeHostClient } from './code-host.ts';
 import { FixBranchError, pushFixBranch, type CommitIdentity, type FixBranch } from './fix-branch.ts';
 import { gitHubClient } from './github.ts';
 import { gitLabClient } from './gitlab.ts';
@@ -28,6 +28,8 @@ export interface PullRequestOpenerDeps {
   apiTimeoutMs?: number;
   /** Longest a git command (apply, commit, push) may take. */
   gitTimeoutMs?: number;
+  /** Longest the whole attempt (checkout, commit, push, API call) may take; 300 seconds by default. */
+  deadlineMs?: number;
   /** Clients that replace the SDK-backed ones built from `codeHosts`, by provider. */
   clients?: Partial<Record<string, CodeHostClient>>;
 }
@@ -46,6 +48,24 @@ async function findingsOf(db: Kysely<Database>, findingIds: string[]): Promise<F
   return findingIds.map((id) => rows.find((row) => row.id === id)).filter((row): row is FindingRow => row !== undefined);
 }
 
+export const DEFAULT_PULL_REQUEST_DEADLINE_MS = 300_000;
+
+function secondsText(ms: number): string {
+  const seconds = ms / 1000;
+  return `${seconds} second${seconds === 1 ? '' : 's'}`;
+}
+
+/** Why the deadline passed, by the step the attempt had reached. */
+function deadlineMessage(ms: number, stage: PullRequestStage, branch: string, where: string): string {
+  const doing =
+    stage === 'pull_request'
+      ? `branch "${branch}" is on the ${where}, but the code host did not answer the request to open the pull request`
+      : stage === 'push'
+        ? `it was still pushing branch "${branch}" to the ${where}`
+        : `it was still preparing branch "${branch}" for the ${where}`;
+  return `Opening the pull request did not finish within ${secondsText(ms)}: ${doing}. Try again; the same branch_name reuses the branch once it is pushed`;
+}
+
 /** The caller's branch name, checked as git checks one, or the default for the fix. */
 async function branchFor(fixId: string, requested: string | null | undefined): Promise<string> {
   if (requested === null || requested === undefined || requested === '') return defaultBranchName(fixId);
@@ -60,98 +80,121 @@ async function branchFor(fixId: string, requested: string | null | undefined): P
 /**
  * Turns a completed fix into a pull request on its source repository's code host: the fix's diff is
  * committed on a new branch at the fix's base commit, pushed with the source's token, and a pull request
- * (merge request) is opened from it through the host's SDK.
+ * (merge request) is opened from it through the host's SDK. A retry with the same branch reuses a branch
+ * an earlier attempt pushed.
  *
  * Refusals: an invalid `branch_name` is a `BodyValueError` (422); a branch that already exists with other
- * content is a `BranchExistsError` (409, nothing changed); every other failure is a `PullRequestError`
- * whose message says what happened, including when the branch was pushed but the pull request was not
- * opened. No message contains a token.
+ * content is a `BranchExistsError` (nothing changed); every other failure is a `PullRequestError` whose
+ * message says what happened, including when the branch was pushed but the pull request was not opened,
+ * and when the whole attempt ran past `deadlineMs` (`timedOut`: the attempt's git commands and API call
+ * are aborted). No message contains a token.
  */
 export function createPullRequestOpener(deps: PullRequestOpenerDeps): PullRequestOpener {
   const clients: Record<string, CodeHostClient | undefined> = { ...codeHostClients(deps.codeHosts, deps.apiTimeoutMs), ...deps.clients };
+  const deadlineMs = deps.deadlineMs ?? DEFAULT_PULL_REQUEST_DEADLINE_MS;
 
   return {
     async open(view: FixView, unit: Unit, input: PullRequestInput): Promise<Omit<FixPullRequestRow, 'id' | 'fix_id'>[]> {
       const { fix } = view;
       const provider = fix.source_repo_provider ?? 'github';
+      const setupFailure = (message: string) => new PullRequestError(message, { stage: 'setup', provider });
       const source = unit.sources.find((s) => s.full_name === fix.source_repo && s.provider === provider);
-      if (!source) throw invalidState(`The fix's ${provider} repository "${fix.source_repo}" is no longer a source of this repository`);
-      if (!fix.diff) throw invalidState('This fix produced no changes, so there is nothing to open a pull request for');
+      if (!source) throw setupFailure(`The fix's ${provider} repository "${fix.source_repo}" is no longer one of its sources`);
+      if (!fix.diff) throw setupFailure('This fix produced no changes, so there is nothing to open a pull request for');
       const branch = await branchFor(fix.id, input.branch_name);
       const where = `${providerLabel(provider)} repository ${source.full_name}`;
 
       const client = clients[provider];
-      if (!client) throw new PullRequestError(`Pull requests cannot be opened on ${provider} repositories`, { stage: 'setup', provider });
+      if (!client) throw setupFailure(`Pull requests cannot be opened on ${provider} repositories`);
       if (!source.token_ciphertext) {
-        throw new PullRequestError(
-          `No access token is stored for the ${where}; opening a pull request needs one that can push branches and open pull requests`,
-          { stage: 'setup', provider },
-        );
+        throw setupFailure(`No access token is stored for the ${where}; opening a pull request needs one that can push branches and open pull requests`);
       }
       let token: string;
       try {
         token = deps.tokenBox.open(source.token_ciphertext);
       } catch {
-        throw new PullRequestError(
-          `The access token stored for the ${where} cannot be decrypted (was BULWARK_ENCRYPTION_KEY changed?); store the token again`,
-          { stage: 'setup', provider },
+        throw setupFailure(`The access token stored for the ${where} cannot be decrypted (was BULWARK_ENCRYPTION_KEY changed?); store the token again`);
+      }
+
+      // The deadline covers everything that talks to the code host; when it passes, the attempt's git
+      // commands and API call are aborted and the caller gets a timed-out PullRequestError at once.
+      const attempt = new AbortController();
+      let stage: PullRequestStage = 'checkout';
+      const expired = new Promise<never>((_, reject) => {
+        attempt.signal.addEventListener('abort', () =>
+          reject(new PullRequestError(deadlineMessage(deadlineMs, stage, branch, where), { stage, provider, branchPushed: stage === 'pull_request', timedOut: true })),
         );
-      }
+      });
+      const timer = setTimeout(() => attempt.abort(), deadlineMs);
 
-      const content: PullRequestContent = {
-        fix,
-        findings: await findingsOf(deps.db, view.findingIds),
-        verification: fix.verification ?? null,
+      const work = async (): Promise<Omit<FixPullRequestRow, 'id' | 'fix_id'>[]> => {
+        const content: PullRequestContent = {
+          fix,
+          findings: await findingsOf(deps.db, view.findingIds),
+          verification: fix.verification ?? null,
+        };
+        const title = input.title?.trim() || pullRequestTitle(content);
+        const body = input.body?.trim() ? input.body : pullRequestBody(content);
+        const baseBranch = fix.source_scan_branch ?? source.default_branch;
+
+        let pushed: FixBranch;
+        try {
+          pushed = await pushFixBranch(deps.checkouts, {
+            source: { id: source.id, provider, cloneUrl: source.clone_url, token },
+            baseCommit: fix.source_base_commit_sha,
+            baseBranch,
+            diff: fix.diff_ciphertext ? deps.tokenBox.open(fix.diff_ciphertext) : fix.diff!,
+            branch,
+            message: commitMessage(title, content),
+            identity: deps.identity,
+            timeoutMs: deps.gitTimeoutMs,
+            signal: attempt.signal,
+            onPushing: () => {
+              stage = 'push';
+            },
+          });
+        } catch (error) {
+          if (!(error instanceof FixBranchError)) throw error;
+          if (error.failure === 'branch_exists') throw new BranchExistsError(branch, `the ${where}`);
+          const failed = error.failure === 'checkout' ? 'checkout' : error.failure === 'patch' ? 'patch' : 'push';
+          const what = failed === 'push' ? `Could not push branch "${branch}" to the ${where}` : `Could not prepare branch "${branch}" for the ${where}`;
+          throw new PullRequestError(`${what}: ${scrub(error.message, [token])}`, { stage: failed, provider });
+        }
+        stage = 'pull_request';
+        attempt.signal.throwIfAborted();
+
+        let opened;
+        try {
+          opened = await client.openPullRequest({ fullName: source.full_name, baseBranch, branch, title, body, token, signal: attempt.signal });
+        } catch (error) {
+          const reason = scrub(error instanceof Error ? error.message : String(error), [token]);
+          const status = error instanceof PullRequestError ? error.status : null;
+          const state = pushed.reused ? 'is on' : 'was pushed to';
+          throw new PullRequestError(`Branch "${branch}" ${state} the ${where}, but the pull request could not be opened: ${reason}`, {
+            stage: 'pull_request',
+            provider,
+            status,
+            branchPushed: true,
+          });
+        }
+        return [
+          {
+            repo_full_name: source.full_name,
+            branch_name: branch,
+            pr_number: opened.number,
+            pr_url: opened.url,
+            merge_status: opened.mergeStatus,
+            created_at: opened.createdAt,
+            merged_at: null,
+          },
+        ];
       };
-      const title = input.title?.trim() || pullRequestTitle(content);
-      const body = input.body?.trim() ? input.body : pullRequestBody(content);
-      const baseBranch = fix.source_scan_branch ?? source.default_branch;
 
-      let pushed: FixBranch;
       try {
-        pushed = await pushFixBranch(deps.checkouts, {
-          source: { id: source.id, provider, cloneUrl: source.clone_url, token },
-          baseCommit: fix.source_base_commit_sha,
-          baseBranch,
-          diff: fix.diff_ciphertext ? deps.tokenBox.open(fix.diff_ciphertext) : fix.diff,
-          branch,
-          message: commitMessage(title, content),
-          identity: deps.identity,
-          timeoutMs: deps.gitTimeoutMs,
-        });
-      } catch (error) {
-        if (!(error instanceof FixBranchError)) throw error;
-        if (error.failure === 'branch_exists') throw new BranchExistsError(branch, `the ${where}`);
-        const stage = error.failure === 'checkout' ? 'checkout' : error.failure === 'patch' ? 'patch' : 'push';
-        const what = stage === 'push' ? `Could not push branch "${branch}" to the ${where}` : `Could not prepare branch "${branch}" for the ${where}`;
-        throw new PullRequestError(`${what}: ${scrub(error.message, [token])}`, { stage, provider });
+        return await Promise.race([work(), expired]);
+      } finally {
+        clearTimeout(timer);
       }
-
-      let opened;
-      try {
-        opened = await client.openPullRequest({ fullName: source.full_name, baseBranch, branch, title, body, token });
-      } catch (error) {
-        const reason = scrub(error instanceof Error ? error.message : String(error), [token]);
-        const status = error instanceof PullRequestError ? error.status : null;
-        const state = pushed.reused ? 'is on' : 'was pushed to';
-        throw new PullRequestError(`Branch "${branch}" ${state} the ${where}, but the pull request could not be opened: ${reason}`, {
-          stage: 'pull_request',
-          provider,
-          status,
-          branchPushed: true,
-        });
-      }
-      return [
-        {
-          repo_full_name: source.full_name,
-          branch_name: branch,
-          pr_number: opened.number,
-          pr_url: opened.url,
-          merge_status: opened.mergeStatus,
-          created_at: opened.createdAt,
-          merged_at: null,
-        },
-      ];
     },
   };
 }

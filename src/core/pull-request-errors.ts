@@ -1,5 +1,6 @@
-import { ApiError } from '../../core/errors.ts';
-import { PullRequestError as FixPullRequestError } from '../../core/fixes.ts';
+// What can go wrong turning a fix into a pull request, as the code-host integration (src/scm) reports it.
+// These are domain errors: the fix lifecycle (fixes.ts) records them on the fix, and src/http/errors.ts
+// maps them to the catalog's codes and statuses.
 
 /** Which step of turning a fix into a pull request failed. */
 export type PullRequestStage = 'setup' | 'checkout' | 'patch' | 'push' | 'pull_request';
@@ -12,18 +13,21 @@ export interface PullRequestErrorDetails {
   status?: number | null;
   /** Whether the fix's branch is on the code host (the failure came after the push). */
   branchPushed?: boolean;
+  /** Whether the whole attempt ran past its deadline (the step is where it stood then). */
+  timedOut?: boolean;
 }
 
 /**
  * A fix could not be turned into a pull request. The message is written for the person who asked: it
- * names the step, the code host's HTTP status and its own words, and never contains a token. It extends
- * the lifecycle's `PullRequestError`, so the fix is marked `pr_creation_failed` with this message.
+ * names the step, the code host's HTTP status and its own words, and never contains a token. The fix is
+ * marked `pr_creation_failed` with this message and can be retried.
  */
-export class PullRequestError extends FixPullRequestError {
+export class PullRequestError extends Error {
   readonly stage: PullRequestStage;
   readonly provider: string;
   readonly status: number | null;
   readonly branchPushed: boolean;
+  readonly timedOut: boolean;
 
   constructor(message: string, details: PullRequestErrorDetails) {
     super(message);
@@ -32,32 +36,23 @@ export class PullRequestError extends FixPullRequestError {
     this.provider = details.provider;
     this.status = details.status ?? null;
     this.branchPushed = details.branchPushed ?? false;
+    this.timedOut = details.timedOut ?? false;
   }
 }
 
 /**
  * The requested branch already exists on the code host with other content. Nothing was pushed and the fix
- * is unchanged; another `branch_name` (or deleting the branch) resolves it, so it answers 409.
+ * is unchanged; another `branch_name` (or deleting the branch) resolves it.
  */
-export class BranchExistsError extends ApiError {
+export class BranchExistsError extends Error {
   readonly branch: string;
+  /** The repository as a person names it: `the GitHub repository acme/api`. */
+  readonly repository: string;
 
   constructor(branch: string, repository: string) {
-    super(
-      409,
-      'BRANCH_EXISTS',
-      `Branch "${branch}" already exists in ${repository} with other changes; choose another branch_name or delete the branch`,
-    );
+    super(`branch "${branch}" already exists in ${repository} with other changes`);
+    this.name = 'BranchExistsError';
     this.branch = branch;
+    this.repository = repository;
   }
-}
-
-export const PROVIDER_LABELS: Record<string, string> = {
-  github: 'GitHub',
-  gitlab: 'GitLab',
-  azure_devops: 'Azure DevOps',
-};
-
-export function providerLabel(provider: string): string {
-  return PROVIDER_LABELS[provider] ?? provider;
 }
