@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Settings } from './config.ts';
-import type { FixDispatcher, PullRequestOpener } from './core/fixes.ts';
+import { findingsInOrder, type FixDispatcher, type PullRequestOpener } from './core/fixes.ts';
 import type { BatchDispatcher } from './core/scan-batches.ts';
 import { loadTokenBox, type TokenBox } from './crypto/token-box.ts';
 import { defaultEngines } from './engines/registry.ts';
@@ -79,7 +79,7 @@ export async function openServices(settings: Settings, store: Store, log?: (mess
     dispatchBatch: (trx, batch) => queue.enqueue(trx, 'scan-batch', batch.id),
     dispatchFix: (trx, fixId, run) => queue.enqueue(trx, 'fix-run', fixJobKey(fixId, run)),
     pullRequests: createPullRequestOpener({
-      db: store.db,
+      findings: (findingIds) => findingsInOrder(store.db, findingIds),
       tokenBox,
       checkouts,
       codeHosts: settings.codeHosts,

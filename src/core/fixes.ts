@@ -59,6 +59,12 @@ export interface PullRequestOpener {
   open(fix: FixView, unit: Unit, input: PullRequestInput): Promise<Omit<FixPullRequestRow, 'id' | 'fix_id'>[]>;
 }
 
+/** Findings by id, in the order of the ids; ids that name no finding are left out. */
+export async function findingsInOrder(db: Kysely<Database>, findingIds: string[]): Promise<FindingRow[]> {
+  const rows = await findingsByIds(db, findingIds);
+  return findingIds.map((id) => rows.find((row) => row.id === id)).filter((row): row is FindingRow => row !== undefined);
+}
+
 /** Until a code-host integration is configured, a completed fix cannot be turned into pull requests. */
 export const noPullRequestOpener: PullRequestOpener = {
   async open() {

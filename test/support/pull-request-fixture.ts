@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CodeHostSettings } from '../../src/config.ts';
-import type { FixView, PullRequestOpener } from '../../src/core/fixes.ts';
+import { findingsInOrder, type FixView, type PullRequestOpener } from '../../src/core/fixes.ts';
 import { createOrganization } from '../../src/core/organizations.ts';
 import type { Provider } from '../../src/core/source-repos.ts';
 import { addUnit, type Unit } from '../../src/core/units.ts';
@@ -134,7 +134,7 @@ export async function createPullRequestFixture(options: { provider: Provider; fu
     cacheRoot,
     opener: (codeHosts, deps = {}) =>
       createPullRequestOpener({
-        db,
+        findings: (findingIds) => findingsInOrder(db, findingIds),
         tokenBox,
         checkouts,
         codeHosts: { githubApiUrl: 'http://127.0.0.1:9', gitlabUrl: 'http://127.0.0.1:9', azureDevOpsUrl: 'http://127.0.0.1:9', ...codeHosts },

@@ -1,12 +1,10 @@
-import type { Kysely } from 'kysely';
 import type { CodeHostSettings } from '../../config.ts';
 import { BodyValueError } from '../../core/errors.ts';
 import type { FixView, PullRequestInput, PullRequestOpener } from '../../core/fixes.ts';
 import { BranchExistsError, PullRequestError, type PullRequestStage } from '../../core/pull-request-errors.ts';
 import type { Unit } from '../../core/units.ts';
 import type { TokenBox } from '../../crypto/token-box.ts';
-import { findingsByIds } from '../../store/findings.ts';
-import type { Database, FindingRow, FixPullRequestRow } from '../../store/schema.ts';
+import type { FindingRow, FixPullRequestRow } from '../../store/schema.ts';
 import type { CheckoutCache } from '../checkout-cache.ts';
 import { scrub } from '../git-command.ts';
 import { azureDevOpsClient } from './azure-devops.ts';
@@ -18,7 +16,8 @@ import { gitHubClient } from './github.ts';
 import { gitLabClient } from './gitlab.ts';
 
 export interface PullRequestOpenerDeps {
-  db: Kysely<Database>;
+  /** The fix's findings, in the order given, for the pull request's title and body. */
+  findings: (findingIds: string[]) => Promise<FindingRow[]>;
   tokenBox: TokenBox;
   checkouts: CheckoutCache;
   codeHosts: CodeHostSettings;
@@ -41,11 +40,6 @@ export function codeHostClients(settings: CodeHostSettings, timeoutMs?: number):
     gitlab: gitLabClient({ url: settings.gitlabUrl, timeoutMs }),
     azure_devops: azureDevOpsClient({ url: settings.azureDevOpsUrl, timeoutMs }),
   };
-}
-
-async function findingsOf(db: Kysely<Database>, findingIds: string[]): Promise<FindingRow[]> {
-  const rows = await findingsByIds(db, findingIds);
-  return findingIds.map((id) => rows.find((row) => row.id === id)).filter((row): row is FindingRow => row !== undefined);
 }
 
 export const DEFAULT_PULL_REQUEST_DEADLINE_MS = 300_000;
@@ -130,7 +124,7 @@ export function createPullRequestOpener(deps: PullRequestOpenerDeps): PullReques
       const work = async (): Promise<Omit<FixPullRequestRow, 'id' | 'fix_id'>[]> => {
         const content: PullRequestContent = {
           fix,
-          findings: await findingsOf(deps.db, view.findingIds),
+          findings: await deps.findings(view.findingIds),
           verification: fix.verification ?? null,
         };
         const title = input.title?.trim() || pullRequestTitle(content);
