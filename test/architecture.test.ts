@@ -54,3 +54,18 @@ test('engines, fixers, OSV matching and code-host clients import neither the sto
     );
   assert.deepEqual(offenders, []);
 });
+
+test("the README's map names every folder of src/, and only folders that exist", () => {
+  const readme = fs.readFileSync(path.resolve(SRC, '../README.md'), 'utf8');
+  const map = readme.slice(readme.indexOf('## Architecture: the map'));
+  const start = map.indexOf('```');
+  const block = map.slice(start + 3, map.indexOf('```', start + 3));
+  // Each line opens with the folder it describes: from the repository root, or indented under src/.
+  const named = [...block.matchAll(/^\s*([\w.-]+(?:\/[\w.-]+)*\/)\s/gm)].map((m) =>
+    /^(src|rules|test)\//.test(m[1]) ? m[1] : `src/${m[1]}`,
+  );
+  const root = path.resolve(SRC, '..');
+  assert.deepEqual(named.filter((folder) => !fs.existsSync(path.join(root, folder))), [], 'folders the map names that do not exist');
+  const topLevel = fs.readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `src/${e.name}/`);
+  assert.deepEqual(topLevel.filter((folder) => !named.includes(folder)), [], 'folders of src/ the map leaves out');
+});
