@@ -11,6 +11,8 @@ export interface Settings {
   encryptionKey: string | null;
   /** Largest accepted request body, in bytes. */
   bodyLimit: number;
+  /** A Bearer token `/metrics` requires; null serves it to anyone who reaches the port. */
+  metricsToken: string | null;
   /** Jobs one worker process runs at once. */
   workerConcurrency: number;
   /** Seconds a running job may go without a heartbeat before another worker takes it over. */
@@ -128,6 +130,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     logLevel: env.LOG_LEVEL || 'info',
     encryptionKey: env.BULWARK_ENCRYPTION_KEY || null,
     bodyLimit: intFromEnv(env, 'BULWARK_BODY_LIMIT', 1024 * 1024),
+    metricsToken: env.BULWARK_METRICS_TOKEN || null,
     workerConcurrency: Math.max(1, intFromEnv(env, 'BULWARK_WORKER_CONCURRENCY', 2)),
     jobLeaseSeconds: Math.max(1, intFromEnv(env, 'BULWARK_JOB_LEASE_SECONDS', 60)),
     jobMaxAttempts: Math.max(1, intFromEnv(env, 'BULWARK_JOB_MAX_ATTEMPTS', 3)),

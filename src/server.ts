@@ -36,7 +36,9 @@ export async function startServer(settings: Settings, options: StartOptions = {}
   const store = openStore(settings);
   await migrateToLatest(store);
   const created = await bootstrap(store);
-  const services = await openServices(settings, store);
+  // Job lines go through the server's logger (level, redaction, destination), bound once it exists.
+  let logJob: (message: string, fields?: Record<string, unknown>) => void = () => {};
+  const services = await openServices(settings, store, (message, fields) => logJob(message, fields));
   const app = await buildApp({
     store,
     dispatchBatch: services.dispatchBatch,
@@ -45,12 +47,15 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     agentConfigured: services.agentConfigured,
     hasFixer: services.hasFixer,
     bodyLimit: settings.bodyLimit,
+    metrics: services.metrics,
+    metricsToken: settings.metricsToken,
     logger: {
       level: settings.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie'],
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
   });
+  logJob = (message, fields) => app.log.info(fields ?? {}, message);
   await app.listen({ host: settings.host, port: settings.port });
   const worker = options.worker ?? true;
   if (worker) await services.startWorkers();

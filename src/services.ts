@@ -7,7 +7,10 @@ import { defaultEngines } from './engines/registry.ts';
 import { storedAdvisories } from './osv/advisories.ts';
 import { EmbeddedQueue } from './jobs/embedded-queue.ts';
 import { PgBossQueue } from './jobs/pgboss-queue.ts';
-import type { JobQueue } from './jobs/queue.ts';
+import type { JobKind, JobQueue } from './jobs/queue.ts';
+import { observeJobs, type LogFn } from './observability/job-log.ts';
+import { Metrics } from './observability/metrics.ts';
+import { recordOutcomes } from './observability/record-outcomes.ts';
 import { createFixAgent } from './fixing/agent/index.ts';
 import { createFixRunner, fixJobKey } from './fixing/fix-runner.ts';
 import { fixersWithRules } from './fixing/fixers/index.ts';
@@ -30,12 +33,14 @@ export interface Services {
   agentConfigured: boolean;
   /** Whether a deterministic fixer handles a finding, with the rules the fixes run. */
   hasFixer: (finding: FindingRow) => boolean;
+  /** This process's metrics: its requests and jobs, and the shared queue and records when scraped. */
+  metrics: Metrics;
   /** Starts running scan and fix jobs in this process. */
   startWorkers(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function openServices(settings: Settings, store: Store, log?: (message: string, fields?: object) => void): Promise<Services> {
+export async function openServices(settings: Settings, store: Store, log: LogFn = () => {}): Promise<Services> {
   const queueSettings = { leaseSeconds: settings.jobLeaseSeconds, maxAttempts: settings.jobMaxAttempts };
   const queue: JobQueue =
     store.dialect === 'postgres' && settings.databaseUrl
@@ -73,11 +78,18 @@ export async function openServices(settings: Settings, store: Store, log?: (mess
     gitTimeoutMs: settings.gitTimeoutSeconds * 1000,
     log,
   });
+  const metrics = new Metrics({ queueDepth: () => queue.depth(), outcomes: () => recordOutcomes(store.db) });
+  // Logged inside the transaction that stores the batch or fix, so a rolled-back request logs a job that never ran.
+  const enqueue = async (trx: Parameters<JobQueue['enqueue']>[0], kind: JobKind, key: string) => {
+    await queue.enqueue(trx, kind, key);
+    log('job queued', { kind, key });
+  };
   return {
     queue,
     tokenBox,
-    dispatchBatch: (trx, batch) => queue.enqueue(trx, 'scan-batch', batch.id),
-    dispatchFix: (trx, fixId, run) => queue.enqueue(trx, 'fix-run', fixJobKey(fixId, run)),
+    metrics,
+    dispatchBatch: (trx, batch) => enqueue(trx, 'scan-batch', batch.id),
+    dispatchFix: (trx, fixId, run) => enqueue(trx, 'fix-run', fixJobKey(fixId, run)),
     pullRequests: createPullRequestOpener({
       findings: (findingIds) => findingsInOrder(store.db, findingIds),
       tokenBox,
@@ -88,8 +100,8 @@ export async function openServices(settings: Settings, store: Store, log?: (mess
     agentConfigured: settings.llm !== null,
     hasFixer: (finding) => fixerFor(toFixFinding(finding)) !== undefined,
     async startWorkers() {
-      await queue.work('scan-batch', runner, { concurrency: settings.workerConcurrency });
-      await queue.work('fix-run', fixRunner, { concurrency: settings.workerConcurrency });
+      await queue.work('scan-batch', observeJobs('scan-batch', runner, log, metrics), { concurrency: settings.workerConcurrency });
+      await queue.work('fix-run', observeJobs('fix-run', fixRunner, log, metrics), { concurrency: settings.workerConcurrency });
     },
     close: () => queue.stop(),
   };

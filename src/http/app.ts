@@ -7,6 +7,7 @@ import { fixerFor } from '../fixing/fixers/index.ts';
 import { authPlugin } from './auth.ts';
 import type { Deps } from './deps.ts';
 import { installErrorHandling, sendError } from './errors.ts';
+import { installMetrics } from './metrics.ts';
 import { FAMILIES } from './family.ts';
 import { accountRoutes } from './routes/account.ts';
 import { eventRoutes } from './routes/events.ts';
@@ -49,6 +50,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     dispatchFix: options.dispatchFix ?? (async () => {}),
     agentConfigured: options.agentConfigured ?? false,
     hasFixer: options.hasFixer ?? ((finding) => fixerFor(toFixFinding(finding)) !== undefined),
+    metrics: options.metrics,
+    metricsToken: options.metricsToken ?? null,
   };
   const app = Fastify({
     logger: options.logger ?? false,
@@ -59,6 +62,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   parseJsonBody(app);
   installErrorHandling(app);
+  if (deps.metrics) installMetrics(app, deps.metrics, deps.metricsToken ?? null);
 
   await app.register(swagger, {
     openapi: {

@@ -1,3 +1,4 @@
+import type { Metrics } from '../observability/metrics.ts';
 import type { FixDispatcher, PullRequestOpener } from '../core/fixes.ts';
 import type { BatchDispatcher } from '../core/scan-batches.ts';
 import type { Store } from '../store/database.ts';
@@ -13,4 +14,8 @@ export interface Deps {
   agentConfigured: boolean;
   /** Whether a deterministic fixer handles a finding (with the server's SAST rules). */
   hasFixer: (finding: FindingRow) => boolean;
+  /** The process's metrics, served at /metrics; none in tests of the API alone. */
+  metrics?: Metrics;
+  /** A Bearer token /metrics requires; null serves it to anyone who reaches the port. */
+  metricsToken?: string | null;
 }

@@ -2,9 +2,9 @@ import { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
 import { newId } from '../ids.ts';
 import type { Store } from '../store/database.ts';
-import { claimJob, extendJobLease, insertJobOnce, settleJobAttempt } from '../store/jobs.ts';
+import { claimJob, countOpenJobs, extendJobLease, insertJobOnce, settleJobAttempt } from '../store/jobs.ts';
 import type { Database, JobRow } from '../store/schema.ts';
-import type { JobContext, JobHandlers, JobKind, JobQueue, QueueSettings, WorkerOptions } from './queue.ts';
+import { JOB_KINDS, type JobContext, type JobHandlers, type JobKind, type JobQueue, type QueueSettings, type WorkerOptions } from './queue.ts';
 
 const POLL_MS = 500;
 
@@ -39,6 +39,13 @@ export class EmbeddedQueue implements JobQueue {
       this.running.add(loop);
       loop.finally(() => this.running.delete(loop));
     }
+  }
+
+  async depth() {
+    const counted = await countOpenJobs(this.db);
+    return JOB_KINDS.flatMap((kind) =>
+      (['queued', 'running'] as const).map((state) => ({ kind, state, count: counted.find((c) => c.kind === kind && c.state === state)?.count ?? 0 })),
+    );
   }
 
   async stop(): Promise<void> {

@@ -2,7 +2,7 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { PgBoss } from 'pg-boss';
 import type { Store } from '../store/database.ts';
 import type { Database } from '../store/schema.ts';
-import type { JobHandlers, JobKind, JobQueue, QueueSettings, WorkerOptions } from './queue.ts';
+import { JOB_KINDS, type JobHandlers, type JobKind, type JobQueue, type QueueSettings, type WorkerOptions } from './queue.ts';
 
 const deadLetterOf = (kind: JobKind) => `${kind}-given-up`;
 const MAX_JOB_SECONDS = 6 * 3600;
@@ -88,6 +88,18 @@ export class PgBossQueue implements JobQueue {
     await this.boss.work<{ key: string }>(deadLetterOf(kind), { batchSize: 1 }, async ([job]) => {
       await handlers.giveUp(job.data.key, `gave up after ${this.settings.maxAttempts} attempts`);
     });
+  }
+
+  /** pg-boss's own queue counts, which its monitor refreshes every pass. */
+  async depth() {
+    await this.ready;
+    const rows: { kind: string; state: 'queued' | 'running'; count: number }[] = [];
+    for (const kind of JOB_KINDS) {
+      const queue = await this.boss.getQueue(kind);
+      if (!queue) continue;
+      rows.push({ kind, state: 'queued', count: queue.queuedCount }, { kind, state: 'running', count: queue.activeCount });
+    }
+    return rows;
   }
 
   async stop(): Promise<void> {

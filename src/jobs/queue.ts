@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 
 /** What kinds of work the service hands to workers; each job names one record by id. */
-export type JobKind = 'scan-batch' | 'fix-run';
+export const JOB_KINDS = ['scan-batch', 'fix-run'] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
 
 export interface JobContext {
   /** 1 for the first run; a job whose worker died is run again with the next number. */
@@ -30,6 +31,8 @@ export interface JobQueue {
   readonly name: string;
   enqueue(trx: Kysely<Database>, kind: JobKind, key: string): Promise<void>;
   work(kind: JobKind, handlers: JobHandlers, options: WorkerOptions): Promise<void>;
+  /** Jobs waiting and running now, by kind, across every process sharing the queue. */
+  depth(): Promise<{ kind: string; state: 'queued' | 'running'; count: number }[]>;
   stop(): Promise<void>;
 }
 

@@ -167,3 +167,9 @@ export async function refinementsOf(db: Kysely<Database>, fixId: string): Promis
   const rows = await db.selectFrom('fix_refinements').select('instructions').where('fix_id', '=', fixId).orderBy('created_at').execute();
   return rows.map((r) => r.instructions);
 }
+
+/** How many fixes there are in each status. */
+export async function countFixesByStatus(db: Kysely<Database>): Promise<{ status: string; count: number }[]> {
+  const rows = await db.selectFrom('fixes').select(['status', (eb) => eb.fn.countAll<number>().as('count')]).groupBy('status').execute();
+  return rows.map((r) => ({ status: r.status, count: Number(r.count) }));
+}

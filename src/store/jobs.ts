@@ -53,3 +53,14 @@ export async function extendJobLease(db: Kysely<Database>, job: JobRow, leaseUnt
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** Jobs waiting (queued) and running, by kind. */
+export async function countOpenJobs(db: Kysely<Database>): Promise<{ kind: string; state: 'queued' | 'running'; count: number }[]> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select(['kind', 'state', (eb) => eb.fn.countAll<number>().as('count')])
+    .where('state', 'in', ['queued', 'running'])
+    .groupBy(['kind', 'state'])
+    .execute();
+  return rows.map((r) => ({ kind: r.kind, state: r.state as 'queued' | 'running', count: Number(r.count) }));
+}

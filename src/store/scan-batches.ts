@@ -155,3 +155,13 @@ export async function previousScannedCommit(
     .executeTakeFirst();
   return row?.commit_sha ?? null;
 }
+
+/** How many batches there are of each scan type and status. */
+export async function countBatchesByOutcome(db: Kysely<Database>): Promise<{ scanType: string; status: string; count: number }[]> {
+  const rows = await db
+    .selectFrom('scan_batches')
+    .select(['scan_type', 'status', (eb) => eb.fn.countAll<number>().as('count')])
+    .groupBy(['scan_type', 'status'])
+    .execute();
+  return rows.map((r) => ({ scanType: r.scan_type, status: r.status, count: Number(r.count) }));
+}

@@ -1,0 +1,27 @@
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { errors } from '../core/errors.ts';
+import type { Metrics } from '../observability/metrics.ts';
+
+const digest = (text: string) => crypto.createHash('sha256').update(text).digest();
+
+/**
+ * Request latency per route template for every request answered after this call, and `GET /metrics`
+ * in Prometheus' text format. With a token set, a scrape must send it as a Bearer token.
+ */
+export function installMetrics(app: FastifyInstance, metrics: Metrics, token: string | null): void {
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.httpDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (token) {
+      const presented = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      if (!crypto.timingSafeEqual(digest(presented), digest(token))) throw errors.unauthorized('A valid metrics token is required');
+    }
+    const { contentType, body } = await metrics.text();
+    return reply.type(contentType).send(body);
+  });
+}
