@@ -29,6 +29,7 @@ export interface Settings {
   pullRequestTimeoutSeconds: number;
   /** Fault injection for restart tests: a pause after each checkout, in milliseconds. */
   faultScanDelayMs: number;
+  faultFixDelayMs: number;
   /** Rule folders added to the built-in SAST rules. */
   sastRuleDirs: string[];
   /**
@@ -139,6 +140,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     gitTimeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_GIT_TIMEOUT_SECONDS', 600)),
     pullRequestTimeoutSeconds: Math.min(600, Math.max(1, intFromEnv(env, 'BULWARK_PR_TIMEOUT_SECONDS', 300))),
     faultScanDelayMs: intFromEnv(env, 'BULWARK_FAULT_SCAN_DELAY_MS', 0),
+    faultFixDelayMs: intFromEnv(env, 'BULWARK_FAULT_FIX_DELAY_MS', 0),
     sastRuleDirs: sastRuleDirsFrom(env),
     semgrepConfigs: splitList(env.BULWARK_SEMGREP_CONFIGS),
     llm: llmFromEnv(env),

@@ -76,6 +76,7 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
     verify: (dir, findings, files, originals) => verifyFix(dir, findings, files, originals, { ruleSet: ruleSet() }),
     agent: settings.llm ? createFixAgent(settings.llm) : null,
     gitTimeoutMs: settings.gitTimeoutSeconds * 1000,
+    faultFixDelayMs: settings.faultFixDelayMs,
     log,
   });
   const metrics = new Metrics({ queueDepth: () => queue.depth(), outcomes: () => recordOutcomes(store.db) });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
@@ -31,6 +32,8 @@ export interface FixRunnerDeps {
   /** How often a running fix looks for its own cancellation. */
   cancelPollMs?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
+  /** Fault injection for restart tests and the chaos bench: a pause once the work tree is open. */
+  faultFixDelayMs?: number;
 }
 
 /** Job keys name the fix and its run, so a refinement's run is a job of its own. */
@@ -85,6 +88,7 @@ export async function runFix(deps: FixRunnerDeps, key: string, context: JobConte
   let workspace: RunWorkspace | undefined;
   try {
     workspace = await openWorkspace(deps, fix, context.attempt, watch.signal);
+    if (deps.faultFixDelayMs) await sleep(deps.faultFixDelayMs, undefined, { signal: watch.signal });
     const findings = (await findingsOfFix(deps.db, fix.id)).map(toFixFinding);
     const refinements = fix.runs > 1 ? await refinementsOf(deps.db, fix.id) : [];
     const changes: Changes = { files: new Set(), notes: [] };
