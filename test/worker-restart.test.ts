@@ -11,6 +11,7 @@ import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
 import { buildApp } from '../src/http/app.ts';
 import { loadSettings } from '../src/config.ts';
 import { openServices, type Services } from '../src/services.ts';
+import { moveScan, scansOfBatches } from '../src/store/scan-batches.ts';
 import { TestRepo } from './support/git-repo.ts';
 import { positiveSample } from './support/secret-samples.ts';
 import { createTestDatabase, TEST_DATABASE, type TestDatabase } from './support/store.ts';
@@ -133,16 +134,39 @@ describe('a worker dying mid-scan loses nothing', () => {
       return ['completed', 'partial_failure', 'failed'].includes(batch.status) ? batch : undefined;
     });
 
+  const percentComplete = async (batchId: string): Promise<number> => {
+    const res = await app.inject({
+      method: 'GET',
+      url: `/api/v1/repositories/${unit.id}/scans/${batchId}/progress`,
+      headers: { authorization: `Bearer ${key}` },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json().percent_complete;
+  };
+
   test('the batch is picked up again and completes once, with no duplicate findings', async () => {
     const batchId = await createBatch();
     await killMidScan(batchId);
     const stuck = await db().selectFrom('scan_batches').select('status').where('id', '=', batchId).executeTakeFirstOrThrow();
     assert.equal(stuck.status, 'scanning', 'the killed worker left the batch mid-flight');
+    const percents = [await percentComplete(batchId)];
+    // What a replacement worker does first, held still: the scan goes back to cloning.
+    const [interrupted] = await scansOfBatches(db(), [batchId]);
+    assert.ok(await moveScan(db(), interrupted.id, 'cloning', { status_reason: null }));
+    percents.push(await percentComplete(batchId));
 
     // SQLite: one embedded worker; PostgreSQL: two worker processes sharing the pg-boss queue.
     const replacements = TEST_DATABASE === 'postgres' ? 2 : 1;
     for (let i = 0; i < replacements; i++) startWorker({});
-    const batch = await terminal(batchId, 90);
+    // The replacement clones the repository again; the progress bar must not fall back meanwhile.
+    const batch = await waitFor('a terminal batch', 90, async () => {
+      percents.push(await percentComplete(batchId));
+      const row = await db().selectFrom('scan_batches').selectAll().where('id', '=', batchId).executeTakeFirstOrThrow();
+      return ['completed', 'partial_failure', 'failed'].includes(row.status) ? row : undefined;
+    });
+    percents.push(await percentComplete(batchId));
+    assert.deepEqual(percents, [...percents].sort((a, b) => a - b), `percent_complete went down across the restart: ${percents.join(', ')}`);
+    assert.equal(percents.at(-1), 100);
     assert.equal(batch.status, 'completed', batch.error_message ?? '');
 
     const findings = await db().selectFrom('findings').select(['fingerprint', 'check_id']).where('unit_id', '=', unit.id).execute();

@@ -13,6 +13,7 @@ import {
 } from '../store/findings.ts';
 import { encodeJson } from '../store/json-columns.ts';
 import { markScanAssessed } from '../store/scan-batches.ts';
+import { lockSourceScanHead, setSourceScanHead, type SourceScanHead } from '../store/source-scan-heads.ts';
 import type { Database, FindingRow, ScanBatchRow, ScanRow } from '../store/schema.ts';
 import { matchFindings, occurrenceIndexes, type DetectedIdentity, type StoredIdentity } from './finding-identity.ts';
 import { recordEvent } from './finding-events.ts';
@@ -42,6 +43,23 @@ const storedIdentity = (row: FindingRow): StoredIdentity => ({
 });
 
 /**
+ * Scans of one source repository and scan type are ordered by when they started (then by id): a scan
+ * restarted after a crash keeps its place. `started_at` is set when a scan is first cloned; a scan row
+ * not started yet (only when called outside the batch runner) counts from its creation.
+ */
+function orderOf(scan: ScanRow): { scanId: string; scanStartedAt: string } {
+  return { scanId: scan.id, scanStartedAt: scan.started_at ?? scan.created_at };
+}
+
+/** Whether the head (the newest scan ingested) started after `scan`: then `scan` is out of date. */
+function headIsNewer(head: SourceScanHead, scan: ScanRow): boolean {
+  if (head.scanId === null || head.scanId === scan.id) return false;
+  const mine = orderOf(scan);
+  const theirs = head.scanStartedAt ?? '';
+  return theirs > mine.scanStartedAt || (theirs === mine.scanStartedAt && head.scanId > mine.scanId);
+}
+
+/**
  * A new finding's identity key (stored as `fingerprint`, unique per unit and scan type): its source
  * repository, the engine's fingerprint and which copy of that match in the file it is. Fixed for the
  * finding's life, wherever the code later moves. `salt` separates it from a key an older finding already
@@ -57,6 +75,10 @@ function identityKey(sourceRepoId: string, fingerprint: string, occurrence: numb
  * scan): a known one gets its new place and `last_detected_at`, a resolved one reopens (`reopened`), and
  * every other status (`ignored`, `false_positive`, `needs_manual_review`) stands; an unknown one becomes an
  * open finding (`detected`). Idempotent: running it twice for a scan changes nothing more.
+ *
+ * Ingests of one source repository and scan type run one at a time (the head lock) and in scan order: a
+ * scan that started before the newest one already ingested changes no finding, since what it saw is older
+ * than what is stored (the count of what it found is still returned).
  */
 export async function ingestScanFindings(
   db: Kysely<Database>,
@@ -69,6 +91,9 @@ export async function ingestScanFindings(
   const occurrences = occurrenceIndexes(detected);
   await db.transaction().execute(async (trx) => {
     const now = nowIso();
+    const head = await lockSourceScanHead(trx, scan.source_repo_id, batch.scan_type, now);
+    if (headIsNewer(head, scan)) return;
+    await setSourceScanHead(trx, scan.source_repo_id, batch.scan_type, orderOf(scan), now);
     const stored = await findingsOfSource(trx, batch.unit_id, batch.scan_type, scan.source_repo_id);
     const known = new Map(stored.map((row) => [row.id, row]));
     const matches = matchFindings(stored.map(storedIdentity), detected, renames);
@@ -144,10 +169,18 @@ export async function ingestScanFindings(
 
 /**
  * After a completed scan, what it no longer sees in that source repo is fixed: such findings resolve
- * with a `resolved_auto` event. Only findings last seen by another scan qualify.
+ * with a `resolved_auto` event. Only findings last seen by another scan qualify, and only while this scan
+ * is the newest one ingested for its source repo and type (under the same lock as ingest), so every
+ * finding it compares with was last seen by an older scan; a scan overtaken by a newer one resolves
+ * nothing and leaves that to the newer scan.
  */
 export async function resolveUnseenFindings(db: Kysely<Database>, batch: ScanBatchRow, scan: ScanRow): Promise<number> {
   return db.transaction().execute(async (trx) => {
+    const head = await lockSourceScanHead(trx, scan.source_repo_id, batch.scan_type, nowIso());
+    if (head.scanId !== null && head.scanId !== scan.id) {
+      await markScanAssessed(trx, scan.id);
+      return 0;
+    }
     const gone = await findingsNotSeenBy(
       trx,
       { unitId: batch.unit_id, scanType: batch.scan_type, sourceRepoId: scan.source_repo_id, scanId: scan.id },

@@ -1,6 +1,6 @@
 import type { ScanBatchRow, ScanRow, SourceRepoRow } from '../store/schema.ts';
 import { BATCH_STATUS } from './states/batch-status.ts';
-import type { ScanStatus } from './states/scan-status.ts';
+import { SCAN_STATUS } from './states/scan-status.ts';
 
 export interface ProgressEntry {
   repository: string;
@@ -31,18 +31,29 @@ export function countScans(batch: ScanBatchRow, scans: ScanRow[]): BatchCounters
   };
 }
 
-const SCAN_WEIGHT: Record<ScanStatus, number> = { pending: 0, cloning: 0.2, scanning: 0.5, completed: 1, failed: 1 };
+/**
+ * How far one scan got, from facts that are written once and never taken back: a scan that finished
+ * counts whole, one whose code was checked out (its commit is known) half, one that started a fifth. Its
+ * status alone would not do: a scan whose worker died goes from `scanning` back to `cloning`.
+ */
+function scanWork(scan: ScanRow): number {
+  if (SCAN_STATUS.isTerminal(scan.status)) return 1;
+  if (scan.commit_sha !== null) return 0.5;
+  if (scan.started_at !== null || scan.status !== 'pending') return 0.2;
+  return 0;
+}
 
 /**
  * 0–100 for a progress bar. Each phase owns a band (queued 0, creating scans up to 10, scanning 10–90
- * by finished work per repository, assessing 90–99, terminal 100), so the value only ever rises.
+ * by work per repository that no restart undoes, assessing 90–99, terminal 100), so the value only ever
+ * rises, also when a worker dies and another runs the batch again.
  */
 export function percentComplete(batch: ScanBatchRow, scans: ScanRow[]): number {
   if (BATCH_STATUS.isTerminal(batch.status)) return 100;
   const total = Math.max(batch.total_repositories, 1);
   if (batch.status === 'queued') return 0;
   if (batch.status === 'creating_scans') return round((10 * scans.length) / total);
-  const work = scans.reduce((sum, s) => sum + (SCAN_WEIGHT[s.status] ?? 0), 0) / total;
+  const work = scans.reduce((sum, s) => sum + scanWork(s), 0) / total;
   if (batch.status === 'scanning') return round(10 + 80 * work);
   const assessed = scans.filter((s) => s.assessed === 1).length / total;
   return round(90 + 9 * assessed);

@@ -142,7 +142,8 @@ export async function runScan(
   source: SourceRepoRow,
   context: JobContext,
 ): Promise<void> {
-  if (!(await moveScan(deps.db, scan.id, 'cloning', { started_at: scan.started_at ?? nowIso(), status_reason: null }))) return;
+  const startedAt = scan.started_at ?? nowIso();
+  if (!(await moveScan(deps.db, scan.id, 'cloning', { started_at: startedAt, status_reason: null }))) return;
   const checkout = await checkoutScan(deps, scan, source, context);
   if (!checkout) return;
   try {
@@ -150,7 +151,7 @@ export async function runScan(
     if (deps.faultScanDelayMs) await sleep(deps.faultScanDelayMs, undefined, { signal: context.signal });
     const { found, artifacts } = await scanCheckout(deps, engine, scan, source, checkout, context);
     const renames = await renamesSincePreviousScan(deps.db, scan, batch.scan_type, checkout, context.signal);
-    const stored = await ingest(deps, batch, { ...scan, commit_sha: checkout.commit }, found, artifacts, renames);
+    const stored = await ingest(deps, batch, { ...scan, started_at: startedAt, commit_sha: checkout.commit }, found, artifacts, renames);
     await moveScan(deps.db, scan.id, 'completed', { findings_count: stored, completed_at: nowIso() });
   } catch (error) {
     if (context.signal.aborted) throw error;

@@ -273,6 +273,14 @@ export interface ScanArtifactsTable {
   created_at: string;
 }
 
+export interface SourceScanHeadsTable {
+  source_repo_id: string;
+  scan_type: string;
+  scan_id: string | null;
+  scan_started_at: string | null;
+  updated_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -292,6 +300,7 @@ export interface Database {
   osv_advisories: OsvAdvisoriesTable;
   osv_affected: OsvAffectedTable;
   scan_artifacts: ScanArtifactsTable;
+  source_scan_heads: SourceScanHeadsTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
