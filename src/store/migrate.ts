@@ -6,7 +6,7 @@ import * as dependencies from './migrations/003_dependencies.ts';
 import * as fixRuns from './migrations/004_fix_runs.ts';
 import * as findingIdentity from './migrations/005_finding_identity.ts';
 import * as statusConstraints from './migrations/006_status_constraints.ts';
-import * as sourceScanHeads from './migrations/008_source_scan_heads.ts';
+import * as sourceScanHeads from './migrations/007_source_scan_heads.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
 const migrations: Record<string, Migration> = {
@@ -16,7 +16,7 @@ const migrations: Record<string, Migration> = {
   '004_fix_runs': fixRuns,
   '005_finding_identity': findingIdentity,
   '006_status_constraints': statusConstraints,
-  '008_source_scan_heads': sourceScanHeads,
+  '007_source_scan_heads': sourceScanHeads,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
