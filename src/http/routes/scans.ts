@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { toPage } from '../../core/pagination.ts';
@@ -24,7 +25,7 @@ import {
   scanCreateRequest,
   scanProgressResponse,
 } from '../schemas.ts';
-import { serializeBatch, serializeProgress, serializeResults } from '../serializers.ts';
+import { serializeBatch, serializeProgress, serializeResultsJson } from '../serializers.ts';
 
 export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps: Deps; family: Family }) {
   const { db } = deps.store;
@@ -118,15 +119,18 @@ export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps:
       schema: {
         tags,
         summary: 'Every finding attributed to the batch, across all its repositories',
+        description: 'Streamed in file and line order, read from the database a page at a time, so a batch of any size is answered in bounded memory.',
         operationId: operationId(family, 'get_scan_results'),
         params: unitParams(family, 'scan_id'),
         response: responses({ 200: ScanResultsResponse }, [401, 403, 404], family),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const unit = await unitOf(request);
-      const { batch, findings } = await getScanResults(db, unit, params(request).scan_id);
-      return serializeResults(unit, batch, findings);
+      const results = await getScanResults(db, unit, params(request).scan_id);
+      // Streamed as it is read, page by page (a batch can hold hundreds of thousands of findings); the
+      // stream pulls the next page only when the socket has taken the last, and stops if the client leaves.
+      return reply.type('application/json; charset=utf-8').send(Readable.from(serializeResultsJson(unit, results), { objectMode: false }));
     },
   );
 
