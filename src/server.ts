@@ -45,6 +45,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     agentConfigured: services.agentConfigured,
     hasFixer: services.hasFixer,
     bodyLimit: settings.bodyLimit,
+    limits: settings,
     logger: {
       level: settings.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie'],

@@ -19,6 +19,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'No such resource in the calling organization',
   409: 'The resource is not in a state that allows this operation',
   502: 'The code host refused or failed (PR_CREATION_FAILED); the fix is marked pr_creation_failed',
+  429: 'Too many requests of this API key, per minute or at once (RATE_LIMITED); retry after the Retry-After header\'s seconds',
   504: 'Opening the pull request ran past its deadline (PR_TIMEOUT); the fix is marked pr_creation_failed and can be retried',
 };
 
@@ -32,7 +33,10 @@ export function responses(success: Record<number, TSchema>, errors: number[], fa
     const schema = family?.kind === 'application' ? BareHTTPValidationError : HTTPValidationError;
     result[422] = { ...schema, description: 'Validation Error' };
   }
-  for (const status of errors) result[status] = { ...ErrorResponse, description: ERROR_DESCRIPTIONS[status] };
+  // Every authenticated route can be refused with 429.
+  for (const status of [...errors, ...(errors.includes(401) ? [429] : [])]) {
+    result[status] = { ...ErrorResponse, description: ERROR_DESCRIPTIONS[status] };
+  }
   return result;
 }
 
