@@ -92,7 +92,7 @@ describe('request limits', () => {
       assert.ok(closedByServer, 'the server closed the connection');
       assert.ok(bytesSent < 999, `the body was never completed (${bytesSent} bytes sent)`);
       assert.match(response, /^HTTP\/1\.1 408/);
-      const list = await (await get(server.port, `/api/v1/repositories/${unit.id}/scans`, org.key)).json();
+      const list = (await (await get(server.port, `/api/v1/repositories/${unit.id}/scans`, org.key)).json()) as { total: number };
       assert.equal(list.total, 0);
     });
 
@@ -131,7 +131,7 @@ describe('request limits', () => {
         assert.equal(refused.status, 429);
         const retryAfter = Number(refused.headers.get('retry-after'));
         assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${refused.headers.get('retry-after')}`);
-        const body = await refused.json();
+        const body = (await refused.json()) as { detail: { error_code: string; retry_after_seconds: number } };
         assert.equal(body.detail.error_code, 'RATE_LIMITED');
         assert.equal(body.detail.retry_after_seconds, retryAfter);
         assert.equal((await get(server.port, '/api/v1/me', other.key)).status, 200);
@@ -155,7 +155,7 @@ describe('request limits', () => {
         }
         assert.equal(refused?.status, 429);
         assert.ok(Number(refused!.headers.get('retry-after')) >= 1);
-        assert.equal((await refused!.json()).detail.error_code, 'RATE_LIMITED');
+        assert.equal(((await refused!.json()) as { detail: { error_code: string } }).detail.error_code, 'RATE_LIMITED');
         assert.equal((await get(server.port, '/api/v1/me', other.key)).status, 200);
 
         for (const request of held) request.socket.destroy();

@@ -5,6 +5,7 @@ import type { Database, FindingRow, ScanBatchRow } from '../store/schema.ts';
 import { artifactOfScan, batchOfUnit, insertBatch, pageOfBatches, scansOfBatches } from '../store/scan-batches.ts';
 import { quotaTypeForScan } from '../scan-types/index.ts';
 import { invalidState, notFound } from './errors.ts';
+import type { OnCommit } from './idempotency.ts';
 import type { PageRequest } from './pagination.ts';
 import type { Principal } from './principal.ts';
 import { consumeCredit } from './quotas.ts';
@@ -31,9 +32,10 @@ export async function createScanBatch(
   unit: Unit,
   scanType: ScanType,
   dispatch: BatchDispatcher,
+  onCommit?: OnCommit<BatchView>,
 ): Promise<BatchView> {
   const quotaType = quotaTypeForScan(scanType);
-  const batch = await db.transaction().execute(async (trx) => {
+  return db.transaction().execute(async (trx) => {
     const period = await consumeCredit(trx, principal.orgId, quotaType);
     const now = nowIso();
     const row: ScanBatchRow = {
@@ -54,9 +56,10 @@ export async function createScanBatch(
     };
     await insertBatch(trx, row);
     await dispatch(trx, row);
-    return row;
+    const view = { batch: row, ...countScans(row, []) };
+    await onCommit?.(trx, view);
+    return view;
   });
-  return { batch, ...countScans(batch, []) };
 }
 
 export async function listScanBatches(

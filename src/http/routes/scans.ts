@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { toPage } from '../../core/pagination.ts';
 import {
   createScanBatch,
+  type BatchView,
   getScanBatch,
   getScanProgress,
   getScanResults,
@@ -14,6 +15,7 @@ import type { ScanType } from '../../scan-types/index.ts';
 import { quotaTypeForScan } from '../../scan-types/index.ts';
 import type { Deps } from '../deps.ts';
 import type { Family } from '../family.ts';
+import { answerIdempotently, IdempotencyKeyHeaders } from '../idempotency.ts';
 import { operationId, responses, unitParams, unitScope } from '../route-kit.ts';
 import {
   CycloneDxDocument,
@@ -71,14 +73,19 @@ export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps:
           '403 OPERATION_FAILED when none remain. A batch that fails without any of its scans completing gives the credit back.',
         operationId: operationId(family, 'create_scan'),
         params: unitParams(family),
+        headers: IdempotencyKeyHeaders,
         body: scanCreateRequest(family),
-        response: responses({ 202: Batch }, [401, 403, 404], family),
+        response: responses({ 202: Batch }, [401, 403, 404, 409], family),
       },
     },
     async (request, reply) => {
       const unit = await unitOf(request);
-      const view = await createScanBatch(db, request.principal, unit, request.body.scan_type as ScanType, deps.dispatchBatch);
-      return reply.status(202).send(serializeBatch(family, view));
+      return answerIdempotently<BatchView>(db, request, reply, {
+        status: 202,
+        leaseSeconds: 60,
+        run: (onCommit) => createScanBatch(db, request.principal, unit, request.body.scan_type as ScanType, deps.dispatchBatch, onCommit),
+        serialize: (view) => serializeBatch(family, view),
+      });
     },
   );
 
