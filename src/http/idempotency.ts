@@ -81,7 +81,8 @@ export async function answerIdempotently<T>(db: Kysely<Database>, request: Fasti
     });
     body ??= JSON.stringify(route.serialize(result));
   } catch (error) {
-    await releaseIdempotencyKey(db, claim.held);
+    // The refusal is the answer that matters; a key left held by a failed release frees itself at its lease.
+    await releaseIdempotencyKey(db, claim.held).catch(() => undefined);
     throw error;
   }
   return reply.status(route.status).type('application/json; charset=utf-8').send(body);
