@@ -99,6 +99,9 @@ const env: NodeJS.ProcessEnv = {
   HOST: '127.0.0.1',
   PORT: String(port),
   LOG_LEVEL: 'warn',
+  // One patient client polling hard: the per-key limits would answer it 429.
+  BULWARK_RATE_LIMIT_PER_MINUTE: '0',
+  BULWARK_MAX_CONCURRENT_REQUESTS_PER_KEY: '0',
 };
 
 /** Repositories with findings of both engines and secrets the deterministic fixer can move out. */

@@ -13,6 +13,18 @@ export interface Settings {
   bodyLimit: number;
   /** A Bearer token `/metrics` requires; null serves it to anyone who reaches the port. */
   metricsToken: string | null;
+  /** Longest a client may take to send a request's headers. */
+  headersTimeoutSeconds: number;
+  /** Longest a client may take to send a whole request, headers and body; a slower one gets 408 and is disconnected. */
+  requestTimeoutSeconds: number;
+  /** How long an idle keep-alive connection stays open between requests. */
+  keepAliveTimeoutSeconds: number;
+  /** Longest a connection may go without any data in either direction (longer than the slowest route, opening a pull request). */
+  socketTimeoutSeconds: number;
+  /** Requests one API key may make per minute in this process; 0 for no limit. */
+  rateLimitPerMinute: number;
+  /** Requests of one API key this process works on at once; 0 for no limit. */
+  maxConcurrentRequestsPerKey: number;
   /** Jobs one worker process runs at once. */
   workerConcurrency: number;
   /** Seconds a running job may go without a heartbeat before another worker takes it over. */
@@ -121,6 +133,29 @@ export function sastRuleDirsFrom(env: NodeJS.ProcessEnv = process.env): string[]
   return (env.BULWARK_SAST_RULES_DIRS ?? '').split(path.delimiter).filter(Boolean).map((d) => path.resolve(d));
 }
 
+type RequestLimitSettings = Pick<
+  Settings,
+  'headersTimeoutSeconds' | 'requestTimeoutSeconds' | 'keepAliveTimeoutSeconds' | 'socketTimeoutSeconds' | 'rateLimitPerMinute' | 'maxConcurrentRequestsPerKey'
+>;
+
+function requestLimitsFromEnv(env: NodeJS.ProcessEnv): RequestLimitSettings {
+  const headersTimeoutSeconds = Math.max(1, intFromEnv(env, 'BULWARK_HEADERS_TIMEOUT_SECONDS', 30));
+  const requestTimeoutSeconds = Math.max(1, intFromEnv(env, 'BULWARK_REQUEST_TIMEOUT_SECONDS', 60));
+  // Node refuses a headers timeout longer than the whole request's.
+  if (headersTimeoutSeconds > requestTimeoutSeconds) {
+    throw new Error(`BULWARK_HEADERS_TIMEOUT_SECONDS (${headersTimeoutSeconds}) must not exceed BULWARK_REQUEST_TIMEOUT_SECONDS (${requestTimeoutSeconds})`);
+  }
+  const pullRequestSeconds = Math.min(600, Math.max(1, intFromEnv(env, 'BULWARK_PR_TIMEOUT_SECONDS', 300)));
+  return {
+    headersTimeoutSeconds,
+    requestTimeoutSeconds,
+    keepAliveTimeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_KEEP_ALIVE_TIMEOUT_SECONDS', 72)),
+    socketTimeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_SOCKET_TIMEOUT_SECONDS', pullRequestSeconds + 60)),
+    rateLimitPerMinute: intFromEnv(env, 'BULWARK_RATE_LIMIT_PER_MINUTE', 600),
+    maxConcurrentRequestsPerKey: intFromEnv(env, 'BULWARK_MAX_CONCURRENT_REQUESTS_PER_KEY', 16),
+  };
+}
+
 /** The one place that reads the environment; everything else receives typed settings. */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Settings> = {}): Settings {
   const settings: Settings = {
@@ -132,6 +167,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     encryptionKey: env.BULWARK_ENCRYPTION_KEY || null,
     bodyLimit: intFromEnv(env, 'BULWARK_BODY_LIMIT', 1024 * 1024),
     metricsToken: env.BULWARK_METRICS_TOKEN || null,
+    ...requestLimitsFromEnv(env),
     workerConcurrency: Math.max(1, intFromEnv(env, 'BULWARK_WORKER_CONCURRENCY', 2)),
     jobLeaseSeconds: Math.max(1, intFromEnv(env, 'BULWARK_JOB_LEASE_SECONDS', 60)),
     jobMaxAttempts: Math.max(1, intFromEnv(env, 'BULWARK_JOB_MAX_ATTEMPTS', 3)),

@@ -49,6 +49,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     bodyLimit: settings.bodyLimit,
     metrics: services.metrics,
     metricsToken: settings.metricsToken,
+    limits: settings,
     logger: {
       level: settings.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie'],

@@ -70,7 +70,20 @@ export const errors = {
   prProviderUnavailable: defineError('PR_PROVIDER_UNAVAILABLE', 409, () => 'No code-host integration is configured to open pull requests'),
   branchExists: defineError('BRANCH_EXISTS', 409, (branch: string, repository: string) =>
     `Branch "${branch}" already exists in ${repository} with other changes; choose another branch_name or delete the branch`),
+  /** A request with the same Idempotency-Key is still being worked on (the IETF idempotency-key draft's 409). */
+  idempotencyKeyInUse: defineError(
+    'IDEMPOTENCY_KEY_IN_USE',
+    409,
+    () => 'A request with this Idempotency-Key is still in progress; retry once it has been answered',
+  ),
   payloadTooLarge: defineError('PAYLOAD_TOO_LARGE', 413, () => 'Request body is too large'),
+  /** Too many requests of one API key (per minute or at once); the answer carries `Retry-After`. */
+  rateLimited: defineError(
+    'RATE_LIMITED',
+    429,
+    (why: string, retryAfterSeconds: number) => `Too many requests for this API key: ${why}; retry after ${retryAfterSeconds} s`,
+    (_why, retryAfterSeconds) => ({ retry_after_seconds: retryAfterSeconds }),
+  ),
   internalError: defineError('INTERNAL_ERROR', 500, () => 'Internal server error'),
   /** The code host refused or failed; the fix is marked `pr_creation_failed` with the same message. */
   prCreationFailed: defineError('PR_CREATION_FAILED', 502, said),

@@ -17,6 +17,7 @@ import type { Database, FindingRow, FixPullRequestRow, FixRow } from '../store/s
 import { refundFixCredit } from './credits.ts';
 import { BodyValueError, errors, invalidState, notFound } from './errors.ts';
 import { recordEvent } from './finding-events.ts';
+import type { OnCommit } from './idempotency.ts';
 import type { PageRequest } from './pagination.ts';
 import { PullRequestError } from './pull-request-errors.ts';
 import type { Principal } from './principal.ts';
@@ -117,6 +118,8 @@ export interface FixCreateOptions {
   agentConfigured: boolean;
   /** Whether a deterministic fixer handles a finding. */
   hasFixer: (finding: FindingRow) => boolean;
+  /** Runs in the transaction that stores the fix. */
+  onCommit?: OnCommit<FixView>;
 }
 
 /**
@@ -197,7 +200,9 @@ export async function createFix(
       await recordEvent(trx, { finding, eventType: 'fix_created', actorKeyId: principal.keyId, metadata: { fix_id: fix.id }, at: now });
     }
     await options.dispatch(trx, fix.id, fix.runs);
-    return { fix, findingIds, pullRequests: [] };
+    const view: FixView = { fix, findingIds, pullRequests: [] };
+    await options.onCommit?.(trx, view);
+    return view;
   });
 }
 
@@ -289,6 +294,7 @@ export async function openPullRequests(
   unit: Unit,
   fixId: string,
   input: PullRequestInput,
+  onCommit?: OnCommit<FixPullRequestRow[]>,
 ): Promise<FixPullRequestRow[]> {
   const view = await getFix(db, unit, fixId);
   if (view.fix.status !== 'completed' && view.fix.status !== 'pr_creation_failed') {
@@ -305,7 +311,7 @@ export async function openPullRequests(
     throw invalidState('A pull request for this fix is already being opened, or the fix changed meanwhile; read it again');
   }
   try {
-    return await openClaimed(db, opener, unit, view, input);
+    return await openClaimed(db, opener, unit, view, input, onCommit);
   } finally {
     await releasePullRequestOpening(db, view.fix.id);
   }
@@ -320,6 +326,7 @@ async function openClaimed(
   unit: Unit,
   view: FixView,
   input: PullRequestInput,
+  onCommit: OnCommit<FixPullRequestRow[]> | undefined,
 ): Promise<FixPullRequestRow[]> {
   const onThisRun = { from: ['completed', 'pr_creation_failed'] as FixStatus[], runs: view.fix.runs };
   let opened;
@@ -336,6 +343,7 @@ async function openClaimed(
     await insertPullRequests(trx, rows);
     await moveFix(trx, view.fix.id, 'completed', { error_message: null }, onThisRun);
     for (const pr of rows) await recordFixEvents(trx, view.fix.id, 'fix_pr_created', { pr_url: pr.pr_url, pr_number: pr.pr_number });
+    await onCommit?.(trx, rows);
   });
   return rows;
 }

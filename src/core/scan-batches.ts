@@ -1,10 +1,11 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.ts';
-import { findingsOfBatch } from '../store/findings.ts';
+import { countBatchFindings, cursorAfter, pageOfBatchFindings, type BatchFindingCursor } from '../store/findings.ts';
 import type { Database, FindingRow, ScanBatchRow } from '../store/schema.ts';
 import { artifactOfScan, batchOfUnit, insertBatch, pageOfBatches, scansOfBatches } from '../store/scan-batches.ts';
 import { quotaTypeForScan } from '../scan-types/index.ts';
 import { invalidState, notFound } from './errors.ts';
+import type { OnCommit } from './idempotency.ts';
 import type { PageRequest } from './pagination.ts';
 import type { Principal } from './principal.ts';
 import { consumeCredit } from './quotas.ts';
@@ -31,9 +32,10 @@ export async function createScanBatch(
   unit: Unit,
   scanType: ScanType,
   dispatch: BatchDispatcher,
+  onCommit?: OnCommit<BatchView>,
 ): Promise<BatchView> {
   const quotaType = quotaTypeForScan(scanType);
-  const batch = await db.transaction().execute(async (trx) => {
+  return db.transaction().execute(async (trx) => {
     const period = await consumeCredit(trx, principal.orgId, quotaType);
     const now = nowIso();
     const row: ScanBatchRow = {
@@ -54,9 +56,10 @@ export async function createScanBatch(
     };
     await insertBatch(trx, row);
     await dispatch(trx, row);
-    return row;
+    const view = { batch: row, ...countScans(row, []) };
+    await onCommit?.(trx, view);
+    return view;
   });
-  return { batch, ...countScans(batch, []) };
 }
 
 export async function listScanBatches(
@@ -95,13 +98,41 @@ export async function getScanProgress(db: Kysely<Database>, unit: Unit, batchId:
   };
 }
 
+/** Findings a results read takes from the database at a time: what one response holds in memory at most. */
+export const RESULTS_PAGE_SIZE = 500;
+
+export interface ScanResults {
+  batch: ScanBatchRow;
+  /** How many findings the batch holds as the read starts. */
+  count: number;
+  /** The findings in file and line order, read page by page as they are consumed. */
+  pages: AsyncIterable<FindingRow[]>;
+}
+
+async function* batchFindingPages(db: Kysely<Database>, scope: { unitId: string; batchId: string }, pageSize: number) {
+  let after: BatchFindingCursor | null = null;
+  for (;;) {
+    const page = await pageOfBatchFindings(db, scope, after, pageSize);
+    if (page.length) yield page;
+    if (page.length < pageSize) return;
+    after = cursorAfter(page.at(-1)!);
+  }
+}
+
+/**
+ * Every finding a batch last detected, read lazily in pages so a batch of any size is answered in bounded
+ * memory. The count is read first; a scan still writing to the batch (or a newer batch taking its findings
+ * over) while the pages are read can make the two differ, as any read of a running batch is a moving picture.
+ */
 export async function getScanResults(
   db: Kysely<Database>,
   unit: Unit,
   batchId: string,
-): Promise<{ batch: ScanBatchRow; findings: FindingRow[] }> {
+  pageSize = RESULTS_PAGE_SIZE,
+): Promise<ScanResults> {
   const batch = await findBatch(db, unit, batchId);
-  return { batch, findings: await findingsOfBatch(db, unit.id, batch.id) };
+  const scope = { unitId: unit.id, batchId: batch.id };
+  return { batch, count: await countBatchFindings(db, scope), pages: batchFindingPages(db, scope, pageSize) };
 }
 
 /**

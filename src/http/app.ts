@@ -9,6 +9,7 @@ import type { Deps } from './deps.ts';
 import { installErrorHandling, sendError } from './errors.ts';
 import { installMetrics } from './metrics.ts';
 import { FAMILIES } from './family.ts';
+import { requestLimitsPlugin, serverTimeouts, type RequestLimits } from './request-limits.ts';
 import { accountRoutes } from './routes/account.ts';
 import { eventRoutes } from './routes/events.ts';
 import { findingRoutes } from './routes/findings.ts';
@@ -22,6 +23,8 @@ export interface AppOptions extends Partial<Omit<Deps, 'store'>> {
   store: Deps['store'];
   logger?: FastifyServerOptions['logger'];
   bodyLimit?: number;
+  /** Timeouts and per-key limits; without them (tests of the API alone) Fastify's defaults and no per-key limits. */
+  limits?: RequestLimits;
 }
 
 /**
@@ -58,6 +61,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     frameworkErrors: sendError,
+    ...(options.limits ? serverTimeouts(options.limits) : {}),
   });
   app.setValidatorCompiler(validatorCompiler);
   parseJsonBody(app);
@@ -98,6 +102,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(authPlugin, { store: deps.store });
+  await app.register(requestLimitsPlugin, { limits: options.limits });
   await app.register(accountRoutes, { store: deps.store });
   await app.register(eventRoutes, { store: deps.store });
   for (const family of FAMILIES) {

@@ -17,7 +17,8 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'Missing, malformed, unknown or revoked API key',
   403: 'The key lacks the scope this route needs, or a quota is exhausted (OPERATION_FAILED)',
   404: 'No such resource in the calling organization',
-  409: 'The resource is not in a state that allows this operation',
+  409: 'The resource is not in a state that allows this operation, or a request with the same Idempotency-Key is still in progress (IDEMPOTENCY_KEY_IN_USE)',
+  429: 'Too many requests of this API key, per minute or at once (RATE_LIMITED); retry after the Retry-After header\'s seconds',
   502: 'The code host refused or failed (PR_CREATION_FAILED); the fix is marked pr_creation_failed',
   504: 'Opening the pull request ran past its deadline (PR_TIMEOUT); the fix is marked pr_creation_failed and can be retried',
 };
@@ -32,7 +33,10 @@ export function responses(success: Record<number, TSchema>, errors: number[], fa
     const schema = family?.kind === 'application' ? BareHTTPValidationError : HTTPValidationError;
     result[422] = { ...schema, description: 'Validation Error' };
   }
-  for (const status of errors) result[status] = { ...ErrorResponse, description: ERROR_DESCRIPTIONS[status] };
+  // Every authenticated route can be refused with 429.
+  for (const status of [...errors, ...(errors.includes(401) ? [429] : [])]) {
+    result[status] = { ...ErrorResponse, description: ERROR_DESCRIPTIONS[status] };
+  }
   return result;
 }
 

@@ -1,10 +1,10 @@
 import type { ApiKeySummary } from '../core/api-keys.ts';
 import type { FixView } from '../core/fixes.ts';
 import type { QuotaBalance } from '../core/quotas.ts';
-import type { BatchView, ProgressView } from '../core/scan-batches.ts';
+import type { BatchView, ProgressView, ScanResults } from '../core/scan-batches.ts';
 import type { Unit } from '../core/units.ts';
 import { decodeJson } from '../store/json-columns.ts';
-import type { FindingEventRow, FindingRow, FixPullRequestRow, Organization, ScanBatchRow } from '../store/schema.ts';
+import type { FindingEventRow, FindingRow, FixPullRequestRow, Organization } from '../store/schema.ts';
 import type { Family } from './family.ts';
 
 // Rows to wire objects. The response schemas decide what is sent; these decide where each value comes from.
@@ -64,23 +64,37 @@ export function serializeProgress(family: Family, view: ProgressView) {
   return { ...batch, percent_complete: view.percent_complete, repositories: view.repositories };
 }
 
-export function serializeResults(unit: Unit, batch: ScanBatchRow, findings: FindingRow[]) {
+export function serializeResultFinding(unit: Unit, f: FindingRow) {
   return {
-    batch_id: batch.id,
-    scan_type: batch.scan_type,
-    status: batch.status,
-    findings_count: findings.length,
-    findings: findings.map((f) => ({
-      check_id: f.check_id,
-      file_path: f.file_path,
-      severity: f.severity,
-      message: f.message,
-      cwe: list(f.cwe),
-      owasp: list(f.owasp),
-      fingerprint: f.fingerprint,
-      ...findingLocation(unit, f),
-    })),
+    check_id: f.check_id,
+    file_path: f.file_path,
+    severity: f.severity,
+    message: f.message,
+    cwe: list(f.cwe),
+    owasp: list(f.owasp),
+    fingerprint: f.fingerprint,
+    ...findingLocation(unit, f),
   };
+}
+
+/**
+ * The results body (PublicScanResultsResponse) as JSON text, one piece per page of findings: the same
+ * keys in the same order as the response schema, without ever holding more than one page.
+ */
+export async function* serializeResultsJson(unit: Unit, results: ScanResults): AsyncGenerator<string> {
+  const { batch } = results;
+  const head = JSON.stringify({ batch_id: batch.id, scan_type: batch.scan_type, status: batch.status, findings_count: results.count });
+  yield `${head.slice(0, -1)},"findings":[`;
+  let separator = '';
+  for await (const page of results.pages) {
+    let chunk = '';
+    for (const finding of page) {
+      chunk += separator + JSON.stringify(serializeResultFinding(unit, finding));
+      separator = ',';
+    }
+    yield chunk;
+  }
+  yield ']}';
 }
 
 export function serializeFinding(family: Family, unit: Unit, f: FindingRow) {

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { PageRequest } from '../core/pagination.ts';
 import { newestFirst } from './pagination.ts';
 import { FINDING_STATUS, type FindingStatus } from '../core/states/finding-status.ts';
@@ -35,17 +35,45 @@ export function findingsByIds(db: Kysely<Database>, ids: string[], unitId?: stri
   return query.execute();
 }
 
-/** The findings a batch last detected, in file and line order. */
-export function findingsOfBatch(db: Kysely<Database>, unitId: string, batchId: string): Promise<FindingRow[]> {
-  return db
+/** Where a page of a batch's findings ended; the next page starts right after it. */
+export interface BatchFindingCursor {
+  filePath: string;
+  /** The start line, -1 for a finding without one. */
+  line: number;
+  id: string;
+}
+
+/** The line a finding sorts by in its batch's results; the same expression is indexed (migration 009). */
+const sortLine = sql<number>`coalesce(start_line, -1)`;
+
+/**
+ * One page of the findings a batch last detected, in file and line order, starting after `after`: a
+ * keyset cursor over the index `findings_batch_order`, so each page costs the same however deep it is.
+ */
+export function pageOfBatchFindings(
+  db: Kysely<Database>,
+  scope: { unitId: string; batchId: string },
+  after: BatchFindingCursor | null,
+  limit: number,
+): Promise<FindingRow[]> {
+  let query = db.selectFrom('findings').selectAll().where('unit_id', '=', scope.unitId).where('scan_batch_id', '=', scope.batchId);
+  if (after) query = query.where(sql<boolean>`(file_path, ${sortLine}, id) > (${after.filePath}, ${after.line}, ${after.id})`);
+  return query.orderBy('file_path').orderBy(sortLine).orderBy('id').limit(limit).execute();
+}
+
+/** The cursor that continues after `row`. */
+export function cursorAfter(row: FindingRow): BatchFindingCursor {
+  return { filePath: row.file_path, line: row.start_line ?? -1, id: row.id };
+}
+
+export async function countBatchFindings(db: Kysely<Database>, scope: { unitId: string; batchId: string }): Promise<number> {
+  const row = await db
     .selectFrom('findings')
-    .selectAll()
-    .where('unit_id', '=', unitId)
-    .where('scan_batch_id', '=', batchId)
-    .orderBy('file_path')
-    .orderBy('start_line')
-    .orderBy('id')
-    .execute();
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('unit_id', '=', scope.unitId)
+    .where('scan_batch_id', '=', scope.batchId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** Every finding, in any status, that scans of one type have stored for one source repository of a unit. */

@@ -281,6 +281,23 @@ export interface SourceScanHeadsTable {
   updated_at: string;
 }
 
+/** The answer given to a POST carrying an `Idempotency-Key`, per API key (src/core/idempotency.ts). */
+export interface IdempotencyKeysTable {
+  api_key_id: string;
+  idempotency_key: string;
+  /** sha256 of the method, path and canonical body the key was first used with. */
+  fingerprint: string;
+  state: 'in_flight' | 'done';
+  /** Which request holds an in-flight key; only it may record the answer. */
+  claim_id: string;
+  /** When an in-flight claim is taken to belong to a request that died. */
+  locked_until: string;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -301,6 +318,7 @@ export interface Database {
   osv_affected: OsvAffectedTable;
   scan_artifacts: ScanArtifactsTable;
   source_scan_heads: SourceScanHeadsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
@@ -321,3 +339,4 @@ export type FixPullRequestRow = Selectable<FixPullRequestsTable>;
 export type JobRow = Selectable<JobsTable>;
 export type OsvAdvisoryRow = Selectable<OsvAdvisoriesTable>;
 export type OsvAffectedRow = Selectable<OsvAffectedTable>;
+export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>;

@@ -1,9 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { cancelFix, createFix, getFix, listFixes, openPullRequests, refineFix } from '../../core/fixes.ts';
+import { cancelFix, createFix, getFix, listFixes, openPullRequests, refineFix, type FixView } from '../../core/fixes.ts';
+import type { FixPullRequestRow } from '../../store/schema.ts';
 import { toPage } from '../../core/pagination.ts';
 import type { Deps } from '../deps.ts';
 import type { Family } from '../family.ts';
+import { answerIdempotently, IdempotencyKeyHeaders } from '../idempotency.ts';
 import { operationId, responses, unitParams, unitScope } from '../route-kit.ts';
 import {
   CreatePullRequestsRequest,
@@ -58,17 +60,25 @@ export async function fixRoutes(app: FastifyInstance, { deps, family }: { deps: 
           'cancelled before it starts, gives its credit back.',
         operationId: operationId(family, 'create_fix'),
         params: unitParams(family),
+        headers: IdempotencyKeyHeaders,
         body: FixCreateRequest,
         response: responses({ 201: Fix }, [401, 403, 404, 409], family),
       },
     },
     async (request, reply) => {
-      const view = await createFix(db, request.principal, await unitOf(request), request.body, {
-        dispatch: deps.dispatchFix,
-        agentConfigured: deps.agentConfigured,
-        hasFixer: deps.hasFixer,
+      const unit = await unitOf(request);
+      return answerIdempotently<FixView>(db, request, reply, {
+        status: 201,
+        leaseSeconds: 60,
+        run: (onCommit) =>
+          createFix(db, request.principal, unit, request.body, {
+            dispatch: deps.dispatchFix,
+            agentConfigured: deps.agentConfigured,
+            hasFixer: deps.hasFixer,
+            onCommit,
+          }),
+        serialize: (view) => serializeFix(family, view),
       });
-      return reply.status(201).send(serializeFix(family, view));
     },
   );
 
@@ -169,14 +179,21 @@ export async function fixRoutes(app: FastifyInstance, { deps, family }: { deps: 
         summary: 'Open pull requests for a completed fix',
         operationId: operationId(family, 'create_fix_pull_requests'),
         params: unitParams(family, 'fix_id'),
+        headers: IdempotencyKeyHeaders,
         body: CreatePullRequestsRequest,
         response: responses({ 201: PullRequestsCreatedResponse }, [401, 403, 404, 409, 502, 504], family),
       },
     },
     async (request, reply) => {
       const fixId = params(request).fix_id;
-      const opened = await openPullRequests(db, deps.pullRequests, await unitOf(request), fixId, request.body);
-      return reply.status(201).send({ fix_id: fixId, pull_requests: opened.map(serializePullRequest) });
+      const unit = await unitOf(request);
+      return answerIdempotently<FixPullRequestRow[]>(db, request, reply, {
+        status: 201,
+        // Longer than the longest pull request opening (BULWARK_PR_TIMEOUT_SECONDS is at most 600).
+        leaseSeconds: 660,
+        run: (onCommit) => openPullRequests(db, deps.pullRequests, unit, fixId, request.body, onCommit),
+        serialize: (opened) => ({ fix_id: fixId, pull_requests: opened.map(serializePullRequest) }),
+      });
     },
   );
 }

@@ -1,8 +1,10 @@
+import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { toPage } from '../../core/pagination.ts';
 import {
   createScanBatch,
+  type BatchView,
   getScanBatch,
   getScanProgress,
   getScanResults,
@@ -13,6 +15,7 @@ import type { ScanType } from '../../scan-types/index.ts';
 import { quotaTypeForScan } from '../../scan-types/index.ts';
 import type { Deps } from '../deps.ts';
 import type { Family } from '../family.ts';
+import { answerIdempotently, IdempotencyKeyHeaders } from '../idempotency.ts';
 import { operationId, responses, unitParams, unitScope } from '../route-kit.ts';
 import {
   CycloneDxDocument,
@@ -24,7 +27,7 @@ import {
   scanCreateRequest,
   scanProgressResponse,
 } from '../schemas.ts';
-import { serializeBatch, serializeProgress, serializeResults } from '../serializers.ts';
+import { serializeBatch, serializeProgress, serializeResultsJson } from '../serializers.ts';
 
 export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps: Deps; family: Family }) {
   const { db } = deps.store;
@@ -70,14 +73,19 @@ export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps:
           '403 OPERATION_FAILED when none remain. A batch that fails without any of its scans completing gives the credit back.',
         operationId: operationId(family, 'create_scan'),
         params: unitParams(family),
+        headers: IdempotencyKeyHeaders,
         body: scanCreateRequest(family),
-        response: responses({ 202: Batch }, [401, 403, 404], family),
+        response: responses({ 202: Batch }, [401, 403, 404, 409], family),
       },
     },
     async (request, reply) => {
       const unit = await unitOf(request);
-      const view = await createScanBatch(db, request.principal, unit, request.body.scan_type as ScanType, deps.dispatchBatch);
-      return reply.status(202).send(serializeBatch(family, view));
+      return answerIdempotently<BatchView>(db, request, reply, {
+        status: 202,
+        leaseSeconds: 60,
+        run: (onCommit) => createScanBatch(db, request.principal, unit, request.body.scan_type as ScanType, deps.dispatchBatch, onCommit),
+        serialize: (view) => serializeBatch(family, view),
+      });
     },
   );
 
@@ -118,15 +126,18 @@ export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps:
       schema: {
         tags,
         summary: 'Every finding attributed to the batch, across all its repositories',
+        description: 'Streamed in file and line order, read from the database a page at a time, so a batch of any size is answered in bounded memory.',
         operationId: operationId(family, 'get_scan_results'),
         params: unitParams(family, 'scan_id'),
         response: responses({ 200: ScanResultsResponse }, [401, 403, 404], family),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const unit = await unitOf(request);
-      const { batch, findings } = await getScanResults(db, unit, params(request).scan_id);
-      return serializeResults(unit, batch, findings);
+      const results = await getScanResults(db, unit, params(request).scan_id);
+      // Streamed as it is read, page by page (a batch can hold hundreds of thousands of findings); the
+      // stream pulls the next page only when the socket has taken the last, and stops if the client leaves.
+      return reply.type('application/json; charset=utf-8').send(Readable.from(serializeResultsJson(unit, results), { objectMode: false }));
     },
   );
 

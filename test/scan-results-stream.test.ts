@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Value } from '@sinclair/typebox/value';
+import type { KyselyPlugin, RootOperationNode } from 'kysely';
+import type { FastifyInstance } from 'fastify';
+import { RESULTS_PAGE_SIZE } from '../src/core/scan-batches.ts';
+import type { Unit } from '../src/core/units.ts';
+import { buildApp } from '../src/http/app.ts';
+import { ScanResultsResponse } from '../src/http/schemas.ts';
+import type { FindingRow } from '../src/store/schema.ts';
+import { expectStatus } from './helpers.ts';
+import { createHarness, type Harness, type TestOrg } from './support/api.ts';
+import { findingRow } from './support/finding-rows.ts';
+
+// A batch's results are streamed from a keyset cursor, a page of findings at a time, in the exact shape
+// the contract's PublicScanResultsResponse gives them.
+
+/** Records the LIMIT of every SELECT on `findings` that the app sends: the pages it reads. */
+function findingPageRecorder() {
+  const limits: number[] = [];
+  const plugin: KyselyPlugin = {
+    transformQuery({ node }: { node: RootOperationNode }) {
+      if (node.kind === 'SelectQueryNode' && JSON.stringify(node.from).includes('"findings"') && node.limit) {
+        limits.push((node.limit.limit as unknown as { value: number }).value);
+      }
+      return node;
+    },
+    async transformResult({ result }) {
+      return result;
+    },
+  };
+  return { plugin, limits };
+}
+
+async function insertFindings(h: Harness, rows: FindingRow[]) {
+  for (let i = 0; i < rows.length; i += 400) await h.database.store.db.insertInto('findings').values(rows.slice(i, i + 400)).execute();
+}
+
+const summaryOf = (unit: Unit, f: FindingRow) => ({
+  check_id: f.check_id,
+  file_path: f.file_path,
+  severity: f.severity,
+  message: f.message,
+  cwe: JSON.parse(f.cwe),
+  owasp: JSON.parse(f.owasp),
+  fingerprint: f.fingerprint,
+  source_repo: unit.sources.find((s) => s.id === f.source_repo_id)?.full_name ?? null,
+  start_line: f.start_line,
+  end_line: f.end_line,
+  commit_sha: f.commit_sha,
+  snippet: f.snippet,
+});
+
+/** File, then line (a line-less finding first), then id: the order results are given in. */
+const byPosition = (a: FindingRow, b: FindingRow) =>
+  (a.file_path < b.file_path ? -1 : a.file_path > b.file_path ? 1 : 0) ||
+  (a.start_line ?? -1) - (b.start_line ?? -1) ||
+  (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+describe('scan results', () => {
+  let h: Harness;
+  let org: TestOrg;
+  let unit: Unit;
+  let recorded: ReturnType<typeof findingPageRecorder>;
+  let counted: FastifyInstance;
+
+  before(async () => {
+    h = await createHarness();
+    org = await h.org('results');
+    unit = await h.unit(org, ['github:acme/big@main']);
+    recorded = findingPageRecorder();
+    // The same app on the same database, with every query it sends on `findings` recorded.
+    counted = await buildApp({ store: { ...h.database.store, db: h.database.store.db.withPlugin(recorded.plugin) } });
+  });
+  after(async () => {
+    await counted.close();
+    await h.close();
+  });
+
+  const createBatch = async () =>
+    expectStatus(await h.call('POST', `/api/v1/repositories/${unit.id}/scans`, { body: { scan_type: 'secrets_scan' } }), 202).batch_id as string;
+
+  test('are byte for byte the contract shape, in file and line order, only the batch\'s own', async () => {
+    const batchId = await createBatch();
+    const rows = [
+      findingRow(unit, { scan_batch_id: batchId, file_path: 'b.js', start_line: 2, end_line: 4, snippet: 'let x = 1', commit_sha: 'abc' }),
+      findingRow(unit, { scan_batch_id: batchId, file_path: 'a.js', start_line: 9, owasp: '[]' }),
+      findingRow(unit, { scan_batch_id: batchId, file_path: 'a.js', start_line: null, end_line: null }),
+      findingRow(unit, { scan_batch_id: null, file_path: 'a.js' }),
+    ];
+    await insertFindings(h, rows);
+    const res = await h.call('GET', `/api/v1/repositories/${unit.id}/scans/${batchId}/results`);
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /^application\/json/);
+    const own = rows.filter((r) => r.scan_batch_id === batchId).sort(byPosition);
+    const expected = { batch_id: batchId, scan_type: 'secrets_scan', status: 'queued', findings_count: 3, findings: own.map((f) => summaryOf(unit, f)) };
+    assert.equal(res.body, JSON.stringify(expected));
+    assert.ok(Value.Check(ScanResultsResponse, res.json()));
+  });
+
+  test('an empty batch and an unknown batch', async () => {
+    const batchId = await createBatch();
+    const empty = expectStatus(await h.call('GET', `/api/v1/repositories/${unit.id}/scans/${batchId}/results`), 200);
+    assert.deepEqual(empty, { batch_id: batchId, scan_type: 'secrets_scan', status: 'queued', findings_count: 0, findings: [] });
+    const missing = await h.call('GET', `/api/v1/repositories/${unit.id}/scans/no-such-batch/results`);
+    assert.equal(missing.statusCode, 404);
+    assert.equal(missing.json().detail.error_code, 'NOT_FOUND');
+  });
+
+  test('of 20,000 findings come back whole, read from the database in pages', async () => {
+    const batchId = await createBatch();
+    const total = 20_000;
+    const rows = Array.from({ length: total }, (_, i) =>
+      findingRow(unit, {
+        scan_batch_id: batchId,
+        fingerprint: `fp-${i}`,
+        file_path: `src/m${String(i % 37).padStart(2, '0')}.js`,
+        start_line: i % 11 === 0 ? null : i % 997,
+      }),
+    );
+    await insertFindings(h, rows);
+    recorded.limits.length = 0;
+    const res = await counted.inject({
+      method: 'GET',
+      url: `/api/v1/repositories/${unit.id}/scans/${batchId}/results`,
+      headers: { authorization: `Bearer ${(await h.org('reader')).key}` },
+    });
+    // Another organization's key sees nothing of it.
+    assert.equal(res.statusCode, 404);
+
+    const key = (await h.key(org, ['read'])).key;
+    recorded.limits.length = 0;
+    const read = await counted.inject({ method: 'GET', url: `/api/v1/repositories/${unit.id}/scans/${batchId}/results`, headers: { authorization: `Bearer ${key}` } });
+    const body = expectStatus(read, 200);
+    assert.equal(body.findings_count, total);
+    assert.equal(body.findings.length, total);
+    assert.deepEqual(body.findings, rows.sort(byPosition).map((f) => summaryOf(unit, f)));
+
+    // Pages of RESULTS_PAGE_SIZE: every finding once, and one last, empty page that ends the cursor.
+    assert.ok(RESULTS_PAGE_SIZE <= 500);
+    assert.deepEqual(recorded.limits, Array(Math.floor(total / RESULTS_PAGE_SIZE) + 1).fill(RESULTS_PAGE_SIZE));
+  });
+});
