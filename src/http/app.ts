@@ -8,6 +8,7 @@ import { authPlugin } from './auth.ts';
 import type { Deps } from './deps.ts';
 import { installErrorHandling, sendError } from './errors.ts';
 import { FAMILIES } from './family.ts';
+import { redactingLogger } from './logging.ts';
 import { accountRoutes } from './routes/account.ts';
 import { eventRoutes } from './routes/events.ts';
 import { findingRoutes } from './routes/findings.ts';
@@ -51,7 +52,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     hasFixer: options.hasFixer ?? ((finding) => fixerFor(toFixFinding(finding)) !== undefined),
   };
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: redactingLogger(options.logger ?? false),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     frameworkErrors: sendError,

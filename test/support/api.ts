@@ -29,6 +29,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Tell the API an LLM agent is configured (refinements need one). */
   agentConfigured?: boolean;
+  /** Where the app writes its log lines (at `info` level); no logging without one. */
+  logStream?: NodeJS.WritableStream;
 }
 
 export interface Harness {
@@ -66,6 +68,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     pullRequests: services?.pullRequests,
     agentConfigured: options.agentConfigured ?? services?.agentConfigured,
     hasFixer: services?.hasFixer,
+    logger: options.logStream ? { level: 'info', stream: options.logStream } : false,
   });
   const db = database.store.db;
   let defaultKey: string | null = null;
