@@ -41,6 +41,16 @@ describe('masking credentials in diffs and excerpts', () => {
     });
   }
 
+  test('a key whose body alone is replaced (markers kept as context) is masked on the side that held it', () => {
+    for (const rule of MULTI_LINE) {
+      const lines = positiveSample(rule, 31).split('\n');
+      const diff = ['@@ -1,6 +1,4 @@', ' ```', ` ${lines[0]}`, ...lines.slice(1, -1).map((l) => `-${l}`), '+<redacted>', ` ${lines.at(-1)}`, ' ```', ''].join('\n');
+      const masked = maskDiff(diff);
+      for (const line of keyLines(lines.join('\n'))) assert.ok(!masked.includes(line), `${rule.id}: ${line} shows in\n${masked}`);
+      assert.ok(masked.includes('+<redacted>'));
+    }
+  });
+
   test('single-line credentials in a diff are masked wherever they occur', () => {
     const key = positiveSample(SECRET_RULES.find((r) => r.id === 'github-pat')!, 3);
     const masked = maskDiff(`@@ -1 +1 @@\n-TOKEN = "${key}"\n+TOKEN = os.environ["TOKEN"]\n`);

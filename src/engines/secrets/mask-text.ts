@@ -11,19 +11,22 @@ interface View {
 const DIFF_PREFIX = /^[-+ ]/;
 
 /**
- * The text as it reads without unified-diff line markers: a key removed or added over many lines is one
- * `-`- or `+`-prefixed line each, which no rule reads as a key until the markers are gone.
+ * One side of a unified diff as the file read: context lines and the side's own (`-` for the old file,
+ * `+` for the new) without their markers, the other side's lines left out. A key removed or added over
+ * many lines is one marked line each, which no rule reads as a key until the markers are gone.
  */
-function withoutDiffPrefixes(text: string): View | undefined {
-  if (!/^[-+ ]/m.test(text)) return undefined;
+function diffSide(text: string, side: '-' | '+'): View {
+  const other = side === '-' ? '+' : '-';
   let out = '';
   const origin: number[] = [];
   let index = 0;
   for (const line of text.split('\n')) {
-    const skip = DIFF_PREFIX.test(line) ? 1 : 0;
-    for (let i = skip; i < line.length; i++) origin.push(index + i);
-    origin.push(index + line.length); // the newline
-    out += line.slice(skip) + '\n';
+    if (line[0] !== other) {
+      const skip = DIFF_PREFIX.test(line) ? 1 : 0;
+      for (let i = skip; i < line.length; i++) origin.push(index + i);
+      origin.push(index + line.length); // the newline
+      out += line.slice(skip) + '\n';
+    }
     index += line.length + 1;
   }
   return { text: out.slice(0, -1), origin: (i) => origin[i] };
@@ -60,13 +63,14 @@ function replacementsFor(view: View, offset: number, secret: string, keepMarkers
  * credentials are also masked wherever else they occur in the text.
  */
 export function maskSecretsIn(text: string): string {
-  const unmarked = withoutDiffPrefixes(text);
-  const views = [{ text, origin: (i: number) => i }, unmarked].filter((v): v is View => v !== undefined);
+  const raw: View = { text, origin: (i) => i };
+  const isDiffLike = /^[-+ ]/m.test(text);
+  const views = isDiffLike ? [raw, diffSide(text, '-'), diffSide(text, '+')] : [raw];
   const replacements: Replacement[] = [];
   const singleLine = new Set<string>();
   for (const view of views) {
     for (const match of detectSecrets(view.text)) {
-      replacements.push(...replacementsFor(view, match.offset, match.secret, unmarked !== undefined && view !== unmarked));
+      replacements.push(...replacementsFor(view, match.offset, match.secret, isDiffLike && view === raw));
       if (!match.secret.includes('\n')) singleLine.add(match.secret);
     }
   }
