@@ -40,10 +40,33 @@ function forbiddenValues(): Map<string, string> {
       for (let i = 0; i + 16 <= compact.length; i += 4) forbidden.set(compact.slice(i, i + 16), rule.id);
     }
   }
+  for (const extra of [PRIVATE_KEY, REMOVED_KEY, SERVICE_ACCOUNT_KEY]) {
+    for (const line of extra.split('\n')) if (!line.startsWith('-----')) forbidden.set(line, 'private-key (extra)');
+  }
   return forbidden;
 }
 
-const PRIVATE_KEY = sampleOf(ruleById('private-key'));
+/** A key of realistic length: longer than an excerpt, so a cut excerpt must not show its first lines. */
+const PRIVATE_KEY = [
+  '-----BEGIN RSA PRIVATE KEY-----',
+  ...Array.from({ length: 12 }, (_, i) => fillTemplate('{b:64}', seededRandom(900 + i))),
+  '-----END RSA PRIVATE KEY-----',
+].join('\n');
+/** A key committed once and deleted since: only the history holds it. */
+const REMOVED_KEY = positiveSample(ruleById('private-key'), 77);
+/** A service account's JSON key file, its PEM key escaped on one line. */
+const SERVICE_ACCOUNT_KEY = positiveSample(ruleById('private-key'), 78).replace('RSA PRIVATE KEY', 'PRIVATE KEY').replace('RSA PRIVATE KEY', 'PRIVATE KEY');
+const SERVICE_ACCOUNT_JSON = JSON.stringify(
+  {
+    type: 'service_account',
+    project_id: 'vault-prod',
+    ...JSON.parse(`{${sampleOf(ruleById('gcp-service-account-key')).replace(/,$/, '')}}`),
+    private_key: `${SERVICE_ACCOUNT_KEY}\n`,
+    client_email: 'deployer@vault-prod.iam.gserviceaccount.com',
+  },
+  null,
+  2,
+);
 const OPENSSH_KEY = sampleOf(ruleById('openssh-private-key'));
 const STRIPE_KEY = sampleOf(ruleById('stripe-secret-key'));
 const GITHUB_PAT = sampleOf(ruleById('github-pat'));
@@ -113,6 +136,9 @@ describe(`no planted secret leaves through responses, logs or the database (${TE
       'web/client.js': CLIENT_JS,
     };
     for (const rule of SECRET_RULES) files[`config/${rule.id}.txt`] = `${sampleOf(rule)}\n`;
+    files['config/service-account.json'] = SERVICE_ACCOUNT_JSON;
+    repo.commit({ 'old/deploy.pem': `${REMOVED_KEY}\n` }, 'add the deploy key');
+    repo.commit({ 'old/deploy.pem': null }, 'remove the deploy key');
     repo.commit(files, 'add configuration');
     const unit = await h.unit(org, ['github:acme/vault@main'], 'vault', [repo.url]);
     unitId = unit.id;
@@ -155,6 +181,8 @@ describe(`no planted secret leaves through responses, logs or the database (${TE
     const found = new Set(secrets.map((f) => f.check_id));
     for (const rule of SECRET_RULES) assert.ok(found.has(`secrets.${rule.id}`), `the ${rule.id} sample is found`);
     assert.ok(sast.length > 0, 'the code scan reports something to show');
+    assert.ok(secrets.some((f) => f.file_path === 'old/deploy.pem'), 'the deleted key is found in the history');
+    assert.ok(secrets.some((f) => f.file_path === 'config/service-account.json' && f.check_id === 'secrets.private-key'), 'the service account key is found');
 
     const byRule = (id: string, file: string) => secrets.find((f) => f.check_id === `secrets.${id}` && f.file_path === file);
     // The single-line key moves to the environment; the pull request carries it.
