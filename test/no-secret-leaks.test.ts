@@ -127,7 +127,8 @@ describe(`no planted secret leaves through responses, logs or the database (${TE
     github = await startGitHubStandIn({ token: TOKEN, repos: { 'acme/vault': path.join(repo.dir, '.git') } });
     const logStream = new PassThrough();
     logStream.on('data', (chunk: Buffer) => logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
-    h = await createHarness({ scanning: true, logStream, env: { BULWARK_JOB_LEASE_SECONDS: '10', BULWARK_GITHUB_API_URL: github.url } });
+    const log = (message: string, fields?: object) => logLines.push(`${message} ${JSON.stringify(fields ?? {})}`);
+    h = await createHarness({ scanning: true, logStream, log, env: { BULWARK_JOB_LEASE_SECONDS: '10', BULWARK_GITHUB_API_URL: github.url } });
     org = await h.org('leaks');
     const files: Record<string, string> = {
       'app/payments.py': PAYMENTS_PY,

@@ -31,6 +31,8 @@ export interface HarnessOptions {
   agentConfigured?: boolean;
   /** Where the app writes its log lines (at `info` level); no logging without one. */
   logStream?: NodeJS.WritableStream;
+  /** Receives the scan and fix workers' log lines. */
+  log?: (message: string, fields?: object) => void;
 }
 
 export interface Harness {
@@ -58,7 +60,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       BULWARK_ENCRYPTION_KEY: testTokenKey.toString('hex'),
       ...options.env,
     });
-    services = await openServices(settings, database.store);
+    services = await openServices(settings, database.store, options.log);
     await services.startWorkers();
   }
   const app = await buildApp({
