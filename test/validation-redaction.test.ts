@@ -47,6 +47,10 @@ describe('validation errors and log lines never echo a credential', () => {
     assert.equal(path.statusCode, 404);
     assertNowhere(org.key, path.body);
     assert.ok(lines.some((line) => line.includes('[redacted]')), 'the request is still logged, with the key redacted');
+    // Percent-encoded, the key is still recognized: neither the body nor the log shows its random part.
+    const encoded = await h.call('GET', `/api/v1/repositories/${unitId}/scans?scan_type=${org.key.replace('bwk_', 'bwk%5F')}`);
+    assert.equal(encoded.statusCode, 422, encoded.body);
+    assertNowhere(org.key.slice(4), encoded.body);
   });
 
   test('a truncated API key, a provider token, a password beside its name and a key in broken JSON are redacted too', async () => {
