@@ -1,7 +1,7 @@
 import { detectSecrets } from './detector.ts';
 import { maskSecret } from './text-checks.ts';
 
-/** A text with some one-character line prefixes removed, and where each of its characters came from. */
+/** A reading of a text (as it stands, or one side of a diff), and where each of its characters came from. */
 interface View {
   text: string;
   /** For an index of `text`, the index of the same character in the original. */
@@ -79,7 +79,7 @@ export function maskSecretsIn(text: string): string {
   return masked;
 }
 
-/** Applies non-overlapping spans from last to first; of overlapping spans, the one starting first wins, widened to cover both. */
+/** Applies the spans in one pass; of overlapping spans, the one starting first wins, widened to cover both. */
 function applyReplacements(text: string, replacements: Replacement[]): string {
   const sorted = [...replacements].sort((a, b) => a.start - b.start || b.end - a.end);
   const merged: Replacement[] = [];
@@ -88,9 +88,14 @@ function applyReplacements(text: string, replacements: Replacement[]): string {
     if (last && r.start < last.end) last.end = Math.max(last.end, r.end);
     else merged.push({ ...r });
   }
-  let out = text;
-  for (const r of merged.reverse()) out = out.slice(0, r.start) + r.text + out.slice(r.end);
-  return out;
+  const parts: string[] = [];
+  let at = 0;
+  for (const r of merged) {
+    parts.push(text.slice(at, r.start), r.text);
+    at = r.end;
+  }
+  parts.push(text.slice(at));
+  return parts.join('');
 }
 
 /**
