@@ -131,6 +131,24 @@ describe('pull request titles and bodies', () => {
     );
   });
 
+  test('a credential quoted in a fix title or a verification note is masked in the title, body and commit message', () => {
+    const token = `ghp_${'Zq7Lk2Rx9Tm4Wp8Yc3Vb6Nd1Hg5Js0Fa'.padEnd(36, 'Q')}`;
+    const key = [
+      '-----BEGIN RSA PRIVATE KEY-----',
+      'MIIEowIBAAKCAQEAq8x7Lk2Rx9Tm4Wp8Yc3Vb6Nd1Hg5Js0Fa+zYw3Qe7Ru2Io9',
+      'Pl4Kj6Hg1Fd5Sa8Zx0Cv3Bn7Mq2Wr5Ty9Ui4Op6As1Df8Gh3Jk7Lz0Xc5Vb2Nm',
+      '-----END RSA PRIVATE KEY-----',
+    ].join('\n');
+    const leaky = content({ fix: { id: FIX_ID, title: `Rotate ${token}` }, verification: `Removed ${key} from the tree.` });
+    const title = pullRequestTitle(leaky);
+    for (const text of [title, pullRequestBody(leaky), commitMessage(title, leaky)]) {
+      assert.ok(!text.includes(token), text);
+      assert.ok(!text.includes('MIIEowIBAAKCAQEAq8x7'), text);
+      assert.ok(!text.includes('Pl4Kj6Hg1Fd5Sa8Zx0Cv3'), text);
+    }
+    assert.match(title, /Rotate ghp_\*{8}QQ/);
+  });
+
   test('bodies are cut to a host\'s limit with a note', () => {
     assert.equal(fitBody('short', 4000), 'short');
     const cut = fitBody('y'.repeat(5000), 4000);

@@ -3,6 +3,7 @@ import { newId, nowIso } from '../ids.ts';
 import { insertFindingEvent, listFindingEvents, type FindingEventQuery } from '../store/finding-events.ts';
 import { encodeJson } from '../store/json-columns.ts';
 import type { Database, FindingEventRow, FindingRow } from '../store/schema.ts';
+import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
 
 export const EVENT_TYPES = [
   'detected',
@@ -48,8 +49,9 @@ export async function recordEvent(db: Kysely<Database>, input: EventInput): Prom
     check_id: input.finding.check_id,
     file_path: input.finding.file_path,
     actor_user_id: input.actorKeyId ?? null,
-    metadata: encodeJson(input.metadata ?? {}),
-    comment: input.comment ?? null,
+    // A caller's comment or a run's note may quote a credential; the feed keeps it masked.
+    metadata: maskSecretsIn(encodeJson(input.metadata ?? {})),
+    comment: input.comment == null ? null : maskSecretsIn(input.comment),
     event_timestamp: at,
     created_at: at,
   };

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
 import { newId, nowIso } from '../ids.ts';
 import { findingsByIds } from '../store/findings.ts';
 import {
@@ -169,8 +170,9 @@ export async function createFix(
       id: newId(),
       org_id: principal.orgId,
       unit_id: unit.id,
-      title: input.title,
-      instructions: input.instructions,
+      // Free text a caller wrote is kept, and later shown and sent to a code host or an agent, masked.
+      title: maskSecretsIn(input.title),
+      instructions: maskSecretsIn(input.instructions),
       status: 'pending',
       source_repo: source.full_name,
       source_repo_provider: source.provider,
@@ -282,7 +284,7 @@ export async function refineFix(
       { status: 'pending', started_at: null, completed_at: null, error_message: null, agent_steps_completed: 0, runs: fix.runs + 1 },
       (status) => `Only a completed fix can be refined; this fix is ${status}`,
     );
-    await insertRefinement(trx, { id: newId(), fix_id: fixId, instructions, created_by_key_id: principal.keyId, created_at: nowIso() });
+    await insertRefinement(trx, { id: newId(), fix_id: fixId, instructions: maskSecretsIn(instructions), created_by_key_id: principal.keyId, created_at: nowIso() });
     await options.dispatch(trx, fixId, fix.runs + 1);
   });
   return getFix(db, unit, fixId);

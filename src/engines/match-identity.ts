@@ -29,17 +29,31 @@ export function firstCallee(text: string): string | null {
   return call ? call[1].replace(/\s+/g, '') : null;
 }
 
+/** A key block (PEM, OpenSSH, PGP) opened in the lines but not closed there. */
+const OPEN_KEY_BLOCK = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?![\s\S]*-----END)/;
+const MAX_KEY_BLOCK_LINES = 400;
+
 /**
  * Lines `startLine`..`endLine` (1-based) of a text, at most a few and each cut short, with every credential
- * the detector finds masked (before cutting, so no cut leaves part of one showing). Given `secrets`, the
- * lines hold those credentials: they and every random-looking run beside them are masked.
+ * the detector finds masked (before cutting, so no cut leaves part of one showing: the lines read for
+ * masking run to the end of the match and of any key block opened in it). Given `secrets`, the lines hold
+ * those credentials: they and every random-looking run beside them are masked.
  */
 export function snippetOf(text: string, startLine: number, endLine: number, secrets: string[] = []): string | null {
-  const last = Math.max(startLine, Math.min(endLine, startLine + SNIPPET_LINES - 1));
-  let excerpt = text.split('\n').slice(Math.max(0, startLine - 1), last).join('\n');
+  const all = text.split('\n');
+  const first = Math.max(0, startLine - 1);
+  let last = Math.max(startLine, secrets.length ? endLine : Math.min(endLine, startLine + SNIPPET_LINES - 1));
+  if (OPEN_KEY_BLOCK.test(all.slice(first, last).join('\n'))) {
+    const end = all.findIndex((line, i) => i >= last && i < last + MAX_KEY_BLOCK_LINES && line.includes('-----END'));
+    if (end !== -1) last = end + 1;
+  }
+  let excerpt = all.slice(first, last).join('\n');
   for (const secret of [...secrets].sort((a, b) => b.length - a.length)) if (secret) excerpt = excerpt.split(secret).join(maskSecret(secret));
   excerpt = secrets.length ? maskCredentialLine(excerpt) : maskSecretsIn(excerpt);
-  const lines = excerpt.split('\n').map((line) => (line.length > SNIPPET_LINE_CHARS ? `${line.slice(0, SNIPPET_LINE_CHARS)}…` : line));
+  const lines = excerpt
+    .split('\n')
+    .slice(0, Math.max(1, Math.min(endLine, startLine + SNIPPET_LINES - 1) - startLine + 1))
+    .map((line) => (line.length > SNIPPET_LINE_CHARS ? `${line.slice(0, SNIPPET_LINE_CHARS)}…` : line));
   const joined = lines.join('\n').replace(/\s+$/, '');
   return joined.trim() ? joined : null;
 }

@@ -13,6 +13,7 @@ import { git, GitError } from '../scm/git-command.ts';
 import { findingsOfFix, fixById, moveFix, refinementsOf, setFixBaseCommit, updateFixIn } from '../store/fixes.ts';
 import { sourceReposOfUnit } from '../store/scan-batches.ts';
 import type { Database, FixRow } from '../store/schema.ts';
+import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
 import { maskDiff } from './diff-mask.ts';
 import { toFixFinding } from './fix-finding.ts';
 import { FixError, type FixAgent, type Fixer, type FixFinding, type FixWorkspace, type VerificationResult } from './types.ts';
@@ -98,8 +99,8 @@ export async function runFix(deps: FixRunnerDeps, key: string, context: JobConte
   } catch (error) {
     if (context.signal.aborted) throw error; // lease lost or worker stopping: the job runs again
     if (watch.signal.aborted || error instanceof FixCancelled) return; // cancelled: the API recorded it
-    if (!(error instanceof FixError)) deps.log?.('fix run failed', { fix: fix.id, error: (error as Error).message });
-    const message = error instanceof FixError ? error.message : 'the fix run failed unexpectedly';
+    if (!(error instanceof FixError)) deps.log?.('fix run failed', { fix: fix.id, error: maskSecretsIn(String((error as Error)?.message)) });
+    const message = error instanceof FixError ? maskSecretsIn(error.message) : 'the fix run failed unexpectedly';
     await finishRun(deps, fix, { status: 'failed', changes: { error_message: message }, callerCaused: error instanceof FixError && error.callerCaused });
   } finally {
     watch.stop();
@@ -260,10 +261,10 @@ export async function verifyRun(deps: FixRunnerDeps, findings: FixFinding[], wor
       diff: maskDiff(diff),
       diff_ciphertext: deps.tokenBox.seal(diff),
       error_message: null,
-      verification: [
+      verification: maskSecretsIn([
         `Re-scanned ${changedFiles.length} changed file(s): none of the ${findings.length} finding(s) is detected any more, and every file still parses.`,
         ...changes.notes,
-      ].join(' '),
+      ].join(' ')),
     },
   };
 }

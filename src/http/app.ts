@@ -9,6 +9,7 @@ import type { Deps } from './deps.ts';
 import { installErrorHandling, sendError } from './errors.ts';
 import { installMetrics } from './metrics.ts';
 import { FAMILIES } from './family.ts';
+import { redactingLogger } from './logging.ts';
 import { requestLimitsPlugin, serverTimeouts, type RequestLimits } from './request-limits.ts';
 import { accountRoutes } from './routes/account.ts';
 import { eventRoutes } from './routes/events.ts';
@@ -57,7 +58,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     metricsToken: options.metricsToken ?? null,
   };
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: redactingLogger(options.logger ?? false),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     frameworkErrors: sendError,

@@ -1,10 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, BodyValueError, errors } from '../core/errors.ts';
 import { BranchExistsError, PullRequestError } from '../core/pull-request-errors.ts';
+import { maskCredentials, redactCredentials } from './redact.ts';
 import { nulCharacterError, toFastApiErrors, type FastApiError } from './validation.ts';
 
+/** The error envelope; a credential a caller sent (say, in a path) is masked in the message, never echoed. */
 function envelope(error: ApiError) {
-  return { detail: { detail: error.message, error_code: error.errorCode, ...error.extra } };
+  return { detail: { detail: maskCredentials(error.message), error_code: error.errorCode, ...redactCredentials(error.extra) } };
 }
 
 /** Domain errors of the layers below, as the catalog's API errors; undefined for anything else. */
@@ -26,16 +28,19 @@ function jsonDecodeError(error: FastifyError): FastApiError {
   };
 }
 
-/** Echoes each input back as FastAPI does, unless it is nested too deeply to serialize at all. */
+/**
+ * Echoes each input back as FastAPI does, unless it is nested too deeply to serialize at all, and except
+ * what looks like a credential (an API key sent in the wrong field): that is replaced by a marker.
+ */
 function validationBody(problems: FastApiError[]) {
   return {
     detail: problems.map((error) => {
       try {
         JSON.stringify(error.input);
-        return error;
       } catch {
-        return { ...error, input: null };
+        error = { ...error, input: null };
       }
+      return { ...redactCredentials(error), msg: maskCredentials(error.msg) };
     }),
   };
 }

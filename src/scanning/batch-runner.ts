@@ -6,6 +6,7 @@ import { BATCH_STATUS, type BatchStatus } from '../core/states/batch-status.ts';
 import { SCAN_STATUS } from '../core/states/scan-status.ts';
 import type { TokenBox } from '../crypto/token-box.ts';
 import type { RawFinding, ScanArtifact, ScanEngine } from '../engines/engine.ts';
+import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
 import type { EngineRegistry } from '../engines/registry.ts';
 import { renamesSincePreviousScan } from './finding-renames.ts';
 import { newId, nowIso } from '../ids.ts';
@@ -155,7 +156,7 @@ export async function runScan(
     await moveScan(deps.db, scan.id, 'completed', { findings_count: stored, completed_at: nowIso() });
   } catch (error) {
     if (context.signal.aborted) throw error;
-    deps.log?.('scan failed', { scan: scan.id, error: (error as Error).message });
+    deps.log?.('scan failed', { scan: scan.id, error: maskSecretsIn(String((error as Error)?.message)) });
     const reason = `the ${batch.scan_type} engine failed on this repository`;
     await moveScan(deps.db, scan.id, 'failed', { status_reason: reason, completed_at: nowIso() });
   } finally {
@@ -199,7 +200,7 @@ export async function scanCheckout(
     fingerprintKey: deps.tokenBox.deriveKey('finding-fingerprints'),
     subject: source.full_name,
     onArtifact: (artifact) => artifacts.push(artifact),
-    onNote: (note) => deps.log?.('scan note', { scan: scan.id, repository: source.full_name, note }),
+    onNote: (note) => deps.log?.('scan note', { scan: scan.id, repository: source.full_name, note: maskSecretsIn(note) }),
   });
   return { found, artifacts };
 }

@@ -29,6 +29,10 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Tell the API an LLM agent is configured (refinements need one). */
   agentConfigured?: boolean;
+  /** Where the app writes its log lines (at `info` level); no logging without one. */
+  logStream?: NodeJS.WritableStream;
+  /** Receives the scan and fix workers' log lines. */
+  log?: (message: string, fields?: object) => void;
 }
 
 export interface Harness {
@@ -56,7 +60,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       BULWARK_ENCRYPTION_KEY: testTokenKey.toString('hex'),
       ...options.env,
     });
-    services = await openServices(settings, database.store);
+    services = await openServices(settings, database.store, options.log);
     await services.startWorkers();
   }
   const app = await buildApp({
@@ -66,6 +70,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     pullRequests: services?.pullRequests,
     agentConfigured: options.agentConfigured ?? services?.agentConfigured,
     hasFixer: services?.hasFixer,
+    logger: options.logStream ? { level: 'info', stream: options.logStream } : false,
   });
   const db = database.store.db;
   let defaultKey: string | null = null;

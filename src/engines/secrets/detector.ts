@@ -5,6 +5,8 @@ import { INLINE_ALLOW, isPlaceholder, looksLikeGeneratedSecret, shannonEntropy }
 export interface SecretMatch {
   rule: SecretRule;
   secret: string;
+  /** Where the secret starts in the scanned text (a string index). */
+  offset: number;
   /** 1-based lines of the secret within the scanned text. */
   startLine: number;
   endLine: number;
@@ -98,7 +100,7 @@ export function detectSecrets(text: string): SecretMatch[] {
       const startLine = lineOf(starts, offset);
       if (INLINE_ALLOW.test(lineText(text, starts, startLine))) continue;
       taken.push([offset, end]);
-      matches.push({ rule, secret, startLine, endLine: lineOf(starts, Math.max(offset, end - 1)) });
+      matches.push({ rule, secret, offset, startLine, endLine: lineOf(starts, Math.max(offset, end - 1)) });
     }
   }
   return matches.sort((a, b) => a.startLine - b.startLine);

@@ -166,6 +166,7 @@ export const SECRET_RULES: SecretRule[] = [
   rule('huggingface-token', 'Hugging Face token', 'high', ['hf_'], re(String.raw`${B}(?<secret>hf_[A-Za-z]{34})${E}`), 'hf_{L:34}', 3.5),
 
   // ---- keys, tokens and connection strings ----
+  rule('bulwark-api-key', 'Bulwark API key', 'critical', ['bwk_'], re(String.raw`${B}(?<secret>bwk_[A-Za-z0-9_-]{40})${E}`), 'bwk_{u:40}'),
   rule('private-key', 'Private key (PEM)', 'critical', ['private key-----'],
     re(String.raw`-----BEGIN (?:RSA |EC |DSA |ENCRYPTED )?PRIVATE KEY-----${PEM_GAP}(?<secret>${PEM_BODY}{64,}?)${PEM_GAP}-----END`),
     '-----BEGIN RSA PRIVATE KEY-----\n{b:64}\n{b:64}\n-----END RSA PRIVATE KEY-----'),

@@ -1,3 +1,4 @@
+import { maskSecretsIn } from '../../engines/secrets/mask-text.ts';
 import type { FindingRow, FixRow } from '../../store/schema.ts';
 
 /** Longest title any of the three code hosts accepts (GitLab: 255 characters). */
@@ -26,8 +27,9 @@ function capitalize(text: string): string {
   return text ? text[0].toUpperCase() + text.slice(1).toLowerCase() : text;
 }
 
+/** Text on one line, with any credential in it masked: titles and notes end up on a code host for good. */
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return maskSecretsIn(text).replace(/\s+/g, ' ').trim();
 }
 
 function truncate(text: string, max: number): string {
