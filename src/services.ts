@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { Settings } from './config.ts';
 import { findingsInOrder, type FixDispatcher, type PullRequestOpener } from './core/fixes.ts';
 import type { BatchDispatcher } from './core/scan-batches.ts';
@@ -7,7 +6,7 @@ import { defaultEngines } from './engines/registry.ts';
 import { storedAdvisories } from './osv/advisories.ts';
 import { EmbeddedQueue } from './jobs/embedded-queue.ts';
 import { PgBossQueue } from './jobs/pgboss-queue.ts';
-import type { JobQueue } from './jobs/queue.ts';
+import type { JobHandlers, JobQueue } from './jobs/queue.ts';
 import { createFixAgent } from './fixing/agent/index.ts';
 import { createFixRunner, fixJobKey } from './fixing/fix-runner.ts';
 import { fixersWithRules } from './fixing/fixers/index.ts';
@@ -43,9 +42,17 @@ export async function openServices(settings: Settings, store: Store, log?: (mess
       : new EmbeddedQueue(store, queueSettings);
   const tokenBox = loadTokenBox(settings.encryptionKey, settings.dataDir);
   const checkouts = new CheckoutCache({
-    root: path.join(settings.dataDir, 'git'),
+    root: settings.checkoutDir,
     allowLocal: settings.allowLocalRepos,
+    localRoot: settings.localReposRoot,
+    allowPrivateHosts: settings.allowPrivateHosts,
     timeoutMs: settings.gitTimeoutSeconds * 1000,
+    maxMirrorBytes: settings.checkoutMaxBytes,
+  });
+  // Every work tree a job made is removed when the job ends, whatever its outcome.
+  const tidy = (handlers: JobHandlers): JobHandlers => ({
+    run: (key, context) => checkouts.withinJob(() => handlers.run(key, context)),
+    giveUp: (key, reason) => handlers.giveUp(key, reason),
   });
   const runner = createBatchRunner({
     db: store.db,
@@ -88,8 +95,10 @@ export async function openServices(settings: Settings, store: Store, log?: (mess
     agentConfigured: settings.llm !== null,
     hasFixer: (finding) => fixerFor(toFixFinding(finding)) !== undefined,
     async startWorkers() {
-      await queue.work('scan-batch', runner, { concurrency: settings.workerConcurrency });
-      await queue.work('fix-run', fixRunner, { concurrency: settings.workerConcurrency });
+      // Checkouts a crashed or killed process on this machine left behind go before any new work starts.
+      await checkouts.cleanLeftovers();
+      await queue.work('scan-batch', tidy(runner), { concurrency: settings.workerConcurrency });
+      await queue.work('fix-run', tidy(fixRunner), { concurrency: settings.workerConcurrency });
     },
     close: () => queue.stop(),
   };

@@ -34,7 +34,7 @@ describe('pushing fix branches over HTTPS with an access token', () => {
     server = await startGitHttpsServer(hostRoot, expected);
     process.env.GIT_SSL_CAINFO = server.caFile;
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-cache-'));
-    cache = new CheckoutCache({ root, allowLocal: false, timeoutMs: 30_000 });
+    cache = new CheckoutCache({ root, allowLocal: false, allowPrivateHosts: true, timeoutMs: 30_000 });
   });
 
   after(async () => {
