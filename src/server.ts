@@ -44,6 +44,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     pullRequests: services.pullRequests,
     agentConfigured: services.agentConfigured,
     hasFixer: services.hasFixer,
+    sourceBranchExists: services.sourceBranchExists,
     bodyLimit: settings.bodyLimit,
     logger: {
       level: settings.logLevel,

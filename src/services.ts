@@ -1,5 +1,5 @@
 import type { Settings } from './config.ts';
-import { findingsInOrder, type FixDispatcher, type PullRequestOpener } from './core/fixes.ts';
+import { findingsInOrder, type FixDispatcher, type PullRequestOpener, type SourceBranchCheck } from './core/fixes.ts';
 import type { BatchDispatcher } from './core/scan-batches.ts';
 import { loadTokenBox, type TokenBox } from './crypto/token-box.ts';
 import { defaultEngines } from './engines/registry.ts';
@@ -29,6 +29,8 @@ export interface Services {
   agentConfigured: boolean;
   /** Whether a deterministic fixer handles a finding, with the rules the fixes run. */
   hasFixer: (finding: FindingRow) => boolean;
+  /** Whether a source repository has a branch, asked of the repository itself. */
+  sourceBranchExists: SourceBranchCheck;
   /** Starts running scan and fix jobs in this process. */
   startWorkers(): Promise<void>;
   close(): Promise<void>;
@@ -94,6 +96,11 @@ export async function openServices(settings: Settings, store: Store, log?: (mess
     }),
     agentConfigured: settings.llm !== null,
     hasFixer: (finding) => fixerFor(toFixFinding(finding)) !== undefined,
+    sourceBranchExists: (source, branch) =>
+      checkouts.branchExists(
+        { id: source.id, provider: source.provider, cloneUrl: source.clone_url, token: source.token_ciphertext ? tokenBox.open(source.token_ciphertext) : null },
+        branch,
+      ),
     async startWorkers() {
       // Checkouts a crashed or killed process on this machine left behind go before any new work starts.
       await checkouts.cleanLeftovers();

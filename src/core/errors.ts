@@ -70,6 +70,9 @@ export const errors = {
   prProviderUnavailable: defineError('PR_PROVIDER_UNAVAILABLE', 409, () => 'No code-host integration is configured to open pull requests'),
   branchExists: defineError('BRANCH_EXISTS', 409, (branch: string, repository: string) =>
     `Branch "${branch}" already exists in ${repository} with other changes; choose another branch_name or delete the branch`),
+  /** Each fix opens its pull request from a branch of its own; another fix of the organization holds this one. */
+  branchNameTaken: defineError('BRANCH_NAME_TAKEN', 409, (branch: string, repository: string) =>
+    `Branch "${branch}" of ${repository} is already used by another fix; choose another branch_name`),
   payloadTooLarge: defineError('PAYLOAD_TOO_LARGE', 413, () => 'Request body is too large'),
   internalError: defineError('INTERNAL_ERROR', 500, () => 'Internal server error'),
   /** The code host refused or failed; the fix is marked `pr_creation_failed` with the same message. */

@@ -49,6 +49,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     dispatchFix: options.dispatchFix ?? (async () => {}),
     agentConfigured: options.agentConfigured ?? false,
     hasFixer: options.hasFixer ?? ((finding) => fixerFor(toFixFinding(finding)) !== undefined),
+    sourceBranchExists: options.sourceBranchExists,
   };
   const app = Fastify({
     logger: options.logger ?? false,

@@ -1,4 +1,4 @@
-import type { FixDispatcher, PullRequestOpener } from '../core/fixes.ts';
+import type { FixDispatcher, PullRequestOpener, SourceBranchCheck } from '../core/fixes.ts';
 import type { BatchDispatcher } from '../core/scan-batches.ts';
 import type { Store } from '../store/database.ts';
 import type { FindingRow } from '../store/schema.ts';
@@ -13,4 +13,6 @@ export interface Deps {
   agentConfigured: boolean;
   /** Whether a deterministic fixer handles a finding (with the server's SAST rules). */
   hasFixer: (finding: FindingRow) => boolean;
+  /** Whether a source repository has a branch; without it a fix's `source_scan_branch` is only checked for form. */
+  sourceBranchExists?: SourceBranchCheck;
 }

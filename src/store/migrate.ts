@@ -6,6 +6,7 @@ import * as dependencies from './migrations/003_dependencies.ts';
 import * as fixRuns from './migrations/004_fix_runs.ts';
 import * as findingIdentity from './migrations/005_finding_identity.ts';
 import * as statusConstraints from './migrations/006_status_constraints.ts';
+import * as fixBranches from './migrations/010_fix_branches.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
 const migrations: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '004_fix_runs': fixRuns,
   '005_finding_identity': findingIdentity,
   '006_status_constraints': statusConstraints,
+  '010_fix_branches': fixBranches,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -72,6 +72,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     pullRequests: services?.pullRequests,
     agentConfigured: options.agentConfigured ?? services?.agentConfigured,
     hasFixer: services?.hasFixer,
+    sourceBranchExists: services?.sourceBranchExists,
   });
   const db = database.store.db;
   let defaultKey: string | null = null;

@@ -67,6 +67,7 @@ export async function fixRoutes(app: FastifyInstance, { deps, family }: { deps: 
         dispatch: deps.dispatchFix,
         agentConfigured: deps.agentConfigured,
         hasFixer: deps.hasFixer,
+        sourceBranchExists: deps.sourceBranchExists,
       });
       return reply.status(201).send(serializeFix(family, view));
     },
