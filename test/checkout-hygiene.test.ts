@@ -8,15 +8,7 @@ import { CheckoutCache } from '../src/scm/checkout-cache.ts';
 import { scanRepository } from './helpers.ts';
 import { createHarness } from './support/api.ts';
 import { TestRepo } from './support/git-repo.ts';
-
-/** Work trees under a checkout root, by process folder (owner files left out). */
-function worktreesUnder(root: string): string[] {
-  const base = path.join(root, 'worktrees');
-  if (!fs.existsSync(base)) return [];
-  return fs.readdirSync(base).flatMap((owner) =>
-    fs.readdirSync(path.join(base, owner)).filter((name) => name !== 'owner.json').map((name) => `${owner}/${name}`),
-  );
-}
+import { workTreesUnder } from './support/work-trees.ts';
 
 const source = (id: string, repo: TestRepo) => ({ id, provider: 'github', cloneUrl: repo.url, token: null });
 const newCache = (root: string, extra: { maxMirrorBytes?: number } = {}) =>
@@ -82,7 +74,7 @@ describe('checkouts do not outlive their job or their process', () => {
       /engine crashed/,
     );
     assert.ok(!fs.existsSync(dir));
-    assert.deepEqual(worktreesUnder(root).filter((w) => !w.includes('killed')), []);
+    assert.deepEqual(workTreesUnder(root).filter((w) => !w.includes('killed')), []);
   });
 
   test('beyond the size cap the least recently used mirror goes first, and never one a work tree uses', async () => {
@@ -137,7 +129,7 @@ describe('a worker cleans its checkout root', () => {
       const { progress } = await scanRepository(h, unit.id, 'secrets_scan');
       assert.equal(progress.status, 'completed', progress.error_message ?? '');
       assert.ok(fs.existsSync(path.join(checkoutDir, 'mirrors')), 'the scan ran in the configured checkout root');
-      assert.deepEqual(worktreesUnder(checkoutDir), []);
+      assert.deepEqual(workTreesUnder(checkoutDir), []);
     } finally {
       await h.close();
       repo.remove();
