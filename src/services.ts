@@ -51,6 +51,9 @@ export async function openServices(settings: Settings, store: Store, log?: (mess
     timeoutMs: settings.gitTimeoutSeconds * 1000,
     maxMirrorBytes: settings.checkoutMaxBytes,
   });
+  // Checkouts a crashed or killed process on this machine left behind go before this process makes any
+  // (workers check out for scans and fixes, API nodes for pull requests).
+  await checkouts.cleanLeftovers();
   // Every work tree a job made is removed when the job ends, whatever its outcome.
   const tidy = (handlers: JobHandlers): JobHandlers => ({
     run: (key, context) => checkouts.withinJob(() => handlers.run(key, context)),
@@ -102,8 +105,6 @@ export async function openServices(settings: Settings, store: Store, log?: (mess
         branch,
       ),
     async startWorkers() {
-      // Checkouts a crashed or killed process on this machine left behind go before any new work starts.
-      await checkouts.cleanLeftovers();
       await queue.work('scan-batch', tidy(runner), { concurrency: settings.workerConcurrency });
       await queue.work('fix-run', tidy(fixRunner), { concurrency: settings.workerConcurrency });
     },
