@@ -290,6 +290,7 @@ describe('the bulwark CLI', () => {
       [['key', 'create', '--org', org.slug, '--name', 'ci', '--scopes', 'read,admin'], /unknown scope.*admin/],
       [['repo', 'add', '--org', org.slug, '--source', 'acme/api'], /invalid source "acme\/api"/],
       [['repo', 'add', '--org', org.slug, '--source', 'bitbucket:acme/api'], /invalid source/],
+      [['repo', 'add', '--org', org.slug, '--source', 'github:acme/api@main~1'], /not a valid branch name/],
       [['app', 'add', '--org', org.slug, '--name', 'x', '--source', 'github:acme/a', '--source', 'github:acme'], /invalid source "github:acme"/],
       [['key', 'create', '--name', 'ci'], /--org is required/],
       [['repo', 'add', '--source', 'github:acme/api'], /--org is required/],
