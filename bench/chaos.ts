@@ -23,7 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { loadSettings } from '../src/config.ts';
+import { cloneUrlPolicyOf, loadSettings } from '../src/config.ts';
 import { createApiKey } from '../src/core/api-keys.ts';
 import { createOrganization } from '../src/core/organizations.ts';
 import { SCOPES } from '../src/core/scopes.ts';
@@ -91,6 +91,8 @@ const env: NodeJS.ProcessEnv = {
   BULWARK_DATA_DIR: dataDir,
   BULWARK_ENCRYPTION_KEY: encryptionKey,
   BULWARK_ALLOW_LOCAL_REPOS: 'true',
+  // The bench's repositories are temporary folders.
+  BULWARK_LOCAL_REPOS_ROOT: os.tmpdir(),
   BULWARK_JOB_LEASE_SECONDS: databaseUrl ? '10' : '3',
   BULWARK_JOB_MAX_ATTEMPTS: '10',
   BULWARK_FAULT_SCAN_DELAY_MS: '400',
@@ -140,7 +142,7 @@ async function seed(store: Store, repos: TestRepo[]): Promise<{ key: string; uni
         orgId: org.id,
         name: `acme/app-${i}`,
         sources: [{ provider: 'github', fullName: `acme/app-${i}`, branch: 'main', cloneUrl: repo.url }],
-      }),
+      }, cloneUrlPolicyOf(loadSettings(env))),
     );
   }
   return { key, units };

@@ -33,6 +33,17 @@ export interface Settings {
   jobMaxAttempts: number;
   /** Whether source repos may be cloned from file:// URLs and local paths (off in production). */
   allowLocalRepos: boolean;
+  /**
+   * The folder local repositories must live in; `{org}` stands for the organization's slug, so each
+   * organization reaches only its own folder. Default `<dataDir>/local-repos/{org}`.
+   */
+  localReposRoot: string;
+  /** Whether clone URLs may point at loopback, private, link-local or metadata addresses (off in production). */
+  allowPrivateHosts: boolean;
+  /** Where bare mirrors and work trees live; default `<dataDir>/git`. */
+  checkoutDir: string;
+  /** Bytes the bare mirrors may take together before the least recently used unused ones are removed; 0 means no cap. */
+  checkoutMaxBytes: number;
   /** Commits of history the secrets engine reads below the scanned head; 0 reads only the tree. */
   secretsHistoryDepth: number;
   /** Longest a single git command may run. */
@@ -73,6 +84,11 @@ export interface CodeHostSettings {
   gitlabUrl: string;
   /** Organization URLs are `<azureDevOpsUrl>/<organization>`. */
   azureDevOpsUrl: string;
+}
+
+/** The clone URL rules the settings describe. */
+export function cloneUrlPolicyOf(settings: Settings): { allowLocal: boolean; localRoot: string; allowPrivateHosts: boolean } {
+  return { allowLocal: settings.allowLocalRepos, localRoot: settings.localReposRoot, allowPrivateHosts: settings.allowPrivateHosts };
 }
 
 const LLM_PROVIDERS = ['openai', 'anthropic'] as const;
@@ -172,6 +188,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     jobLeaseSeconds: Math.max(1, intFromEnv(env, 'BULWARK_JOB_LEASE_SECONDS', 60)),
     jobMaxAttempts: Math.max(1, intFromEnv(env, 'BULWARK_JOB_MAX_ATTEMPTS', 3)),
     allowLocalRepos: boolFromEnv(env, 'BULWARK_ALLOW_LOCAL_REPOS'),
+    localReposRoot: env.BULWARK_LOCAL_REPOS_ROOT
+      ? path.resolve(env.BULWARK_LOCAL_REPOS_ROOT)
+      : path.join(path.resolve(env.BULWARK_DATA_DIR || 'data'), 'local-repos', '{org}'),
+    allowPrivateHosts: boolFromEnv(env, 'BULWARK_ALLOW_PRIVATE_HOSTS'),
+    checkoutDir: env.BULWARK_CHECKOUT_DIR ? path.resolve(env.BULWARK_CHECKOUT_DIR) : path.join(path.resolve(env.BULWARK_DATA_DIR || 'data'), 'git'),
+    checkoutMaxBytes: intFromEnv(env, 'BULWARK_CHECKOUT_MAX_BYTES', 20 * 1024 ** 3),
     secretsHistoryDepth: intFromEnv(env, 'BULWARK_SECRETS_HISTORY_DEPTH', 500),
     gitTimeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_GIT_TIMEOUT_SECONDS', 600)),
     pullRequestTimeoutSeconds: Math.min(600, Math.max(1, intFromEnv(env, 'BULWARK_PR_TIMEOUT_SECONDS', 300))),
@@ -186,5 +208,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
       azureDevOpsUrl: (env.BULWARK_AZURE_DEVOPS_URL || 'https://dev.azure.com').replace(/\/+$/, ''),
     },
   };
-  return { ...settings, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
+  const merged: Settings = { ...settings, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
+  // Paths that default to inside the data folder follow a data folder given as an override.
+  if (overrides.dataDir && !env.BULWARK_CHECKOUT_DIR && !overrides.checkoutDir) merged.checkoutDir = path.join(merged.dataDir, 'git');
+  if (overrides.dataDir && !env.BULWARK_LOCAL_REPOS_ROOT && !overrides.localReposRoot) merged.localReposRoot = path.join(merged.dataDir, 'local-repos', '{org}');
+  return merged;
 }

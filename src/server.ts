@@ -46,6 +46,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     pullRequests: services.pullRequests,
     agentConfigured: services.agentConfigured,
     hasFixer: services.hasFixer,
+    sourceBranchExists: services.sourceBranchExists,
     bodyLimit: settings.bodyLimit,
     metrics: services.metrics,
     metricsToken: settings.metricsToken,

@@ -1,13 +1,12 @@
-import path from 'node:path';
 import type { Settings } from './config.ts';
-import { findingsInOrder, type FixDispatcher, type PullRequestOpener } from './core/fixes.ts';
+import { findingsInOrder, type FixDispatcher, type PullRequestOpener, type SourceBranchCheck } from './core/fixes.ts';
 import type { BatchDispatcher } from './core/scan-batches.ts';
 import { loadTokenBox, type TokenBox } from './crypto/token-box.ts';
 import { defaultEngines } from './engines/registry.ts';
 import { storedAdvisories } from './osv/advisories.ts';
 import { EmbeddedQueue } from './jobs/embedded-queue.ts';
 import { PgBossQueue } from './jobs/pgboss-queue.ts';
-import type { JobKind, JobQueue } from './jobs/queue.ts';
+import type { JobHandlers, JobKind, JobQueue } from './jobs/queue.ts';
 import { observeJobs, type LogFn } from './observability/job-log.ts';
 import { Metrics } from './observability/metrics.ts';
 import { recordOutcomes } from './observability/record-outcomes.ts';
@@ -35,6 +34,8 @@ export interface Services {
   hasFixer: (finding: FindingRow) => boolean;
   /** This process's metrics: its requests and jobs, and the shared queue and records when scraped. */
   metrics: Metrics;
+  /** Whether a source repository has a branch, asked of the repository itself. */
+  sourceBranchExists: SourceBranchCheck;
   /** Starts running scan and fix jobs in this process. */
   startWorkers(): Promise<void>;
   close(): Promise<void>;
@@ -48,9 +49,20 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
       : new EmbeddedQueue(store, queueSettings);
   const tokenBox = loadTokenBox(settings.encryptionKey, settings.dataDir);
   const checkouts = new CheckoutCache({
-    root: path.join(settings.dataDir, 'git'),
+    root: settings.checkoutDir,
     allowLocal: settings.allowLocalRepos,
+    localRoot: settings.localReposRoot,
+    allowPrivateHosts: settings.allowPrivateHosts,
     timeoutMs: settings.gitTimeoutSeconds * 1000,
+    maxMirrorBytes: settings.checkoutMaxBytes,
+  });
+  // Checkouts a crashed or killed process on this machine left behind go before this process makes any
+  // (workers check out for scans and fixes, API nodes for pull requests).
+  await checkouts.cleanLeftovers();
+  // Every work tree a job made is removed when the job ends, whatever its outcome.
+  const tidy = (handlers: JobHandlers): JobHandlers => ({
+    run: (key, context) => checkouts.withinJob(() => handlers.run(key, context)),
+    giveUp: (key, reason) => handlers.giveUp(key, reason),
   });
   const runner = createBatchRunner({
     db: store.db,
@@ -100,9 +112,14 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
     }),
     agentConfigured: settings.llm !== null,
     hasFixer: (finding) => fixerFor(toFixFinding(finding)) !== undefined,
+    sourceBranchExists: (source, branch) =>
+      checkouts.branchExists(
+        { id: source.id, provider: source.provider, cloneUrl: source.clone_url, token: source.token_ciphertext ? tokenBox.open(source.token_ciphertext) : null },
+        branch,
+      ),
     async startWorkers() {
-      await queue.work('scan-batch', observeJobs('scan-batch', runner, log, metrics), { concurrency: settings.workerConcurrency });
-      await queue.work('fix-run', observeJobs('fix-run', fixRunner, log, metrics), { concurrency: settings.workerConcurrency });
+      await queue.work('scan-batch', observeJobs('scan-batch', tidy(runner), log, metrics), { concurrency: settings.workerConcurrency });
+      await queue.work('fix-run', observeJobs('fix-run', tidy(fixRunner), log, metrics), { concurrency: settings.workerConcurrency });
     },
     close: () => queue.stop(),
   };

@@ -290,6 +290,7 @@ describe('the bulwark CLI', () => {
       [['key', 'create', '--org', org.slug, '--name', 'ci', '--scopes', 'read,admin'], /unknown scope.*admin/],
       [['repo', 'add', '--org', org.slug, '--source', 'acme/api'], /invalid source "acme\/api"/],
       [['repo', 'add', '--org', org.slug, '--source', 'bitbucket:acme/api'], /invalid source/],
+      [['repo', 'add', '--org', org.slug, '--source', 'github:acme/api@main~1'], /not a valid branch name/],
       [['app', 'add', '--org', org.slug, '--name', 'x', '--source', 'github:acme/a', '--source', 'github:acme'], /invalid source "github:acme"/],
       [['key', 'create', '--name', 'ci'], /--org is required/],
       [['repo', 'add', '--source', 'github:acme/api'], /--org is required/],
@@ -302,6 +303,11 @@ describe('the bulwark CLI', () => {
       [['key', 'revoke', 'bwk_NoSuchKy'], /no key .*bwk_NoSuchKy/],
       [['frobnicate'], /unknown command "frobnicate"/],
       [['key', 'list', '--org', org.slug, '--bogus'], /Unknown option '--bogus'/],
+      [['repo', 'add', '--org', org.slug, '--source', 'github:acme/api', '--clone-url', 'https://169.254.169.254/latest'], /metadata address \(169\.254\.169\.254\)/],
+      [['repo', 'add', '--org', org.slug, '--source', 'github:acme/api', '--clone-url', 'https://localhost/acme/api.git'], /BULWARK_ALLOW_PRIVATE_HOSTS/],
+      [['repo', 'add', '--org', org.slug, '--source', 'github:acme/api', '--clone-url', 'http://github.com/acme/api.git'], /plain http/],
+      [['repo', 'add', '--org', org.slug, '--source', 'github:acme/api', '--clone-url', '/etc'], /BULWARK_ALLOW_LOCAL_REPOS/],
+      [['repo', 'add', '--org', org.slug, '--source', 'github:acme/api', '--clone-url', '/etc'], /must be inside/, { BULWARK_ALLOW_LOCAL_REPOS: 'true' }],
     ];
     for (const [args, message, env] of cases) {
       assert.match(await refused(args, env), message, `bulwark ${args.join(' ')}`);

@@ -6,6 +6,7 @@ import { pollUntil, scanRepository } from './helpers.ts';
 import { createHarness, type Harness, type TestOrg } from './support/api.ts';
 import { FIXED_LINE, VULNERABLE_DB_JS, VULNERABLE_LINE } from './support/fix-agent-fixture.ts';
 import { TestRepo } from './support/git-repo.ts';
+import { workTreeExists } from './support/work-trees.ts';
 import { openAiWire, startLlmStub, type LlmStub, type StubReply } from './support/llm-stub-server.ts';
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
@@ -128,8 +129,8 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
     });
     const fixId = created.json().id;
     await waitFor(`${base()}/fixes/${fixId}/progress`, (p) => p.status === 'running');
-    const worktrees = path.join(h.database.dataDir, 'git', 'worktrees');
-    await waitFor(`${base()}/fixes/${fixId}/progress`, () => fs.existsSync(path.join(worktrees, `fix-${fixId}-1-1`)));
+    const checkoutRoot = path.join(h.database.dataDir, 'git');
+    await waitFor(`${base()}/fixes/${fixId}/progress`, () => workTreeExists(checkoutRoot, `fix-${fixId}-1-1`));
     const abandonedBefore = llm.abandoned;
 
     const cancelled = await h.call('POST', `${base()}/fixes/${fixId}/cancel`);
@@ -137,7 +138,7 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
     assert.equal(cancelled.json().status, 'cancelled');
     // The model answers only after 60 s, so its request being abandoned shows the run was stopped, not waited out.
     const giveUp = Date.now() + 30_000;
-    while (fs.existsSync(path.join(worktrees, `fix-${fixId}-1-1`)) || llm.abandoned === abandonedBefore) {
+    while (workTreeExists(checkoutRoot, `fix-${fixId}-1-1`) || llm.abandoned === abandonedBefore) {
       assert.ok(Date.now() < giveUp, 'the run was not stopped: its model request is still pending');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

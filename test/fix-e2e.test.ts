@@ -15,6 +15,7 @@ import { startGitHubStandIn, type StandIn } from './support/code-host-standins.t
 import { TestRepo } from './support/git-repo.ts';
 import { osvRecord, writeRecordDir } from './support/osv-records.ts';
 import { positiveSample } from './support/secret-samples.ts';
+import { ownWorkTreeFolders, workTreeExists } from './support/work-trees.ts';
 
 const stripeKey = positiveSample(SECRET_RULES.find((r) => r.id === 'stripe-secret-key')!, 201);
 
@@ -233,9 +234,14 @@ describe('autofix over HTTP on a real repository', () => {
     });
     // What a worker that died mid-run leaves: the fix running, half an edit in its work tree.
     await db.updateTable('fixes').set({ status: 'running', started_at: new Date().toISOString() }).where('id', '=', view.fix.id).execute();
-    const leftover = path.join(h.database.dataDir, 'git', 'worktrees', `fix-${view.fix.id}-1-1`);
-    fs.mkdirSync(path.join(leftover, 'app'), { recursive: true });
-    fs.writeFileSync(path.join(leftover, 'app', 'payments.py'), 'half written');
+    const root = path.join(h.database.dataDir, 'git');
+    const workId = `fix-${view.fix.id}-1-1`;
+    const folders = ownWorkTreeFolders(root);
+    assert.ok(folders.length, 'the scan made this process a work-tree folder');
+    for (const folder of folders) {
+      fs.mkdirSync(path.join(folder, workId, 'app'), { recursive: true });
+      fs.writeFileSync(path.join(folder, workId, 'app', 'payments.py'), 'half written');
+    }
     await db.transaction().execute((trx) => h.services!.queue.enqueue(trx, 'fix-run', fixJobKey(view.fix.id, 1)));
 
     const progress = await waitFor(`${base()}/fixes/${view.fix.id}/progress`, (p) => TERMINAL.includes(p.status));
@@ -245,7 +251,7 @@ describe('autofix over HTTP on a real repository', () => {
     assert.ok(!diff.includes('half written'));
     // The status is committed first; the work tree goes right after, as the run unwinds.
     const deadline = Date.now() + 5_000;
-    while (fs.existsSync(leftover)) {
+    while (workTreeExists(root, workId)) {
       assert.ok(Date.now() < deadline, 'the work tree is removed when the run ends');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

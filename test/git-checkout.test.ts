@@ -24,7 +24,7 @@ describe('checkouts over HTTPS with an access token', () => {
     server = await startGitHttpsServer(path.dirname(repo.dir), expected);
     process.env.GIT_SSL_CAINFO = server.caFile; // trust the test host's self-signed certificate
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-cache-'));
-    cache = new CheckoutCache({ root, allowLocal: false, timeoutMs: 30_000 });
+    cache = new CheckoutCache({ root, allowLocal: false, allowPrivateHosts: true, timeoutMs: 30_000 });
   });
 
   after(async () => {

@@ -7,6 +7,7 @@ import { findOrganization } from '../src/core/organizations.ts';
 import { addUnit } from '../src/core/units.ts';
 import { loadTokenBox } from '../src/crypto/token-box.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
+import { testCloneUrlPolicy } from './support/api.ts';
 import { TestRepo } from './support/git-repo.ts';
 import { createTestDatabase, type TestDatabase } from './support/store.ts';
 
@@ -32,6 +33,7 @@ describe('observability', () => {
       PORT: '0',
       HOST: '127.0.0.1',
       BULWARK_ALLOW_LOCAL_REPOS: 'true',
+      BULWARK_LOCAL_REPOS_ROOT: testCloneUrlPolicy.localRoot ?? undefined,
       BULWARK_METRICS_TOKEN: METRICS_TOKEN,
     });
     server = await startServer(settings, { print: () => {}, logStream });
@@ -58,7 +60,7 @@ describe('observability', () => {
       orgId: org.id,
       name: 'acme/app',
       sources: [{ provider: 'github', fullName: 'acme/app', branch: 'main', cloneUrl: repo.url }],
-    });
+    }, testCloneUrlPolicy);
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const created = await fetch(`${server.url}/api/v1/repositories/${unit.id}/scans`, {
       method: 'POST',

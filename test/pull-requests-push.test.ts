@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { CheckoutCache, CheckoutError, RemoteBranchExistsError } from '../src/scm/checkout-cache.ts';
 import { pushFixBranch, FixBranchError } from '../src/scm/pull-requests/fix-branch.ts';
 import { TestRepo } from './support/git-repo.ts';
+import { workTreesUnder } from './support/work-trees.ts';
 import { startGitHttpsServer, type GitHttpsServer } from './support/git-https-server.ts';
 
 const DIFF = ['--- a/app.js', '+++ b/app.js', '@@ -1 +1 @@', '-console.log(1);', '+console.log(2);', ''].join('\n');
@@ -34,7 +35,7 @@ describe('pushing fix branches over HTTPS with an access token', () => {
     server = await startGitHttpsServer(hostRoot, expected);
     process.env.GIT_SSL_CAINFO = server.caFile;
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-cache-'));
-    cache = new CheckoutCache({ root, allowLocal: false, timeoutMs: 30_000 });
+    cache = new CheckoutCache({ root, allowLocal: false, allowPrivateHosts: true, timeoutMs: 30_000 });
   });
 
   after(async () => {
@@ -95,7 +96,7 @@ describe('pushing fix branches over HTTPS with an access token', () => {
     }
     assert.ok(server.authorizations.slice(-1)[0] === expected);
     assert.ok(!fs.readFileSync(path.join(root, 'mirrors', 'src-push.git', 'config'), 'utf8').includes(token));
-    assert.deepEqual(fs.readdirSync(path.join(root, 'worktrees')), [], 'the worktree was removed');
+    assert.deepEqual(workTreesUnder(root), [], 'the worktree was removed');
   });
 
   test('push never moves an existing branch, even one it could fast-forward', async () => {

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
 import type { Unit } from '../src/core/units.ts';
@@ -143,7 +145,7 @@ describe('a secrets scan, end to end on real git repositories', () => {
       org,
       ['github:acme/payments@main', 'gitlab:acme/gateway@main', 'github:acme/gone@main'],
       'storefront',
-      [one.url, two.url, 'file:///nonexistent/bulwark-missing-repo.git'],
+      [one.url, two.url, `file://${path.join(os.tmpdir(), 'bulwark-missing-repo-nonexistent.git')}`],
     );
     const before = (await call('GET', '/api/v1/quotas/balance')).json().sast_scans.used;
     const progress = await scanToEnd('applications', unit);
@@ -166,10 +168,14 @@ describe('a secrets scan, end to end on real git repositories', () => {
   test('a missing branch and a disallowed URL become clear status reasons, and the batch returns its credit', async () => {
     const repo = newRepo();
     repo.commit({ 'a.txt': 'hello\n' });
-    const unit = await h.unit(org, ['github:acme/branchy@release', 'github:acme/remote@main'], 'reasons', [
-      repo.url,
-      'ssh://git@example.invalid/acme/remote.git',
-    ]);
+    const unit = await h.unit(org, ['github:acme/branchy@release', 'github:acme/remote@main'], 'reasons', [repo.url]);
+    // Registration refuses such a URL now; a source stored before it did is refused again at checkout.
+    await h.database.store.db
+      .updateTable('source_repos')
+      .set({ clone_url: 'ssh://git@example.invalid/acme/remote.git' })
+      .where('unit_id', '=', unit.id)
+      .where('full_name', '=', 'acme/remote')
+      .execute();
     const before = (await call('GET', '/api/v1/quotas/balance')).json().sast_scans.used;
     const progress = await scanToEnd('applications', unit);
     assert.equal(progress.status, 'failed');

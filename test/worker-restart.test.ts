@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { createApiKey } from '../src/core/api-keys.ts';
 import { createOrganization } from '../src/core/organizations.ts';
@@ -12,6 +13,7 @@ import { buildApp } from '../src/http/app.ts';
 import { loadSettings } from '../src/config.ts';
 import { openServices, type Services } from '../src/services.ts';
 import { moveScan, scansOfBatches } from '../src/store/scan-batches.ts';
+import { testCloneUrlPolicy } from './support/api.ts';
 import { TestRepo } from './support/git-repo.ts';
 import { positiveSample } from './support/secret-samples.ts';
 import { createTestDatabase, TEST_DATABASE, type TestDatabase } from './support/store.ts';
@@ -55,7 +57,7 @@ describe('a worker dying mid-scan loses nothing', () => {
       orgId: org.id,
       name: 'restartable',
       sources: [{ ...parseSourceSpec('github:acme/restartable@main'), cloneUrl: repo.url }],
-    });
+    }, testCloneUrlPolicy);
   });
 
   after(async () => {
@@ -78,6 +80,7 @@ describe('a worker dying mid-scan loses nothing', () => {
         ...database.env,
         BULWARK_ENCRYPTION_KEY: ENCRYPTION_KEY,
         BULWARK_ALLOW_LOCAL_REPOS: 'true',
+        BULWARK_LOCAL_REPOS_ROOT: os.tmpdir(),
         BULWARK_JOB_LEASE_SECONDS: LEASE_SECONDS,
         BULWARK_WORKER_CONCURRENCY: '1',
         ...extraEnv,

@@ -76,6 +76,9 @@ export const errors = {
     409,
     () => 'A request with this Idempotency-Key is still in progress; retry once it has been answered',
   ),
+  /** Each fix opens its pull request from a branch of its own; another fix of the organization holds this one. */
+  branchNameTaken: defineError('BRANCH_NAME_TAKEN', 409, (branch: string, repository: string) =>
+    `Branch "${branch}" of ${repository} is already used by another fix; choose another branch_name`),
   payloadTooLarge: defineError('PAYLOAD_TOO_LARGE', 413, () => 'Request body is too large'),
   /** Too many requests of one API key (per minute or at once); the answer carries `Retry-After`. */
   rateLimited: defineError(

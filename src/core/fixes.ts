@@ -2,7 +2,10 @@ import type { Kysely } from 'kysely';
 import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
 import { newId, nowIso } from '../ids.ts';
 import { findingsByIds } from '../store/findings.ts';
+import { CheckoutError } from '../scm/checkout-cache.ts';
+import { defaultBranchName, InvalidBranchNameError, validateBranchName } from '../scm/pull-requests/branch-name.ts';
 import {
+  claimFixBranch,
   claimPullRequestOpening,
   findingsOfFix,
   fixOfUnit,
@@ -14,7 +17,7 @@ import {
   pageOfFixes,
   releasePullRequestOpening,
 } from '../store/fixes.ts';
-import type { Database, FindingRow, FixPullRequestRow, FixRow } from '../store/schema.ts';
+import type { Database, FindingRow, FixPullRequestRow, FixRow, SourceRepoRow } from '../store/schema.ts';
 import { refundFixCredit } from './credits.ts';
 import { BodyValueError, errors, invalidState, notFound } from './errors.ts';
 import { recordEvent } from './finding-events.ts';
@@ -113,8 +116,16 @@ export async function recordFixEvents(
   }
 }
 
+/**
+ * Whether a branch exists on a source repository now (asked of the repository by exact name, never
+ * evaluated as a revision); a `CheckoutError` when the repository cannot be reached.
+ */
+export type SourceBranchCheck = (source: SourceRepoRow, branch: string) => Promise<boolean>;
+
 export interface FixCreateOptions {
   dispatch: FixDispatcher;
+  /** Checks an explicit `source_scan_branch` exists; without one only the name's form is checked. */
+  sourceBranchExists?: SourceBranchCheck;
   /** Whether an LLM agent is configured to take what no deterministic fixer handles. */
   agentConfigured: boolean;
   /** Whether a deterministic fixer handles a finding. */
@@ -155,6 +166,7 @@ export async function createFix(
       input.source_repo,
     );
   }
+  const scanBranch = await checkedScanBranch(source, input.source_scan_branch, options.sourceBranchExists);
   const findingIds = [...new Set(input.finding_ids ?? [])];
   return db.transaction().execute(async (trx) => {
     const found = await findingsByIds(trx, findingIds, unit.id);
@@ -176,7 +188,7 @@ export async function createFix(
       status: 'pending',
       source_repo: source.full_name,
       source_repo_provider: source.provider,
-      source_scan_branch: input.source_scan_branch ?? source.default_branch,
+      source_scan_branch: scanBranch ?? source.default_branch,
       source_base_commit_sha: null,
       error_message: null,
       diff: null,
@@ -206,6 +218,31 @@ export async function createFix(
     await options.onCommit?.(trx, view);
     return view;
   });
+}
+
+/**
+ * An explicit `source_scan_branch`, refused with a 422 unless it is a well-formed branch name (git's rules
+ * and a safe character set) that exists on the source repository; null when none is given.
+ */
+async function checkedScanBranch(source: SourceRepoRow, branch: string | null | undefined, exists?: SourceBranchCheck): Promise<string | null> {
+  if (branch === null || branch === undefined) return null;
+  const refuse = (why: string) => new BodyValueError(['body', 'source_scan_branch'], `Value error, ${why}`, branch);
+  try {
+    await validateBranchName(branch);
+  } catch (error) {
+    if (error instanceof InvalidBranchNameError) throw refuse(error.message);
+    throw error;
+  }
+  if (!exists) return branch;
+  let found: boolean;
+  try {
+    found = await exists(source, branch);
+  } catch (error) {
+    if (error instanceof CheckoutError) throw refuse(`the branches of ${source.full_name} could not be read: ${error.message}`);
+    throw error;
+  }
+  if (!found) throw refuse(`branch "${branch}" does not exist in ${source.full_name}`);
+  return branch;
 }
 
 /**
@@ -298,6 +335,7 @@ export async function openPullRequests(
   input: PullRequestInput,
   onCommit?: OnCommit<FixPullRequestRow[]>,
 ): Promise<FixPullRequestRow[]> {
+  const requested = await requestedBranch(input.branch_name);
   const view = await getFix(db, unit, fixId);
   if (view.fix.status !== 'completed' && view.fix.status !== 'pr_creation_failed') {
     throw invalidState(`Pull requests can only be opened for a completed fix; this fix is ${view.fix.status}`);
@@ -313,9 +351,24 @@ export async function openPullRequests(
     throw invalidState('A pull request for this fix is already being opened, or the fix changed meanwhile; read it again');
   }
   try {
-    return await openClaimed(db, opener, unit, view, input, onCommit);
+    const branch = requested ?? defaultBranchName(view.fix.id);
+    if ((await claimFixBranch(db, view.fix, branch)) !== view.fix.id) {
+      throw errors.branchNameTaken(branch, `${provider} repository ${view.fix.source_repo}`);
+    }
+    return await openClaimed(db, opener, unit, view, { ...input, branch_name: branch }, onCommit);
   } finally {
     await releasePullRequestOpening(db, view.fix.id);
+  }
+}
+
+/** The caller's branch name checked as git checks one (422 otherwise), or null for the fix's default branch. */
+async function requestedBranch(name: string | null | undefined): Promise<string | null> {
+  if (name === null || name === undefined || name === '') return null;
+  try {
+    return await validateBranchName(name);
+  } catch (error) {
+    if (error instanceof InvalidBranchNameError) throw new BodyValueError(['body', 'branch_name'], `Value error, ${error.message}`, name);
+    throw error;
   }
 }
 

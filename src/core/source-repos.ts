@@ -1,3 +1,5 @@
+import { branchNameProblem } from '../scm/pull-requests/branch-name.ts';
+
 export const PROVIDERS = ['github', 'gitlab', 'azure_devops'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
@@ -32,7 +34,10 @@ export function parseSourceSpec(text: string): SourceSpec {
     const form = provider === 'azure_devops' ? 'organization/project/repository' : 'owner/name';
     throw new Error(`invalid source "${text}": ${provider} repositories are named ${form}`);
   }
-  return { provider, fullName, branch: match[3] || 'main' };
+  const branch = match[3] || 'main';
+  const problem = branchNameProblem(branch);
+  if (problem) throw new Error(`invalid source "${text}": "${branch}" is not a valid branch name: ${problem}`);
+  return { provider, fullName, branch };
 }
 
 /** Where a repository lives on its provider's public cloud, used when no explicit URL is given. */

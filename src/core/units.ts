@@ -11,6 +11,7 @@ import {
   unitsPage,
   type UnitWithSources,
 } from '../store/units.ts';
+import { checkCloneUrl, CloneUrlError, validateCloneUrl, type CloneUrlPolicy } from '../scm/clone-url.ts';
 import { notFound } from './errors.ts';
 import { defaultUrls, type SourceSpec } from './source-repos.ts';
 
@@ -26,14 +27,34 @@ export async function getUnit(db: Kysely<Database>, orgId: string, unitId: strin
   return unit;
 }
 
+/** A source repository whose clone URL this server refuses; nothing was stored. */
+export class SourceUrlRefused extends Error {}
+
+/**
+ * Registers a unit and its source repositories. Every clone URL (given or defaulted) is checked against
+ * the server's clone URL rules first: https only unless local repositories are allowed, local paths only
+ * inside the organization's folder, no internal addresses unless allowed.
+ */
 export async function addUnit(
   db: Kysely<Database>,
   tokenBox: TokenBox,
   input: { orgId: string; name: string; description?: string | null; sources: SourceSpec[] },
+  policy: CloneUrlPolicy,
 ): Promise<Unit> {
   if (!input.sources.length) throw new Error('a repository or application needs at least one source repository');
   const org = await organizationById(db, input.orgId);
   if (!org) throw new Error(`no organization with id ${input.orgId}`);
+  for (const spec of input.sources) {
+    const url = spec.cloneUrl ?? defaultUrls(spec.provider, spec.fullName).cloneUrl;
+    try {
+      // The providers' own default URLs need no name resolution; a URL given by hand is resolved and checked.
+      if (spec.cloneUrl) await validateCloneUrl(url, policy, org.slug);
+      else checkCloneUrl(url, policy, org.slug);
+    } catch (error) {
+      if (error instanceof CloneUrlError) throw new SourceUrlRefused(`clone URL of ${spec.provider}:${spec.fullName} refused: ${error.message}`);
+      throw error;
+    }
+  }
   const now = nowIso();
   const unit: UnitRow = {
     id: newId(),

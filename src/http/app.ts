@@ -56,6 +56,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     hasFixer: options.hasFixer ?? ((finding) => fixerFor(toFixFinding(finding)) !== undefined),
     metrics: options.metrics,
     metricsToken: options.metricsToken ?? null,
+    sourceBranchExists: options.sourceBranchExists,
   };
   const app = Fastify({
     logger: redactingLogger(options.logger ?? false),

@@ -1,5 +1,5 @@
 import type { Metrics } from '../observability/metrics.ts';
-import type { FixDispatcher, PullRequestOpener } from '../core/fixes.ts';
+import type { FixDispatcher, PullRequestOpener, SourceBranchCheck } from '../core/fixes.ts';
 import type { BatchDispatcher } from '../core/scan-batches.ts';
 import type { Store } from '../store/database.ts';
 import type { FindingRow } from '../store/schema.ts';
@@ -18,4 +18,6 @@ export interface Deps {
   metrics?: Metrics;
   /** A Bearer token /metrics requires; null serves it to anyone who reaches the port. */
   metricsToken?: string | null;
+  /** Whether a source repository has a branch; without it a fix's `source_scan_branch` is only checked for form. */
+  sourceBranchExists?: SourceBranchCheck;
 }

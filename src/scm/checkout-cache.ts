@@ -1,6 +1,11 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
+import { checkCloneUrl, classifyCloneUrl, CloneUrlError, curloptResolveOf, resolveCloneHost, type CloneUrlPolicy } from './clone-url.ts';
 import { git, GitError, type GitOptions } from './git-command.ts';
+import { branchNameProblem } from './pull-requests/branch-name.ts';
 
 export interface CheckoutSource {
   id: string;
@@ -20,7 +25,50 @@ export interface Checkout {
 export interface CheckoutCacheOptions {
   root: string;
   allowLocal: boolean;
+  /** Folder local repositories must be in (`{org}` matches any organization's folder here); null: none allowed. */
+  localRoot?: string | null;
+  /** Whether clone URLs may reach loopback, private, link-local or metadata addresses. */
+  allowPrivateHosts?: boolean;
   timeoutMs: number;
+  /** Bytes the mirrors may take together; beyond it the least recently used unused mirrors are removed. 0: no cap. */
+  maxMirrorBytes?: number;
+  /** Host name resolution for https clone URLs, replaceable in tests. */
+  lookup?: (host: string) => Promise<string[]>;
+}
+
+/** The file in a process's work-tree folder naming the process that owns it. */
+const OWNER_FILE = 'owner.json';
+/** The file in a mirror whose modification time is the mirror's last use. */
+const LAST_USED_FILE = 'bulwark-last-used';
+
+interface Owner {
+  pid: number;
+  host: string;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function sizeOf(target: string): Promise<number> {
+  let total = 0;
+  let entries;
+  try {
+    entries = await fs.readdir(target, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    const full = path.join(target, entry.name);
+    if (entry.isDirectory()) total += await sizeOf(full);
+    else total += await fs.lstat(full).then((stat) => stat.size, () => 0);
+  }
+  return total;
 }
 
 /** A failure a person can act on, safe to show as a scan's status_reason. */
@@ -29,50 +77,194 @@ export class CheckoutError extends Error {}
 /** The HTTP Basic user each code host expects in front of an access token. */
 const TOKEN_USERS: Record<string, string> = { github: 'x-access-token', gitlab: 'oauth2', azure_devops: '' };
 
-function classify(url: string): 'https' | 'http' | 'local' | 'other' {
-  if (/^https:\/\//i.test(url)) return 'https';
-  if (/^http:\/\//i.test(url)) return 'http';
-  if (/^file:\/\//i.test(url) || path.isAbsolute(url)) return 'local';
-  return 'other';
-}
-
 /**
  * One bare mirror per source repo under `<root>/mirrors`, refreshed with a fetch before each scan, and a
- * detached worktree per scan at the branch head under `<root>/worktrees`. Fetches of the same source are
- * serialized within this process.
+ * detached worktree per scan at the branch head under `<root>/worktrees/<process>`, a folder of this
+ * process's own. Fetches of the same source are serialized within this process.
+ *
+ * Crash hygiene: `cleanLeftovers()` (at process start) removes the work-tree folders of processes of this
+ * machine that are gone; `withinJob()` removes every work tree a job made when it ends, however it ends;
+ * mirrors beyond `maxMirrorBytes` are removed least recently used first, never one a work tree uses.
  */
 export class CheckoutCache {
   private readonly options: CheckoutCacheOptions;
   private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly ownDir: string;
+  private ownDirReady: Promise<void> | null = null;
+  private readonly jobs = new AsyncLocalStorage<Set<Checkout>>();
 
   constructor(options: CheckoutCacheOptions) {
     this.options = options;
+    this.ownDir = path.join(options.root, 'worktrees', `${os.hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`);
   }
 
-  private gitOptions(source: CheckoutSource, signal?: AbortSignal): GitOptions {
-    const kind = classify(source.cloneUrl);
+  private get policy(): CloneUrlPolicy {
+    const localRoot = this.options.localRoot ?? null;
+    return {
+      allowLocal: this.options.allowLocal,
+      // Which organization a source belongs to is checked at registration; here any organization's folder is inside.
+      localRoot: localRoot && localRoot.includes('{org}') ? localRoot.slice(0, localRoot.indexOf('{org}')) : localRoot,
+      allowPrivateHosts: this.options.allowPrivateHosts ?? false,
+    };
+  }
+
+  private gitOptions(source: CheckoutSource, signal?: AbortSignal, config: [string, string][] = []): GitOptions {
+    const kind = classifyCloneUrl(source.cloneUrl);
     const env: Record<string, string> = { GIT_ALLOW_PROTOCOL: kind === 'local' ? 'file' : 'https' };
     const secrets: string[] = [];
+    const entries = [...config];
     if (source.token) {
       const basic = Buffer.from(`${TOKEN_USERS[source.provider] ?? 'x-access-token'}:${source.token}`).toString('base64');
       // GIT_CONFIG_* passes the header as configuration through the environment: not in argv, not on disk.
-      Object.assign(env, {
-        GIT_CONFIG_COUNT: '1',
-        GIT_CONFIG_KEY_0: 'http.extraHeader',
-        GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
-      });
+      entries.push(['http.extraHeader', `Authorization: Basic ${basic}`]);
       secrets.push(source.token, basic);
+    }
+    if (entries.length) {
+      env.GIT_CONFIG_COUNT = String(entries.length);
+      entries.forEach(([key, value], i) => {
+        env[`GIT_CONFIG_KEY_${i}`] = key;
+        env[`GIT_CONFIG_VALUE_${i}`] = value;
+      });
     }
     return { env, secrets, timeoutMs: this.options.timeoutMs, signal };
   }
 
-  private checkUrl(url: string): void {
-    const kind = classify(url);
-    if (kind === 'local' && !this.options.allowLocal) {
-      throw new CheckoutError('cloning from local paths is disabled on this server (BULWARK_ALLOW_LOCAL_REPOS)');
+  /**
+   * Options for a git command that talks to the source: the URL is checked again, and an https host is
+   * resolved now, checked, and pinned for git with `http.curloptResolve`, so git connects to exactly the
+   * addresses checked (DNS rebinding cannot reach an internal address); redirects are not followed.
+   */
+  private async networkOptions(source: CheckoutSource, signal?: AbortSignal): Promise<GitOptions> {
+    const kind = this.checkUrl(source.cloneUrl);
+    if (kind !== 'https') return this.gitOptions(source, signal);
+    let pin: string;
+    try {
+      pin = curloptResolveOf(await resolveCloneHost(source.cloneUrl, this.policy, this.options.lookup));
+    } catch (error) {
+      if (error instanceof CloneUrlError) throw new CheckoutError(error.message);
+      throw error;
     }
-    if (kind === 'http') throw new CheckoutError('refusing to clone over plain http; use an https:// clone URL');
-    if (kind === 'other') throw new CheckoutError('unsupported clone URL: only https:// (and local paths when enabled) are accepted');
+    return this.gitOptions(source, signal, [
+      ['http.curloptResolve', pin],
+      ['http.followRedirects', 'false'],
+    ]);
+  }
+
+  private checkUrl(url: string): ReturnType<typeof classifyCloneUrl> {
+    try {
+      return checkCloneUrl(url, this.policy);
+    } catch (error) {
+      if (error instanceof CloneUrlError) throw new CheckoutError(error.message);
+      throw error;
+    }
+  }
+
+  /**
+   * Runs one job; every work tree the job made and did not dispose of is removed when it ends (success,
+   * failure or abort), then mirrors beyond the size cap are evicted.
+   */
+  async withinJob<T>(work: () => Promise<T>): Promise<T> {
+    const made = new Set<Checkout>();
+    try {
+      return await this.jobs.run(made, work);
+    } finally {
+      for (const checkout of made) await checkout.dispose().catch(() => {});
+      await this.evictMirrors().catch(() => {});
+    }
+  }
+
+  /**
+   * At process start: removes the work-tree folders of processes on this machine that are no longer
+   * running (a crash or kill -9 leaves their checkouts, secrets included, on disk), prunes the mirrors'
+   * records of them, and applies the size cap. Folders of live processes, and of other machines sharing
+   * the root, are left alone.
+   */
+  async cleanLeftovers(): Promise<void> {
+    const worktrees = path.join(this.options.root, 'worktrees');
+    const entries = await fs.readdir(worktrees, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const dir = path.join(worktrees, entry.name);
+      if (dir === this.ownDir) continue;
+      let owner: Owner | null = null;
+      try {
+        owner = JSON.parse(await fs.readFile(path.join(dir, OWNER_FILE), 'utf8')) as Owner;
+      } catch {
+        owner = null;
+      }
+      if (owner && (owner.host !== os.hostname() || processAlive(owner.pid))) continue;
+      if (!owner) {
+        // A folder whose owner file is still being written belongs to a process starting right now.
+        const age = await fs.stat(dir).then((stat) => Date.now() - stat.mtimeMs, () => 0);
+        if (age < 60_000) continue;
+      }
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+    for (const gitDir of await this.mirrorDirs()) {
+      await git(['--git-dir', gitDir, 'worktree', 'prune'], { timeoutMs: this.options.timeoutMs }).catch(() => {});
+    }
+    await this.evictMirrors();
+  }
+
+  private async mirrorDirs(): Promise<string[]> {
+    const mirrors = path.join(this.options.root, 'mirrors');
+    const entries = await fs.readdir(mirrors, { withFileTypes: true }).catch(() => []);
+    return entries.filter((e) => e.isDirectory() && e.name.endsWith('.git')).map((e) => path.join(mirrors, e.name));
+  }
+
+  /** Whether a mirror has a work tree that still exists, or was fetched into within the last git timeout. */
+  private async mirrorInUse(gitDir: string, lastUsed: number): Promise<boolean> {
+    if (this.locks.has(path.basename(gitDir, '.git'))) return true;
+    if (Date.now() - lastUsed < this.options.timeoutMs) return true;
+    const admin = path.join(gitDir, 'worktrees');
+    for (const name of await fs.readdir(admin).catch(() => [] as string[])) {
+      const pointer = await fs.readFile(path.join(admin, name, 'gitdir'), 'utf8').catch(() => '');
+      if (pointer && (await fs.access(path.dirname(pointer.trim())).then(() => true, () => false))) return true;
+    }
+    return false;
+  }
+
+  /** Removes least recently used mirrors no work tree uses until all mirrors fit in `maxMirrorBytes`. */
+  async evictMirrors(): Promise<string[]> {
+    const cap = this.options.maxMirrorBytes ?? 0;
+    if (!cap) return [];
+    const mirrors = await Promise.all(
+      (await this.mirrorDirs()).map(async (gitDir) => ({
+        gitDir,
+        bytes: await sizeOf(gitDir),
+        lastUsed: await fs.stat(path.join(gitDir, LAST_USED_FILE)).then((stat) => stat.mtimeMs, () => 0),
+      })),
+    );
+    let total = mirrors.reduce((sum, m) => sum + m.bytes, 0);
+    const evicted: string[] = [];
+    for (const mirror of mirrors.sort((a, b) => a.lastUsed - b.lastUsed)) {
+      if (total <= cap) break;
+      if (await this.mirrorInUse(mirror.gitDir, mirror.lastUsed)) continue;
+      await fs.rm(mirror.gitDir, { recursive: true, force: true });
+      total -= mirror.bytes;
+      evicted.push(mirror.gitDir);
+    }
+    return evicted;
+  }
+
+  /** This process's work-tree folder, created with its owner file on first use. */
+  private async worktreeDir(workId: string): Promise<string> {
+    this.ownDirReady ??= (async () => {
+      await fs.mkdir(this.ownDir, { recursive: true });
+      const owner: Owner = { pid: process.pid, host: os.hostname() };
+      await fs.writeFile(path.join(this.ownDir, OWNER_FILE), JSON.stringify(owner));
+    })();
+    try {
+      await this.ownDirReady;
+    } catch (error) {
+      this.ownDirReady = null;
+      throw error;
+    }
+    // The folder may have been removed meanwhile (a test, an operator): recreate it with its owner file.
+    await fs.access(path.join(this.ownDir, OWNER_FILE)).catch(async () => {
+      this.ownDirReady = null;
+      await this.worktreeDir(workId);
+    });
+    return path.join(this.ownDir, workId);
   }
 
   private async serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
@@ -88,13 +280,31 @@ export class CheckoutCache {
 
   /** Brings the mirror up to date and returns the commit the branch points at. */
   private async refresh(source: CheckoutSource, branch: string, signal?: AbortSignal): Promise<{ gitDir: string; commit: string }> {
+    const problem = branchNameProblem(branch);
+    if (problem) throw new CheckoutError(`"${branch}" is not a valid branch name: ${problem}`);
     const gitDir = await this.fetchMirror(source, signal);
+    // The branch is looked up among the mirror's refs by its exact name, never evaluated as a revision (`main~1`).
+    const refs = await git(['--git-dir', gitDir, 'for-each-ref', '--format=%(objectname) %(refname)', `refs/heads/${branch}`], this.gitOptions(source, signal));
+    const line = refs.split('\n').find((l) => l.slice(l.indexOf(' ') + 1) === `refs/heads/${branch}`);
+    if (!line) throw new CheckoutError(`branch "${branch}" does not exist in the repository`);
+    return { gitDir, commit: line.slice(0, line.indexOf(' ')) };
+  }
+
+  /**
+   * Whether `branch` is a branch of the source repository right now, asked of the remote with
+   * `git ls-remote` and matched by exact name (never evaluated as a revision).
+   */
+  async branchExists(source: CheckoutSource, branch: string, signal?: AbortSignal): Promise<boolean> {
+    if (branchNameProblem(branch)) return false;
+    const options = await this.networkOptions(source, signal);
+    let listing: string;
     try {
-      const commit = await git(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], this.gitOptions(source, signal));
-      return { gitDir, commit: commit.trim() };
-    } catch {
-      throw new CheckoutError(`branch "${branch}" does not exist in the repository`);
+      listing = await git(['ls-remote', '--heads', '--', remoteUrlOf(source.cloneUrl), `refs/heads/${branch}`], { ...options, cwd: os.tmpdir() });
+    } catch (error) {
+      if (error instanceof GitError) throw new CheckoutError(`could not read the repository's branches: ${error.message}`);
+      throw error;
     }
+    return listing.split('\n').some((line) => line.split('\t')[1] === `refs/heads/${branch}`);
   }
 
   async checkout(source: CheckoutSource, branch: string, workId: string, signal?: AbortSignal): Promise<Checkout> {
@@ -102,9 +312,10 @@ export class CheckoutCache {
     return this.addWorktree(source, gitDir, commit, workId, signal);
   }
 
-  /** A detached worktree of the mirror at `commit` under `<root>/worktrees/<workId>`, removed by dispose(). */
+  /** A detached worktree of the mirror at `commit` under this process's folder, removed by dispose(). */
   private async addWorktree(source: CheckoutSource, gitDir: string, commit: string, workId: string, signal?: AbortSignal): Promise<Checkout> {
-    const dir = path.join(this.options.root, 'worktrees', workId);
+    if (!/^[\w.-]+$/.test(workId) || workId.startsWith('.')) throw new CheckoutError(`"${workId}" is not a work tree name`);
+    const dir = await this.worktreeDir(workId);
     const options = this.gitOptions(source, signal);
     await this.serialized(source.id, async () => {
       await fs.rm(dir, { recursive: true, force: true });
@@ -117,16 +328,20 @@ export class CheckoutCache {
         throw error;
       }
     });
-    return {
+    const job = this.jobs.getStore();
+    const checkout: Checkout = {
       dir,
       gitDir,
       commit,
       dispose: async () => {
+        job?.delete(checkout);
         await fs.rm(dir, { recursive: true, force: true });
         // Pruning needs no credentials and must run even when the job's signal has fired.
         await this.serialized(source.id, () => git(['--git-dir', gitDir, 'worktree', 'prune'], { timeoutMs: this.options.timeoutMs })).catch(() => {});
       },
     };
+    job?.add(checkout);
+    return checkout;
   }
 
   // Fix branches: a worktree at an exact commit (a fix's base) and a push of a worktree's HEAD to a new
@@ -134,10 +349,10 @@ export class CheckoutCache {
 
   /** Brings every branch of the mirror up to date with the remote; returns the mirror's git directory. */
   private async fetchMirror(source: CheckoutSource, signal?: AbortSignal): Promise<string> {
-    this.checkUrl(source.cloneUrl);
+    if (!/^[\w-]+$/.test(source.id)) throw new CheckoutError(`"${source.id}" is not a source id`);
     const gitDir = path.join(this.options.root, 'mirrors', `${source.id}.git`);
-    const options = this.gitOptions(source, signal);
     return this.serialized(source.id, async () => {
+      const options = await this.networkOptions(source, signal);
       try {
         await fs.access(path.join(gitDir, 'HEAD'));
       } catch {
@@ -145,6 +360,7 @@ export class CheckoutCache {
         await fs.mkdir(gitDir, { recursive: true });
         await git(['init', '--bare', '--quiet', gitDir], options);
       }
+      await fs.writeFile(path.join(gitDir, LAST_USED_FILE), '');
       await git(['--git-dir', gitDir, 'config', 'remote.origin.url', remoteUrlOf(source.cloneUrl)], options);
       try {
         await git(['--git-dir', gitDir, 'fetch', '--prune', '--no-tags', '--quiet', 'origin', '+refs/heads/*:refs/heads/*'], options);
@@ -167,8 +383,8 @@ export class CheckoutCache {
     const resolve = () => git(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', `${commit}^{commit}`], options).then((s) => s.trim());
     let resolved = await resolve().catch(() => null);
     if (!resolved) {
-      await this.serialized(source.id, () =>
-        git(['--git-dir', gitDir, 'fetch', '--no-tags', '--quiet', 'origin', commit], options).catch(() => {}),
+      await this.serialized(source.id, async () =>
+        git(['--git-dir', gitDir, 'fetch', '--no-tags', '--quiet', 'origin', commit], await this.networkOptions(source, signal)).catch(() => {}),
       );
       resolved = await resolve().catch(() => null);
     }
@@ -181,8 +397,7 @@ export class CheckoutCache {
    * one: the lease expects the branch to be absent, so the remote refuses atomically if it is there.
    */
   async push(source: CheckoutSource, dir: string, branch: string, signal?: AbortSignal): Promise<void> {
-    this.checkUrl(source.cloneUrl);
-    const options = this.gitOptions(source, signal);
+    const options = await this.networkOptions(source, signal);
     const ref = `refs/heads/${branch}`;
     const valid = !branch.startsWith('-') && (await git(['check-ref-format', ref], options).then(() => true, () => false));
     if (!valid) throw new CheckoutError(`"${branch}" is not a valid branch name`);

@@ -173,3 +173,25 @@ export async function countFixesByStatus(db: Kysely<Database>): Promise<{ status
   const rows = await db.selectFrom('fixes').select(['status', (eb) => eb.fn.countAll<number>().as('count')]).groupBy('status').execute();
   return rows.map((r) => ({ status: r.status, count: Number(r.count) }));
 }
+
+/**
+ * Takes `branch` of the fix's source repository for the fix, unless another fix of the organization
+ * holds it; returns the id of the fix that holds it (the given fix when taken now or earlier).
+ */
+export async function claimFixBranch(db: Kysely<Database>, fix: FixRow, branch: string): Promise<string> {
+  const key = { org_id: fix.org_id, source_repo_provider: fix.source_repo_provider ?? 'github', source_repo: fix.source_repo ?? '', branch_name: branch };
+  await db
+    .insertInto('fix_branches')
+    .values({ ...key, fix_id: fix.id, created_at: nowIso() })
+    .onConflict((oc) => oc.columns(['org_id', 'source_repo_provider', 'source_repo', 'branch_name']).doNothing())
+    .execute();
+  const holder = await db
+    .selectFrom('fix_branches')
+    .select('fix_id')
+    .where('org_id', '=', key.org_id)
+    .where('source_repo_provider', '=', key.source_repo_provider)
+    .where('source_repo', '=', key.source_repo)
+    .where('branch_name', '=', key.branch_name)
+    .executeTakeFirstOrThrow();
+  return holder.fix_id;
+}

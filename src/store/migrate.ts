@@ -8,6 +8,7 @@ import * as findingIdentity from './migrations/005_finding_identity.ts';
 import * as statusConstraints from './migrations/006_status_constraints.ts';
 import * as sourceScanHeads from './migrations/007_source_scan_heads.ts';
 import * as idempotencyAndResultOrder from './migrations/008_idempotency_and_result_order.ts';
+import * as fixBranches from './migrations/009_fix_branches.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
 const migrations: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '006_status_constraints': statusConstraints,
   '007_source_scan_heads': sourceScanHeads,
   '008_idempotency_and_result_order': idempotencyAndResultOrder,
+  '009_fix_branches': fixBranches,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -228,6 +228,15 @@ export interface FixPullRequestsTable {
   merged_at: string | null;
 }
 
+export interface FixBranchesTable {
+  org_id: string;
+  source_repo_provider: string;
+  source_repo: string;
+  branch_name: string;
+  fix_id: string;
+  created_at: string;
+}
+
 export interface JobsTable {
   id: string;
   kind: string;
@@ -313,6 +322,7 @@ export interface Database {
   fix_findings: FixFindingsTable;
   fix_refinements: FixRefinementsTable;
   fix_pull_requests: FixPullRequestsTable;
+  fix_branches: FixBranchesTable;
   jobs: JobsTable;
   osv_advisories: OsvAdvisoriesTable;
   osv_affected: OsvAffectedTable;

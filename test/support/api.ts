@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createApiKey } from '../../src/core/api-keys.ts';
 import { createOrganization } from '../../src/core/organizations.ts';
@@ -5,6 +6,7 @@ import { SCOPES, type Scope } from '../../src/core/scopes.ts';
 import { addUnit, type Unit } from '../../src/core/units.ts';
 import { parseSourceSpec } from '../../src/core/source-repos.ts';
 import { TokenBox } from '../../src/crypto/token-box.ts';
+import type { CloneUrlPolicy } from '../../src/scm/clone-url.ts';
 import { loadSettings } from '../../src/config.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { openServices, type Services } from '../../src/services.ts';
@@ -13,6 +15,9 @@ import { findingRow } from './finding-rows.ts';
 import { createTestDatabase, type TestDatabase } from './store.ts';
 
 const testTokenKey = Buffer.alloc(32, 7);
+
+/** Test repositories live in temporary folders: local clone URLs are allowed there. */
+export const testCloneUrlPolicy: CloneUrlPolicy = { allowLocal: true, localRoot: os.tmpdir(), allowPrivateHosts: false };
 export const testTokenBox = new TokenBox(testTokenKey);
 
 export interface TestOrg {
@@ -57,6 +62,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     const settings = loadSettings({
       ...database.env,
       BULWARK_ALLOW_LOCAL_REPOS: 'true',
+      BULWARK_LOCAL_REPOS_ROOT: os.tmpdir(),
       BULWARK_ENCRYPTION_KEY: testTokenKey.toString('hex'),
       ...options.env,
     });
@@ -71,6 +77,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     agentConfigured: options.agentConfigured ?? services?.agentConfigured,
     hasFixer: services?.hasFixer,
     logger: options.logStream ? { level: 'info', stream: options.logStream } : false,
+    sourceBranchExists: services?.sourceBranchExists,
   });
   const db = database.store.db;
   let defaultKey: string | null = null;
@@ -102,7 +109,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         orgId: org.id,
         name: name ?? sources[0],
         sources: sources.map((s, i) => ({ ...parseSourceSpec(s), cloneUrl: cloneUrls[i] })),
-      });
+      }, testCloneUrlPolicy);
     },
     async finding(unit, overrides = {}) {
       const row = findingRow(unit, overrides);

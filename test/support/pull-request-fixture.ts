@@ -9,6 +9,7 @@ import type { CodeHostSettings } from '../../src/config.ts';
 import { findingsInOrder, type FixView, type PullRequestOpener } from '../../src/core/fixes.ts';
 import { createOrganization } from '../../src/core/organizations.ts';
 import type { Provider } from '../../src/core/source-repos.ts';
+import { testCloneUrlPolicy } from './api.ts';
 import { addUnit, type Unit } from '../../src/core/units.ts';
 import { TokenBox } from '../../src/crypto/token-box.ts';
 import { newId, nowIso } from '../../src/ids.ts';
@@ -113,7 +114,7 @@ export async function createPullRequestFixture(options: { provider: Provider; fu
     sources: [
       { provider: options.provider, fullName: options.fullName, branch: 'main', cloneUrl: remote.dir, token: options.token ?? undefined },
     ],
-  });
+  }, testCloneUrlPolicy);
   const now = nowIso();
   const finding = (overrides: Partial<FindingRow>): FindingRow => findingRow(unit, { commit_sha: remote.base, ...overrides });
   const findings = [
@@ -122,7 +123,7 @@ export async function createPullRequestFixture(options: { provider: Provider; fu
   ];
   await db.insertInto('findings').values(findings).execute();
   const cacheRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-pr-cache-'));
-  const checkouts = new CheckoutCache({ root: cacheRoot, allowLocal: true, timeoutMs: 30_000 });
+  const checkouts = new CheckoutCache({ root: cacheRoot, allowLocal: true, localRoot: os.tmpdir(), timeoutMs: 30_000 });
 
   return {
     database,

@@ -1,5 +1,6 @@
 import { parseSourceSpec, type SourceSpec } from '../../core/source-repos.ts';
-import { addUnit, listOrganizationUnits, setUnitArchived } from '../../core/units.ts';
+import { cloneUrlPolicyOf } from '../../config.ts';
+import { addUnit, listOrganizationUnits, setUnitArchived, SourceUrlRefused } from '../../core/units.ts';
 import type { CliContext } from '../context.ts';
 import { requireOrg } from '../context.ts';
 import { report, required, UsageError } from '../output.ts';
@@ -55,8 +56,9 @@ export async function unitAdd(ctx: CliContext, values: Values, json: boolean, ki
       name,
       description: (values.description as string | undefined) ?? null,
       sources,
-    });
+    }, cloneUrlPolicyOf(ctx.settings));
   } catch (error) {
+    if (error instanceof SourceUrlRefused) throw new UsageError(error.message);
     if (/UNIQUE|duplicate key/i.test((error as Error).message)) throw new UsageError('the same source repository is listed twice');
     throw error;
   }

@@ -75,6 +75,7 @@ export async function fixRoutes(app: FastifyInstance, { deps, family }: { deps: 
             dispatch: deps.dispatchFix,
             agentConfigured: deps.agentConfigured,
             hasFixer: deps.hasFixer,
+            sourceBranchExists: deps.sourceBranchExists,
             onCommit,
           }),
         serialize: (view) => serializeFix(family, view),
