@@ -286,7 +286,13 @@ async function count(batchCount: number, fixCount: number) {
     const lost = findings.filter((f) => !detected.has(f.id)).length;
     const falseEvents = await db.selectFrom('finding_events').select('id').where('event_type', 'in', ['resolved_auto', 'reopened']).execute();
     const worktrees = path.join(dataDir, 'git', 'worktrees');
-    const leftovers = fs.existsSync(worktrees) ? fs.readdirSync(worktrees).length : 0;
+    // Each process keeps its work trees in a folder of its own (with an owner file) under worktrees/.
+    const leftovers = fs.existsSync(worktrees)
+      ? fs
+          .readdirSync(worktrees, { withFileTypes: true })
+          .filter((e) => e.isDirectory())
+          .reduce((n, e) => n + fs.readdirSync(path.join(worktrees, e.name), { withFileTypes: true }).filter((w) => w.isDirectory()).length, 0)
+      : 0;
     return {
       'batches created': { count: batchCount },
       'batches not completed': { count: failedBatches.length },
