@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { after, before, beforeEach, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { PullRequestOpener, SourceBranchCheck } from '../src/core/fixes.ts';
 import type { Unit } from '../src/core/units.ts';
@@ -56,6 +56,10 @@ describe('POST fixes: source_scan_branch', () => {
     await app.close();
     await h.close();
     repo.remove();
+  });
+  // Each test reads only the look-ups it caused, whatever ran before it.
+  beforeEach(() => {
+    asked.length = 0;
   });
 
   const create = (body: Record<string, unknown>) =>
@@ -154,10 +158,11 @@ describe('POST pull-requests: one branch per fix', () => {
 
   test('a second fix asking for a branch another fix holds gets 409 and nothing is opened', async () => {
     const [first, second] = [await completedFix(), await completedFix()];
+    const openedBefore = opened.length;
     expectStatus(await openPr(first, 'security/rotate-key'), 201);
     const refused = expectApiError(await openPr(second, 'security/rotate-key'), 409, 'BRANCH_NAME_TAKEN');
     assert.match(refused.detail, /security\/rotate-key/);
-    assert.deepEqual(opened, ['security/rotate-key']);
+    assert.deepEqual(opened.slice(openedBefore), ['security/rotate-key']);
     // The refused fix can still open its pull request on a branch of its own.
     expectStatus(await openPr(second, 'security/rotate-key-2'), 201);
   });

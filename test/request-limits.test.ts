@@ -143,7 +143,8 @@ describe('request limits', () => {
     });
 
     test('past the requests-at-once cap: 429 until one ends; another key goes on', async () => {
-      const server = await listen(h, { ...LIMITS, requestTimeoutSeconds: 30, maxConcurrentRequestsPerKey: 2 });
+      // Generous timeouts: the held requests must stay open however slowly a loaded machine serves them.
+      const server = await listen(h, { ...LIMITS, headersTimeoutSeconds: 20, requestTimeoutSeconds: 30, maxConcurrentRequestsPerKey: 2 });
       try {
         const other = await h.key(org, ['read'], 'other');
         // Two requests of the key, authenticated and still sending their bodies: both hold a slot.
