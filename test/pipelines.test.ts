@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { applyFixers, runAgent, type FixRunnerDeps } from '../src/fixing/fix-runner.ts';
 import { FixError, type Fixer, type FixFinding } from '../src/fixing/types.ts';
+import { fixFinding } from './support/finding-rows.ts';
 import { concludeBatch, failBatch, planScans, type BatchRunnerDeps } from '../src/scanning/batch-runner.ts';
 import { batchById, scansOfBatches, sourceReposOfUnit } from '../src/store/scan-batches.ts';
 import { expectStatus } from './helpers.ts';
@@ -57,19 +58,7 @@ describe('scan batch steps', () => {
 });
 
 describe('fix steps', () => {
-  const finding = (id: string, checkId: string): FixFinding => ({
-    id,
-    scanType: 'secrets_scan',
-    checkId,
-    severity: 'high',
-    title: null,
-    message: 'm',
-    filePath: 'a.py',
-    startLine: 1,
-    endLine: 1,
-    cwe: [],
-    metadata: {},
-  });
+  const finding = (id: string, checkId: string) => fixFinding({ id, checkId });
   const fixer: Fixer = {
     name: 'only-aws',
     handles: (f) => f.checkId === 'aws' || f.checkId === 'aws-data-file',

@@ -5,23 +5,12 @@ import { describe, test } from 'node:test';
 import { defaultEngines, runnableScanTypes } from '../src/engines/registry.ts';
 import { fixerFor } from '../src/fixing/fixers/index.ts';
 import type { FixFinding } from '../src/fixing/types.ts';
+import { fixFinding } from './support/finding-rows.ts';
 import { verifyFix } from '../src/fixing/verify.ts';
 import { withScanTypesTable } from '../src/scan-types/docs.ts';
 import { allScanTypes, quotaTypeForScan, scanTypeNamed, scanTypesOf, SCAN_TYPES, UnknownScanTypeError } from '../src/scan-types/index.ts';
 
-const finding = (scanType: string): FixFinding => ({
-  id: 'f1',
-  scanType: scanType as FixFinding['scanType'],
-  checkId: 'rule',
-  severity: 'high',
-  title: null,
-  message: 'm',
-  filePath: 'a.py',
-  startLine: 1,
-  endLine: 1,
-  cwe: [],
-  metadata: {},
-});
+const finding = (scanType: string) => fixFinding({ scanType: scanType as FixFinding['scanType'] });
 
 describe('the scan-type registry', () => {
   test('lists the wire names in contract order, per route family', () => {

@@ -1,3 +1,4 @@
+import type { FixFinding } from '../../src/fixing/types.ts';
 import type { Unit } from '../../src/core/units.ts';
 import { newId, nowIso } from '../../src/ids.ts';
 import type { FindingRow } from '../../src/store/schema.ts';
@@ -40,6 +41,24 @@ export function findingRow(unit: Unit, overrides: Partial<FindingRow> = {}): Fin
     resolved_at: null,
     created_at: now,
     updated_at: now,
+    ...overrides,
+  };
+}
+
+/** A finding as fixers and verification see it, with plain defaults for what a test does not care about. */
+export function fixFinding(overrides: Partial<FixFinding> = {}): FixFinding {
+  return {
+    id: 'f1',
+    scanType: 'secrets_scan',
+    checkId: 'rule',
+    severity: 'high',
+    title: null,
+    message: 'm',
+    filePath: 'a.py',
+    startLine: 1,
+    endLine: 1,
+    cwe: [],
+    metadata: {},
     ...overrides,
   };
 }
