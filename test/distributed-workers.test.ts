@@ -109,6 +109,20 @@ describe('work spreads across worker processes sharing one database', () => {
 
   afterEach(() => stopAll());
 
+  /** A worker process, once it is taking jobs. */
+  async function readyWorker(extraEnv: Record<string, string> = {}): Promise<Worker> {
+    const worker = startWorker(extraEnv);
+    let printed = '';
+    await new Promise<void>((resolve, reject) => {
+      worker.child.stdout!.on('data', (chunk: string) => {
+        printed += chunk;
+        if (printed.includes('Bulwark worker running')) resolve();
+      });
+      worker.child.once('exit', (code) => reject(new Error(`the worker exited (${code}) before taking jobs`)));
+    });
+    return worker;
+  }
+
   function startWorker(extraEnv: Record<string, string> = {}): Worker {
     const child = spawn(process.execPath, ['src/cli/main.ts', 'worker'], {
       env: {
@@ -167,8 +181,8 @@ describe('work spreads across worker processes sharing one database', () => {
     const everyJobKey = new Set<string>();
     const all = () => [...doomed.jobs, ...survivor.jobs];
     const killedKey = await waitFor('both workers to be running a job', 60, () => {
-      const doomedKeys = doomed.running('scan-batch');
-      return doomedKeys.length && survivor.started('scan-batch').length ? doomedKeys[0] : undefined;
+      const doomedKeys = doomed.running('scan');
+      return doomedKeys.length && survivor.started('scan').length ? doomedKeys[0] : undefined;
     });
     doomed.child.kill('SIGKILL');
     await new Promise((resolve) => doomed.child.once('exit', resolve));
@@ -179,9 +193,10 @@ describe('work spreads across worker processes sharing one database', () => {
       return rows.every((b) => ['completed', 'partial_failure', 'failed'].includes(b.status)) ? rows : undefined;
     });
     for (const batch of batches) assert.equal(batch.status, 'completed', batch.error_message ?? '');
-    for (const line of all()) if (line.kind === 'scan-batch') everyJobKey.add(line.key);
-    assert.deepEqual([...everyJobKey].sort(), [...batchIds].sort(), 'every job named a batch');
-    assert.ok(survivor.started('scan-batch').includes(killedKey), 'the surviving worker ran the killed worker’s job');
+    for (const line of all()) if (line.kind === 'scan') everyJobKey.add(line.key);
+    const scanIds = (await db().selectFrom('scans').select('id').where('batch_id', 'in', batchIds).execute()).map((s) => s.id);
+    assert.deepEqual([...everyJobKey].sort(), scanIds.sort(), 'one scan job per source repository of every batch');
+    assert.ok(survivor.started('scan').includes(killedKey), 'the surviving worker ran the killed worker’s job');
     assert.ok(survivor.jobs.some((j) => j.key === killedKey && j.event === 'completed'));
 
     // Findings exactly once: one per planted secret per repository, one detected event each.
@@ -195,5 +210,27 @@ describe('work spreads across worker processes sharing one database', () => {
       assert.equal(scans.length, SOURCES_PER_APPLICATION);
       assert.ok(scans.every((s) => s.status === 'completed' && s.findings_count === PLANTED.length));
     }
+  });
+
+  test('the repositories of one application are scanned on both workers at once', async () => {
+    const unit = units[0];
+    const first = await readyWorker({ BULWARK_FAULT_SCAN_DELAY_MS: '3000' });
+    const second = await readyWorker({ BULWARK_FAULT_SCAN_DELAY_MS: '3000' });
+    const batchId = await createBatch(unit);
+    const batch = await waitFor('the batch to end', 90, async () => {
+      const row = await db().selectFrom('scan_batches').selectAll().where('id', '=', batchId).executeTakeFirstOrThrow();
+      return ['completed', 'partial_failure', 'failed'].includes(row.status) ? row : undefined;
+    });
+    assert.equal(batch.status, 'completed', batch.error_message ?? '');
+    const scans = await db().selectFrom('scans').selectAll().where('batch_id', '=', batchId).execute();
+    assert.equal(scans.length, SOURCES_PER_APPLICATION);
+    const ran = (worker: Worker) => scans.filter((s) => worker.started('scan').includes(s.id));
+    assert.ok(ran(first).length > 0 && ran(second).length > 0, 'each worker scanned a repository of the batch');
+    assert.equal(ran(first).length + ran(second).length, SOURCES_PER_APPLICATION, 'each scan ran once');
+    // Each worker runs one scan at a time, so scans of different workers overlapping means in parallel.
+    const overlapping = ran(first).some((a) => ran(second).some((b) => a.started_at! < b.completed_at! && b.started_at! < a.completed_at!));
+    assert.ok(overlapping, 'the two workers scanned at the same time');
+    const concluded = [...first.jobs, ...second.jobs].filter((j) => j.kind === 'scan-batch-conclude' && j.key === batchId && j.event === 'completed');
+    assert.equal(concluded.length, 1, 'the batch was concluded once');
   });
 });

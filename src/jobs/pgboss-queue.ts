@@ -63,6 +63,8 @@ export class PgBossQueue implements JobQueue {
     await this.ready;
     await this.boss.createQueue(deadLetterOf(kind));
     await this.boss.createQueue(kind, {
+      // One queued or running job per key: a scan or a batch's conclusion queued twice runs once.
+      policy: kind === 'scan' || kind === 'scan-batch-conclude' ? 'exclusive' : 'standard',
       retryLimit: this.settings.maxAttempts - 1,
       retryDelay: 1,
       retryBackoff: true,
