@@ -121,7 +121,11 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
     async startWorkers() {
       // Planning and concluding a batch are short; the scans themselves take the configured concurrency.
       await queue.work('scan-batch', observeJobs('scan-batch', tidy(scanJobs['scan-batch']), log, metrics), { concurrency: 1 });
-      await queue.work('scan', observeJobs('scan', tidy(scanJobs.scan), log, metrics), { concurrency: settings.workerConcurrency });
+      // Scans are grouped by organization: one organization's large batch waits behind its own cap, not others'.
+      await queue.work('scan', observeJobs('scan', tidy(scanJobs.scan), log, metrics), {
+        concurrency: settings.workerConcurrency,
+        groupConcurrency: settings.orgScanConcurrency,
+      });
       await queue.work('scan-batch-conclude', observeJobs('scan-batch-conclude', tidy(scanJobs['scan-batch-conclude']), log, metrics), { concurrency: 1 });
       await queue.work('fix-run', observeJobs('fix-run', tidy(fixRunner), log, metrics), { concurrency: settings.workerConcurrency });
     },

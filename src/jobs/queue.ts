@@ -29,6 +29,8 @@ export interface EnqueueOptions {
 
 export interface WorkerOptions {
   concurrency: number;
+  /** At most this many jobs of one group run at once, across every worker sharing the queue. */
+  groupConcurrency?: number;
 }
 
 /**
