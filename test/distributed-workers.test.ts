@@ -233,4 +233,34 @@ describe('work spreads across worker processes sharing one database', () => {
     const concluded = [...first.jobs, ...second.jobs].filter((j) => j.kind === 'scan-batch-conclude' && j.key === batchId && j.event === 'completed');
     assert.equal(concluded.length, 1, 'the batch was concluded once');
   });
+
+  test('a worker stopped with SIGTERM hands back its running job, which another worker finishes, and exits', async () => {
+    const unit = units[1];
+    const stopping = await readyWorker({ BULWARK_FAULT_SCAN_DELAY_MS: '60000' });
+    const batchId = await createBatch(unit);
+    const interrupted = await waitFor('a scan to reach the engine', 60, async () => {
+      const scan = await db().selectFrom('scans').select(['id', 'status']).where('batch_id', '=', batchId).where('status', '=', 'scanning').executeTakeFirst();
+      return scan && stopping.running('scan').includes(scan.id) ? scan.id : undefined;
+    });
+    const exited = new Promise<number | null>((resolve) => stopping.child.once('exit', (code) => resolve(code)));
+    stopping.child.kill('SIGTERM');
+    assert.equal(await exited, 0, 'the worker exits cleanly');
+    assert.ok(!stopping.jobs.some((j) => j.key === interrupted && j.event === 'completed'), 'the job did not complete on the stopped worker');
+    if (TEST_DATABASE === 'sqlite') {
+      // The embedded queue hands the job back at once rather than leaving it to its lease.
+      const job = await db().selectFrom('jobs').select(['state', 'lease_until']).where('kind', '=', 'scan').where('key', '=', interrupted).executeTakeFirstOrThrow();
+      assert.deepEqual({ ...job }, { state: 'queued', lease_until: null });
+    }
+
+    const replacement = await readyWorker({});
+    const batch = await waitFor('the batch to end', 90, async () => {
+      const row = await db().selectFrom('scan_batches').selectAll().where('id', '=', batchId).executeTakeFirstOrThrow();
+      return ['completed', 'partial_failure', 'failed'].includes(row.status) ? row : undefined;
+    });
+    assert.equal(batch.status, 'completed', batch.error_message ?? '');
+    assert.ok(replacement.jobs.some((j) => j.key === interrupted && j.event === 'completed'), 'the other worker finished the handed-back job');
+    const findings = await db().selectFrom('findings').select('fingerprint').where('unit_id', '=', unit.id).execute();
+    assert.equal(findings.length, PLANTED.length * SOURCES_PER_APPLICATION);
+    assert.equal(new Set(findings.map((f) => f.fingerprint)).size, findings.length);
+  });
 });

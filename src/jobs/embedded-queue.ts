@@ -112,7 +112,9 @@ export class EmbeddedQueue implements JobQueue {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (this.stopped) {
-        // Stopping mid-job: leave it to the lease, so the next worker picks it up.
+        // Stopping mid-job (SIGTERM): hand the job back at once, without counting the interrupted attempt,
+        // so another worker takes it now instead of after the lease. A store already closing leaves it to the lease.
+        await this.settle(job, { state: 'queued', lease_until: null, attempts: job.attempts - 1, run_after: new Date().toISOString() }).catch(() => {});
       } else if (job.attempts >= job.max_attempts) {
         await handlers.giveUp(job.key, message).catch(() => {});
         await this.settle(job, { state: 'dead', lease_until: null, last_error: message });
