@@ -230,7 +230,11 @@ describe('work spreads across worker processes sharing one database', () => {
     // Each worker runs one scan at a time, so scans of different workers overlapping means in parallel.
     const overlapping = ran(first).some((a) => ran(second).some((b) => a.started_at! < b.completed_at! && b.started_at! < a.completed_at!));
     assert.ok(overlapping, 'the two workers scanned at the same time');
-    const concluded = [...first.jobs, ...second.jobs].filter((j) => j.kind === 'scan-batch-conclude' && j.key === batchId && j.event === 'completed');
+    // The batch ends inside the conclusion job, a moment before the worker logs the job's end.
+    const concluded = await waitFor('the conclusion job to be logged', 30, () => {
+      const lines = [...first.jobs, ...second.jobs].filter((j) => j.kind === 'scan-batch-conclude' && j.key === batchId && j.event === 'completed');
+      return lines.length ? lines : undefined;
+    });
     assert.equal(concluded.length, 1, 'the batch was concluded once');
   });
 
