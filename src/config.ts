@@ -27,6 +27,8 @@ export interface Settings {
   maxConcurrentRequestsPerKey: number;
   /** Jobs one worker process runs at once. */
   workerConcurrency: number;
+  /** Scans of one organization running at once across every worker, so a large batch cannot starve the others. */
+  orgScanConcurrency: number;
   /** Seconds a running job may go without a heartbeat before another worker takes it over. */
   jobLeaseSeconds: number;
   /** Runs a job gets before it is given up and its record failed. */
@@ -185,6 +187,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     metricsToken: env.BULWARK_METRICS_TOKEN || null,
     ...requestLimitsFromEnv(env),
     workerConcurrency: Math.max(1, intFromEnv(env, 'BULWARK_WORKER_CONCURRENCY', 2)),
+    orgScanConcurrency: Math.max(1, intFromEnv(env, 'BULWARK_ORG_SCAN_CONCURRENCY', 4)),
     jobLeaseSeconds: Math.max(1, intFromEnv(env, 'BULWARK_JOB_LEASE_SECONDS', 60)),
     jobMaxAttempts: Math.max(1, intFromEnv(env, 'BULWARK_JOB_MAX_ATTEMPTS', 3)),
     allowLocalRepos: boolFromEnv(env, 'BULWARK_ALLOW_LOCAL_REPOS'),

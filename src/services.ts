@@ -6,7 +6,7 @@ import { defaultEngines } from './engines/registry.ts';
 import { storedAdvisories } from './osv/advisories.ts';
 import { EmbeddedQueue } from './jobs/embedded-queue.ts';
 import { PgBossQueue } from './jobs/pgboss-queue.ts';
-import type { JobHandlers, JobKind, JobQueue } from './jobs/queue.ts';
+import type { EnqueueOptions, JobHandlers, JobKind, JobQueue } from './jobs/queue.ts';
 import { observeJobs, type LogFn } from './observability/job-log.ts';
 import { Metrics } from './observability/metrics.ts';
 import { recordOutcomes } from './observability/record-outcomes.ts';
@@ -15,7 +15,7 @@ import { createFixRunner, fixJobKey } from './fixing/fix-runner.ts';
 import { fixersWithRules } from './fixing/fixers/index.ts';
 import { verifyFix } from './fixing/verify.ts';
 import { loadRuleSet } from './engines/sast/rule-set.ts';
-import { createBatchRunner } from './scanning/batch-runner.ts';
+import { createScanJobs } from './scanning/batch-runner.ts';
 import { createPullRequestOpener } from './scm/pull-requests/opener.ts';
 import { CheckoutCache } from './scm/checkout-cache.ts';
 import type { Store } from './store/database.ts';
@@ -64,7 +64,13 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
     run: (key, context) => checkouts.withinJob(() => handlers.run(key, context)),
     giveUp: (key, reason) => handlers.giveUp(key, reason),
   });
-  const runner = createBatchRunner({
+  // Logged inside the transaction that stores the record, so a rolled-back request logs a job that never ran.
+  const enqueue = async (trx: Parameters<JobQueue['enqueue']>[0], kind: JobKind, key: string, options?: EnqueueOptions) => {
+    await queue.enqueue(trx, kind, key, options);
+    log('job queued', { kind, key });
+  };
+  const scanJobs = createScanJobs({
+    enqueue,
     db: store.db,
     tokenBox,
     checkouts,
@@ -92,11 +98,6 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
     log,
   });
   const metrics = new Metrics({ queueDepth: () => queue.depth(), outcomes: () => recordOutcomes(store.db) });
-  // Logged inside the transaction that stores the batch or fix, so a rolled-back request logs a job that never ran.
-  const enqueue = async (trx: Parameters<JobQueue['enqueue']>[0], kind: JobKind, key: string) => {
-    await queue.enqueue(trx, kind, key);
-    log('job queued', { kind, key });
-  };
   return {
     queue,
     tokenBox,
@@ -118,7 +119,14 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
         branch,
       ),
     async startWorkers() {
-      await queue.work('scan-batch', observeJobs('scan-batch', tidy(runner), log, metrics), { concurrency: settings.workerConcurrency });
+      // Planning and concluding a batch are short; the scans themselves take the configured concurrency.
+      await queue.work('scan-batch', observeJobs('scan-batch', tidy(scanJobs['scan-batch']), log, metrics), { concurrency: 1 });
+      // Scans are grouped by organization: one organization's large batch waits behind its own cap, not others'.
+      await queue.work('scan', observeJobs('scan', tidy(scanJobs.scan), log, metrics), {
+        concurrency: settings.workerConcurrency,
+        groupConcurrency: settings.orgScanConcurrency,
+      });
+      await queue.work('scan-batch-conclude', observeJobs('scan-batch-conclude', tidy(scanJobs['scan-batch-conclude']), log, metrics), { concurrency: 1 });
       await queue.work('fix-run', observeJobs('fix-run', tidy(fixRunner), log, metrics), { concurrency: settings.workerConcurrency });
     },
     close: () => queue.stop(),

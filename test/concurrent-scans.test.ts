@@ -123,7 +123,7 @@ describe('ingest and auto-resolution of one source repository called concurrentl
   /** `count` batches of one unit, each with its scan of the unit's one source, started in creation order. */
   async function batchesWithScans(unit: Unit, count: number): Promise<{ batch: ScanBatchRow; scan: ScanRow }[]> {
     const db = h.database.store.db;
-    const deps = { db } as BatchRunnerDeps;
+    const deps = { db, enqueue: async () => {} } as unknown as BatchRunnerDeps;
     const sources = await db.selectFrom('source_repos').selectAll().where('unit_id', '=', unit.id).execute();
     const made: { batch: ScanBatchRow; scan: ScanRow }[] = [];
     for (let i = 0; i < count; i++) {

@@ -77,6 +77,7 @@ describe('credits given back', () => {
     tokenBox: testTokenBox,
     checkouts: undefined as never,
     engines,
+    enqueue: async () => {},
   });
   const sastUsed = async () => expectStatus(await h.call('GET', '/api/v1/quotas/balance', { key: org.key }), 200).sast_scans.used as number;
 

@@ -82,7 +82,7 @@ describe('observability', () => {
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as { msg: string; kind?: string; key?: string; duration_ms?: number })
-      .filter((line) => line.key === batchId);
+      .filter((line) => line.key === batchId && line.kind === 'scan-batch');
     assert.deepEqual(
       jobLines.map((line) => line.msg),
       ['job queued', 'job started', 'job completed'],

@@ -18,6 +18,7 @@ describe('scan batch steps', () => {
     tokenBox: testTokenBox,
     checkouts: undefined as never,
     engines: { engineFor: async () => null },
+    enqueue: async () => {},
   });
   before(async () => {
     h = await createHarness();

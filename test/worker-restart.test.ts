@@ -121,8 +121,8 @@ describe('a worker dying mid-scan loses nothing', () => {
 
   const db = () => database.store.db;
 
-  async function killMidScan(batchId: string) {
-    const doomed = startWorker({ BULWARK_FAULT_SCAN_DELAY_MS: '60000' });
+  async function killMidScan(batchId: string, extraEnv: Record<string, string> = {}) {
+    const doomed = startWorker({ BULWARK_FAULT_SCAN_DELAY_MS: '60000', ...extraEnv });
     await waitFor('the scan to reach the engine', 60, async () => {
       const scan = await db().selectFrom('scans').select('status').where('batch_id', '=', batchId).executeTakeFirst();
       return scan?.status === 'scanning' ? true : undefined;
@@ -185,10 +185,12 @@ describe('a worker dying mid-scan loses nothing', () => {
   });
 
   test('a job that keeps dying is given up and its batch fails with a reason', async () => {
-    // One attempt only: after the kill, the next worker gives the job up instead of running it.
+    // One attempt only: after the kill, the next worker gives the job up instead of running it. The
+    // workers queue the batch's scan jobs, so they carry the limit too.
+    const oneAttempt = { BULWARK_JOB_MAX_ATTEMPTS: '1' };
     const batchId = await createBatch(oneShotApp);
-    await killMidScan(batchId);
-    startWorker({});
+    await killMidScan(batchId, oneAttempt);
+    startWorker(oneAttempt);
     const batch = await terminal(batchId, 90);
     assert.equal(batch.status, 'failed');
     assert.match(batch.error_message ?? '', /could not be completed/);

@@ -4,7 +4,7 @@ import { newId } from '../ids.ts';
 import type { Store } from '../store/database.ts';
 import { claimJob, countOpenJobs, extendJobLease, insertJobOnce, settleJobAttempt } from '../store/jobs.ts';
 import type { Database, JobRow } from '../store/schema.ts';
-import { JOB_KINDS, type JobContext, type JobHandlers, type JobKind, type JobQueue, type QueueSettings, type WorkerOptions } from './queue.ts';
+import { JOB_KINDS, type EnqueueOptions, type JobContext, type JobHandlers, type JobKind, type JobQueue, type QueueSettings, type WorkerOptions } from './queue.ts';
 
 const POLL_MS = 500;
 
@@ -28,14 +28,15 @@ export class EmbeddedQueue implements JobQueue {
     this.wake.setMaxListeners(0);
   }
 
-  async enqueue(trx: Kysely<Database>, kind: JobKind, key: string): Promise<void> {
-    await insertJobOnce(trx, { id: newId(), kind, key, max_attempts: this.settings.maxAttempts }, new Date().toISOString());
+  async enqueue(trx: Kysely<Database>, kind: JobKind, key: string, options: EnqueueOptions = {}): Promise<void> {
+    const job = { id: newId(), kind, key, max_attempts: this.settings.maxAttempts, group_key: options.group ?? null };
+    await insertJobOnce(trx, job, new Date().toISOString());
     this.wake.emit(kind);
   }
 
   async work(kind: JobKind, handlers: JobHandlers, options: WorkerOptions): Promise<void> {
     for (let i = 0; i < Math.max(1, options.concurrency); i++) {
-      const loop = this.loop(kind, handlers);
+      const loop = this.loop(kind, handlers, options.groupConcurrency);
       this.running.add(loop);
       loop.finally(() => this.running.delete(loop));
     }
@@ -59,19 +60,19 @@ export class EmbeddedQueue implements JobQueue {
     return new Date(Date.now() + this.settings.leaseSeconds * 1000).toISOString();
   }
 
-  private async claim(kind: JobKind): Promise<JobRow | undefined> {
-    return claimJob(this.db, kind, new Date().toISOString(), this.leaseUntil());
+  private async claim(kind: JobKind, groupCap?: number): Promise<JobRow | undefined> {
+    return claimJob(this.db, kind, new Date().toISOString(), this.leaseUntil(), groupCap);
   }
 
   private async settle(job: JobRow, changes: Partial<JobRow>): Promise<void> {
     await settleJobAttempt(this.db, job, changes, new Date().toISOString());
   }
 
-  private async loop(kind: JobKind, handlers: JobHandlers): Promise<void> {
+  private async loop(kind: JobKind, handlers: JobHandlers, groupCap?: number): Promise<void> {
     while (!this.stopped) {
       let job: JobRow | undefined;
       try {
-        job = await this.claim(kind);
+        job = await this.claim(kind, groupCap);
       } catch {
         job = undefined; // a busy database or a closing store: try again on the next tick
       }
@@ -111,7 +112,9 @@ export class EmbeddedQueue implements JobQueue {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (this.stopped) {
-        // Stopping mid-job: leave it to the lease, so the next worker picks it up.
+        // Stopping mid-job (SIGTERM): hand the job back at once, without counting the interrupted attempt,
+        // so another worker takes it now instead of after the lease. A store already closing leaves it to the lease.
+        await this.settle(job, { state: 'queued', lease_until: null, attempts: job.attempts - 1, run_after: new Date().toISOString() }).catch(() => {});
       } else if (job.attempts >= job.max_attempts) {
         await handlers.giveUp(job.key, message).catch(() => {});
         await this.settle(job, { state: 'dead', lease_until: null, last_error: message });

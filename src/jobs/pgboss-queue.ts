@@ -2,7 +2,7 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { PgBoss } from 'pg-boss';
 import type { Store } from '../store/database.ts';
 import type { Database } from '../store/schema.ts';
-import { JOB_KINDS, type JobHandlers, type JobKind, type JobQueue, type QueueSettings, type WorkerOptions } from './queue.ts';
+import { JOB_KINDS, type EnqueueOptions, type JobHandlers, type JobKind, type JobQueue, type QueueSettings, type WorkerOptions } from './queue.ts';
 
 const deadLetterOf = (kind: JobKind) => `${kind}-given-up`;
 const MAX_JOB_SECONDS = 6 * 3600;
@@ -63,6 +63,8 @@ export class PgBossQueue implements JobQueue {
     await this.ready;
     await this.boss.createQueue(deadLetterOf(kind));
     await this.boss.createQueue(kind, {
+      // One queued or running job per key: a scan or a batch's conclusion queued twice runs once.
+      policy: kind === 'scan' || kind === 'scan-batch-conclude' ? 'exclusive' : 'standard',
       retryLimit: this.settings.maxAttempts - 1,
       retryDelay: 1,
       retryBackoff: true,
@@ -74,15 +76,26 @@ export class PgBossQueue implements JobQueue {
     this.created.add(kind);
   }
 
-  async enqueue(trx: Kysely<Database>, kind: JobKind, key: string): Promise<void> {
+  async enqueue(trx: Kysely<Database>, kind: JobKind, key: string, options: EnqueueOptions = {}): Promise<void> {
     await this.ensureQueue(kind);
     // Retries travel with the job, so the enqueuing node's settings decide them.
-    await this.boss.send(kind, { key }, { singletonKey: key, retryLimit: this.settings.maxAttempts - 1, db: inTransaction(trx) });
+    await this.boss.send(kind, { key }, {
+      singletonKey: key,
+      retryLimit: this.settings.maxAttempts - 1,
+      ...(options.group ? { group: { id: options.group } } : {}),
+      db: inTransaction(trx),
+    });
   }
 
   async work(kind: JobKind, handlers: JobHandlers, options: WorkerOptions): Promise<void> {
     await this.ensureQueue(kind);
-    await this.boss.work<{ key: string }>(kind, { localConcurrency: Math.max(1, options.concurrency), batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+    await this.boss.work<{ key: string }>(kind, {
+        localConcurrency: Math.max(1, options.concurrency),
+        batchSize: 1,
+        pollingIntervalSeconds: 0.5,
+        // Counted in the database, so the cap holds across every worker process.
+        ...(options.groupConcurrency ? { groupConcurrency: options.groupConcurrency } : {}),
+      }, async ([job]) => {
       await handlers.run(job.data.key, { attempt: job.retryCount + 1, signal: job.signal });
     });
     await this.boss.work<{ key: string }>(deadLetterOf(kind), { batchSize: 1 }, async ([job]) => {

@@ -1,8 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 
-/** What kinds of work the service hands to workers; each job names one record by id. */
-export const JOB_KINDS = ['scan-batch', 'fix-run'] as const;
+/**
+ * What kinds of work the service hands to workers; each job names one record by id. A batch job plans
+ * its scans, each scan (one source repository) is a job of its own, and the last scan to end queues
+ * the batch's conclusion.
+ */
+export const JOB_KINDS = ['scan-batch', 'scan', 'scan-batch-conclude', 'fix-run'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 export interface JobContext {
@@ -18,8 +22,15 @@ export interface JobHandlers {
   giveUp(key: string, reason: string): Promise<void>;
 }
 
+export interface EnqueueOptions {
+  /** Jobs of one group (an organization) share a cap on how many run at once, so no group starves the others. */
+  group?: string;
+}
+
 export interface WorkerOptions {
   concurrency: number;
+  /** At most this many jobs of one group run at once, across every worker sharing the queue. */
+  groupConcurrency?: number;
 }
 
 /**
@@ -29,7 +40,7 @@ export interface WorkerOptions {
  */
 export interface JobQueue {
   readonly name: string;
-  enqueue(trx: Kysely<Database>, kind: JobKind, key: string): Promise<void>;
+  enqueue(trx: Kysely<Database>, kind: JobKind, key: string, options?: EnqueueOptions): Promise<void>;
   work(kind: JobKind, handlers: JobHandlers, options: WorkerOptions): Promise<void>;
   /** Jobs waiting and running now, by kind, across every process sharing the queue. */
   depth(): Promise<{ kind: string; state: 'queued' | 'running'; count: number }[]>;

@@ -10,7 +10,7 @@ import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
 import type { EngineRegistry } from '../engines/registry.ts';
 import { renamesSincePreviousScan } from './finding-renames.ts';
 import { newId, nowIso } from '../ids.ts';
-import type { JobContext, JobHandlers } from '../jobs/queue.ts';
+import type { EnqueueOptions, JobContext, JobHandlers, JobKind } from '../jobs/queue.ts';
 import { UnknownScanTypeError } from '../scan-types/index.ts';
 import { CheckoutError, type Checkout, type CheckoutCache } from '../scm/checkout-cache.ts';
 import { scrub } from '../scm/git-command.ts';
@@ -20,6 +20,7 @@ import {
   insertScansOnce,
   moveBatch,
   moveScan,
+  scanById,
   scansOfBatches,
   sourceReposOfUnit,
   storeArtifacts,
@@ -31,38 +32,79 @@ export interface BatchRunnerDeps {
   tokenBox: TokenBox;
   checkouts: CheckoutCache;
   engines: EngineRegistry;
+  /** Queues a job in the caller's transaction: a batch's scans, and its conclusion. */
+  enqueue: (trx: Kysely<Database>, kind: JobKind, key: string, options?: EnqueueOptions) => Promise<void>;
   /** Fault injection for restart tests: a pause after each checkout. */
   faultScanDelayMs?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
-/** Scans of one batch run a few at a time, so an application with many repositories makes progress on several. */
-const SCANS_IN_PARALLEL = 2;
-
 /**
- * Runs a scan batch through its lifecycle (see core/states/batch-status.ts). Every step is recorded
- * before the next starts and each checks what is already done, so a run that dies midway is simply run
- * again; every status write is a guarded transition, so a finished batch is never changed.
+ * A scan batch's jobs (see core/states/batch-status.ts). The batch job plans one scan per source
+ * repository and queues a job for each, so an application's repositories run on every worker at once;
+ * the last scan to end queues the batch's conclusion. Every step is recorded before the next starts and
+ * checks what is already done, so a job that dies midway is simply run again; every status write is a
+ * guarded transition, so a finished batch is never changed and a batch is concluded once.
  */
-export function createBatchRunner(deps: BatchRunnerDeps): JobHandlers {
+export function createScanJobs(deps: BatchRunnerDeps): Record<'scan-batch' | 'scan' | 'scan-batch-conclude', JobHandlers> {
   return {
-    run: (batchId, context) => runBatch(deps, batchId, context),
-    giveUp: (batchId, reason) => giveUpBatch(deps, batchId, reason),
+    'scan-batch': { run: (batchId, context) => runBatch(deps, batchId, context), giveUp: (batchId, reason) => giveUpBatch(deps, batchId, reason) },
+    scan: { run: (scanId, context) => runScanJob(deps, scanId, context), giveUp: (scanId, reason) => giveUpScan(deps, scanId, reason) },
+    'scan-batch-conclude': { run: (batchId) => concludeJob(deps, batchId), giveUp: (batchId, reason) => giveUpBatch(deps, batchId, reason) },
   };
 }
 
-/** The life of a batch, one named step after another. */
-export async function runBatch(deps: BatchRunnerDeps, batchId: string, context: JobContext): Promise<void> {
+/** The batch job: checks its scan type has an engine, then plans its scans (each queued as a job). */
+export async function runBatch(deps: BatchRunnerDeps, batchId: string, _context: JobContext): Promise<void> {
   const batch = await batchById(deps.db, batchId);
   if (!batch || BATCH_STATUS.isTerminal(batch.status)) return;
-  const engine = await engineOf(deps, batch);
-  if (!engine) return;
-  const sources = await sourceReposOfUnit(deps.db, batch.unit_id);
-  if (!(await planScans(deps, batch, sources))) return;
-  if (batch.status === 'scanning') await runScans(deps, batch, engine, sources, context);
+  if (!(await engineOf(deps, batch))) return;
+  await planScans(deps, batch, await sourceReposOfUnit(deps.db, batch.unit_id));
+}
+
+/** A scan job: one source repository of a batch, then the batch's conclusion once every scan ended. */
+export async function runScanJob(deps: BatchRunnerDeps, scanId: string, context: JobContext): Promise<void> {
+  const scan = await scanById(deps.db, scanId);
+  if (!scan) return;
+  const batch = await batchById(deps.db, scan.batch_id);
+  if (!batch || BATCH_STATUS.isTerminal(batch.status)) return;
+  if (!SCAN_STATUS.isTerminal(scan.status)) {
+    const engine = await engineOf(deps, batch);
+    if (!engine) return;
+    const source = (await sourceReposOfUnit(deps.db, batch.unit_id)).find((s) => s.id === scan.source_repo_id);
+    if (source) await runScan(deps, batch, engine, scan, source, context);
+    else await moveScan(deps.db, scan.id, 'failed', { status_reason: 'the source repository was removed', completed_at: nowIso() });
+  }
+  await concludeWhenScanned(deps, batch.id);
+}
+
+/**
+ * Queues the batch's conclusion when none of its scans is left running. Each scan writes its end before
+ * looking, so of scans ending together at least the last one sees them all ended; the queue keeps one
+ * conclusion job per batch.
+ */
+async function concludeWhenScanned(deps: BatchRunnerDeps, batchId: string): Promise<void> {
+  const scans = await scansOfBatches(deps.db, [batchId]);
+  if (scans.every((s) => SCAN_STATUS.isTerminal(s.status))) await deps.enqueue(deps.db, 'scan-batch-conclude', batchId);
+}
+
+/** The conclusion job: scanning → assessing → completed, partial_failure or failed. */
+export async function concludeJob(deps: BatchRunnerDeps, batchId: string): Promise<void> {
+  const batch = await batchById(deps.db, batchId);
+  if (!batch || (batch.status !== 'scanning' && batch.status !== 'assessing')) return;
+  const scans = await scansOfBatches(deps.db, [batch.id]);
+  if (!scans.every((s) => SCAN_STATUS.isTerminal(s.status))) return; // a scan is still running; its end queues this again
   if (!(await advance(deps, batch, 'assessing'))) return;
   await assessScans(deps, batch);
   await concludeBatch(deps, batch);
+}
+
+/** The queue stopped retrying a scan: it fails, and the batch concludes without it. */
+export async function giveUpScan(deps: BatchRunnerDeps, scanId: string, reason: string): Promise<void> {
+  const scan = await scanById(deps.db, scanId);
+  if (!scan) return;
+  await moveScan(deps.db, scan.id, 'failed', { status_reason: `the scan could not be completed (${reason})`, completed_at: nowIso() });
+  await concludeWhenScanned(deps, scan.batch_id);
 }
 
 /** The engine of the batch's scan type; without one the batch fails at once and returns its credit. */
@@ -89,49 +131,44 @@ async function advance(deps: BatchRunnerDeps, batch: ScanBatchRow, to: BatchStat
   return true;
 }
 
-/** queued → creating_scans → scanning: one scan row per source repository, created once. */
+/**
+ * queued → creating_scans → scanning: one scan row per source repository, created once, and a job for
+ * each unfinished scan queued in the same transaction (a batch with none left queues its conclusion).
+ * Run again on a scanning batch, it queues what is missing. False when the batch moved elsewhere.
+ */
 export async function planScans(deps: BatchRunnerDeps, batch: ScanBatchRow, sources: SourceRepoRow[]): Promise<boolean> {
-  if (batch.status !== 'queued' && batch.status !== 'creating_scans') return true;
+  if (batch.status !== 'queued' && batch.status !== 'creating_scans' && batch.status !== 'scanning') return true;
   const startedAt = batch.started_at ?? nowIso();
-  if (!(await advance(deps, batch, 'creating_scans', { started_at: startedAt }))) return false;
+  if (!(await advance(deps, batch, batch.status === 'scanning' ? 'scanning' : 'creating_scans', { started_at: startedAt }))) return false;
   const now = nowIso();
-  await insertScansOnce(
-    deps.db,
-    sources.map((source) => ({
-      id: newId(),
-      batch_id: batch.id,
-      org_id: batch.org_id,
-      unit_id: batch.unit_id,
-      source_repo_id: source.id,
-      repository: source.full_name,
-      branch: source.default_branch,
-      status: 'pending',
-      status_reason: null,
-      commit_sha: null,
-      findings_count: null,
-      assessed: 0,
-      created_at: now,
-      started_at: null,
-      completed_at: null,
-    })),
-  );
-  return advance(deps, batch, 'scanning');
-}
-
-/** Runs every unfinished scan of the batch, a few at a time. */
-export async function runScans(deps: BatchRunnerDeps, batch: ScanBatchRow, engine: ScanEngine, sources: SourceRepoRow[], context: JobContext) {
-  const todo = (await scansOfBatches(deps.db, [batch.id])).filter((s) => !SCAN_STATUS.isTerminal(s.status));
-  const workers = Array.from({ length: Math.min(SCANS_IN_PARALLEL, todo.length) }, async () => {
-    for (let scan = todo.shift(); scan; scan = todo.shift()) {
-      const source = sources.find((s) => s.id === scan.source_repo_id);
-      if (!source) {
-        await moveScan(deps.db, scan.id, 'failed', { status_reason: 'the source repository was removed', completed_at: nowIso() });
-        continue;
-      }
-      await runScan(deps, batch, engine, scan, source, context);
-    }
+  const planned = await deps.db.transaction().execute(async (trx) => {
+    await insertScansOnce(
+      trx,
+      sources.map((source) => ({
+        id: newId(),
+        batch_id: batch.id,
+        org_id: batch.org_id,
+        unit_id: batch.unit_id,
+        source_repo_id: source.id,
+        repository: source.full_name,
+        branch: source.default_branch,
+        status: 'pending',
+        status_reason: null,
+        commit_sha: null,
+        findings_count: null,
+        assessed: 0,
+        created_at: now,
+        started_at: null,
+        completed_at: null,
+      })),
+    );
+    const open = (await scansOfBatches(trx, [batch.id])).filter((s) => !SCAN_STATUS.isTerminal(s.status));
+    for (const scan of open) await deps.enqueue(trx, 'scan', scan.id, { group: batch.org_id });
+    if (!open.length) await deps.enqueue(trx, 'scan-batch-conclude', batch.id);
+    return batch.status === 'scanning' || moveBatch(trx, batch.id, 'scanning');
   });
-  await Promise.all(workers);
+  if (planned) batch.status = 'scanning';
+  return planned;
 }
 
 /** One repository: check out, scan, ingest, complete; a failure fails this scan only. */

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, JobRow } from './schema.ts';
 
-type NewJob = Pick<JobRow, 'id' | 'kind' | 'key' | 'max_attempts'>;
+type NewJob = Pick<JobRow, 'id' | 'kind' | 'key' | 'max_attempts' | 'group_key'>;
 
 /** Queues a job unless one with the same kind and key exists (a job per batch or fix, never two). */
 export async function insertJobOnce(db: Kysely<Database>, job: NewJob, now: string): Promise<void> {
@@ -13,26 +13,35 @@ export async function insertJobOnce(db: Kysely<Database>, job: NewJob, now: stri
 }
 
 /**
- * Takes the oldest runnable job of a kind, queued and due or running with a lapsed lease, in one
- * UPDATE, so several processes sharing one database never take the same job.
+ * Takes a runnable job of a kind, queued and due or running with a lapsed lease, in one UPDATE, so
+ * several processes sharing one database never take the same job. Jobs of the group with the fewest
+ * running go first (then the oldest), and a group with `groupCap` running waits, so one group's backlog
+ * never holds back another's.
  */
-export async function claimJob(db: Kysely<Database>, kind: string, now: string, leaseUntil: string): Promise<JobRow | undefined> {
-  const candidate = db
-    .selectFrom('jobs')
-    .select('id')
-    .where('kind', '=', kind)
+export async function claimJob(
+  db: Kysely<Database>,
+  kind: string,
+  now: string,
+  leaseUntil: string,
+  groupCap?: number,
+): Promise<JobRow | undefined> {
+  const runningOfGroup = sql<number>`(select count(*) from jobs r where r.kind = ${kind} and r.group_key = j.group_key and r.state = 'running' and r.lease_until >= ${now})`;
+  let candidate = db
+    .selectFrom('jobs as j')
+    .select('j.id')
+    .where('j.kind', '=', kind)
     .where((eb) =>
       eb.or([
-        eb.and([eb('state', '=', 'queued'), eb('run_after', '<=', now)]),
-        eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)]),
+        eb.and([eb('j.state', '=', 'queued'), eb('j.run_after', '<=', now)]),
+        eb.and([eb('j.state', '=', 'running'), eb('j.lease_until', '<', now)]),
       ]),
-    )
-    .orderBy('created_at')
-    .limit(1);
+    );
+  if (groupCap !== undefined) candidate = candidate.where((eb) => eb.or([eb('j.group_key', 'is', null), eb(runningOfGroup, '<', groupCap)]));
+  const first = candidate.orderBy(sql`coalesce(${runningOfGroup}, 0)`).orderBy('j.created_at').limit(1);
   return db
     .updateTable('jobs')
     .set({ state: 'running', attempts: sql`attempts + 1`, lease_until: leaseUntil, updated_at: now })
-    .where('id', '=', candidate)
+    .where('id', '=', first)
     .where((eb) => eb.or([eb('state', '=', 'queued'), eb('lease_until', '<', now)]))
     .returningAll()
     .executeTakeFirst();

@@ -17,6 +17,10 @@ export async function batchById(db: Kysely<Database>, batchId: string): Promise<
   return db.selectFrom('scan_batches').selectAll().where('id', '=', batchId).executeTakeFirst();
 }
 
+export async function scanById(db: Kysely<Database>, scanId: string): Promise<ScanRow | undefined> {
+  return db.selectFrom('scans').selectAll().where('id', '=', scanId).executeTakeFirst();
+}
+
 export async function batchOfUnit(db: Kysely<Database>, unitId: string, batchId: string): Promise<ScanBatchRow | undefined> {
   return db.selectFrom('scan_batches').selectAll().where('id', '=', batchId).where('unit_id', '=', unitId).executeTakeFirst();
 }

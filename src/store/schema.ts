@@ -247,6 +247,8 @@ export interface JobsTable {
   run_after: string;
   lease_until: string | null;
   last_error: string | null;
+  /** Jobs of one group (an organization) share a cap on how many run at once. */
+  group_key: string | null;
   created_at: string;
   updated_at: string;
 }
