@@ -222,7 +222,9 @@ async function main() {
   const fixes: { unit: string; id: string }[] = [];
   const refusedFixes = new Map<string, number>();
   const fixedFindings = new Set<string>();
-  while (fixes.length < FIXES && Date.now() < DEADLINE) {
+  // Fixes need findings, which need scans that finish under the kills: asking for them is bounded too.
+  const askUntil = Math.min(DEADLINE, Date.now() + 120_000);
+  while (fixes.length < FIXES && Date.now() < askUntil) {
     const unit = pick(units);
     const found = await call('GET', `/api/v1/repositories/${unit.id}/findings?scan_type=secrets_scan&status=open&limit=50`, key);
     const finding = (found.json?.items ?? []).find((f: { id: string }) => !fixedFindings.has(f.id));
