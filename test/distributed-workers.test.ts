@@ -17,6 +17,7 @@ import { testCloneUrlPolicy } from './support/api.ts';
 import { TestRepo } from './support/git-repo.ts';
 import { positiveSample } from './support/secret-samples.ts';
 import { createTestDatabase, TEST_DATABASE, type TestDatabase } from './support/store.ts';
+import { waitFor } from './helpers.ts';
 
 // An API node that runs no jobs and two real `bulwark worker` processes sharing its database (pg-boss on
 // PostgreSQL, the embedded queue's shared file on SQLite); one worker is killed in the middle of a job.
@@ -148,15 +149,6 @@ describe('work spreads across worker processes sharing one database', () => {
     await Promise.all(exits);
   }
 
-  async function waitFor<T>(what: string, seconds: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-    const deadline = Date.now() + seconds * 1000;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 
   async function createBatch(unit: Unit): Promise<string> {
     const res = await app.inject({

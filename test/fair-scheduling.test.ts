@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createHarness, type Harness } from './support/api.ts';
 import { TestRepo } from './support/git-repo.ts';
+import { waitFor } from './helpers.ts';
 
 // Scans are grouped by organization: a large batch of one organization does not hold back another's scan.
 
@@ -31,15 +32,6 @@ describe('fair scheduling of scans by organization', () => {
     return made;
   }
 
-  async function waitFor<T>(what: string, seconds: number, probe: () => Promise<T | undefined>): Promise<T> {
-    const deadline = Date.now() + seconds * 1000;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 
   async function scan(key: string, unitId: string): Promise<string> {
     const res = await h.call('POST', `/api/v1/repositories/${unitId}/scans`, { key, body: { scan_type: 'secrets_scan' } });

@@ -85,3 +85,14 @@ export async function scanRepository(h: Harness, unitId: string, scanType: strin
   const progress = await pollUntil(h, `/api/v1/repositories/${unitId}/scans/${batchId}/progress`, (p) => FINISHED_BATCH.includes(p.status));
   return { batchId, progress };
 }
+
+/** Polls `probe` every 100 ms until it gives a value; fails naming `what` after `seconds`. */
+export async function waitFor<T>(what: string, seconds: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -18,6 +18,7 @@ import { TestRepo } from './support/git-repo.ts';
 import { positiveSample } from './support/secret-samples.ts';
 import { createTestDatabase, TEST_DATABASE, type TestDatabase } from './support/store.ts';
 import type { FastifyInstance } from 'fastify';
+import { waitFor } from './helpers.ts';
 
 // Workers are real child processes (`bulwark worker`), killed with SIGKILL in the middle of a scan.
 
@@ -98,15 +99,6 @@ describe('a worker dying mid-scan loses nothing', () => {
     await Promise.all(exits);
   }
 
-  async function waitFor<T>(what: string, seconds: number, probe: () => Promise<T | undefined>): Promise<T> {
-    const deadline = Date.now() + seconds * 1000;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 
   async function createBatch(via = app): Promise<string> {
     const res = await via.inject({
