@@ -13,6 +13,8 @@ export interface Settings {
   bodyLimit: number;
   /** A Bearer token `/metrics` requires; null serves it to anyone who reaches the port. */
   metricsToken: string | null;
+  /** Where a `bulwark worker` process serves its own `GET /metrics`; null: it serves none. */
+  workerMetricsPort: number | null;
   /** Longest a client may take to send a request's headers. */
   headersTimeoutSeconds: number;
   /** Longest a client may take to send a whole request, headers and body; a slower one gets 408 and is disconnected. */
@@ -185,6 +187,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     encryptionKey: env.BULWARK_ENCRYPTION_KEY || null,
     bodyLimit: intFromEnv(env, 'BULWARK_BODY_LIMIT', 1024 * 1024),
     metricsToken: env.BULWARK_METRICS_TOKEN || null,
+    workerMetricsPort: env.BULWARK_WORKER_METRICS_PORT ? intFromEnv(env, 'BULWARK_WORKER_METRICS_PORT', 0) : null,
     ...requestLimitsFromEnv(env),
     workerConcurrency: Math.max(1, intFromEnv(env, 'BULWARK_WORKER_CONCURRENCY', 2)),
     orgScanConcurrency: Math.max(1, intFromEnv(env, 'BULWARK_ORG_SCAN_CONCURRENCY', 4)),

@@ -7,6 +7,7 @@ import { findOrganization } from '../src/core/organizations.ts';
 import { addUnit } from '../src/core/units.ts';
 import { loadTokenBox } from '../src/crypto/token-box.ts';
 import { startServer, type RunningServer } from '../src/server.ts';
+import { startWorker, type RunningWorker } from '../src/worker.ts';
 import { testCloneUrlPolicy } from './support/api.ts';
 import { TestRepo } from './support/git-repo.ts';
 import { createTestDatabase, type TestDatabase } from './support/store.ts';
@@ -14,44 +15,11 @@ import { createTestDatabase, type TestDatabase } from './support/store.ts';
 // What an operator watching a running service sees: each job's life in the log, and Prometheus metrics
 // for requests, jobs, the queue and the records scans and fixes leave.
 
-describe('observability', () => {
-  let database: TestDatabase;
-  let server: RunningServer;
-  let repo: TestRepo;
-  const logs: string[] = [];
-  const METRICS_TOKEN = 'metrics-scrape-token-for-tests';
-
-  before(async () => {
-    database = await createTestDatabase();
-    await database.store.close();
-    repo = TestRepo.create();
+/** Registers a repository in the default organization, scans it for secrets and waits for the batch to complete. */
+async function scanToCompletion(server: RunningServer, database: TestDatabase): Promise<{ key: string; batchId: string }> {
+  const repo = TestRepo.create();
+  try {
     repo.commit({ 'app.py': 'print("hello")\n' });
-    const logStream = new PassThrough();
-    logStream.on('data', (chunk) => logs.push(String(chunk)));
-    const settings = loadSettings({
-      ...database.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      BULWARK_ALLOW_LOCAL_REPOS: 'true',
-      BULWARK_LOCAL_REPOS_ROOT: testCloneUrlPolicy.localRoot ?? undefined,
-      BULWARK_METRICS_TOKEN: METRICS_TOKEN,
-    });
-    server = await startServer(settings, { print: () => {}, logStream });
-  });
-  after(async () => {
-    await server?.close();
-    repo?.remove();
-    await database.cleanup().catch(() => {});
-  });
-
-  const metricsText = async () => {
-    const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-    assert.equal(res.status, 200);
-    assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
-    return res.text();
-  };
-
-  test('a scan is logged from queued to completed and counted in /metrics; /metrics needs its token', async () => {
     const db = server.store.db;
     const org = (await findOrganization(db, 'default'))!;
     const { key } = await createApiKey(db, { orgId: org.id, name: 'metrics test', scopes: ['read', 'scan:write'] });
@@ -76,6 +44,47 @@ describe('observability', () => {
       status = ((await res.json()) as { status: string }).status;
     }
     assert.equal(status, 'completed');
+    return { key, batchId };
+  } finally {
+    repo.remove();
+  }
+}
+
+describe('observability', () => {
+  let database: TestDatabase;
+  let server: RunningServer;
+  const logs: string[] = [];
+  const METRICS_TOKEN = 'metrics-scrape-token-for-tests';
+
+  before(async () => {
+    database = await createTestDatabase();
+    await database.store.close();
+    const logStream = new PassThrough();
+    logStream.on('data', (chunk) => logs.push(String(chunk)));
+    const settings = loadSettings({
+      ...database.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      BULWARK_ALLOW_LOCAL_REPOS: 'true',
+      BULWARK_LOCAL_REPOS_ROOT: testCloneUrlPolicy.localRoot ?? undefined,
+      BULWARK_METRICS_TOKEN: METRICS_TOKEN,
+    });
+    server = await startServer(settings, { print: () => {}, logStream });
+  });
+  after(async () => {
+    await server?.close();
+    await database.cleanup().catch(() => {});
+  });
+
+  const metricsText = async () => {
+    const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+    return res.text();
+  };
+
+  test('a scan is logged from queued to completed and counted in /metrics; /metrics needs its token', async () => {
+    const { key, batchId } = await scanToCompletion(server, database);
 
     const jobLines = logs
       .join('')
@@ -102,5 +111,46 @@ describe('observability', () => {
       /^bulwark_http_request_duration_seconds_count\{method="POST",route="\/api\/v1\/repositories\/:repository_id\/scans",status_code="202"\} 1$/m,
     );
     assert.match(text, /^bulwark_process_resident_memory_bytes \d+$/m);
+  });
+});
+
+describe('a worker process serves its own /metrics', () => {
+  let database: TestDatabase;
+  let server: RunningServer;
+  let worker: RunningWorker;
+  const METRICS_TOKEN = 'worker-metrics-token-for-tests';
+
+  before(async () => {
+    database = await createTestDatabase();
+    await database.store.close();
+    const settings = loadSettings({
+      ...database.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      BULWARK_ALLOW_LOCAL_REPOS: 'true',
+      BULWARK_LOCAL_REPOS_ROOT: testCloneUrlPolicy.localRoot ?? undefined,
+      BULWARK_METRICS_TOKEN: METRICS_TOKEN,
+      BULWARK_WORKER_METRICS_PORT: '0',
+    });
+    server = await startServer(settings, { print: () => {}, logStream: new PassThrough(), worker: false });
+    worker = await startWorker(settings, () => {});
+  });
+  after(async () => {
+    await worker?.close();
+    await server?.close();
+    await database.cleanup().catch(() => {});
+  });
+
+  test('the jobs a worker ran are counted at its address, behind the same token', async () => {
+    await scanToCompletion(server, database);
+    assert.ok(worker.metricsUrl);
+    assert.equal((await fetch(worker.metricsUrl)).status, 401);
+    const res = await fetch(worker.metricsUrl, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    assert.match(text, /^bulwark_job_duration_seconds_count\{kind="scan-batch",outcome="completed"\} 1$/m);
+    assert.match(text, /^bulwark_job_duration_seconds_count\{kind="scan",outcome="completed"\} 1$/m);
+    const serverText = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    assert.doesNotMatch(serverText, /^bulwark_job_duration_seconds_count\{kind="scan"/m, 'the API-only server ran no job');
   });
 });

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { errors } from '../core/errors.ts';
+import { installErrorHandling } from './errors.ts';
 import type { Metrics } from '../observability/metrics.ts';
 
 const digest = (text: string) => crypto.createHash('sha256').update(text).digest();
@@ -24,4 +25,18 @@ export function installMetrics(app: FastifyInstance, metrics: Metrics, token: st
     const { contentType, body } = await metrics.text();
     return reply.type(contentType).send(body);
   });
+}
+
+/**
+ * `GET /metrics` alone, for a `bulwark worker` process: its job durations and outcomes live in its own
+ * memory, so a Prometheus server scrapes each worker as well as each API server.
+ */
+export async function listenForMetrics(metrics: Metrics, token: string | null, host: string, port: number): Promise<{ url: string; close(): Promise<void> }> {
+  const app = Fastify({ logger: false });
+  installErrorHandling(app);
+  installMetrics(app, metrics, token);
+  await app.listen({ host, port });
+  const address = app.server.address();
+  const bound = address && typeof address === 'object' ? address.port : port;
+  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}/metrics`, close: () => app.close() };
 }
