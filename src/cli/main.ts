@@ -1,11 +1,9 @@
+import module from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadSettings } from '../config.ts';
 import { runnableScanTypes } from '../engines/registry.ts';
-import { keyCreate, keyList, keyRevoke, migrateCommand, orgCreate, orgList, quotaSet, quotaShow } from './commands/admin.ts';
-import { osvImport } from './commands/osv.ts';
-import { unitAdd, unitArchive, unitList } from './commands/units.ts';
-import { withContext } from './context.ts';
+import type { CliContext } from './context.ts';
 import { UsageError } from './output.ts';
 
 const USAGE = `bulwark — security scanning, findings triage and autofix service
@@ -127,57 +125,37 @@ export async function main(argv: string[]): Promise<number> {
     const { scanCommand } = await import('./commands/scan.ts');
     return scanCommand(positionals.slice(1), values);
   }
-  const dataDir = values['data-dir'];
-  const key = `${command} ${sub ?? ''}`.trim();
-  return withContext(dataDir, async (ctx) => {
-    switch (key) {
-      case 'migrate':
-        await migrateCommand(ctx, json);
-        break;
-      case 'org create':
-        await orgCreate(ctx, values, json);
-        break;
-      case 'org list':
-        await orgList(ctx, json);
-        break;
-      case 'key create':
-        await keyCreate(ctx, values, json);
-        break;
-      case 'key list':
-        await keyList(ctx, values, json);
-        break;
-      case 'key revoke':
-        await keyRevoke(ctx, rest, json);
-        break;
-      case 'repo add':
-        await unitAdd(ctx, values, json, 'repository');
-        break;
-      case 'app add':
-        await unitAdd(ctx, values, json, 'application');
-        break;
-      case 'repo list':
-      case 'app list':
-        await unitList(ctx, values, json);
-        break;
-      case 'repo archive':
-      case 'app archive':
-        await unitArchive(ctx, rest, values, json);
-        break;
-      case 'quota set':
-        await quotaSet(ctx, values, json);
-        break;
-      case 'quota show':
-        await quotaShow(ctx, values, json);
-        break;
-      case 'osv import':
-        await osvImport(ctx, rest, json);
-        break;
-      default:
-        throw new UsageError(`unknown command "${key}"; run bulwark --help`);
-    }
+  const run = ADMIN_COMMANDS[`${command} ${sub ?? ''}`.trim()];
+  if (!run) throw new UsageError(`unknown command "${`${command} ${sub ?? ''}`.trim()}"; run bulwark --help`);
+  const { withContext } = await import('./context.ts');
+  return withContext(values['data-dir'] as string | undefined, async (ctx) => {
+    await run(ctx, { values, rest, json });
     return 0;
   });
 }
+
+type AdminCommand = (ctx: CliContext, args: { values: Record<string, string | boolean | string[] | undefined>; rest: string[]; json: boolean }) => Promise<void>;
+
+// Each command loads its module when it runs, so `--help` and `scan` start without the database layer.
+const admin = () => import('./commands/admin.ts');
+const units = () => import('./commands/units.ts');
+const ADMIN_COMMANDS: Record<string, AdminCommand> = {
+  migrate: async (ctx, { json }) => (await admin()).migrateCommand(ctx, json),
+  'org create': async (ctx, { values, json }) => (await admin()).orgCreate(ctx, values, json),
+  'org list': async (ctx, { json }) => (await admin()).orgList(ctx, json),
+  'key create': async (ctx, { values, json }) => (await admin()).keyCreate(ctx, values, json),
+  'key list': async (ctx, { values, json }) => (await admin()).keyList(ctx, values, json),
+  'key revoke': async (ctx, { rest, json }) => (await admin()).keyRevoke(ctx, rest, json),
+  'repo add': async (ctx, { values, json }) => (await units()).unitAdd(ctx, values, json, 'repository'),
+  'app add': async (ctx, { values, json }) => (await units()).unitAdd(ctx, values, json, 'application'),
+  'repo list': async (ctx, { values, json }) => (await units()).unitList(ctx, values, json),
+  'app list': async (ctx, { values, json }) => (await units()).unitList(ctx, values, json),
+  'repo archive': async (ctx, { rest, values, json }) => (await units()).unitArchive(ctx, rest, values, json),
+  'app archive': async (ctx, { rest, values, json }) => (await units()).unitArchive(ctx, rest, values, json),
+  'quota set': async (ctx, { values, json }) => (await admin()).quotaSet(ctx, values, json),
+  'quota show': async (ctx, { values, json }) => (await admin()).quotaShow(ctx, values, json),
+  'osv import': async (ctx, { rest, json }) => (await import('./commands/osv.ts')).osvImport(ctx, rest, json),
+};
 
 function fail(error: unknown, json: boolean): number {
   const message = error instanceof Error ? error.message : String(error);
@@ -188,6 +166,9 @@ function fail(error: unknown, json: boolean): number {
 
 /** Entry point for `npm run bulwark`, `npm start` and the package bin. */
 export function runCli(argv: string[]): void {
+  // Node keeps the compiled (and type-stripped) code of the modules loaded from here on in a cache folder
+  // under the system's temporary directory, keyed by their content: a later start skips that work.
+  module.enableCompileCache();
   main(argv).then(
     (code) => {
       if (code >= 0) process.exitCode = code;

@@ -7,12 +7,9 @@ import { SCAN_TYPES, type ScanType } from '../../scan-types/index.ts';
 import { loadTokenBox, TokenBox } from '../../crypto/token-box.ts';
 import type { ScanArtifact } from '../../engines/engine.ts';
 import { defaultEngines, runnableScanTypes } from '../../engines/registry.ts';
-import { storedAdvisories } from '../../osv/advisories.ts';
 import { REPORT_FORMATS, renderReport, type ReportFormat } from '../../reports/index.ts';
 import { atOrAbove, SEVERITIES, type Severity } from '../../reports/report.ts';
 import { git } from '../../scm/git-command.ts';
-import { openStore } from '../../store/database.ts';
-import { migrateToLatest } from '../../store/migrate.ts';
 import { VERSION } from '../../version.ts';
 import { optionalInt, UsageError } from '../output.ts';
 import { progressDisplay } from '../progress.ts';
@@ -89,6 +86,12 @@ async function gitTarget(dir: string, settings: Settings, note: (message: string
  */
 async function openLocalAdvisories(settings: Settings) {
   if (!settings.databaseUrl && !existsSync(path.join(settings.dataDir, 'bulwark.db'))) return undefined;
+  // Loaded here: only an sbom scan with a database needs the store.
+  const [{ openStore }, { migrateToLatest }, { storedAdvisories }] = await Promise.all([
+    import('../../store/database.ts'),
+    import('../../store/migrate.ts'),
+    import('../../osv/advisories.ts'),
+  ]);
   const store = openStore(settings);
   await migrateToLatest(store);
   return { lookup: storedAdvisories(store.db), close: () => store.close() };
