@@ -1,5 +1,6 @@
 import type { ApiKeySummary } from '../core/api-keys.ts';
 import type { FixView } from '../core/fixes.ts';
+import type { FindingOutcome } from '../fixing/types.ts';
 import type { QuotaBalance } from '../core/quotas.ts';
 import type { BatchView, ProgressView, ScanResults } from '../core/scan-batches.ts';
 import type { Unit } from '../core/units.ts';
@@ -177,6 +178,8 @@ export function serializeFix(family: Family, view: FixView) {
     created_at: fix.created_at,
     started_at: fix.started_at,
     completed_at: fix.completed_at,
+    notes: decodeJson<string[]>(fix.notes, []),
+    finding_outcomes: decodeJson<FindingOutcome[]>(fix.finding_outcomes, []),
   };
 }
 
@@ -199,6 +202,7 @@ export function serializeFixProgress(family: Family, view: FixView) {
     agent_steps_completed: fix.agent_steps_completed,
     latest_activity_at: fix.latest_activity_at,
     error_message: fix.error_message,
+    current_step: fix.status === 'running' ? fix.current_step : null,
   };
 }
 
