@@ -64,7 +64,9 @@ async function fix(file: string, text: string, secret = GHP): Promise<{ outcome:
 async function fixed(file: string, text: string, expected: string, secret = GHP): Promise<FixerOutcome> {
   const { outcome, after } = await fix(file, text, secret);
   assert.equal(after, expected);
-  assert.deepEqual({ fixed: outcome.fixed, changedFiles: outcome.changedFiles }, { fixed: true, changedFiles: [file] }, outcome.note);
+  assert.equal(outcome.fixed, true, outcome.note);
+  assert.equal(outcome.changedFiles[0], file);
+  assert.deepEqual(outcome.changedFiles.slice(1), outcome.userNotes?.some((n) => n.startsWith('Set the environment variable')) ? ['.env.example'] : []);
   return outcome;
 }
 
@@ -80,41 +82,41 @@ describe('secrets fixer: Python', () => {
     const outcome = await fixed(
       'app/settings.py',
       `"""Settings."""\nfrom __future__ import annotations\n\nimport sys\n\nGITHUB_TOKEN = "${GHP}"\n`,
-      `"""Settings."""\nfrom __future__ import annotations\n\nimport os\nimport sys\n\nGITHUB_TOKEN = os.environ["GITHUB_TOKEN"]\n`,
+      `"""Settings."""\nfrom __future__ import annotations\n\nimport os\nimport sys\n\nGITHUB_TOKEN = os.environ.get("GITHUB_TOKEN")\n`,
     );
     assert.equal(
       outcome.note,
-      'The GitHub personal access token in app/settings.py is now read from the environment (os.environ["GITHUB_TOKEN"]); ' +
+      'The GitHub personal access token in app/settings.py is now read from the environment (os.environ.get("GITHUB_TOKEN")); ' +
         'set GITHUB_TOKEN where the code runs; revoke the exposed value, since it stays in the git history',
     );
   });
 
   test('a module that starts with code gets the import and a blank line before it', async () => {
-    await fixed('a.py', `aws_secret = '${GHP}'\n`, `import os\n\naws_secret = os.environ["AWS_SECRET"]\n`);
+    await fixed('a.py', `aws_secret = '${GHP}'\n`, `import os\n\naws_secret = os.environ.get("AWS_SECRET")\n`);
   });
 
   test('an existing `import os` (or `import os.path`) is used as it is', async () => {
-    await fixed('a.py', `import os.path\nd = {"api_key": "${GHP}"}\n`, `import os.path\nd = {"api_key": os.environ["API_KEY"]}\n`);
+    await fixed('a.py', `import os.path\nd = {"api_key": "${GHP}"}\n`, `import os.path\nd = {"api_key": os.environ.get("API_KEY")}\n`);
   });
 
   test('names come from keyword arguments, subscripts and attributes', async () => {
-    await fixed('a.py', `import os\ng = Github(login_or_token="${GHP}")\n`, `import os\ng = Github(login_or_token=os.environ["LOGIN_OR_TOKEN"])\n`);
-    await fixed('b.py', `import os\napp.config["GH_TOKEN"] = "${GHP}"\n`, `import os\napp.config["GH_TOKEN"] = os.environ["GH_TOKEN"]\n`);
+    await fixed('a.py', `import os\ng = Github(login_or_token="${GHP}")\n`, `import os\ng = Github(login_or_token=os.environ.get("LOGIN_OR_TOKEN"))\n`);
+    await fixed('b.py', `import os\napp.config["GH_TOKEN"] = "${GHP}"\n`, `import os\napp.config["GH_TOKEN"] = os.environ.get("GH_TOKEN")\n`);
     await fixed('c.py', `import os\nclass C:\n    def __init__(self):\n        self.apiToken = "${GHP}"\n`, `import os\nclass C:\n    def __init__(self):\n        self.apiToken = os.environ["API_TOKEN"]\n`);
   });
 
   test('a value with no name to go by is named after the rule', async () => {
-    await fixed('a.py', `import os\nconnect("${GHP}")\n`, `import os\nconnect(os.environ["GITHUB_PAT"])\n`);
+    await fixed('a.py', `import os\nconnect("${GHP}")\n`, `import os\nconnect(os.environ.get("GITHUB_PAT"))\n`);
   });
 
   test('a hard-coded default of an environment lookup goes, the lookup stays', async () => {
-    await fixed('a.py', `import os\nTOKEN = os.environ.get("GH_TOKEN", "${GHP}")\n`, `import os\nTOKEN = os.environ["GH_TOKEN"]\n`);
+    await fixed('a.py', `import os\nTOKEN = os.environ.get("GH_TOKEN", "${GHP}")\n`, `import os\nTOKEN = os.environ.get("GH_TOKEN")\n`);
     await fixed('b.py', `import os\nTOKEN = os.getenv("GH_TOKEN") or "${GHP}"\n`, `import os\nTOKEN = os.getenv("GH_TOKEN")\n`);
   });
 
   test('bytes stay bytes, and literals written next to each other are replaced together', async () => {
-    await fixed('a.py', `import os\nKEY = b"${GHP}"\n`, `import os\nKEY = os.environ["KEY"].encode()\n`);
-    await fixed('b.py', `import os\nAUTH = ("Bearer "\n        "${GHP}")\n`, `import os\nAUTH = (os.environ["AUTH"])\n`);
+    await fixed('a.py', `import os\nKEY = b"${GHP}"\n`, `import os\nKEY = os.environ.get("KEY", "").encode()\n`);
+    await fixed('b.py', `import os\nAUTH = ("Bearer "\n        "${GHP}")\n`, `import os\nAUTH = ("Bearer "\n        + os.environ.get("AUTH", ""))\n`);
   });
 
   test('a secret in a comment or a docstring is redacted', async () => {
@@ -184,8 +186,8 @@ describe('secrets fixer: Go, Java, Ruby, PHP, C#', () => {
   });
 
   test('Ruby: ENV.fetch, named by the attribute or the hash key', async () => {
-    await fixed('a.rb', `Octokit.configure do |c|\n  c.access_token = "${GHP}"\nend\n`, `Octokit.configure do |c|\n  c.access_token = ENV.fetch("ACCESS_TOKEN")\nend\n`);
-    await fixed('b.rb', `CLIENT = Client.new(token: '${GHP}')\n`, `CLIENT = Client.new(token: ENV.fetch("TOKEN"))\n`);
+    await fixed('a.rb', `Octokit.configure do |c|\n  c.access_token = "${GHP}"\nend\n`, `Octokit.configure do |c|\n  c.access_token = ENV["ACCESS_TOKEN"]\nend\n`);
+    await fixed('b.rb', `CLIENT = Client.new(token: '${GHP}')\n`, `CLIENT = Client.new(token: ENV["TOKEN"])\n`);
   });
 
   test('PHP: getenv, named by define() or the variable; a class constant is refused', async () => {
@@ -263,7 +265,7 @@ describe('secrets fixer: several findings and stale ones', () => {
     const second = findingFor('a.py', text, GHP2);
     assert.equal((await secretFixer.apply(first, workspace)).fixed, true);
     assert.equal((await secretFixer.apply(second, workspace)).fixed, true);
-    assert.equal(read(workspace, 'a.py'), `import os\n\nA_TOKEN = os.environ["A_TOKEN"]\nB_TOKEN = os.environ["B_TOKEN"]\n`);
+    assert.equal(read(workspace, 'a.py'), `import os\n\nA_TOKEN = os.environ.get("A_TOKEN")\nB_TOKEN = os.environ.get("B_TOKEN")\n`);
   });
 
   test('a secret that is gone already needs no change', async () => {
