@@ -141,6 +141,11 @@ describe('autofix over HTTP on a real repository', () => {
     assert.equal(stored.status, 'completed');
     assert.deepEqual(stored.finding_outcomes.map((o: any) => [o.finding_id, o.fixed]), [[secret.id, true]]);
     assert.match(stored.finding_outcomes[0].detail, /now read from the environment/);
+    assert.deepEqual(stored.notes, [
+      'Set the environment variable STRIPE_KEY wherever app/payments.py runs (listed, without a value, in .env.example)',
+      'Rotate the Stripe secret key that was committed in app/payments.py: it stays readable in the git history',
+    ]);
+    assert.match(diff.diff, /^\+STRIPE_KEY=$/m, 'the variable is listed in .env.example');
     assert.match(stored.source_base_commit_sha, /^[0-9a-f]{40}$/);
     const events = (await h.call('GET', `/api/v1/finding-events?finding_id=${secret.id}`)).json().items.map((e: any) => e.event_type);
     assert.deepEqual(events.slice(0, 3), ['fix_completed', 'fix_started', 'fix_created']);
@@ -161,6 +166,8 @@ describe('autofix over HTTP on a real repository', () => {
     assert.equal(creation.body.base, 'main');
     assert.match(creation.body.body, /secrets\.stripe-secret-key/);
     assert.match(creation.body.body, /CWE-798/);
+    assert.match(creation.body.body, /\*\*Before merging:\*\*\n\n- \[ \] Set the environment variable STRIPE\\_KEY/);
+    assert.match(creation.body.body, /- \[ \] Rotate the Stripe secret key/);
     const branchDiff = repo.git('diff', `${stored.source_base_commit_sha}..${pr.branch_name}`);
     assert.match(branchDiff, /^\+STRIPE_KEY = os\.environ\["STRIPE_KEY"\]$/m);
     assert.equal(repo.git('rev-list', '--count', `${stored.source_base_commit_sha}..${pr.branch_name}`).trim(), '1');

@@ -5,6 +5,8 @@ import { BranchExistsError, PullRequestError, type PullRequestStage } from '../.
 import type { Unit } from '../../core/units.ts';
 import type { TokenBox } from '../../crypto/token-box.ts';
 import type { FindingRow, FixPullRequestRow } from '../../store/schema.ts';
+import { decodeJson } from '../../store/json-columns.ts';
+import type { FindingOutcome } from '../../fixing/types.ts';
 import type { CheckoutCache } from '../checkout-cache.ts';
 import { scrub } from '../git-command.ts';
 import { azureDevOpsClient } from './azure-devops.ts';
@@ -126,6 +128,10 @@ export function createPullRequestOpener(deps: PullRequestOpenerDeps): PullReques
           fix,
           findings: await deps.findings(view.findingIds),
           verification: fix.verification ?? null,
+          notes: decodeJson<string[]>(fix.notes, []),
+          notFixed: decodeJson<FindingOutcome[]>(fix.finding_outcomes, [])
+            .filter((o) => !o.fixed)
+            .map((o) => ({ findingId: o.finding_id, detail: o.detail })),
         };
         const title = input.title?.trim() || pullRequestTitle(content);
         const body = input.body?.trim() ? input.body : pullRequestBody(content);
