@@ -129,7 +129,7 @@ describe('autofix over HTTP on a real repository', () => {
     assert.equal(progress.current_step, null, 'a finished fix is doing nothing');
     assert.equal(diff.status, 'completed');
     assert.match(diff.diff, /^-STRIPE_KEY = "sk_/m);
-    assert.match(diff.diff, /^\+STRIPE_KEY = os\.environ\["STRIPE_KEY"\]$/m);
+    assert.match(diff.diff, /^\+STRIPE_KEY = os\.environ\.get\("STRIPE_KEY"\)$/m);
     assert.match(diff.diff, /^\+import os$/m);
     assert.ok(!diff.diff.includes(stripeKey), 'the API shows the removed key masked');
     assert.ok(diff.diff.includes(`-STRIPE_KEY = "${maskSecret(stripeKey)}"`));
@@ -169,7 +169,7 @@ describe('autofix over HTTP on a real repository', () => {
     assert.match(creation.body.body, /\*\*Before merging:\*\*\n\n- \[ \] Set the environment variable STRIPE\\_KEY/);
     assert.match(creation.body.body, /- \[ \] Rotate the Stripe secret key/);
     const branchDiff = repo.git('diff', `${stored.source_base_commit_sha}..${pr.branch_name}`);
-    assert.match(branchDiff, /^\+STRIPE_KEY = os\.environ\["STRIPE_KEY"\]$/m);
+    assert.match(branchDiff, /^\+STRIPE_KEY = os\.environ\.get\("STRIPE_KEY"\)$/m);
     assert.equal(repo.git('rev-list', '--count', `${stored.source_base_commit_sha}..${pr.branch_name}`).trim(), '1');
     assert.equal((await h.call('GET', `${base()}/fixes/${fix.id}`)).json().pull_requests[0].pr_url, pr.pr_url);
     const prEvents = (await h.call('GET', `/api/v1/finding-events?finding_id=${secret.id}&event_type=fix_pr_created`)).json().items;
@@ -188,7 +188,7 @@ describe('autofix over HTTP on a real repository', () => {
     assert.ok(inCode && inData, JSON.stringify(found.map((f) => f.file_path)));
     const { fix, progress, diff } = await runFix([inData.id, inCode.id], 'Move both Stripe keys out of the repository');
     assert.equal(progress.status, 'completed', progress.error_message ?? '');
-    assert.match(diff.diff, /^\+STRIPE_KEY = os\.environ\["STRIPE_KEY"\]$/m);
+    assert.match(diff.diff, /^\+STRIPE_KEY = os\.environ\.get\("STRIPE_KEY"\)$/m);
     assert.ok(!diff.diff.includes('data/keys.json'), 'the data file is left as it was');
     const stored = (await h.call('GET', `${base()}/fixes/${fix.id}`)).json();
     const outcomes = Object.fromEntries(stored.finding_outcomes.map((o: any) => [o.finding_id, o]));
@@ -283,7 +283,7 @@ describe('autofix over HTTP on a real repository', () => {
     const progress = await waitFor(`${base()}/fixes/${view.fix.id}/progress`, (p) => TERMINAL.includes(p.status));
     assert.equal(progress.status, 'completed', progress.error_message ?? '');
     const diff = (await h.call('GET', `${base()}/fixes/${view.fix.id}/diff`)).json().diff;
-    assert.match(diff, /^\+STRIPE_KEY = os\.environ\["STRIPE_KEY"\]$/m);
+    assert.match(diff, /^\+STRIPE_KEY = os\.environ\.get\("STRIPE_KEY"\)$/m);
     assert.ok(!diff.includes('half written'));
     // The status is committed first; the work tree goes right after, as the run unwinds.
     const deadline = Date.now() + 5_000;

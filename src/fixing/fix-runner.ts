@@ -316,7 +316,7 @@ export async function verifyRun(deps: FixRunnerDeps, fix: FixRow, findings: FixF
           ...(fix.runs > 1 && !findings.length ? {} : recordedOutcomes(changes)),
           verification: maskSecretsIn(
             [
-              `Re-scanned ${changedFiles.length} changed file(s): none of the ${claimed.length} fixed finding(s) is detected any more, and every file still parses.`,
+              `Re-scanned ${changedFiles.length} changed file(s): none of the ${claimed.length} finding(s) it fixed is detected any more, and every file still parses.`,
               ...findings.map((f) => changes.outcomes.get(f.id)?.detail).filter((d): d is string => !!d),
             ].join(' '),
           ),
