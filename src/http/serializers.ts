@@ -1,6 +1,5 @@
 import type { ApiKeySummary } from '../core/api-keys.ts';
-import type { FixView } from '../core/fixes.ts';
-import type { FindingOutcome } from '../fixing/types.ts';
+import { fixReport, type FixView } from '../core/fixes.ts';
 import type { QuotaBalance } from '../core/quotas.ts';
 import type { BatchView, ProgressView, ScanResults } from '../core/scan-batches.ts';
 import type { Unit } from '../core/units.ts';
@@ -178,8 +177,8 @@ export function serializeFix(family: Family, view: FixView) {
     created_at: fix.created_at,
     started_at: fix.started_at,
     completed_at: fix.completed_at,
-    notes: decodeJson<string[]>(fix.notes, []),
-    finding_outcomes: decodeJson<FindingOutcome[]>(fix.finding_outcomes, []),
+    notes: fixReport(fix).notes,
+    finding_outcomes: fixReport(fix).outcomes,
   };
 }
 

@@ -281,8 +281,10 @@ function spliceTarget(literal: SgNode, syntax: CodeSyntax, secret: LocatedSecret
   if (!string) return null;
   const content = stringContentRange(string);
   if (!content) return null;
-  // The whole value is the secret: no part of it to keep.
-  const wholeString = content.start === secret.start && content.end === secret.end;
+  // The whole value is the secret (blank space around it aside): no part of it to keep.
+  const text = literal.getRoot().root().text();
+  const blank = (from: number, to: number) => /^\s*$/.test(text.slice(from, to));
+  const wholeString = blank(content.start, secret.start) && blank(secret.end, content.end);
   if (wholeString && string.range().start.index === literal.range().start.index && string.range().end.index === literal.range().end.index) return null;
   return { string, value: literal };
 }

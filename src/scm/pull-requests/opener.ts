@@ -1,12 +1,10 @@
 import type { CodeHostSettings } from '../../config.ts';
 import { BodyValueError } from '../../core/errors.ts';
-import type { FixView, PullRequestInput, PullRequestOpener } from '../../core/fixes.ts';
+import { fixReport, type FixView, type PullRequestInput, type PullRequestOpener } from '../../core/fixes.ts';
 import { BranchExistsError, PullRequestError, type PullRequestStage } from '../../core/pull-request-errors.ts';
 import type { Unit } from '../../core/units.ts';
 import type { TokenBox } from '../../crypto/token-box.ts';
 import type { FindingRow, FixPullRequestRow } from '../../store/schema.ts';
-import { decodeJson } from '../../store/json-columns.ts';
-import type { FindingOutcome } from '../../fixing/types.ts';
 import type { CheckoutCache } from '../checkout-cache.ts';
 import { scrub } from '../git-command.ts';
 import { azureDevOpsClient } from './azure-devops.ts';
@@ -128,9 +126,9 @@ export function createPullRequestOpener(deps: PullRequestOpenerDeps): PullReques
           fix,
           findings: await deps.findings(view.findingIds),
           verification: fix.verification ?? null,
-          notes: decodeJson<string[]>(fix.notes, []),
-          notFixed: decodeJson<FindingOutcome[]>(fix.finding_outcomes, [])
-            .filter((o) => !o.fixed)
+          notes: fixReport(fix).notes,
+          notFixed: fixReport(fix)
+            .outcomes.filter((o) => !o.fixed)
             .map((o) => ({ findingId: o.finding_id, detail: o.detail })),
         };
         const title = input.title?.trim() || pullRequestTitle(content);
