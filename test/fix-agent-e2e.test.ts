@@ -124,6 +124,7 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
   test('cancelling a running fix stops it within 5 seconds, aborts the model call and removes the work tree', async () => {
     const finding = await sqlFinding();
     turns = [{ ...openAiWire.text('too late'), delayMs: 60_000 }];
+    const requestsBefore = llm.requests.length;
     const created = await h.call('POST', `${base()}/fixes`, {
       body: { finding_ids: [finding.id], title: 'A slow fix', instructions: 'Take your time.', source_repo: 'acme/users' },
     });
@@ -131,6 +132,9 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
     await waitFor(`${base()}/fixes/${fixId}/progress`, (p) => p.status === 'running');
     const checkoutRoot = path.join(h.database.dataDir, 'git');
     await waitFor(`${base()}/fixes/${fixId}/progress`, () => workTreeExists(checkoutRoot, `fix-${fixId}-1-1`));
+    // Cancelled once the model has the request, so the run has a model call to abort.
+    const asked = await waitFor(`${base()}/fixes/${fixId}/progress`, (p) => llm.requests.length > requestsBefore || p.status !== 'running');
+    assert.match(asked.current_step ?? '', /^the agent is fixing 1 finding/);
     const abandonedBefore = llm.abandoned;
 
     const cancelled = await h.call('POST', `${base()}/fixes/${fixId}/cancel`);

@@ -29,6 +29,9 @@ def charge(amount):
     return requests.post("https://api.stripe.com/v1/charges", auth=(STRIPE_KEY, ""), data={"amount": amount})
 `;
 
+const otherStripeKey = positiveSample(SECRET_RULES.find((r) => r.id === 'stripe-secret-key')!, 202);
+const KEYS_JSON = `{ "stripe": "${otherStripeKey}" }\n`;
+
 const CLIENT_PY = `import requests
 
 
@@ -78,7 +81,13 @@ describe('autofix over HTTP on a real repository', () => {
     writeRecordDir(records, [osvRecord('GHSA-2099-lodash-ffff', 'npm', 'lodash', [{ introduced: '0' }, { fixed: '4.17.21' }])]);
     await importOsv(h.database.store.db, records);
     fs.rmSync(records, { recursive: true });
-    repo.commit({ 'app/payments.py': PAYMENTS_PY, 'app/client.py': CLIENT_PY, 'package.json': PACKAGE_JSON, 'package-lock.json': lock('4.17.20') });
+    repo.commit({
+      'app/payments.py': PAYMENTS_PY,
+      'app/client.py': CLIENT_PY,
+      'data/keys.json': KEYS_JSON,
+      'package.json': PACKAGE_JSON,
+      'package-lock.json': lock('4.17.20'),
+    });
     const unit = await h.unit(org, ['github:acme/shop@main'], 'shop', [repo.url]);
     unitId = unit.id;
     await h.database.store.db.updateTable('source_repos').set({ token_ciphertext: testTokenBox.seal(TOKEN) }).where('unit_id', '=', unitId).execute();
@@ -108,18 +117,19 @@ describe('autofix over HTTP on a real repository', () => {
   }
 
   test('a committed secret: the fix replaces the literal by an environment lookup, verified by a rescan', async () => {
-    const [secret] = await scan('secrets_scan');
+    const secret = (await scan('secrets_scan')).find((f) => f.file_path === 'app/payments.py');
     assert.ok(secret, 'the planted key is found');
     const { fix, progress, diff } = await runFix([secret.id], 'Move the Stripe key out of the code');
     assert.equal(progress.status, 'completed', progress.error_message ?? '');
     assert.ok(progress.agent_steps_completed >= 1);
     assert.ok(progress.started_at && progress.completed_at && progress.duration_seconds >= 0);
     assert.deepEqual(Object.keys(progress).sort(), [
-      'agent_steps_completed', 'completed_at', 'duration_seconds', 'error_message', 'fix_id', 'latest_activity_at', 'repository_id', 'started_at', 'status',
+      'agent_steps_completed', 'completed_at', 'current_step', 'duration_seconds', 'error_message', 'fix_id', 'latest_activity_at', 'repository_id', 'started_at', 'status',
     ]);
+    assert.equal(progress.current_step, null, 'a finished fix is doing nothing');
     assert.equal(diff.status, 'completed');
     assert.match(diff.diff, /^-STRIPE_KEY = "sk_/m);
-    assert.match(diff.diff, /^\+STRIPE_KEY = os\.environ\["STRIPE_KEY"\]$/m);
+    assert.match(diff.diff, /^\+STRIPE_KEY = os\.environ\.get\("STRIPE_KEY"\)$/m);
     assert.match(diff.diff, /^\+import os$/m);
     assert.ok(!diff.diff.includes(stripeKey), 'the API shows the removed key masked');
     assert.ok(diff.diff.includes(`-STRIPE_KEY = "${maskSecret(stripeKey)}"`));
@@ -129,6 +139,13 @@ describe('autofix over HTTP on a real repository', () => {
 
     const stored = (await h.call('GET', `${base()}/fixes/${fix.id}`)).json();
     assert.equal(stored.status, 'completed');
+    assert.deepEqual(stored.finding_outcomes.map((o: any) => [o.finding_id, o.fixed]), [[secret.id, true]]);
+    assert.match(stored.finding_outcomes[0].detail, /now read from the environment/);
+    assert.deepEqual(stored.notes, [
+      'Set the environment variable STRIPE_KEY wherever app/payments.py runs (listed, without a value, in .env.example)',
+      'Rotate the Stripe secret key that was committed in app/payments.py: it stays readable in the git history',
+    ]);
+    assert.match(diff.diff, /^\+STRIPE_KEY=$/m, 'the variable is listed in .env.example');
     assert.match(stored.source_base_commit_sha, /^[0-9a-f]{40}$/);
     const events = (await h.call('GET', `/api/v1/finding-events?finding_id=${secret.id}`)).json().items.map((e: any) => e.event_type);
     assert.deepEqual(events.slice(0, 3), ['fix_completed', 'fix_started', 'fix_created']);
@@ -149,8 +166,10 @@ describe('autofix over HTTP on a real repository', () => {
     assert.equal(creation.body.base, 'main');
     assert.match(creation.body.body, /secrets\.stripe-secret-key/);
     assert.match(creation.body.body, /CWE-798/);
+    assert.match(creation.body.body, /\*\*Before merging:\*\*\n\n- \[ \] Set the environment variable STRIPE\\_KEY/);
+    assert.match(creation.body.body, /- \[ \] Rotate the Stripe secret key/);
     const branchDiff = repo.git('diff', `${stored.source_base_commit_sha}..${pr.branch_name}`);
-    assert.match(branchDiff, /^\+STRIPE_KEY = os\.environ\["STRIPE_KEY"\]$/m);
+    assert.match(branchDiff, /^\+STRIPE_KEY = os\.environ\.get\("STRIPE_KEY"\)$/m);
     assert.equal(repo.git('rev-list', '--count', `${stored.source_base_commit_sha}..${pr.branch_name}`).trim(), '1');
     assert.equal((await h.call('GET', `${base()}/fixes/${fix.id}`)).json().pull_requests[0].pr_url, pr.pr_url);
     const prEvents = (await h.call('GET', `/api/v1/finding-events?finding_id=${secret.id}&event_type=fix_pr_created`)).json().items;
@@ -160,6 +179,23 @@ describe('autofix over HTTP on a real repository', () => {
     const refine = await h.call('POST', `${base()}/fixes/${fix.id}/refine`, { body: { instructions: 'more' } });
     assert.equal(refine.statusCode, 409);
     assert.match(refine.json().detail.detail, /already has a pull request/, 'the branch would no longer match the diff');
+  });
+
+  test('a fix of two findings, one of which cannot be fixed, completes with the other and tells each outcome', async () => {
+    const found = await scan('secrets_scan');
+    const inCode = found.find((f) => f.file_path === 'app/payments.py');
+    const inData = found.find((f) => f.file_path === 'data/keys.json');
+    assert.ok(inCode && inData, JSON.stringify(found.map((f) => f.file_path)));
+    const { fix, progress, diff } = await runFix([inData.id, inCode.id], 'Move both Stripe keys out of the repository');
+    assert.equal(progress.status, 'completed', progress.error_message ?? '');
+    assert.match(diff.diff, /^\+STRIPE_KEY = os\.environ\.get\("STRIPE_KEY"\)$/m);
+    assert.ok(!diff.diff.includes('data/keys.json'), 'the data file is left as it was');
+    const stored = (await h.call('GET', `${base()}/fixes/${fix.id}`)).json();
+    const outcomes = Object.fromEntries(stored.finding_outcomes.map((o: any) => [o.finding_id, o]));
+    assert.equal(outcomes[inCode.id].fixed, true);
+    assert.equal(outcomes[inData.id].fixed, false);
+    assert.match(outcomes[inData.id].detail, /keys\.json is a data file that cannot read the environment/);
+    assert.ok(!JSON.stringify(stored).includes(otherStripeKey) && !JSON.stringify(stored).includes(stripeKey), 'outcomes never show a key');
   });
 
   test('a code host refusing the pull request marks the fix pr_creation_failed with the reason, and a retry can succeed', async () => {
@@ -223,7 +259,7 @@ describe('autofix over HTTP on a real repository', () => {
   });
 
   test('a run whose worker died midway is started over from a fresh work tree and completes', async () => {
-    const [secret] = await scan('secrets_scan');
+    const secret = (await scan('secrets_scan')).find((f) => f.file_path === 'app/payments.py');
     const db = h.database.store.db;
     const unit = await getUnit(db, org.id, unitId);
     const principal = { orgId: org.id, keyId: org.keyId, scopes: [] };
@@ -247,7 +283,7 @@ describe('autofix over HTTP on a real repository', () => {
     const progress = await waitFor(`${base()}/fixes/${view.fix.id}/progress`, (p) => TERMINAL.includes(p.status));
     assert.equal(progress.status, 'completed', progress.error_message ?? '');
     const diff = (await h.call('GET', `${base()}/fixes/${view.fix.id}/diff`)).json().diff;
-    assert.match(diff, /^\+STRIPE_KEY = os\.environ\["STRIPE_KEY"\]$/m);
+    assert.match(diff, /^\+STRIPE_KEY = os\.environ\.get\("STRIPE_KEY"\)$/m);
     assert.ok(!diff.includes('half written'));
     // The status is committed first; the work tree goes right after, as the run unwinds.
     const deadline = Date.now() + 5_000;

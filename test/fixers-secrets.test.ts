@@ -2,6 +2,7 @@
 // imports it needs, the config formats that interpolate, and the files it must leave alone. Secrets
 // are generated from the detector's own rule samples, so the detector finds exactly what a scan would.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -64,7 +65,9 @@ async function fix(file: string, text: string, secret = GHP): Promise<{ outcome:
 async function fixed(file: string, text: string, expected: string, secret = GHP): Promise<FixerOutcome> {
   const { outcome, after } = await fix(file, text, secret);
   assert.equal(after, expected);
-  assert.deepEqual({ fixed: outcome.fixed, changedFiles: outcome.changedFiles }, { fixed: true, changedFiles: [file] }, outcome.note);
+  assert.equal(outcome.fixed, true, outcome.note);
+  assert.equal(outcome.changedFiles[0], file);
+  assert.deepEqual(outcome.changedFiles.slice(1), outcome.userNotes?.some((n) => n.startsWith('Set the environment variable')) ? ['.env.example'] : []);
   return outcome;
 }
 
@@ -80,41 +83,41 @@ describe('secrets fixer: Python', () => {
     const outcome = await fixed(
       'app/settings.py',
       `"""Settings."""\nfrom __future__ import annotations\n\nimport sys\n\nGITHUB_TOKEN = "${GHP}"\n`,
-      `"""Settings."""\nfrom __future__ import annotations\n\nimport os\nimport sys\n\nGITHUB_TOKEN = os.environ["GITHUB_TOKEN"]\n`,
+      `"""Settings."""\nfrom __future__ import annotations\n\nimport os\nimport sys\n\nGITHUB_TOKEN = os.environ.get("GITHUB_TOKEN")\n`,
     );
     assert.equal(
       outcome.note,
-      'The GitHub personal access token in app/settings.py is now read from the environment (os.environ["GITHUB_TOKEN"]); ' +
+      'The GitHub personal access token in app/settings.py is now read from the environment (os.environ.get("GITHUB_TOKEN")); ' +
         'set GITHUB_TOKEN where the code runs; revoke the exposed value, since it stays in the git history',
     );
   });
 
   test('a module that starts with code gets the import and a blank line before it', async () => {
-    await fixed('a.py', `aws_secret = '${GHP}'\n`, `import os\n\naws_secret = os.environ["AWS_SECRET"]\n`);
+    await fixed('a.py', `aws_secret = '${GHP}'\n`, `import os\n\naws_secret = os.environ.get("AWS_SECRET")\n`);
   });
 
   test('an existing `import os` (or `import os.path`) is used as it is', async () => {
-    await fixed('a.py', `import os.path\nd = {"api_key": "${GHP}"}\n`, `import os.path\nd = {"api_key": os.environ["API_KEY"]}\n`);
+    await fixed('a.py', `import os.path\nd = {"api_key": "${GHP}"}\n`, `import os.path\nd = {"api_key": os.environ.get("API_KEY")}\n`);
   });
 
   test('names come from keyword arguments, subscripts and attributes', async () => {
-    await fixed('a.py', `import os\ng = Github(login_or_token="${GHP}")\n`, `import os\ng = Github(login_or_token=os.environ["LOGIN_OR_TOKEN"])\n`);
-    await fixed('b.py', `import os\napp.config["GH_TOKEN"] = "${GHP}"\n`, `import os\napp.config["GH_TOKEN"] = os.environ["GH_TOKEN"]\n`);
+    await fixed('a.py', `import os\ng = Github(login_or_token="${GHP}")\n`, `import os\ng = Github(login_or_token=os.environ.get("LOGIN_OR_TOKEN"))\n`);
+    await fixed('b.py', `import os\napp.config["GH_TOKEN"] = "${GHP}"\n`, `import os\napp.config["GH_TOKEN"] = os.environ.get("GH_TOKEN")\n`);
     await fixed('c.py', `import os\nclass C:\n    def __init__(self):\n        self.apiToken = "${GHP}"\n`, `import os\nclass C:\n    def __init__(self):\n        self.apiToken = os.environ["API_TOKEN"]\n`);
   });
 
   test('a value with no name to go by is named after the rule', async () => {
-    await fixed('a.py', `import os\nconnect("${GHP}")\n`, `import os\nconnect(os.environ["GITHUB_PAT"])\n`);
+    await fixed('a.py', `import os\nconnect("${GHP}")\n`, `import os\nconnect(os.environ.get("GITHUB_PAT"))\n`);
   });
 
   test('a hard-coded default of an environment lookup goes, the lookup stays', async () => {
-    await fixed('a.py', `import os\nTOKEN = os.environ.get("GH_TOKEN", "${GHP}")\n`, `import os\nTOKEN = os.environ["GH_TOKEN"]\n`);
+    await fixed('a.py', `import os\nTOKEN = os.environ.get("GH_TOKEN", "${GHP}")\n`, `import os\nTOKEN = os.environ.get("GH_TOKEN")\n`);
     await fixed('b.py', `import os\nTOKEN = os.getenv("GH_TOKEN") or "${GHP}"\n`, `import os\nTOKEN = os.getenv("GH_TOKEN")\n`);
   });
 
   test('bytes stay bytes, and literals written next to each other are replaced together', async () => {
-    await fixed('a.py', `import os\nKEY = b"${GHP}"\n`, `import os\nKEY = os.environ["KEY"].encode()\n`);
-    await fixed('b.py', `import os\nAUTH = ("Bearer "\n        "${GHP}")\n`, `import os\nAUTH = (os.environ["AUTH"])\n`);
+    await fixed('a.py', `import os\nKEY = b"${GHP}"\n`, `import os\nKEY = os.environ.get("KEY", "").encode()\n`);
+    await fixed('b.py', `import os\nAUTH = ("Bearer "\n        "${GHP}")\n`, `import os\nAUTH = ("Bearer "\n        + os.environ.get("AUTH", ""))\n`);
   });
 
   test('a secret in a comment or a docstring is redacted', async () => {
@@ -122,9 +125,108 @@ describe('secrets fixer: Python', () => {
     await fixed('b.py', `def f():\n    """Call with ${GHP}."""\n`, `def f():\n    """Call with <redacted>."""\n`);
   });
 
-  test('an f-string that also interpolates code is refused', async () => {
-    const note = await refused('a.py', `url = f"https://api/{path}?token=${GHP}"\n`);
-    assert.match(note, /interpolates code/);
+  test('a secret inside an f-string is cut out of it, keeping the interpolation around it', async () => {
+    await fixed('a.py', `def url(path):\n    return f"https://api/{path}?access_token=${GHP}&x=1"\n`,
+      `import os\n\ndef url(path):\n    return f"https://api/{path}?access_token=" + os.environ["ACCESS_TOKEN"] + f"&x=1"\n`);
+  });
+});
+
+/** Runs a Python snippet with the given environment; returns its exit code and output. */
+function runPython(dir: string, code: string, env: Record<string, string> = {}): { status: number | null; output: string } {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/PASSWORD|TOKEN|SECRET|_KEY$|_PAT$/.test(k)));
+  const run = spawnSync('python3', ['-c', code], { cwd: dir, env: { ...clean, ...env }, encoding: 'utf8' });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+describe('secrets fixer: fixes that keep the app running', () => {
+  const PASSWORDS = ['Adm1n-Pa55w0rd-2019!', 'Jx7-yankees-suck-42', 'Zq8#mVt2pLw9xRk4'];
+  const SEED_PY =
+    `users = [\n` +
+    `    {"email": "admin@corp.example", "password": "${PASSWORDS[0]}"},\n` +
+    `    {"email": "jack@corp.example", "password": "${PASSWORDS[1]}"},\n` +
+    `]\n\n\ndef connect(db):\n    return db.connect(user="app", password="${PASSWORDS[2]}")\n`;
+
+  async function fixAll(file: string, text: string, secrets: string[], extra: Record<string, string> = {}) {
+    const workspace = workTree({ [file]: text, ...extra });
+    const outcomes: FixerOutcome[] = [];
+    for (const secret of secrets) outcomes.push(await secretFixer.apply(findingFor(file, text, secret), workspace));
+    return { workspace, outcomes, after: read(workspace, file) };
+  }
+
+  test('distinct values get distinct names from what tells them apart, never one name for two values', async () => {
+    const { workspace, outcomes, after } = await fixAll('app/seed.py', SEED_PY, PASSWORDS);
+    assert.deepEqual(outcomes.map((o) => o.fixed), [true, true, true], outcomes.map((o) => o.note).join('\n'));
+    assert.match(after, /"password": os\.environ\.get\("ADMIN_PASSWORD"\)/);
+    assert.match(after, /"password": os\.environ\.get\("JACK_PASSWORD"\)/);
+    assert.match(after, /password=os\.environ\["APP_PASSWORD"\]/);
+    assert.equal(read(workspace, '.env.example'), 'ADMIN_PASSWORD=\nJACK_PASSWORD=\nAPP_PASSWORD=\n');
+    assert.deepEqual(outcomes[0].userNotes, [
+      'Set the environment variable ADMIN_PASSWORD wherever app/seed.py runs (listed, without a value, in .env.example)',
+      'Rotate the Hard-coded password or secret that was committed in app/seed.py: it stays readable in the git history',
+    ]);
+  });
+
+  test('a fixed Python module imports with the variables unset, and the function using one fails naming it (run by python3)', async () => {
+    const { workspace } = await fixAll('app/seed.py', SEED_PY, PASSWORDS);
+    fs.writeFileSync(path.join(workspace.dir, 'app', '__init__.py'), '');
+    const imported = runPython(workspace.dir, 'import app.seed; print(app.seed.users[0]["password"])');
+    assert.equal(imported.status, 0, imported.output);
+    assert.equal(imported.output.trim(), 'None');
+    const used = runPython(workspace.dir, 'import app.seed\nclass Db:\n    def connect(self, **kw): return kw\napp.seed.connect(Db())');
+    assert.notEqual(used.status, 0);
+    assert.match(used.output, /KeyError: 'APP_PASSWORD'/);
+    const set = runPython(workspace.dir, 'import app.seed\nclass Db:\n    def connect(self, **kw): return kw["password"]\nprint(app.seed.connect(Db()))', { APP_PASSWORD: 'from-env' });
+    assert.equal(set.output.trim(), 'from-env');
+  });
+
+  test('a token inside a multi-line GraphQL query: only the token is replaced, and the query still reads the same (run by python3)', async () => {
+    const text = `QUERY = """\nquery {\n  viewer(token: "${GHP}") { login }\n}\n"""\n`;
+    const { outcomes, after, workspace } = await fixAll('gql.py', text, [GHP]);
+    assert.equal(outcomes[0].fixed, true, outcomes[0].note);
+    assert.equal(after, `import os\n\nQUERY = """\nquery {\n  viewer(token: \\"""" + os.environ.get("GITHUB_PAT", "") + """") { login }\n}\n"""\n`);
+    const run = runPython(workspace.dir, 'import gql; print(gql.QUERY)', { GITHUB_PAT: 'T0KEN' });
+    assert.equal(run.output, `\nquery {\n  viewer(token: "T0KEN") { login }\n}\n\n`);
+  });
+
+  test('JavaScript: a template literal takes the lookup in, a header string keeps its scheme', async () => {
+    await fixed('server/api.js', `const q = \`{ viewer(token: "${GHP}") { login } }\`;\n`, `const q = \`{ viewer(token: "\${process.env.GITHUB_PAT}") { login } }\`;\n`);
+    await fixed('server/h.js', `const headers = { Authorization: "Bearer ${GHP}" };\n`, `const headers = { Authorization: "Bearer " + process.env.AUTHORIZATION };\n`);
+  });
+
+  test('the same value twice in a file is one variable', async () => {
+    const { outcomes, after } = await fixAll('a.py', `def a():\n    return call(token="${GHP}")\n\ndef b():\n    return call(token="${GHP}")\n`, [GHP]);
+    assert.equal(outcomes[0].fixed, true);
+    assert.equal(after, `import os\n\ndef a():\n    return call(token=os.environ["TOKEN"])\n\ndef b():\n    return call(token=os.environ["TOKEN"])\n`);
+  });
+
+  test('Ruby reads softly at load and with fetch in methods', async () => {
+    await fixed('a.rb', `class C\n  def token\n    "${GHP}"\n  end\nend\n`, `class C\n  def token\n    ENV.fetch("GITHUB_PAT")\n  end\nend\n`);
+  });
+
+  test('code served to browsers is refused, with a note to move the credential server-side', async () => {
+    const why = /served to browsers|browser code|<script> element/;
+    assert.match(await refused('static/js/app.js', `const cookie = "session=${GHP}; path=/";\n`), why);
+    assert.match(await refused('web/app.js', `fetch("/x", { headers: { Cookie: "${GHP}" } }).then(() => document.title = "x");\n`), why);
+    const note = await refused('templates/index.html', `<html><script>\nconst token = "${GHP}";\n</script></html>\n`);
+    assert.match(note, /<script> element of index\.html.*move the calls that need it to a server endpoint/);
+    await fixed('server/app.js', `const express = require("express");\nconst token = "${GHP}";\n`, `const express = require("express");\nconst token = process.env.TOKEN;\n`);
+  });
+
+  test('values that are not credentials are left alone: digests compared by code, test fixtures, published examples', async () => {
+    const digest = '5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8';
+    assert.match(await refused('auth.py', `admin_password_hash = "${digest}"\n`, digest), /hash digest.*false positive/);
+    assert.match(await refused('tests/test_login.py', `password = "${PASSWORDS[2]}"\n`, PASSWORDS[2]), /test fixture/);
+    const example = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+    const found = detectSecrets(`aws_secret_access_key = "${example}"\n`)[0];
+    if (found) assert.match(await refused('cfg.py', `aws_secret_access_key = "${example}"\n`, found.secret), /published example/);
+  });
+
+  test('the nearest existing .env template gets the line; a present variable is not repeated', async () => {
+    const { workspace } = await fixAll('svc/app.py', `def f():\n    return call(api_key="${GHP}")\n`, [GHP], { 'svc/.env.sample': 'PORT=8080\nexport API_KEY=\n', '.env.example': 'X=\n' });
+    assert.equal(read(workspace, 'svc/.env.sample'), 'PORT=8080\nexport API_KEY=\n');
+    const second = await fixAll('svc/b.py', `def f():\n    return call(stripe_key="${STRIPE}")\n`, [STRIPE], { 'svc/.env.sample': 'PORT=8080' });
+    assert.equal(read(second.workspace, 'svc/.env.sample'), 'PORT=8080\nSTRIPE_KEY=\n');
+    assert.deepEqual(second.outcomes[0].changedFiles, ['svc/b.py', 'svc/.env.sample']);
   });
 });
 
@@ -184,8 +286,8 @@ describe('secrets fixer: Go, Java, Ruby, PHP, C#', () => {
   });
 
   test('Ruby: ENV.fetch, named by the attribute or the hash key', async () => {
-    await fixed('a.rb', `Octokit.configure do |c|\n  c.access_token = "${GHP}"\nend\n`, `Octokit.configure do |c|\n  c.access_token = ENV.fetch("ACCESS_TOKEN")\nend\n`);
-    await fixed('b.rb', `CLIENT = Client.new(token: '${GHP}')\n`, `CLIENT = Client.new(token: ENV.fetch("TOKEN"))\n`);
+    await fixed('a.rb', `Octokit.configure do |c|\n  c.access_token = "${GHP}"\nend\n`, `Octokit.configure do |c|\n  c.access_token = ENV["ACCESS_TOKEN"]\nend\n`);
+    await fixed('b.rb', `CLIENT = Client.new(token: '${GHP}')\n`, `CLIENT = Client.new(token: ENV["TOKEN"])\n`);
   });
 
   test('PHP: getenv, named by define() or the variable; a class constant is refused', async () => {
@@ -263,7 +365,7 @@ describe('secrets fixer: several findings and stale ones', () => {
     const second = findingFor('a.py', text, GHP2);
     assert.equal((await secretFixer.apply(first, workspace)).fixed, true);
     assert.equal((await secretFixer.apply(second, workspace)).fixed, true);
-    assert.equal(read(workspace, 'a.py'), `import os\n\nA_TOKEN = os.environ["A_TOKEN"]\nB_TOKEN = os.environ["B_TOKEN"]\n`);
+    assert.equal(read(workspace, 'a.py'), `import os\n\nA_TOKEN = os.environ.get("A_TOKEN")\nB_TOKEN = os.environ.get("B_TOKEN")\n`);
   });
 
   test('a secret that is gone already needs no change', async () => {

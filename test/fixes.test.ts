@@ -82,6 +82,8 @@ for (const family of FAMILIES) {
           pull_requests: [],
           started_at: null,
           completed_at: null,
+          notes: [],
+          finding_outcomes: [],
         });
 
         const events = await fixCreatedEvents(unit, fix.id);
@@ -180,6 +182,7 @@ for (const family of FAMILIES) {
           agent_steps_completed: 0,
           latest_activity_at: null,
           error_message: null,
+          current_step: null,
         });
       });
 

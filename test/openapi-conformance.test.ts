@@ -26,6 +26,9 @@ const ALLOWED_EXTRA: Record<string, string[]> = {
   PublicFindingEventResponse: ['comment'],
   // One server serves both families' clients, so the balance carries both unit counters.
   PublicQuotaBalanceResponse: ['repositories', 'applications'],
+  // What a fix run leaves to the user, what it did about each finding, and the step a running fix is on.
+  PublicFixResponse: ['notes', 'finding_outcomes'],
+  PublicFixProgressResponse: ['current_step'],
 };
 
 function resolve(doc: Doc, schema: Schema): Schema {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { applyFixers, runAgent, type FixRunnerDeps } from '../src/fixing/fix-runner.ts';
+import { applyFixers, newChanges, runAgent, type Changes, type FixRunnerDeps } from '../src/fixing/fix-runner.ts';
 import { FixError, type Fixer, type FixFinding } from '../src/fixing/types.ts';
 import { fixFinding } from './support/finding-rows.ts';
 import { concludeBatch, failBatch, planScans, type BatchRunnerDeps } from '../src/scanning/batch-runner.ts';
@@ -66,22 +66,43 @@ describe('fix steps', () => {
     apply: async (f) => ({ fixed: f.checkId === 'aws', changedFiles: f.checkId === 'aws' ? ['a.py'] : [], note: `${f.checkId} note` }),
   };
   const deps = { fixerFor: (f: FixFinding) => (fixer.handles(f) ? fixer : undefined), agent: null } as unknown as FixRunnerDeps;
-  const workspace = { dir: '/nowhere', signal: new AbortController().signal, step: async () => {} };
+  const steps: string[] = [];
+  const workspace = { dir: '/nowhere', signal: new AbortController().signal, step: async () => {}, nowDoing: async (step: string) => void steps.push(step) } as never;
 
-  test('the fixers fix what they can and leave the rest, in order, for the agent', async () => {
-    const changes = { files: new Set<string>(), notes: [] as string[] };
+  test('the fixers fix what they can and leave the rest, in order, for the agent, each outcome recorded', async () => {
+    const changes = newChanges();
     const findings = [finding('1', 'aws'), finding('2', 'stripe'), finding('3', 'aws-data-file')];
     const left = await applyFixers(deps, findings, workspace, changes);
     assert.deepEqual(left.map((f) => f.id), ['2', '3']);
     assert.deepEqual([...changes.files], ['a.py']);
-    assert.deepEqual(changes.notes, ['aws note', 'aws-data-file note']);
+    assert.deepEqual(Object.fromEntries(changes.outcomes), {
+      1: { fixed: true, detail: 'aws note', files: ['a.py'] },
+      2: { fixed: false, detail: 'no deterministic fixer handles stripe', files: [] },
+      3: { fixed: false, detail: 'aws-data-file note', files: [] },
+    });
+    assert.match(steps.at(-1)!, /^fixing finding 3 of 3 \(aws-data-file in .*\) with the only-aws fixer$/);
   });
 
-  test('without an agent, what the fixers left fails the run with the settings to set; nothing left needs no agent', async () => {
-    const changes = { files: new Set<string>(), notes: ['aws-data-file note'] };
-    const findings = [finding('3', 'aws-data-file')];
-    const run = (left: FixFinding[]) => runAgent(deps, {} as never, findings, left, [], workspace as never, changes);
-    await assert.rejects(run(findings), (error: unknown) => error instanceof FixError && /aws-data-file.*BULWARK_LLM_PROVIDER/.test(error.message));
-    await run([]);
+  test('a fixer that throws on one finding leaves the others fixed', async () => {
+    const throwing: Fixer = { ...fixer, apply: async (f) => (f.id === '2' ? Promise.reject(new Error('boom')) : fixer.apply(f, workspace)) };
+    const changes = newChanges();
+    const left = await applyFixers({ ...deps, fixerFor: () => throwing }, [finding('1', 'aws'), finding('2', 'aws')], workspace, changes);
+    assert.deepEqual(left.map((f) => f.id), ['2']);
+    assert.equal(changes.outcomes.get('1')?.fixed, true);
+    assert.deepEqual(changes.outcomes.get('2'), { fixed: false, detail: 'the only-aws fixer failed unexpectedly on aws', files: [] });
+  });
+
+  test('without an agent, a run that fixed nothing fails with the settings to set; one that fixed some goes on', async () => {
+    const findings = [finding('1', 'aws'), finding('3', 'aws-data-file')];
+    const nothingFixed = newChanges();
+    nothingFixed.outcomes.set('3', { fixed: false, detail: 'aws-data-file note', files: [] });
+    const run = (changes: Changes, left: FixFinding[]) => runAgent(deps, {} as never, findings, left, [], workspace, changes);
+    await assert.rejects(run(nothingFixed, [findings[1]]), (error: unknown) => error instanceof FixError && /aws-data-file.*aws-data-file note.*BULWARK_LLM_PROVIDER/.test(error.message));
+    const someFixed = newChanges();
+    someFixed.outcomes.set('1', { fixed: true, detail: 'aws note', files: ['a.py'] });
+    someFixed.outcomes.set('3', { fixed: false, detail: 'aws-data-file note', files: [] });
+    await run(someFixed, [findings[1]]);
+    assert.match(someFixed.outcomes.get('3')!.detail, /^aws-data-file note; set BULWARK_LLM_PROVIDER/);
+    await run(newChanges(), []);
   });
 });

@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
 import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
 import { newId, nowIso } from '../ids.ts';
+import type { FindingOutcome } from '../fixing/types.ts';
 import { findingsByIds } from '../store/findings.ts';
+import { decodeJson } from '../store/json-columns.ts';
 import { CheckoutError } from '../scm/checkout-cache.ts';
 import { defaultBranchName, InvalidBranchNameError, validateBranchName } from '../scm/pull-requests/branch-name.ts';
 import {
@@ -36,6 +38,11 @@ export interface FixView {
   fix: FixRow;
   findingIds: string[];
   pullRequests: FixPullRequestRow[];
+}
+
+/** What the fix's last run left to the user, and what it did about each finding. */
+export function fixReport(fix: FixRow): { notes: string[]; outcomes: FindingOutcome[] } {
+  return { notes: decodeJson<string[]>(fix.notes, []), outcomes: decodeJson<FindingOutcome[]>(fix.finding_outcomes, []) };
 }
 
 export interface FixCreateInput {
@@ -197,6 +204,9 @@ export async function createFix(
       agent_input_tokens: 0,
       agent_output_tokens: 0,
       verification: null,
+      notes: null,
+      finding_outcomes: null,
+      current_step: null,
       runs: 1,
       run_attempt: 0,
       pr_opening_since: null,

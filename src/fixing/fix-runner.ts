@@ -16,7 +16,8 @@ import type { Database, FixRow } from '../store/schema.ts';
 import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
 import { maskDiff } from './diff-mask.ts';
 import { toFixFinding } from './fix-finding.ts';
-import { FixError, type FixAgent, type Fixer, type FixFinding, type FixWorkspace, type VerificationResult } from './types.ts';
+import { encodeJson } from '../store/json-columns.ts';
+import { FixError, type FixAgent, type Fixer, type FixerOutcome, type FixFinding, type FixWorkspace, type VerificationResult } from './types.ts';
 
 export { toFixFinding };
 
@@ -53,6 +54,8 @@ type GitOptions = { cwd: string; timeoutMs: number; signal: AbortSignal };
 /** A checked-out work tree for one run: where it started (`base`) and how to run git in it. */
 export interface RunWorkspace extends FixWorkspace {
   base: string;
+  /** Tells the fix's progress what the run is doing now. */
+  nowDoing(step: string): Promise<void>;
   options: GitOptions;
   dispose(): Promise<void>;
 }
@@ -62,11 +65,22 @@ export type RunOutcome =
   | { status: 'completed'; changes: Partial<FixRow> }
   | { status: 'failed'; changes: Partial<FixRow>; callerCaused?: boolean };
 
-/** What the fixers and the agent changed, and what the fixers had to say. */
-interface Changes {
+/** What a run has done so far: the files it wrote, each finding's outcome, and what it leaves to the user. */
+export interface Changes {
   files: Set<string>;
+  /** By finding id: fixed or not, why, and the files its fixer (or the agent) wrote. */
+  outcomes: Map<string, FindingResult>;
+  /** Actions left to the user (variables to set, credentials to rotate), each once. */
   notes: string[];
 }
+
+interface FindingResult {
+  fixed: boolean;
+  detail: string;
+  files: string[];
+}
+
+export const newChanges = (): Changes => ({ files: new Set(), outcomes: new Map(), notes: [] });
 
 /**
  * Runs a fix (see core/states/fix-status.ts): claim the run, open a work tree, apply the deterministic
@@ -87,21 +101,23 @@ export async function runFix(deps: FixRunnerDeps, key: string, context: JobConte
   if (!fix) return;
   const watch = watchForCancellation(deps, fix, context.signal);
   let workspace: RunWorkspace | undefined;
+  const changes = newChanges();
   try {
+    await updateRunning(deps, fix, { current_step: 'checking out the source repository' });
     workspace = await openWorkspace(deps, fix, context.attempt, watch.signal);
     if (deps.faultFixDelayMs) await sleep(deps.faultFixDelayMs, undefined, { signal: watch.signal });
     const findings = (await findingsOfFix(deps.db, fix.id)).map(toFixFinding);
     const refinements = fix.runs > 1 ? await refinementsOf(deps.db, fix.id) : [];
-    const changes: Changes = { files: new Set(), notes: [] };
     const forAgent = refinements.length ? findings : await applyFixers(deps, findings, workspace, changes);
     await runAgent(deps, fix, findings, forAgent, refinements, workspace, changes);
-    await finishRun(deps, fix, await verifyRun(deps, findings, workspace, changes));
+    await finishRun(deps, fix, await verifyRun(deps, fix, findings, workspace, changes));
   } catch (error) {
     if (context.signal.aborted) throw error; // lease lost or worker stopping: the job runs again
     if (watch.signal.aborted || error instanceof FixCancelled) return; // cancelled: the API recorded it
     if (!(error instanceof FixError)) deps.log?.('fix run failed', { fix: fix.id, error: maskSecretsIn(String((error as Error)?.message)) });
     const message = error instanceof FixError ? maskSecretsIn(error.message) : 'the fix run failed unexpectedly';
-    await finishRun(deps, fix, { status: 'failed', changes: { error_message: message }, callerCaused: error instanceof FixError && error.callerCaused });
+    const told = changes.outcomes.size ? recordedOutcomes(changes) : {};
+    await finishRun(deps, fix, { status: 'failed', changes: { error_message: message, ...told }, callerCaused: error instanceof FixError && error.callerCaused });
   } finally {
     watch.stop();
     await workspace?.dispose();
@@ -189,6 +205,9 @@ export async function openWorkspace(deps: FixRunnerDeps, fix: FixRow, attempt: n
     base,
     options,
     dispose: checkout.dispose,
+    nowDoing: async (step) => {
+      if (!(await updateRunning(deps, fix, { current_step: step, latest_activity_at: nowIso() }))) throw new FixCancelled('cancelled');
+    },
     step: async () => {
       signal.throwIfAborted();
       steps++;
@@ -197,25 +216,42 @@ export async function openWorkspace(deps: FixRunnerDeps, fix: FixRow, attempt: n
   };
 }
 
-/** Applies the deterministic fixer of each finding; returns the findings left for the agent. */
-export async function applyFixers(deps: FixRunnerDeps, findings: FixFinding[], workspace: FixWorkspace, changes: Changes): Promise<FixFinding[]> {
+/**
+ * Applies the deterministic fixer of each finding, one after another, recording for each whether it was
+ * fixed and why not; returns the findings left for the agent. A fixer that fails on one finding leaves
+ * the others' edits in place.
+ */
+export async function applyFixers(deps: FixRunnerDeps, findings: FixFinding[], workspace: RunWorkspace, changes: Changes): Promise<FixFinding[]> {
   const forAgent: FixFinding[] = [];
-  for (const finding of findings) {
+  for (const [index, finding] of findings.entries()) {
     const fixer = deps.fixerFor(finding);
     if (!fixer) {
+      changes.outcomes.set(finding.id, { fixed: false, detail: `no deterministic fixer handles ${finding.checkId}`, files: [] });
       forAgent.push(finding);
       continue;
     }
-    const outcome = await fixer.apply(finding, workspace);
+    await workspace.nowDoing(`fixing finding ${index + 1} of ${findings.length} (${finding.checkId} in ${finding.filePath}) with the ${fixer.name} fixer`);
+    let outcome: FixerOutcome;
+    try {
+      outcome = await fixer.apply(finding, workspace);
+    } catch (error) {
+      if (workspace.signal.aborted) throw error;
+      deps.log?.('fixer failed', { finding: finding.id, fixer: fixer.name, error: maskSecretsIn(String((error as Error)?.message)) });
+      outcome = { fixed: false, changedFiles: [], note: `the ${fixer.name} fixer failed unexpectedly on ${finding.checkId}` };
+    }
     await workspace.step();
     outcome.changedFiles.forEach((file) => changes.files.add(file));
-    changes.notes.push(outcome.note);
+    changes.outcomes.set(finding.id, { fixed: outcome.fixed, detail: outcome.note, files: outcome.changedFiles });
+    if (outcome.fixed) for (const note of outcome.userNotes ?? []) if (!changes.notes.includes(note)) changes.notes.push(note);
     if (!outcome.fixed) forAgent.push(finding);
   }
   return forAgent;
 }
 
-/** Hands the agent what the fixers left, the refinements, or a fix without findings; a no-op when nothing is left. */
+/**
+ * Hands the agent what the fixers left, the refinements, or a fix without findings; a no-op when nothing
+ * is left. Without an agent, what the fixers fixed stands on its own; only a run that fixed nothing fails.
+ */
 export async function runAgent(
   deps: FixRunnerDeps,
   fix: FixRow,
@@ -227,13 +263,18 @@ export async function runAgent(
 ): Promise<void> {
   if (!forAgent.length && !refinements.length && findings.length) return;
   if (!deps.agent) {
-    const why = changes.notes.length ? ` (${changes.notes.join('; ')})` : '';
-    throw new FixError(
-      findings.length === 0
-        ? `a fix without findings needs an LLM agent to follow its instructions; set ${AGENT_SETTINGS}`
-        : `no deterministic fixer could fix ${forAgent.map((f) => f.checkId).join(', ')}${why}; set ${AGENT_SETTINGS} to let the agent fix it`,
-    );
+    if (findings.length === 0) throw new FixError(`a fix without findings needs an LLM agent to follow its instructions; set ${AGENT_SETTINGS}`);
+    for (const finding of forAgent) {
+      const outcome = changes.outcomes.get(finding.id)!;
+      outcome.detail = `${outcome.detail}; set ${AGENT_SETTINGS} to let the agent fix it`;
+    }
+    if (!fixedIds(changes).length) {
+      const why = forAgent.map((f) => changes.outcomes.get(f.id)!.detail);
+      throw new FixError(`no deterministic fixer could fix ${forAgent.map((f) => f.checkId).join(', ')} (${why.join('; ')})`);
+    }
+    return;
   }
+  await workspace.nowDoing(refinements.length ? 'the agent is following the refinement' : `the agent is fixing ${forAgent.length || findings.length} finding(s)`);
   const result = await deps.agent.run({
     workspace,
     findings: forAgent.length ? forAgent : findings,
@@ -241,32 +282,96 @@ export async function runAgent(
     rescan: async (files) => describeVerification(await deps.verify(workspace.dir, findings, files, await originalsOf(workspace, files)), findings),
   });
   result.changedFiles.forEach((file) => changes.files.add(file));
+  for (const finding of forAgent.length ? forAgent : findings) {
+    changes.outcomes.set(finding.id, { fixed: true, detail: 'changed by the agent', files: result.changedFiles });
+  }
   await updateRunning(deps, fix, {
     agent_input_tokens: fix.agent_input_tokens + result.usage.inputTokens,
     agent_output_tokens: fix.agent_output_tokens + result.usage.outputTokens,
   });
 }
 
-/** Re-scans the changed files: the run completes only when no finding is detected any more and every file parses. */
-export async function verifyRun(deps: FixRunnerDeps, findings: FixFinding[], workspace: RunWorkspace, changes: Changes): Promise<RunOutcome> {
-  const diff = await diffOf(workspace);
-  if (!diff.trim()) throw new FixError('the fix made no change to the repository');
-  const changedFiles = await changedPaths(workspace);
-  const verification = await deps.verify(workspace.dir, findings, changedFiles, await originalsOf(workspace, changedFiles));
-  const problems = verificationProblems(verification, findings);
-  if (problems.length) throw new FixError(`verification failed: ${problems.join('; ')}`);
-  return {
-    status: 'completed',
-    changes: {
-      diff: maskDiff(diff),
-      diff_ciphertext: deps.tokenBox.seal(diff),
-      error_message: null,
-      verification: maskSecretsIn([
-        `Re-scanned ${changedFiles.length} changed file(s): none of the ${findings.length} finding(s) is detected any more, and every file still parses.`,
-        ...changes.notes,
-      ].join(' ')),
-    },
-  };
+/**
+ * Re-scans the changed files. A finding still detected, or whose change left a file unparsable, counts
+ * as not fixed and its files go back to the base commit (unless a fixed finding changed them too); the
+ * rest are verified again. The run completes when at least one finding is fixed and verified.
+ */
+export async function verifyRun(deps: FixRunnerDeps, fix: FixRow, findings: FixFinding[], workspace: RunWorkspace, changes: Changes): Promise<RunOutcome> {
+  await workspace.nowDoing('verifying: re-scanning the changed files');
+  for (;;) {
+    const diff = await diffOf(workspace);
+    if (!diff.trim()) throw new FixError(explainNothingChanged(findings, changes));
+    const changedFiles = await changedPaths(workspace);
+    const claimed = findings.length ? findings.filter((f) => changes.outcomes.get(f.id)?.fixed) : findings;
+    const originals = await originalsOf(workspace, changedFiles);
+    const verification = await deps.verify(workspace.dir, claimed, changedFiles, originals);
+    const problems = verificationProblems(verification, findings);
+    if (!problems.length) {
+      return {
+        status: 'completed',
+        changes: {
+          diff: maskDiff(diff),
+          diff_ciphertext: deps.tokenBox.seal(diff),
+          error_message: null,
+          ...(fix.runs > 1 && !findings.length ? {} : recordedOutcomes(changes)),
+          verification: maskSecretsIn(
+            [
+              `Re-scanned ${changedFiles.length} changed file(s): none of the ${claimed.length} finding(s) it fixed is detected any more, and every file still parses.`,
+              ...findings.map((f) => changes.outcomes.get(f.id)?.detail).filter((d): d is string => !!d),
+            ].join(' '),
+          ),
+        },
+      };
+    }
+    const failed = failedFindings(verification, claimed, changes);
+    if (!findings.length || !failed.size) throw new FixError(`verification failed: ${problems.join('; ')}`);
+    for (const [id, why] of failed) changes.outcomes.set(id, { ...changes.outcomes.get(id)!, fixed: false, detail: why });
+    if (!fixedIds(changes).length) throw new FixError(`verification failed: ${problems.join('; ')}`);
+    await restoreFilesOnlyFailedFindingsChanged(workspace, changes, changedFiles, originals, failed);
+  }
+}
+
+/** The findings a verification shows not fixed, with why: still detected, or a file of theirs no longer parses. */
+function failedFindings(verification: VerificationResult, claimed: FixFinding[], changes: Changes): Map<string, string> {
+  const failed = new Map<string, string>();
+  for (const id of verification.stillDetected) failed.set(id, 'the change did not remove it: it is still detected after the change');
+  for (const { file, reason } of verification.unparsable) {
+    for (const finding of claimed) {
+      if (changes.outcomes.get(finding.id)?.files.includes(file)) failed.set(finding.id, `its change left ${file} unparsable (${reason})`);
+    }
+  }
+  return failed;
+}
+
+async function restoreFilesOnlyFailedFindingsChanged(
+  workspace: RunWorkspace,
+  changes: Changes,
+  changedFiles: string[],
+  originals: Map<string, string | null>,
+  failed: Map<string, string>,
+): Promise<void> {
+  const keep = new Set([...changes.outcomes].filter(([, o]) => o.fixed).flatMap(([, o]) => o.files));
+  const touchedByFailed = new Set([...failed.keys()].flatMap((id) => changes.outcomes.get(id)!.files));
+  for (const file of changedFiles) {
+    if (keep.has(file) || !touchedByFailed.has(file)) continue;
+    const original = originals.get(file);
+    const target = path.join(workspace.dir, file);
+    if (original === null || original === undefined) await fs.rm(target, { force: true });
+    else await fs.writeFile(target, original);
+  }
+}
+
+const fixedIds = (changes: Changes) => [...changes.outcomes].filter(([, o]) => o.fixed).map(([id]) => id);
+
+/** The columns that tell the caller what the run did: each finding's outcome and the actions left to them. */
+function recordedOutcomes(changes: Changes): Partial<FixRow> {
+  const outcomes = [...changes.outcomes].map(([id, o]) => ({ finding_id: id, fixed: o.fixed, detail: maskSecretsIn(o.detail) }));
+  return { finding_outcomes: encodeJson(outcomes), notes: encodeJson(changes.notes.map(maskSecretsIn)) };
+}
+
+function explainNothingChanged(findings: FixFinding[], changes: Changes): string {
+  const details = findings.map((f) => changes.outcomes.get(f.id)?.detail).filter((d): d is string => !!d);
+  return `the fix made no change to the repository${details.length ? ` (${details.join('; ')})` : ''}`;
 }
 
 /**
@@ -284,7 +389,7 @@ export async function finishRun(deps: FixRunnerDeps, fix: FixRow, outcome: RunOu
     : outcome.changes;
   await deps.db.transaction().execute(async (trx) => {
     const guard = { from: ['running' as const], runs: fix.runs, runAttempt: fix.run_attempt };
-    if (!(await moveFix(trx, fix.id, status, { completed_at: now, latest_activity_at: now, ...changes }, guard))) return;
+    if (!(await moveFix(trx, fix.id, status, { completed_at: now, latest_activity_at: now, current_step: null, ...changes }, guard))) return;
     await recordFixEvents(trx, fix.id, failed ? 'fix_failed' : 'fix_completed', failed ? { error_message: changes.error_message } : {});
     if (status === 'failed' && !(outcome.status === 'failed' && outcome.callerCaused)) await refundFixCredit(trx, fix);
   });

@@ -33,6 +33,15 @@ export interface FixerOutcome {
   changedFiles: string[];
   /** Why it could not fix, or what it did, in one sentence for the fix's record. */
   note: string;
+  /** What the user must still do once the fix is merged (variables to set, credentials to rotate), one sentence each. */
+  userNotes?: string[];
+}
+
+/** What a run did about one finding of its fix, as the fix's response shows it. */
+export interface FindingOutcome {
+  finding_id: string;
+  fixed: boolean;
+  detail: string;
 }
 
 /** A deterministic fixer: one kind of finding, no model, the same result every time. */

@@ -258,6 +258,15 @@ export const FixPullRequestSummary = Type.Object(
   { title: 'PublicFixPullRequestSummary' },
 );
 
+export const FixFindingOutcome = Type.Object(
+  {
+    finding_id: Type.String({ title: 'Finding Id' }),
+    fixed: Type.Boolean({ title: 'Fixed' }),
+    detail: Type.String({ title: 'Detail', description: 'What was changed, or why the finding was not fixed' }),
+  },
+  { title: 'PublicFixFindingOutcome' },
+);
+
 export const fixResponse = (family: Family) =>
   Type.Object(
     {
@@ -275,6 +284,13 @@ export const fixResponse = (family: Family) =>
       created_at: DateTime('Created At'),
       started_at: NullableDateTime('Started At'),
       completed_at: NullableDateTime('Completed At'),
+      notes: Type.Optional(
+        Type.Array(Type.String(), {
+          title: 'Notes',
+          description: 'What the last run leaves to you: environment variables to set, exposed credentials to rotate, major upgrades to review',
+        }),
+      ),
+      finding_outcomes: Type.Optional(Type.Array(FixFindingOutcome, { title: 'Finding Outcomes', description: "What the last run did about each of the fix's findings" })),
     },
     { title: 'PublicFixResponse' },
   );
@@ -300,6 +316,7 @@ export const fixProgressResponse = (family: Family) =>
       agent_steps_completed: Type.Optional(Type.Integer({ title: 'Agent Steps Completed', default: 0 })),
       latest_activity_at: NullableDateTime('Latest Activity At'),
       error_message: NullableString('Error Message'),
+      current_step: Type.Optional(Nullable(Type.String({ title: 'Current Step', description: 'What a running fix is doing now; null when it is not running' }))),
     },
     { title: 'PublicFixProgressResponse' },
   );

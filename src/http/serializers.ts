@@ -1,5 +1,5 @@
 import type { ApiKeySummary } from '../core/api-keys.ts';
-import type { FixView } from '../core/fixes.ts';
+import { fixReport, type FixView } from '../core/fixes.ts';
 import type { QuotaBalance } from '../core/quotas.ts';
 import type { BatchView, ProgressView, ScanResults } from '../core/scan-batches.ts';
 import type { Unit } from '../core/units.ts';
@@ -177,6 +177,8 @@ export function serializeFix(family: Family, view: FixView) {
     created_at: fix.created_at,
     started_at: fix.started_at,
     completed_at: fix.completed_at,
+    notes: fixReport(fix).notes,
+    finding_outcomes: fixReport(fix).outcomes,
   };
 }
 
@@ -199,6 +201,7 @@ export function serializeFixProgress(family: Family, view: FixView) {
     agent_steps_completed: fix.agent_steps_completed,
     latest_activity_at: fix.latest_activity_at,
     error_message: fix.error_message,
+    current_step: fix.status === 'running' ? fix.current_step : null,
   };
 }
 

@@ -184,6 +184,12 @@ export interface FixesTable {
   agent_output_tokens: number;
   /** How the last run's verification went, in one sentence. */
   verification: string | null;
+  /** JSON array of the actions the last run left to the user (variables to set, credentials to rotate). */
+  notes: string | null;
+  /** JSON array of `{ finding_id, fixed, detail }`: what the last run did about each finding. */
+  finding_outcomes: string | null;
+  /** What a running fix is doing now; null before it starts and once it ends. */
+  current_step: string | null;
   /** Runs started so far: 1 after the first, one more per refinement. Names each run's job. */
   runs: number;
   /** When a request started opening this fix's pull request; null when none is. */

@@ -1,6 +1,10 @@
 import path from 'node:path';
 import type { Fixer, FixerOutcome, FixFinding, FixWorkspace } from '../types.ts';
-import { moveSecretInCode, REDACTED } from './secret-in-code.ts';
+import { detectSecrets } from '../../engines/secrets/detector.ts';
+import { namesReadFromEnvironment } from './env-names.ts';
+import { listInEnvTemplate } from './env-template.ts';
+import { notACredential, servedToBrowsers } from './secret-exemptions.ts';
+import { moveSecretInCode, REDACTED, secretNameInCode, type NameChoice } from './secret-in-code.ts';
 import { interpolatingFormatOf, referenceSecretInConfig } from './secret-in-config.ts';
 import { moveSecretInCSharp } from './secret-in-csharp.ts';
 import { findingRule, locateFindingSecrets, type LocatedSecret } from './secret-location.ts';
@@ -20,7 +24,7 @@ const CSHARP = /\.cs$/i;
 
 const REVOKE = 'revoke the exposed value, since it stays in the git history';
 
-type FileChange = { text: string; did: string } | { refused: string };
+type FileChange = { text: string; did: string; name?: string } | { refused: string };
 
 export const secretFixer: Fixer = {
   name: 'secrets',
@@ -37,59 +41,124 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace): Promise<
       `The ${what} is only in the git history of ${file}, not in the tree, so no edit removes it: revoke it, then rewrite the history (git filter-repo) if it must go`,
     );
   }
-  const unsupported = unsupportedFile(file, finding);
-  if (unsupported) return refuse(`The ${what} in ${file} was left in place: ${unsupported}; ${REVOKE}`);
-
   const original = await readTreeFile(workspace.dir, file);
   if (original === null) return { fixed: true, changedFiles: [], note: `${file} no longer exists, so the ${what} is gone from the tree; ${REVOKE}` };
   const secrets = locateFindingSecrets(original, finding);
   if (!secrets.length) return { fixed: true, changedFiles: [], note: `The ${what} is no longer in ${file}; nothing to change` };
+  const notCredential = notACredential(file, original, secrets[0]);
+  if (notCredential) return refuse(`The ${what} in ${file} line ${secrets[0].startLine} was left in place: ${notCredential}; if so, mark the finding a false positive`);
+  const inBrowser = servedToBrowsers(file, original, secrets[0]);
+  if (inBrowser) {
+    return refuse(
+      `The ${what} in ${file} was left in place: ${inBrowser}, where anyone can read it and no environment variable exists; ` +
+        `move the calls that need it to a server endpoint that holds the credential, then ${REVOKE}`,
+    );
+  }
+  const unsupported = unsupportedFile(file, finding);
+  if (unsupported) return refuse(`The ${what} in ${file} was left in place: ${unsupported}; ${REVOKE}`);
 
+  const values = new Set(secrets.map((s) => original.slice(s.start, s.end)));
+  const names = new Map<string, string>();
+  const taken = namesTaken(file, original, values);
   let text = original;
   const done: string[] = [];
+  const apply = (secret: LocatedSecret): FileChange => {
+    const value = text.slice(secret.start, secret.end);
+    const change = changeFor(file, text, secret, { taken, given: names.get(value) });
+    if ('refused' in change) return change;
+    text = change.text;
+    done.push(change.did);
+    if (change.name) {
+      names.set(value, change.name);
+      taken.add(change.name);
+    }
+    return change;
+  };
   // One secret at a time: an edit (an added import) moves the others, so each is located again.
   for (let i = 0; i < secrets.length; i++) {
     const [next] = locateFindingSecrets(text, finding);
     if (!next) break;
-    const change = changeFor(file, text, next);
+    const change = apply(next);
     if ('refused' in change) return refuse(`The ${what} in ${file} line ${next.startLine} was left in place: ${change.refused}; ${REVOKE}`);
-    text = change.text;
-    done.push(change.did);
+  }
+  // The same value elsewhere in the file is the same credential: it goes too, under the same name.
+  for (const value of values) {
+    for (let skip = 0; ; ) {
+      const at = occurrences(text, value)[skip];
+      if (at === undefined) break;
+      if ('refused' in apply({ ...secrets[0], start: at, end: at + value.length, startLine: lineOf(text, at) })) skip++;
+    }
   }
   const broken = newSyntaxErrors(file, original, text);
   if (broken) return refuse(`The ${what} in ${file} was left in place: replacing it would not parse (line ${broken}); ${REVOKE}`);
 
   await writeTreeFile(workspace.dir, file, text);
+  const variables = unique([...names.values()]);
+  const template = variables.length ? await listInEnvTemplate(workspace.dir, file, variables) : null;
   return {
     fixed: true,
-    changedFiles: [file],
+    changedFiles: template ? [file, template] : [file],
     note: `The ${what} in ${file} ${unique(done).join(' and ')}; ${REVOKE}`,
+    userNotes: [
+      ...variables.map((name) => `Set the environment variable ${name} wherever ${file} runs (listed, without a value, in ${template ?? 'the .env template'})`),
+      `Rotate the ${what} that was committed in ${file}: it stays readable in the git history`,
+    ],
   };
 }
 
-function changeFor(file: string, text: string, secret: LocatedSecret): FileChange {
+function changeFor(file: string, text: string, secret: LocatedSecret, choice: NameChoice): FileChange {
   const parser = codeParserFor(file);
   if (parser) {
-    const result = moveSecretInCode(parser, text, secret);
+    const result = moveSecretInCode(parser, text, secret, choice);
     if (result.kind === 'refused') return { refused: result.reason };
     if (result.kind === 'redacted') return { text: result.text, did: `was replaced with ${REDACTED}, being in a comment or an unused string` };
-    return { text: result.text, did: `is now read from the environment (${result.lookup}); set ${result.name} where the code runs` };
+    return { text: result.text, name: result.name, did: `is now read from the environment (${result.lookup}); set ${result.name} where the code runs` };
   }
   if (CSHARP.test(file)) {
     const result = moveSecretInCSharp(text, secret);
     if (result.kind === 'refused') return { refused: result.reason };
-    return { text: result.text, did: `is now read from the environment variable ${result.name}; set it where the code runs` };
+    return { text: result.text, name: result.name, did: `is now read from the environment variable ${result.name}; set it where the code runs` };
   }
   const format = interpolatingFormatOf(file);
   if (format) {
     const result = referenceSecretInConfig(format, text, secret);
     if (result.kind === 'refused') return { refused: result.reason };
-    return { text: result.text, did: `is now the reference \${${result.name}}; set ${result.name} in the environment that runs it` };
+    return { text: result.text, name: result.name, did: `is now the reference \${${result.name}}; set ${result.name} in the environment that runs it` };
   }
   if (DOCUMENTATION.test(file)) {
     return { text: applyEdits(text, [{ start: secret.start, end: secret.end, text: REDACTED }]), did: `was replaced with ${REDACTED}` };
   }
   return { refused: 'the fixer does not know this file type' };
+}
+
+/**
+ * Names that must not be given to this finding's value: variables the file already reads, and the names
+ * the file's other secrets would take, so two values never share one name.
+ */
+function namesTaken(file: string, text: string, ownValues: Set<string>): Set<string> {
+  const taken = new Set(namesReadFromEnvironment(text));
+  const parser = codeParserFor(file);
+  if (!parser) return taken;
+  for (const match of detectSecrets(text)) {
+    if (ownValues.has(match.secret)) continue;
+    const start = text.indexOf(match.secret);
+    if (start === -1) continue;
+    const name = secretNameInCode(parser, text, { rule: match.rule, start, end: start + match.secret.length, startLine: match.startLine });
+    if (name) taken.add(name);
+  }
+  return taken;
+}
+
+function occurrences(text: string, value: string): number[] {
+  const found: number[] = [];
+  for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + value.length)) found.push(at);
+  return found;
+}
+
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
 }
 
 /** Why a file's secret cannot move to the environment by editing it, or undefined when it can. */

@@ -37,3 +37,14 @@ export async function writeTreeFile(dir: string, relative: string, text: string)
   await fs.writeFile(absolute, text);
 }
 
+
+/** Writes a file of the work tree, creating it when it does not exist (its folder must). */
+export async function createOrWriteTreeFile(dir: string, relative: string, text: string): Promise<void> {
+  const absolute = await resolveInTree(dir, relative);
+  if (absolute !== null) return fs.writeFile(absolute, text);
+  const root = await fs.realpath(dir);
+  const target = path.join(root, path.posix.normalize(relative));
+  const folder = await fs.realpath(path.dirname(target));
+  if (folder !== root && !folder.startsWith(root + path.sep)) throw new FixError(`${relative} is outside the repository`);
+  await fs.writeFile(target, text, { flag: 'wx' });
+}

@@ -1,6 +1,6 @@
 import type { CodeHostSettings } from '../../config.ts';
 import { BodyValueError } from '../../core/errors.ts';
-import type { FixView, PullRequestInput, PullRequestOpener } from '../../core/fixes.ts';
+import { fixReport, type FixView, type PullRequestInput, type PullRequestOpener } from '../../core/fixes.ts';
 import { BranchExistsError, PullRequestError, type PullRequestStage } from '../../core/pull-request-errors.ts';
 import type { Unit } from '../../core/units.ts';
 import type { TokenBox } from '../../crypto/token-box.ts';
@@ -126,6 +126,10 @@ export function createPullRequestOpener(deps: PullRequestOpenerDeps): PullReques
           fix,
           findings: await deps.findings(view.findingIds),
           verification: fix.verification ?? null,
+          notes: fixReport(fix).notes,
+          notFixed: fixReport(fix)
+            .outcomes.filter((o) => !o.fixed)
+            .map((o) => ({ findingId: o.finding_id, detail: o.detail })),
         };
         const title = input.title?.trim() || pullRequestTitle(content);
         const body = input.body?.trim() ? input.body : pullRequestBody(content);

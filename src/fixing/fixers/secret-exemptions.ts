@@ -1,0 +1,59 @@
+import path from 'node:path';
+import type { LocatedSecret } from './secret-location.ts';
+
+// Secrets the fixer must not move to the environment: values that are no credential at all, and
+// credentials in code that runs in a browser, where no environment can keep them from the user.
+
+/** Rules that match by a keyword next to any value, so a test's made-up value matches them too. */
+const KEYWORD_RULES = /^generic-/;
+
+const TEST_PATH = /(?:^|\/)(?:tests?|spec|specs|__tests__|__mocks__|fixtures?|testdata|test_data|mocks?)\/|(?:^|\/)(?:test_[^/]*\.py|[^/]*_test\.(?:py|go|rb)|[^/]*\.(?:test|spec)\.[cm]?[jt]sx?|conftest\.py)$/i;
+
+/** Keys published in vendors' documentation, and values that say they stand in for one. */
+const PUBLIC_EXAMPLES = new Set(['AKIAIOSFODNN7EXAMPLE', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'sk_test_4eC39HqLyjWDarjtT1zdp7dc', 'pk_test_TYooMQauvdEDq54NiTphI7jx']);
+const PLACEHOLDER = /EXAMPLE|x{6,}|X{6,}|^your[_-]|changeme|placeholder|dummy|<[^>]*>/;
+
+const DIGEST = /^(?:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{96}|[0-9a-f]{128}|[0-9A-F]{32}|[0-9A-F]{40}|[0-9A-F]{64}|[0-9A-F]{96}|[0-9A-F]{128})$/;
+/** Code that compares against a digest or names one. */
+const DIGEST_CONTEXT = /==|!=|\bcompare_digest\b|hexdigest|\bdigest\b|hash|checksum|\bsha\d*|\bmd5|fingerprint|\bin\s*[[({]/i;
+
+/** Why the secret is not a credential to move, or null when it is one. */
+export function notACredential(file: string, text: string, secret: LocatedSecret): string | null {
+  const value = text.slice(secret.start, secret.end);
+  if (PUBLIC_EXAMPLES.has(value) || PLACEHOLDER.test(value)) return 'the value is a published example or a placeholder, not a credential';
+  if (DIGEST.test(value)) {
+    const line = lineAround(text, secret);
+    if (path.posix.basename(file) === '.secrets.baseline' || DIGEST_CONTEXT.test(line)) {
+      return 'the value is a hash digest the code compares against or records, not a credential';
+    }
+  }
+  if (KEYWORD_RULES.test(secret.rule.id) && TEST_PATH.test(file)) return 'the value is a test fixture, not a credential';
+  return null;
+}
+
+const BROWSER_FOLDERS = /(?:^|\/)(?:static|public|assets|wwwroot|www|htdocs|webroot|web-root)\//i;
+const SCRIPT_FILES = /\.(?:[cm]?js|jsx|ts|tsx|vue|svelte)$/i;
+const PAGES = /\.(?:html?|xhtml|vue|svelte|php|phtml|erb|ejs|hbs|handlebars|mustache|jinja2?|j2|njk|twig|jsp|aspx|cshtml|razor)$/i;
+const NODE_CONTEXT = /\brequire\s*\(|\bmodule\.exports\b|\bexports\.\w|\bprocess\.\w|from\s+["']node:|\b__dirname\b|^\s*import\s[^;]*from\s/m;
+const BROWSER_CONTEXT = /\b(?:document|window|localStorage|sessionStorage|navigator|XMLHttpRequest|jQuery)\b|\$\(/;
+
+/** Why the secret sits in code served to browsers, or null when the code runs on a server. */
+export function servedToBrowsers(file: string, text: string, secret: LocatedSecret): string | null {
+  if (PAGES.test(file) && insideScriptElement(text, secret.start)) return `it is in a <script> element of ${path.posix.basename(file)}, which the browser runs`;
+  if (!SCRIPT_FILES.test(file)) return null;
+  if (BROWSER_FOLDERS.test(file) || /\.min\.js$/i.test(file)) return `${file} is served to browsers as it is`;
+  if (/\.[cm]?js$/i.test(file) && !NODE_CONTEXT.test(text) && BROWSER_CONTEXT.test(text)) return `${path.posix.basename(file)} is browser code (it uses the page, not Node)`;
+  return null;
+}
+
+function insideScriptElement(text: string, offset: number): boolean {
+  const before = text.slice(0, offset).toLowerCase();
+  const open = before.lastIndexOf('<script');
+  return open !== -1 && before.lastIndexOf('</script') < open;
+}
+
+function lineAround(text: string, secret: LocatedSecret): string {
+  const start = text.lastIndexOf('\n', secret.start) + 1;
+  const end = text.indexOf('\n', secret.end);
+  return text.slice(start, end === -1 ? text.length : end);
+}
