@@ -10,6 +10,7 @@ import { startServer, type RunningServer } from '../src/server.ts';
 import { startWorker, type RunningWorker } from '../src/worker.ts';
 import { testCloneUrlPolicy } from './support/api.ts';
 import { TestRepo } from './support/git-repo.ts';
+import { waitFor } from './helpers.ts';
 import { createTestDatabase, type TestDatabase } from './support/store.ts';
 
 // What an operator watching a running service sees: each job's life in the log, and Prometheus metrics
@@ -145,9 +146,14 @@ describe('a worker process serves its own /metrics', () => {
     await scanToCompletion(server, database);
     assert.ok(worker.metricsUrl);
     assert.equal((await fetch(worker.metricsUrl)).status, 401);
-    const res = await fetch(worker.metricsUrl, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-    assert.equal(res.status, 200);
-    const text = await res.text();
+    const url = worker.metricsUrl;
+    // A job is counted once its handler has returned, which may be just after its batch reads completed.
+    const text = await waitFor('the worker to count its scan jobs', 30, async () => {
+      const res = await fetch(url, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      assert.equal(res.status, 200);
+      const body = await res.text();
+      return /^bulwark_job_duration_seconds_count\{kind="scan",outcome="completed"\} 1$/m.test(body) ? body : undefined;
+    });
     assert.match(text, /^bulwark_job_duration_seconds_count\{kind="scan-batch",outcome="completed"\} 1$/m);
     assert.match(text, /^bulwark_job_duration_seconds_count\{kind="scan",outcome="completed"\} 1$/m);
     const serverText = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
