@@ -56,6 +56,7 @@ async function applyCodemod(ruleSet: RuleSet, codemod: Codemod, finding: FixFind
   const notes: string[] = [];
   for (const site of located) {
     const answer = await codemod.rewrite({
+      rule: finding.checkId,
       file,
       parser,
       text,

@@ -7,6 +7,8 @@ import type { TextEdit } from '../text-edits.ts';
 // The codemod fixer checks every answer before writing it (see codemod-fixer.ts).
 
 export interface CodemodContext {
+  /** The rule whose finding is fixed. */
+  rule: string;
   /** Repository-relative path of the file. */
   file: string;
   parser: ParserName;

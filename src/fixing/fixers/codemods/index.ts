@@ -1,9 +1,35 @@
 import type { Codemod } from './codemod.ts';
+import { pythonDebugFromEnv } from './python/debug-from-env.ts';
+import { pythonEscapeHtml } from './python/escape-html.ts';
+import { pythonJwtVerify } from './python/jwt-verify.ts';
+import { pythonLiteralEval } from './python/literal-eval.ts';
 import { pythonParameterizedSql } from './python/parameterized-sql.ts';
+import { pythonSecretsRandom } from './python/secrets-random.ts';
+import { pythonSecureCookie } from './python/secure-cookie.ts';
+import { pythonSha256Hash } from './python/sha256-hash.ts';
+import { pythonShellArgv } from './python/shell-argv.ts';
+import { pythonVerifiedSslContext } from './python/verified-ssl-context.ts';
+import { pythonXmlNoEntities } from './python/xml-no-entities.ts';
+import { pythonYamlSafeLoad } from './python/yaml-safe-load.ts';
+import { templateEscapedOutput } from './template/escaped-output.ts';
 
 // The catalog: one small module per codemod, each naming the rules it fixes. A rule has at most one.
 
-export const CODEMODS: readonly Codemod[] = [pythonParameterizedSql];
+export const CODEMODS: readonly Codemod[] = [
+  pythonDebugFromEnv,
+  pythonEscapeHtml,
+  pythonJwtVerify,
+  pythonLiteralEval,
+  pythonParameterizedSql,
+  pythonSecretsRandom,
+  pythonSecureCookie,
+  pythonSha256Hash,
+  pythonShellArgv,
+  pythonVerifiedSslContext,
+  pythonXmlNoEntities,
+  pythonYamlSafeLoad,
+  templateEscapedOutput,
+];
 
 const byRule = new Map<string, Codemod>();
 for (const codemod of CODEMODS) {
