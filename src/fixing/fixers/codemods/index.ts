@@ -1,4 +1,8 @@
 import type { Codemod } from './codemod.ts';
+import { javascriptCookieFlags } from './javascript/cookie-flags.ts';
+import { javascriptDomText } from './javascript/dom-text.ts';
+import { javascriptParameterizedSql } from './javascript/parameterized-sql.ts';
+import { javascriptSha256Hash } from './javascript/sha256-hash.ts';
 import { pythonDebugFromEnv } from './python/debug-from-env.ts';
 import { pythonEscapeHtml } from './python/escape-html.ts';
 import { pythonJwtVerify } from './python/jwt-verify.ts';
@@ -16,6 +20,10 @@ import { templateEscapedOutput } from './template/escaped-output.ts';
 // The catalog: one small module per codemod, each naming the rules it fixes. A rule has at most one.
 
 export const CODEMODS: readonly Codemod[] = [
+  javascriptCookieFlags,
+  javascriptDomText,
+  javascriptParameterizedSql,
+  javascriptSha256Hash,
   pythonDebugFromEnv,
   pythonEscapeHtml,
   pythonJwtVerify,
