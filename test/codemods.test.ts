@@ -149,6 +149,9 @@ describe('python output and configuration', () => {
       'import random\nimport secrets\nreset_token = "".join(secrets.SystemRandom().choices(alphabet, k=20))\n'));
   test('md5 of a cache key → sha256: still a hex digest of the same input', () =>
     fixes('util.py', 'import hashlib\ndef key(data):\n    return hashlib.md5(data).hexdigest()\n', 'python.lang.crypto.weak-hash', 'import hashlib\ndef key(data):\n    return hashlib.sha256(data).hexdigest()\n'));
+  test("hashlib's md5 imported by name → sha256 imported beside it: the digest of the same input", () =>
+    fixes('util.py', 'from hashlib import md5\ndef etag_free(data):\n    return md5(data).digest()\n', 'python.lang.crypto.weak-hash',
+      'from hashlib import md5\nfrom hashlib import sha256\ndef etag_free(data):\n    return sha256(data).digest()\n'));
   test('md5 of a password is refused with a note about migrating stored hashes', () =>
     refuses('user.py', 'import hashlib\ndef check(user, password):\n    return user.pw == hashlib.md5(password.encode()).hexdigest()\n', 'python.lang.crypto.weak-hash', /password hash.*migrate/));
   test('lxml parser: entities off, documents without entities parse the same', () =>

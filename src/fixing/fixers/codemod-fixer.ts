@@ -14,7 +14,7 @@ import { readTreeFile, writeTreeFile } from './tree-files.ts';
 // rule's matches nearest the finding's line are handed to the codemod, and its edits are written only when
 // they pass four checks: every edit stays inside the finding's statement, a statement the codemod names
 // as building the finding's value, or an import or helper added between top-level statements; the file
-// parses as well as before; the rule no longer fires there; and no rule fires on something new.
+// parses as well as before; the rule no longer fires there; and no other rule reports more than before.
 
 /** How far a match may have moved from the finding's line (an earlier fix in the file added lines). */
 const NEARBY_LINES = 3;
@@ -128,32 +128,13 @@ function checkResult(ruleSet: RuleSet, parser: ParserName, ruleId: string, text:
     return { from: lineAt(after, start), to: lineAt(after, start + site.span.end - site.span.start + grown) };
   });
   if (now.some((m) => m.rule.id === ruleId && regions.some((r) => m.startLine <= r.to && r.from <= m.endLine))) return 'the rule would still fire there';
-  const seen = new Map<string, number>();
-  for (const m of before) seen.set(`${m.rule.id}\0${m.text}`, (seen.get(`${m.rule.id}\0${m.text}`) ?? 0) + 1);
-  for (const m of now) {
-    const key = `${m.rule.id}\0${m.text}`;
-    const left = seen.get(key) ?? 0;
-    if (left > 0) {
-      seen.set(key, left - 1);
-      continue;
-    }
-    if (m.rule.id !== ruleId || !regions.some((r) => m.startLine <= r.to && r.from <= m.endLine)) {
-      if (editsTouch(edits, after, m)) return `the result would be reported by ${m.rule.id} at line ${m.startLine}`;
-    }
+  // A rule reporting more matches than before is something new (a changed match of a rule counts once).
+  const counts = (matches: SastMatch[]) => matches.reduce((m, x) => m.set(x.rule.id, (m.get(x.rule.id) ?? 0) + 1), new Map<string, number>());
+  const old = counts(before);
+  for (const [id, n] of counts(now)) {
+    if (id !== ruleId && n > (old.get(id) ?? 0)) return `the result would be reported by ${id}`;
   }
   return null;
-}
-
-/** Whether a match in the new text overlaps a line an edit wrote. */
-function editsTouch(edits: CodemodEdit[], after: string, m: SastMatch): boolean {
-  let shift = 0;
-  for (const edit of [...edits].sort((a, b) => a.start - b.start)) {
-    const from = lineAt(after, edit.start + shift);
-    const to = lineAt(after, edit.start + shift + edit.text.length);
-    if (m.startLine <= to && from <= m.endLine) return true;
-    shift += edit.text.length - (edit.end - edit.start);
-  }
-  return false;
 }
 
 function lineAt(text: string, offset: number): number {

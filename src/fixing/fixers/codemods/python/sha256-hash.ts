@@ -1,6 +1,6 @@
 import { fieldOf, kindOf } from '../../syntax.ts';
 import { refuse, type Codemod } from '../codemod.ts';
-import { argumentsOf, functionAround, replace, statementOf } from '../edit-kit.ts';
+import { argumentsOf, functionAround, pythonImport, replace, statementOf } from '../edit-kit.ts';
 
 // hashlib.md5/sha1 → hashlib.sha256 where the digest is not a stored password: a password hash must be
 // migrated (stored hashes would no longer match), so there the codemod refuses and says what to use.
@@ -11,7 +11,7 @@ const INTEROP = /gravatar|etag|cache|checksum|content_?md5/i;
 export const pythonSha256Hash: Codemod = {
   name: 'python/sha256-hash',
   rules: ['python.lang.crypto.weak-hash'],
-  rewrite({ node }) {
+  rewrite({ node, root, text }) {
     const call = node!;
     const fn = fieldOf(call, 'function')!;
     const statement = statementOf(call).text();
@@ -23,6 +23,10 @@ export const pythonSha256Hash: Codemod = {
     if (INTEROP.test(statement)) return refuse('the digest looks like an identifier another system expects in this algorithm (Gravatar, ETag, Content-MD5)');
     if (/^hashlib\.(md5|sha1)$/.test(fn.text())) {
       return { edits: [replace(fn, 'hashlib.sha256')], note: 'Hashed with SHA-256 instead of a broken algorithm; digests stored or compared elsewhere change with it.' };
+    }
+    if (fn.text() === 'md5' || fn.text() === 'sha1') {
+      if (!new RegExp(`^\\s*from\\s+hashlib\\s+import\\b[^\\n]*\\b${fn.text()}\\b`, 'm').test(text)) return refuse(`${fn.text()} is not hashlib's, so its SHA-256 counterpart is unknown`);
+      return { edits: [replace(fn, 'sha256'), ...pythonImport(root!, text, 'from hashlib import sha256', 'sha256')], note: 'Hashed with SHA-256 instead of a broken algorithm; digests stored or compared elsewhere change with it.' };
     }
     const first = argumentsOf(call)[0];
     if (fn.text() === 'hashlib.new' && first && kindOf(first) === 'string') {
