@@ -73,7 +73,8 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
     const fixId = created.json().id;
     const progress = await waitFor(`${base()}/fixes/${fixId}/progress`, (p) => TERMINAL.includes(p.status));
     assert.equal(progress.status, 'completed', progress.error_message ?? '');
-    assert.equal(progress.agent_steps_completed, 4, 'one step per model turn');
+    // The SQL codemod goes first and refuses (./pool does not say which driver it is): one step, then one per model turn.
+    assert.equal(progress.agent_steps_completed, 5, 'one step for the codemod, then one per model turn');
     const diff = (await h.call('GET', `${base()}/fixes/${fixId}/diff`)).json().diff;
     assert.ok(diff.includes(`-${VULNERABLE_LINE}`) && diff.includes(`+${FIXED_LINE}`), diff);
     const row = await fixRow(fixId);
@@ -124,6 +125,7 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
   test('cancelling a running fix stops it within 5 seconds, aborts the model call and removes the work tree', async () => {
     const finding = await sqlFinding();
     turns = [{ ...openAiWire.text('too late'), delayMs: 60_000 }];
+    const requestsBefore = llm.requests.length;
     const created = await h.call('POST', `${base()}/fixes`, {
       body: { finding_ids: [finding.id], title: 'A slow fix', instructions: 'Take your time.', source_repo: 'acme/users' },
     });
@@ -131,6 +133,8 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
     await waitFor(`${base()}/fixes/${fixId}/progress`, (p) => p.status === 'running');
     const checkoutRoot = path.join(h.database.dataDir, 'git');
     await waitFor(`${base()}/fixes/${fixId}/progress`, () => workTreeExists(checkoutRoot, `fix-${fixId}-1-1`));
+    // Cancel while the model call is pending (the deterministic fixers run before it).
+    await waitFor(`${base()}/fixes/${fixId}/progress`, () => llm.requests.length > requestsBefore);
     const abandonedBefore = llm.abandoned;
 
     const cancelled = await h.call('POST', `${base()}/fixes/${fixId}/cancel`);
@@ -161,7 +165,7 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
     const progress = await waitFor(`${base()}/fixes/${created.json().id}/progress`, (p) => TERMINAL.includes(p.status));
     assert.equal(progress.status, 'failed');
     assert.match(progress.error_message, /did not finish within 30 steps/);
-    assert.equal(progress.agent_steps_completed, 30);
+    assert.equal(progress.agent_steps_completed, 31, 'the codemod step and the 30 model turns');
     assert.ok(!JSON.stringify(progress).includes('sk-stub-key'));
     turns = [];
   });

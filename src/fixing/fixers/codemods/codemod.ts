@@ -43,7 +43,7 @@ export interface CodemodEdit extends TextEdit {
 export type CodemodAnswer = CodemodEdits | { refuse: string };
 
 export interface Codemod {
-  /** `<language>/<what it does>`, e.g. `python/parameterized-sql`. */
+  /** `<language>/<what it does>`, e.g. `python/shell-argv`. */
   readonly name: string;
   /** The rule ids it fixes. */
   readonly rules: readonly string[];
