@@ -104,13 +104,13 @@ describe('SAST rule fixes of the built-in rules', () => {
     assert.equal(note, 'The fix of go.crypto-tls.insecure-skip-verify does not fit the match at tls.go:5: the replacement does not read as the same kind of node (assignment_statement) there');
   });
 
-  test('a rule without a fix: not handled, and applying it says so', async () => {
-    const text = 'import hashlib\ndigest = hashlib.md5(data).hexdigest()\n';
-    const finding = findingFor(builtin, 'h.py', text, 'python.lang.crypto.weak-hash');
+  test('a rule without a fix (nor a codemod): not handled, and applying it says so', async () => {
+    const text = '@csrf_exempt\ndef transfer(request):\n    pass\n';
+    const finding = findingFor(builtin, 'h.py', text, 'python.flask.csrf.exempt');
     assert.equal(sastRuleFixer.handles(finding), false);
     assert.equal(fixerFor(finding), undefined);
     const outcome = await sastRuleFixer.apply(finding, workTree({ 'h.py': text }));
-    assert.deepEqual(outcome, { fixed: false, changedFiles: [], note: 'There is no deterministic fix for python.lang.crypto.weak-hash' });
+    assert.deepEqual(outcome, { fixed: false, changedFiles: [], note: 'There is no deterministic fix for python.flask.csrf.exempt' });
   });
 
   test('fixerFor picks this fixer for a finding whose rule has a fix', () => {

@@ -1,0 +1,232 @@
+// Fix benchmark: scans local checkouts of deliberately vulnerable applications (the RealVuln repositories
+// by default) through the real service, asks for one fix per open finding through the API (no LLM agent,
+// so only the deterministic fixers and codemods run), and checks each completed fix on its own:
+//   completed   the fix ended `completed` (the service's own verification passed)
+//   applies     its diff, as the API serves it, applies with `git apply` to the scanned commit
+//   parses      every file it changes parses (no more syntax errors than before)
+//   gone        the finding's rule no longer reports it in the patched tree (the rescan of verify.ts)
+//   new         findings of any rule in the changed files that were not there before
+// "verified" is completed ∧ applies ∧ parses ∧ gone ∧ no new finding. Figures are printed per rule and
+// per scan type, never asserted.
+//
+// The checkouts are local folders, one per repository (`--repos DIR`, default $BULWARK_REALVULN_DIR or
+// ../.bench-cache/realvuln; see ../shared/bench/realvuln/dev-repos.json for where each comes from and at
+// which commit). Each is copied into a temporary git repository, so the checkouts stay untouched and no
+// code of theirs enters this project.
+//
+//   npm run bench:fixes -- [--repos DIR] [--only a,b] [--types semgrep_scan,secrets_scan,sbom_scan]
+//                          [--rules PREFIX] [--max-per-repo N] [--verbose]
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadRuleSet } from '../src/engines/sast/rule-set.ts';
+import { analyzeSource } from '../src/engines/sast/sast-engine.ts';
+import { toFixFinding } from '../src/fixing/fix-finding.ts';
+import { codeParserFor, parseCode, syntaxErrors } from '../src/fixing/fixers/syntax.ts';
+import { verifyFix } from '../src/fixing/verify.ts';
+import { parserFor } from '../src/languages/index.ts';
+import { createHarness } from '../test/support/api.ts';
+
+const PROJECT = path.resolve(import.meta.dirname, '..');
+const { values } = parseArgs({
+  options: {
+    repos: { type: 'string', default: process.env.BULWARK_REALVULN_DIR || path.resolve(PROJECT, '..', '.bench-cache', 'realvuln') },
+    only: { type: 'string' },
+    types: { type: 'string', default: 'semgrep_scan' },
+    rules: { type: 'string' },
+    'max-per-repo': { type: 'string', default: '1000' },
+    verbose: { type: 'boolean', default: false },
+  },
+});
+
+const reposDir = path.resolve(values.repos!);
+if (!fs.existsSync(reposDir)) {
+  console.error(`No checkouts at ${reposDir}. Put one folder per repository there (see ../shared/bench/realvuln/dev-repos.json for the`);
+  console.error('repositories and commits) or pass --repos DIR; this bench does not download anything.');
+  process.exit(2);
+}
+const only = values.only?.split(',').map((s) => s.trim());
+const repos = fs.readdirSync(reposDir).filter((name) => fs.statSync(path.join(reposDir, name)).isDirectory() && (!only || only.includes(name))).sort();
+const scanTypes = values.types!.split(',').map((s) => s.trim());
+const rules = loadRuleSet();
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' }, maxBuffer: 64 << 20 });
+
+/** A git repository in the temporary folder holding one commit of the checkout (without its .git). */
+function snapshot(name: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `bulwark-bench-fixes-${name}-`));
+  fs.cpSync(path.join(reposDir, name), dir, { recursive: true, filter: (src) => path.basename(src) !== '.git' });
+  git(dir, 'init', '--quiet', '--initial-branch', 'main');
+  git(dir, 'config', 'user.email', 'bench@example.test');
+  git(dir, 'config', 'user.name', 'Bench');
+  git(dir, 'config', 'commit.gpgsign', 'false');
+  git(dir, 'add', '--all');
+  git(dir, 'commit', '--quiet', '--no-verify', '-m', 'snapshot');
+  return dir;
+}
+
+interface Row {
+  findings: number;
+  noFixer: number;
+  completed: number;
+  applies: number;
+  parses: number;
+  gone: number;
+  introduced: number;
+  verified: number;
+}
+const empty = (): Row => ({ findings: 0, noFixer: 0, completed: 0, applies: 0, parses: 0, gone: 0, introduced: 0, verified: 0 });
+const byRule = new Map<string, Row>();
+const byType = new Map<string, Row>();
+const failures = new Map<string, number>();
+
+function changedFilesOf(diff: string): string[] {
+  return [...diff.matchAll(/^\+\+\+ b\/(.+)$/gm)].map((m) => m[1]!);
+}
+
+function syntaxErrorCount(file: string, text: string): number {
+  const parser = codeParserFor(file);
+  return parser ? syntaxErrors(parseCode(parser, text)).count : 0;
+}
+
+function matchKeys(file: string, text: string): Map<string, number> {
+  const parser = parserFor(file);
+  const keys = new Map<string, number>();
+  if (!parser) return keys;
+  for (const m of analyzeSource(rules, parser, text)) {
+    const key = m.rule.id;
+    keys.set(key, (keys.get(key) ?? 0) + 1);
+  }
+  return keys;
+}
+
+/** Findings the changed file has more of than before, of rules other than the fixed one. */
+function introduced(file: string, before: string, after: string, ruleId: string): number {
+  const old = matchKeys(file, before);
+  let count = 0;
+  for (const [key, n] of matchKeys(file, after)) {
+    if (key === ruleId) continue;
+    count += Math.max(0, n - (old.get(key) ?? 0));
+  }
+  return count;
+}
+
+const harness = await createHarness({ scanning: true });
+const org = await harness.org('bench');
+const started = Date.now();
+try {
+  for (const name of repos) {
+    const dir = snapshot(name);
+    try {
+      const unit = await harness.unit(org, [`github:bench/${name}@main`], name, [dir]);
+      const base = `/api/v1/repositories/${unit.id}`;
+      for (const scanType of scanTypes) {
+        const created = await harness.call('POST', `${base}/scans`, { body: { scan_type: scanType } });
+        if (created.statusCode !== 202) throw new Error(`scan of ${name}: ${created.statusCode} ${created.body}`);
+        const batch = created.json().batch_id;
+        for (;;) {
+          const progress = (await harness.call('GET', `${base}/scans/${batch}/progress`)).json();
+          if (['completed', 'partial_failure', 'failed'].includes(progress.status)) break;
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        let findings: any[] = [];
+        for (let skip = 0; ; skip += 100) {
+          const page = (await harness.call('GET', `${base}/findings?scan_type=${scanType}&status=open&limit=100&skip=${skip}`)).json();
+          if (!Array.isArray(page.items)) throw new Error(`findings of ${name}: ${JSON.stringify(page)}`);
+          findings.push(...page.items);
+          if (!page.has_next) break;
+        }
+        if (values.rules) findings = findings.filter((f) => f.check_id.startsWith(values.rules!));
+        findings = findings.slice(0, Number(values['max-per-repo']));
+        for (const finding of findings) {
+          const rule = byRule.get(finding.check_id) ?? empty();
+          const type = byType.get(scanType) ?? empty();
+          byRule.set(finding.check_id, rule);
+          byType.set(scanType, type);
+          const count = (field: keyof Row, n = 1) => {
+            rule[field] += n;
+            type[field] += n;
+          };
+          count('findings');
+          const fix = await harness.call('POST', `${base}/fixes`, {
+            body: { finding_ids: [finding.id], title: `Fix ${finding.check_id}`, instructions: 'Fix it without changing behaviour.', source_repo: `bench/${name}` },
+          });
+          if (fix.statusCode === 409) {
+            count('noFixer');
+            continue;
+          }
+          if (fix.statusCode !== 201) throw new Error(`fix of ${finding.id}: ${fix.statusCode} ${fix.body}`);
+          const fixId = fix.json().id;
+          let progress: any;
+          for (;;) {
+            progress = (await harness.call('GET', `${base}/fixes/${fixId}/progress`)).json();
+            if (['completed', 'failed', 'cancelled'].includes(progress.status)) break;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+          const where = `${name}/${finding.file_path}:${finding.start_line ?? '?'} ${finding.check_id}`;
+          if (progress.status !== 'completed') {
+            const reason = String(progress.error_message ?? progress.status).replace(/^.*?\((.*)\)[^)]*$/s, '$1').replace(/ at [^ ]+:\d+/g, '').slice(0, 160);
+            failures.set(`${finding.check_id}: ${reason}`, (failures.get(`${finding.check_id}: ${reason}`) ?? 0) + 1);
+            if (values.verbose) console.log(`failed     ${where}: ${progress.error_message}`);
+            continue;
+          }
+          count('completed');
+          const diff: string = (await harness.call('GET', `${base}/fixes/${fixId}/diff`)).json().diff ?? '';
+          const patch = path.join(os.tmpdir(), `bulwark-bench-fix-${fixId}.patch`);
+          fs.writeFileSync(patch, diff);
+          let applies = false;
+          try {
+            git(dir, 'apply', '--check', patch);
+            git(dir, 'apply', patch);
+            applies = true;
+          } catch {
+            // counted below
+          }
+          fs.rmSync(patch, { force: true });
+          if (!applies) {
+            if (values.verbose) console.log(`no-apply   ${where}`);
+            continue;
+          }
+          count('applies');
+          const files = changedFilesOf(diff);
+          const originals = new Map(files.map((file) => [file, (() => { try { return git(dir, 'show', `HEAD:${file}`); } catch { return null; } })()]));
+          const texts = new Map(files.map((file) => [file, fs.existsSync(path.join(dir, file)) ? fs.readFileSync(path.join(dir, file), 'utf8') : '']));
+          const parses = files.every((file) => syntaxErrorCount(file, texts.get(file)!) <= syntaxErrorCount(file, originals.get(file) ?? ''));
+          if (parses) count('parses');
+          const row = await harness.database.store.db.selectFrom('findings').selectAll().where('id', '=', finding.id).executeTakeFirstOrThrow();
+          const verification = await verifyFix(dir, [toFixFinding(row)], files, originals);
+          const gone = verification.stillDetected.length === 0;
+          if (gone) count('gone');
+          const added = files.reduce((sum, file) => sum + introduced(file, originals.get(file) ?? '', texts.get(file)!, finding.check_id), 0);
+          if (added) count('introduced');
+          if (parses && gone && !added) count('verified');
+          if (values.verbose) console.log(`${parses && gone && !added ? 'verified ' : 'unverified'} ${where}${added ? ` (+${added} new)` : ''}`);
+          git(dir, 'checkout', '--quiet', '--', '.');
+          git(dir, 'clean', '--quiet', '-fd');
+        }
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+} finally {
+  await harness.close();
+}
+
+const pct = (n: number, d: number) => (d ? `${Math.round((100 * n) / d)}%` : '-');
+function table(title: string, rows: Map<string, Row>) {
+  console.log(`\n${title}`);
+  const header = ['', 'findings', 'no fixer', 'completed', 'applies', 'parses', 'gone', 'new found', 'verified', 'rate'];
+  const lines = [...rows.entries()].sort((a, b) => b[1].findings - a[1].findings || a[0].localeCompare(b[0])).map(([key, r]) => [key, r.findings, r.noFixer, r.completed, r.applies, r.parses, r.gone, r.introduced, r.verified, pct(r.verified, r.findings)].map(String));
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  for (const line of [header, ...lines]) console.log(line.map((cell, i) => (i ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  '));
+}
+console.log(`bench:fixes over ${repos.length} checkout(s) in ${reposDir} (${scanTypes.join(', ')}), ${Math.round((Date.now() - started) / 1000)} s`);
+table('per rule', byRule);
+table('per scan type', byType);
+if (failures.size) {
+  console.log('\nwhy fixes failed (count, rule: reason)');
+  for (const [reason, n] of [...failures.entries()].sort((a, b) => b[1] - a[1])) console.log(`${String(n).padStart(4)}  ${reason}`);
+}

@@ -1,0 +1,52 @@
+import type { Codemod } from './codemod.ts';
+import { javascriptCookieFlags } from './javascript/cookie-flags.ts';
+import { javascriptDomText } from './javascript/dom-text.ts';
+import { javascriptParameterizedSql } from './javascript/parameterized-sql.ts';
+import { javascriptSha256Hash } from './javascript/sha256-hash.ts';
+import { pythonDebugFromEnv } from './python/debug-from-env.ts';
+import { pythonEscapeHtml } from './python/escape-html.ts';
+import { pythonJwtVerify } from './python/jwt-verify.ts';
+import { pythonLiteralEval } from './python/literal-eval.ts';
+import { pythonParameterizedSql } from './python/parameterized-sql.ts';
+import { pythonSecretsRandom } from './python/secrets-random.ts';
+import { pythonSecureCookie } from './python/secure-cookie.ts';
+import { pythonSha256Hash } from './python/sha256-hash.ts';
+import { pythonShellArgv } from './python/shell-argv.ts';
+import { pythonVerifiedSslContext } from './python/verified-ssl-context.ts';
+import { pythonXmlNoEntities } from './python/xml-no-entities.ts';
+import { pythonYamlSafeLoad } from './python/yaml-safe-load.ts';
+import { templateEscapedOutput } from './template/escaped-output.ts';
+
+// The catalog: one small module per codemod, each naming the rules it fixes. A rule has at most one.
+
+export const CODEMODS: readonly Codemod[] = [
+  javascriptCookieFlags,
+  javascriptDomText,
+  javascriptParameterizedSql,
+  javascriptSha256Hash,
+  pythonDebugFromEnv,
+  pythonEscapeHtml,
+  pythonJwtVerify,
+  pythonLiteralEval,
+  pythonParameterizedSql,
+  pythonSecretsRandom,
+  pythonSecureCookie,
+  pythonSha256Hash,
+  pythonShellArgv,
+  pythonVerifiedSslContext,
+  pythonXmlNoEntities,
+  pythonYamlSafeLoad,
+  templateEscapedOutput,
+];
+
+const byRule = new Map<string, Codemod>();
+for (const codemod of CODEMODS) {
+  for (const rule of codemod.rules) {
+    if (byRule.has(rule)) throw new Error(`${rule} has two codemods: ${byRule.get(rule)!.name} and ${codemod.name}`);
+    byRule.set(rule, codemod);
+  }
+}
+
+export function codemodFor(ruleId: string): Codemod | undefined {
+  return byRule.get(ruleId);
+}

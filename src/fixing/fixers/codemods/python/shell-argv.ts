@@ -1,0 +1,74 @@
+import type { SgNode } from '@ast-grep/napi';
+import { fieldOf, kindOf } from '../../syntax.ts';
+import { argumentList, isLiteral, type Part } from '../built-string.ts';
+import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
+import { argumentsOf, keywordArgument, pythonImport, removeArgument, replace } from '../edit-kit.ts';
+import { builtParts, moduleConstant, pythonJoin, quoteStyle, soleAssignment } from './strings.ts';
+
+// A shell command built from a fixed program and values → an argument list run without a shell:
+// os.system(cmd) → subprocess.call([...]), os.popen(cmd).read() → subprocess.run([...], stdout=PIPE,
+// text=True).stdout, subprocess.*(cmd, shell=True) → subprocess.*([...]). Each value stays one
+// argument, so spaces, `;` or `$(…)` in it no longer reach a shell; the program sees the same arguments
+// for ordinary values.
+
+function argvText(args: Part[][], like: string): string {
+  const asText = (part: Part): Part => (isLiteral(part) || !/^(int|float)\(/.test(part.expr) ? part : { expr: `str(${part.expr})` });
+  return `[${args.map((arg) => pythonJoin(arg.map(asText), like)).join(', ')}]`;
+}
+
+export const pythonShellArgv: Codemod = {
+  name: 'python/shell-argv',
+  rules: ['python.lang.command-injection.shell-command'],
+  rewrite({ node, root, text }) {
+    const call = node!;
+    const fn = fieldOf(call, 'function')!.text();
+    const command = argumentsOf(call)[0];
+    if (!command || kindOf(command) === 'keyword_argument') return refuse('the command is not the first argument');
+    if (kindOf(command) === 'list') return refuse('the command is already an argument list; the value chooses an argument, which needs an allow-list check');
+    const shell = keywordArgument(call, 'shell');
+    const isSubprocess = /^subprocess\.(call|run|check_call|check_output|Popen|getoutput|getstatusoutput)$/.test(fn);
+    if (isSubprocess && (!shell || fieldOf(shell, 'value')?.text() !== 'True')) return refuse('the program itself comes from the input; check it against an allow-list');
+    if (/getoutput|getstatusoutput/.test(fn)) return refuse(`${fn} always runs a shell; use subprocess.run with an argument list`);
+
+    const constant = (name: string) => moduleConstant(root!, name);
+    let parts = builtParts(command, constant);
+    let target: SgNode = command;
+    let related: SgNode | undefined;
+    if (!parts && kindOf(command) === 'identifier') {
+      const origin = soleAssignment(command, call);
+      if (!origin) return refuse(`${command.text()} is assigned more than once or used elsewhere, so the command cannot be rebuilt safely`);
+      parts = builtParts(origin.value, constant);
+      target = origin.value;
+      related = origin.statement;
+    }
+    if (!parts) return refuse('the whole command comes from a value, so there is no fixed program to run; check it against an allow-list');
+    const args = argumentList(parts);
+    if ('refuse' in args) return refuse(args.refuse);
+    const argv = argvText(args, quoteStyle(target));
+    const edits: CodemodEdit[] = [];
+    const setCommand = (replacement: string) => {
+      if (related) edits.push({ ...replace(target, replacement), related });
+      else edits.push(replace(command, replacement));
+    };
+    if (isSubprocess) {
+      setCommand(argv);
+      edits.push(removeArgument(call, shell!, text));
+      return { edits, note: 'Ran the command from an argument list without a shell, so each value stays one argument.' };
+    }
+    if (related) setCommand(argv);
+    const list = related ? command.text() : argv;
+    if (fn === 'os.system') {
+      if (kindOf(call.parent()!) !== 'expression_statement') return refuse("the exit status of os.system() is used, and subprocess.call() reports it differently; rewrite by hand");
+      edits.push(replace(call, `subprocess.call(${list})`));
+    } else if (fn === 'os.popen') {
+      const read = call.parent();
+      const readCall = read?.parent();
+      if (!read || kindOf(read) !== 'attribute' || fieldOf(read, 'attribute')?.text() !== 'read' || !readCall || kindOf(readCall) !== 'call' || argumentsOf(call).length > 1) {
+        return refuse('the pipe os.popen() opens is used for more than reading its output; rewrite it with subprocess by hand');
+      }
+      edits.push(replace(readCall, `subprocess.run(${list}, stdout=subprocess.PIPE, text=True).stdout`));
+    } else return refuse(`${fn} is not rewritten by this codemod`);
+    edits.push(...pythonImport(root!, text, 'import subprocess', 'subprocess'));
+    return { edits, note: 'Ran the command from an argument list without a shell, so each value stays one argument.' };
+  },
+};
