@@ -25,6 +25,14 @@ async function ping(db: Kysely<Database>): Promise<void> {
 // COUNT(*) and BIGINT come back from pg as strings; every count here fits a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
+/**
+ * Brings the query planner's statistics up to date (and, on PostgreSQL, the visibility map that lets
+ * index-only scans skip the table): worth running after a bulk load.
+ */
+export async function refreshPlannerStatistics(store: Store): Promise<void> {
+  await sql.raw(store.dialect === 'postgres' ? 'vacuum analyze' : 'analyze').execute(store.db);
+}
+
 export function redactDatabaseUrl(url: string): string {
   try {
     const parsed = new URL(url);

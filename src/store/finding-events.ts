@@ -9,6 +9,16 @@ export async function insertFindingEvent(db: Kysely<Database>, row: FindingEvent
   await db.insertInto('finding_events').values(row).execute();
 }
 
+/** Rows per multi-row INSERT, well under SQLite's limit of bound values per statement. */
+const EVENTS_PER_INSERT = 1000;
+
+/** Appends many events with one multi-row INSERT per thousand rows. */
+export async function insertFindingEvents(db: Kysely<Database>, rows: readonly FindingEventRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += EVENTS_PER_INSERT) {
+    await db.insertInto('finding_events').values(rows.slice(i, i + EVENTS_PER_INSERT)).execute();
+  }
+}
+
 export interface FindingEventQuery extends PageRequest {
   unitId?: string;
   findingId?: string;

@@ -124,6 +124,16 @@ export async function insertFinding(db: Kysely<Database>, row: FindingRow): Prom
   await db.insertInto('findings').values(row).execute();
 }
 
+/** Rows per multi-row INSERT: a finding has 35 columns and SQLite binds at most 32,766 values a statement. */
+const FINDINGS_PER_INSERT = 500;
+
+/** Stores many new findings with one multi-row INSERT per few hundred rows. */
+export async function insertFindings(db: Kysely<Database>, rows: readonly FindingRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += FINDINGS_PER_INSERT) {
+    await db.insertInto('findings').values(rows.slice(i, i + FINDINGS_PER_INSERT)).execute();
+  }
+}
+
 /** What a new detection changes about a finding: where it is and what the engine says; never its identity or status. */
 export type FindingDetection = Omit<
   FindingRow,
