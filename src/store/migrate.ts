@@ -10,6 +10,7 @@ import * as sourceScanHeads from './migrations/007_source_scan_heads.ts';
 import * as idempotencyAndResultOrder from './migrations/008_idempotency_and_result_order.ts';
 import * as fixBranches from './migrations/009_fix_branches.ts';
 import * as jobGroups from './migrations/010_job_groups.ts';
+import * as listIndexesAndCounts from './migrations/011_list_indexes_and_counts.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
 const migrations: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '008_idempotency_and_result_order': idempotencyAndResultOrder,
   '009_fix_branches': fixBranches,
   '010_job_groups': jobGroups,
+  '011_list_indexes_and_counts': listIndexesAndCounts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
