@@ -59,6 +59,6 @@ export async function listFindingEvents(
   ]);
   const total = direct ? Number(direct.n) : counters.total;
   const key = `events|${orgId}|${JSON.stringify([counted, filters.findingId, filters.start, filters.end])}`;
-  const items = total > filters.skip ? await seekNewestFirst(query, filters, 'event_timestamp', { key, version: counters.version }) : [];
+  const items = total > filters.skip ? await seekNewestFirst(db, 'finding_events', query, filters, 'event_timestamp', { key, version: counters.version }) : [];
   return { items, total };
 }

@@ -28,7 +28,7 @@ export async function listFindings(db: Kysely<Database>, unitId: string, filters
   if (counted.scanType) query = query.where('scan_type', '=', counted.scanType);
   const { total, version } = await countFindings(db, unitId, counted);
   const key = `findings|${unitId}|${counted.scanBatchId ?? ''}|${counted.severity ?? ''}|${counted.status ?? ''}|${counted.scanType ?? ''}`;
-  const items = total > filters.skip ? await seekNewestFirst(query, filters, 'created_at', { key, version }) : [];
+  const items = total > filters.skip ? await seekNewestFirst(db, 'findings', query, filters, 'created_at', { key, version }) : [];
   return { items, total };
 }
 

@@ -1,4 +1,4 @@
-import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { PageRequest } from '../core/pagination.ts';
 import type { Database } from './schema.ts';
 
@@ -81,6 +81,8 @@ export interface CountedList {
  * and remembers where it and the page after it start.
  */
 export async function seekNewestFirst<TB extends 'findings' | 'finding_events'>(
+  db: Kysely<Database>,
+  table: TB,
   query: SelectQueryBuilder<Database, TB, object>,
   page: PageRequest,
   timeColumn: TimeColumn,
@@ -102,7 +104,7 @@ export async function seekNewestFirst<TB extends 'findings' | 'finding_events'>(
       .execute();
     const [before, ...wanted] = positions as unknown as Cursor[];
     if (before) pageStarts.set(`${list.key}|${page.skip}`, list.version, before);
-    rows = await byIds(query, wanted.map((p) => p.id));
+    rows = await byIds(db, table, wanted.map((p) => p.id));
   }
   const last = rows.at(-1) as { id: string } | undefined;
   if (last && rows.length === page.limit) {
@@ -112,13 +114,10 @@ export async function seekNewestFirst<TB extends 'findings' | 'finding_events'>(
   return rows;
 }
 
-/** The rows with these ids, in the order of `ids`. */
-async function byIds<TB extends 'findings' | 'finding_events'>(
-  query: SelectQueryBuilder<Database, TB, object>,
-  ids: string[],
-): Promise<Selectable<Database[TB]>[]> {
+/** The rows with these ids, in the order of `ids`: primary-key reads. */
+async function byIds<TB extends 'findings' | 'finding_events'>(db: Kysely<Database>, table: TB, ids: string[]): Promise<Selectable<Database[TB]>[]> {
   if (!ids.length) return [];
-  const found = (await query.selectAll().where(sql.ref('id'), 'in', ids).execute()) as unknown as { id: string }[];
+  const found = (await db.selectFrom(table as 'findings').selectAll().where('id', 'in', ids).execute()) as unknown as { id: string }[];
   const byId = new Map(found.map((row) => [row.id, row]));
   return ids.map((i) => byId.get(i)).filter((row) => row !== undefined) as unknown as Selectable<Database[TB]>[];
 }
