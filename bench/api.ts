@@ -27,6 +27,7 @@ import { createApiKey } from '../src/core/api-keys.ts';
 import { createOrganization } from '../src/core/organizations.ts';
 import { SCOPES } from '../src/core/scopes.ts';
 import { newId } from '../src/ids.ts';
+import { foldFindingCounts, foldFindingEventCounts } from '../src/store/counts.ts';
 import { openStore, refreshPlannerStatistics, type Store } from '../src/store/database.ts';
 import { insertFindingEvents } from '../src/store/finding-events.ts';
 import { insertFindings } from '../src/store/findings.ts';
@@ -229,6 +230,9 @@ async function seed(store: Store, o: Options): Promise<Seeded> {
     }
   }
   if (events.length) await db.transaction().execute((trx) => insertFindingEvents(trx, events));
+  // As an ingest does when it ends: fold PostgreSQL's counter deltas (a no-op on SQLite).
+  for (const unit of units) await foldFindingCounts(db, unit.id);
+  await foldFindingEventCounts(db, org.id);
   const eventsSeconds = (performance.now() - eventsStarted) / 1000;
   console.log(
     `  seeded ${o.findings.toLocaleString()} findings in ${findingsSeconds.toFixed(1)} s (${Math.round(o.findings / findingsSeconds).toLocaleString()}/s), ` +
