@@ -123,10 +123,6 @@ export function findingsNotSeenBy(
     .execute();
 }
 
-export async function insertFinding(db: Kysely<Database>, row: FindingRow): Promise<void> {
-  await db.insertInto('findings').values(row).execute();
-}
-
 /** Rows per multi-row INSERT: a finding has 35 columns and SQLite binds at most 32,766 values a statement. */
 const FINDINGS_PER_INSERT = 500;
 
