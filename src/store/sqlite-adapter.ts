@@ -41,13 +41,14 @@ class SqliteThread {
     this.worker.on('message', (reply: SqliteReply) => {
       const waiting = this.pending.get(reply.id);
       this.pending.delete(reply.id);
+      if (this.pending.size === 0) this.worker.unref();
       waiting?.resolve(reply);
     });
     this.worker.on('error', (error) => {
       for (const waiting of this.pending.values()) waiting.resolve({ id: -1, error: { message: `SQLite worker failed: ${error.message}` } });
       this.pending.clear();
     });
-    // An idle worker must not keep the process alive.
+    // An idle worker must not keep the process alive; one with statements to answer must.
     this.worker.unref();
   }
 
@@ -61,6 +62,7 @@ class SqliteThread {
     const request: SqliteRequest = { id, sql: query.sql, parameters: query.parameters.map(toSqlite) };
     const reply = await new Promise<SqliteReply>((resolve) => {
       this.pending.set(id, { resolve });
+      this.worker.ref();
       this.worker.postMessage(request);
     });
     if (reply.error) throw Object.assign(new Error(reply.error.message), reply.error);
@@ -70,6 +72,7 @@ class SqliteThread {
 
   async close(): Promise<void> {
     const exited = new Promise((resolve) => this.worker.once('exit', resolve));
+    this.worker.ref();
     this.worker.postMessage('close');
     await exited;
   }
