@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.ts';
-import { insertFindingEvent, listFindingEvents, type FindingEventQuery } from '../store/finding-events.ts';
+import { insertFindingEvent, insertFindingEvents, listFindingEvents, type FindingEventQuery } from '../store/finding-events.ts';
 import { encodeJson } from '../store/json-columns.ts';
 import type { Database, FindingEventRow, FindingRow } from '../store/schema.ts';
 import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
@@ -32,10 +32,10 @@ export interface EventInput {
   at?: string;
 }
 
-/** Appends one lifecycle event; call it inside the transaction that changed the finding. */
-export async function recordEvent(db: Kysely<Database>, input: EventInput): Promise<FindingEventRow> {
+/** The row of one lifecycle event, not yet stored. */
+export function eventRow(input: EventInput): FindingEventRow {
   const at = input.at ?? nowIso();
-  const row: FindingEventRow = {
+  return {
     id: newId(),
     org_id: input.finding.org_id,
     unit_id: input.finding.unit_id,
@@ -55,8 +55,18 @@ export async function recordEvent(db: Kysely<Database>, input: EventInput): Prom
     event_timestamp: at,
     created_at: at,
   };
+}
+
+/** Appends one lifecycle event; call it inside the transaction that changed the finding. */
+export async function recordEvent(db: Kysely<Database>, input: EventInput): Promise<FindingEventRow> {
+  const row = eventRow(input);
   await insertFindingEvent(db, row);
   return row;
+}
+
+/** Appends many lifecycle events with multi-row inserts; call it inside the transaction that changed the findings. */
+export async function recordEvents(db: Kysely<Database>, inputs: EventInput[]): Promise<void> {
+  await insertFindingEvents(db, inputs.map(eventRow));
 }
 
 export type EventFilters = FindingEventQuery;

@@ -5,18 +5,19 @@ import { newId, nowIso } from '../ids.ts';
 import {
   findingsNotSeenBy,
   findingsOfSource,
-  insertFinding,
+  insertFindings,
   takenKeys,
   updateFindingDetection,
   writeFindingStatus,
   type FindingDetection,
 } from '../store/findings.ts';
+import { foldFindingCounts, foldFindingEventCounts } from '../store/counts.ts';
 import { encodeJson } from '../store/json-columns.ts';
 import { markScanAssessed } from '../store/scan-batches.ts';
 import { lockSourceScanHead, setSourceScanHead, type SourceScanHead } from '../store/source-scan-heads.ts';
 import type { Database, FindingRow, ScanBatchRow, ScanRow } from '../store/schema.ts';
 import { matchFindings, occurrenceIndexes, type DetectedIdentity, type StoredIdentity } from './finding-identity.ts';
-import { recordEvent } from './finding-events.ts';
+import { recordEvents, type EventInput } from './finding-events.ts';
 
 /** Statuses that mean "still a problem as far as anyone knows": these resolve when a scan stops seeing them. */
 const AUTO_RESOLVABLE = ['open', 'needs_manual_review'];
@@ -99,6 +100,9 @@ export async function ingestScanFindings(
     const matches = matchFindings(stored.map(storedIdentity), detected, renames);
     const newKeys = found.map((raw, i) => (matches[i] ? null : identityKey(scan.source_repo_id, raw.fingerprint, occurrences[i])));
     const taken = await takenKeys(trx, batch.unit_id, batch.scan_type, newKeys.filter((k): k is string => k !== null));
+    // New findings and their events are written together at the end, a few hundred rows a statement.
+    const created: FindingRow[] = [];
+    const events: EventInput[] = [];
 
     for (const [i, raw] of found.entries()) {
       const detection: FindingDetection = {
@@ -146,15 +150,15 @@ export async function ingestScanFindings(
           created_at: now,
           ...detection,
         };
-        await insertFinding(trx, row);
-        await recordEvent(trx, { finding: row, eventType: 'detected', newStatus: 'open', scanId: batch.id, at: now });
+        created.push(row);
+        events.push({ finding: row, eventType: 'detected', newStatus: 'open', scanId: batch.id, at: now });
         continue;
       }
       await updateFindingDetection(trx, previous.id, detection);
       if (previous.status !== 'resolved') continue;
       const reopened = await writeFindingStatus(trx, previous.id, { from: 'resolved', to: 'open', resolvedAt: null, at: now });
       if (!reopened) continue;
-      await recordEvent(trx, {
+      events.push({
         finding: { ...previous, ...detection, status: 'open', resolved_at: null },
         eventType: 'reopened',
         previousStatus: 'resolved',
@@ -163,7 +167,10 @@ export async function ingestScanFindings(
         at: now,
       });
     }
+    await insertFindings(trx, created);
+    await recordEvents(trx, events);
   });
+  await foldCounters(db, batch);
   return found.length;
 }
 
@@ -175,7 +182,7 @@ export async function ingestScanFindings(
  * nothing and leaves that to the newer scan.
  */
 export async function resolveUnseenFindings(db: Kysely<Database>, batch: ScanBatchRow, scan: ScanRow): Promise<number> {
-  return db.transaction().execute(async (trx) => {
+  const resolved = await db.transaction().execute(async (trx) => {
     const head = await lockSourceScanHead(trx, scan.source_repo_id, batch.scan_type, nowIso());
     if (head.scanId !== null && head.scanId !== scan.id) {
       await markScanAssessed(trx, scan.id);
@@ -188,10 +195,11 @@ export async function resolveUnseenFindings(db: Kysely<Database>, batch: ScanBat
     );
     const now = nowIso();
     let resolved = 0;
+    const events: EventInput[] = [];
     for (const finding of gone) {
       if (!(await writeFindingStatus(trx, finding.id, { from: finding.status, to: 'resolved', resolvedAt: now, at: now }))) continue;
       resolved++;
-      await recordEvent(trx, {
+      events.push({
         finding: { ...finding, status: 'resolved', resolved_at: now },
         eventType: 'resolved_auto',
         previousStatus: finding.status,
@@ -201,7 +209,16 @@ export async function resolveUnseenFindings(db: Kysely<Database>, batch: ScanBat
         at: now,
       });
     }
+    await recordEvents(trx, events);
     await markScanAssessed(trx, scan.id);
     return resolved;
   });
+  await foldCounters(db, batch);
+  return resolved;
+}
+
+/** After an ingest's writes: PostgreSQL's counter deltas folded, so list totals stay a read of few rows. */
+async function foldCounters(db: Kysely<Database>, batch: ScanBatchRow): Promise<void> {
+  await foldFindingCounts(db, batch.unit_id);
+  await foldFindingEventCounts(db, batch.org_id);
 }

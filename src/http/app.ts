@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { withCancelSignal } from '../core/cancellation.ts';
 import { noPullRequestOpener } from '../core/fixes.ts';
 import { toFixFinding } from '../fixing/fix-finding.ts';
 import { fixerFor } from '../fixing/fixers/index.ts';
@@ -103,6 +104,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
 
+  // A request whose client hangs up before its answer is cancelled: the store sends none of its further queries.
+  app.addHook('onRequest', (request, reply, done) => {
+    const controller = new AbortController();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+    withCancelSignal(controller.signal, done);
+  });
   await app.register(authPlugin, { store: deps.store });
   await app.register(requestLimitsPlugin, { limits: options.limits });
   await app.register(accountRoutes, { store: deps.store });

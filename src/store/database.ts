@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql, type KyselyPlugin } from 'kysely';
 import pg from 'pg';
 import type { Settings } from '../config.ts';
 import type { Database } from './schema.ts';
-import { openSqlite } from './sqlite-adapter.ts';
+import { currentCancelSignal, RequestCancelledError } from '../core/cancellation.ts';
+import { sqliteWorkerDialect } from './sqlite-adapter.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -25,6 +26,14 @@ async function ping(db: Kysely<Database>): Promise<void> {
 // COUNT(*) and BIGINT come back from pg as strings; every count here fits a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
+/**
+ * Brings the query planner's statistics up to date (and, on PostgreSQL, the visibility map that lets
+ * index-only scans skip the table): worth running after a bulk load.
+ */
+export async function refreshPlannerStatistics(store: Store): Promise<void> {
+  await sql.raw(store.dialect === 'postgres' ? 'vacuum analyze' : 'analyze').execute(store.db);
+}
+
 export function redactDatabaseUrl(url: string): string {
   try {
     const parsed = new URL(url);
@@ -35,16 +44,25 @@ export function redactDatabaseUrl(url: string): string {
   }
 }
 
+/** Refuses to send a query for a request whose client has gone (src/core/cancellation.ts). */
+const skipCancelled: KyselyPlugin = {
+  transformQuery(args) {
+    if (currentCancelSignal()?.aborted) throw new RequestCancelledError();
+    return args.node;
+  },
+  transformResult: async (args) => args.result,
+};
+
 export function openStore(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>): Store {
   if (settings.databaseUrl) {
     const pool = new pg.Pool({ connectionString: settings.databaseUrl, max: 10 });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [skipCancelled] });
     return { db, dialect: 'postgres', location: redactDatabaseUrl(settings.databaseUrl), ping: () => ping(db), close: () => db.destroy() };
   }
   fs.mkdirSync(settings.dataDir, { recursive: true });
   const file = path.join(settings.dataDir, 'bulwark.db');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: openSqlite(file) }) });
+  const db = new Kysely<Database>({ dialect: sqliteWorkerDialect(file), plugins: [skipCancelled] });
   return { db, dialect: 'sqlite', location: file, ping: () => ping(db), close: () => db.destroy() };
 }

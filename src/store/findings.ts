@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { PageRequest } from '../core/pagination.ts';
-import { newestFirst } from './pagination.ts';
+import { countFindings } from './counts.ts';
+import { seekNewestFirst } from './pagination.ts';
 import { FINDING_STATUS, type FindingStatus } from '../core/states/finding-status.ts';
 import type { Database, FindingRow } from './schema.ts';
 
@@ -14,13 +15,21 @@ export interface FindingQuery extends PageRequest {
 }
 
 export async function listFindings(db: Kysely<Database>, unitId: string, filters: FindingQuery): Promise<{ items: FindingRow[]; total: number }> {
+  const counted = {
+    scanBatchId: filters.scanBatchId || undefined,
+    severity: filters.severity?.toLowerCase() || undefined,
+    status: filters.status?.toLowerCase() || undefined,
+    scanType: filters.scanType || undefined,
+  };
   let query = db.selectFrom('findings').where('unit_id', '=', unitId);
-  if (filters.scanBatchId) query = query.where('scan_batch_id', '=', filters.scanBatchId);
-  if (filters.severity) query = query.where('severity', '=', filters.severity.toLowerCase());
-  if (filters.status) query = query.where('status', '=', filters.status.toLowerCase());
-  if (filters.scanType) query = query.where('scan_type', '=', filters.scanType);
-  const { rows, total } = await newestFirst(query, filters);
-  return { items: rows, total };
+  if (counted.scanBatchId) query = query.where('scan_batch_id', '=', counted.scanBatchId);
+  if (counted.severity) query = query.where('severity', '=', counted.severity);
+  if (counted.status) query = query.where('status', '=', counted.status);
+  if (counted.scanType) query = query.where('scan_type', '=', counted.scanType);
+  const { total, version } = await countFindings(db, unitId, counted);
+  const key = `findings|${unitId}|${counted.scanBatchId ?? ''}|${counted.severity ?? ''}|${counted.status ?? ''}|${counted.scanType ?? ''}`;
+  const items = total > filters.skip ? await seekNewestFirst(db, 'findings', query, filters, 'created_at', { key, version }) : [];
+  return { items, total };
 }
 
 export function findFinding(db: Kysely<Database>, unitId: string, findingId: string): Promise<FindingRow | undefined> {
@@ -67,13 +76,7 @@ export function cursorAfter(row: FindingRow): BatchFindingCursor {
 }
 
 export async function countBatchFindings(db: Kysely<Database>, scope: { unitId: string; batchId: string }): Promise<number> {
-  const row = await db
-    .selectFrom('findings')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('unit_id', '=', scope.unitId)
-    .where('scan_batch_id', '=', scope.batchId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return (await countFindings(db, scope.unitId, { scanBatchId: scope.batchId })).total;
 }
 
 /** Every finding, in any status, that scans of one type have stored for one source repository of a unit. */
@@ -120,8 +123,14 @@ export function findingsNotSeenBy(
     .execute();
 }
 
-export async function insertFinding(db: Kysely<Database>, row: FindingRow): Promise<void> {
-  await db.insertInto('findings').values(row).execute();
+/** Rows per multi-row INSERT: a finding has 35 columns and SQLite binds at most 32,766 values a statement. */
+const FINDINGS_PER_INSERT = 500;
+
+/** Stores many new findings with one multi-row INSERT per few hundred rows. */
+export async function insertFindings(db: Kysely<Database>, rows: readonly FindingRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += FINDINGS_PER_INSERT) {
+    await db.insertInto('findings').values(rows.slice(i, i + FINDINGS_PER_INSERT)).execute();
+  }
 }
 
 /** What a new detection changes about a finding: where it is and what the engine says; never its identity or status. */

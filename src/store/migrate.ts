@@ -11,6 +11,7 @@ import * as idempotencyAndResultOrder from './migrations/008_idempotency_and_res
 import * as fixBranches from './migrations/009_fix_branches.ts';
 import * as jobGroups from './migrations/010_job_groups.ts';
 import * as fixOutcomes from './migrations/011_fix_outcomes.ts';
+import * as listIndexesAndCounts from './migrations/012_list_indexes_and_counts.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
 const migrations: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '009_fix_branches': fixBranches,
   '010_job_groups': jobGroups,
   '011_fix_outcomes': fixOutcomes,
+  '012_list_indexes_and_counts': listIndexesAndCounts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

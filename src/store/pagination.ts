@@ -1,26 +1,123 @@
-import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { PageRequest } from '../core/pagination.ts';
 import type { Database } from './schema.ts';
 
+type TimeColumn = 'created_at' | 'event_timestamp';
+
 /**
  * One page of a filtered query, newest first (`id` breaks ties so pages never reorder), with the total
- * the filters match.
+ * the filters match, counted row by row: for tables that stay small per scope (units, batches, fixes).
  */
 export async function newestFirst<TB extends keyof Database & string>(
   query: SelectQueryBuilder<Database, TB, object>,
   page: PageRequest,
-  timeColumn: 'created_at' | 'event_timestamp' = 'created_at',
+  timeColumn: TimeColumn = 'created_at',
 ): Promise<{ rows: Selectable<Database[TB]>[]; total: number }> {
   const [rows, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy(sql.ref(timeColumn), 'desc')
-      .orderBy(sql.ref('id'), 'desc')
-      .limit(page.limit)
-      .offset(page.skip)
-      .execute(),
+    ordered(query.selectAll(), timeColumn).limit(page.limit).offset(page.skip).execute(),
     query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   // selectAll() of one table is exactly that table's row type; Kysely's generics cannot show it here.
   return { rows: rows as unknown as Selectable<Database[TB]>[], total: Number(count.n) };
+}
+
+function ordered<Q extends SelectQueryBuilder<any, any, any>>(query: Q, timeColumn: TimeColumn): Q {
+  return query.orderBy(sql.ref(timeColumn), 'desc').orderBy(sql.ref('id'), 'desc') as Q;
+}
+
+/** Where a page starts: right after the row with this time and id, in newest-first order. */
+interface Cursor {
+  time: string;
+  id: string;
+}
+
+/**
+ * Where pages of big lists start, so a `skip` seen before (the next page of a walk, or the same deep
+ * page asked again) is a seek in the list's index rather than a walk over `skip` entries. An entry is
+ * good only while its list's `version` (a sum of change counters the triggers of migration 012 keep)
+ * is unchanged: any insert, delete or change of a filtered column in the scope moves it.
+ */
+class PageStarts {
+  private readonly entries = new Map<string, { version: number; cursor: Cursor }>();
+  private readonly capacity: number;
+
+  constructor(capacity: number) {
+    this.capacity = capacity;
+  }
+
+  get(key: string, version: number): Cursor | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.version !== version) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    // Most recently used last, so the oldest is evicted first.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.cursor;
+  }
+
+  set(key: string, version: number, cursor: Cursor) {
+    this.entries.delete(key);
+    this.entries.set(key, { version, cursor });
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
+
+const pageStarts = new PageStarts(20_000);
+
+export interface CountedList {
+  /** Names the list: the table, its scope and its filters. */
+  key: string;
+  /** The list's change counter (see PageStarts). */
+  version: number;
+}
+
+/**
+ * One page of a big list, newest first. The first page, and any page whose start is known for this
+ * version of the list, is a range read right after a cursor; another deep page walks the index for
+ * `skip` entries, reading only the time and id it holds (no table rows), then fetches its rows by id,
+ * and remembers where it and the page after it start.
+ */
+export async function seekNewestFirst<TB extends 'findings' | 'finding_events'>(
+  db: Kysely<Database>,
+  table: TB,
+  query: SelectQueryBuilder<Database, TB, object>,
+  page: PageRequest,
+  timeColumn: TimeColumn,
+  list: CountedList,
+): Promise<Selectable<Database[TB]>[]> {
+  const time = sql.ref<string>(timeColumn);
+  const id = sql.ref<string>('id');
+  const known = page.skip === 0 ? null : pageStarts.get(`${list.key}|${page.skip}`, list.version);
+  let rows: Selectable<Database[TB]>[];
+  if (page.skip === 0 || known) {
+    let seek = query;
+    if (known) seek = seek.where(sql<boolean>`(${time}, ${id}) < (${known.time}, ${known.id})`);
+    rows = (await ordered(seek.selectAll(), timeColumn).limit(page.limit).execute()) as unknown as Selectable<Database[TB]>[];
+  } else {
+    // The row before the page too: it says where this page starts.
+    const positions = await ordered(query.select([time.as('time'), id.as('id')]), timeColumn)
+      .limit(page.limit + 1)
+      .offset(page.skip - 1)
+      .execute();
+    const [before, ...wanted] = positions as unknown as Cursor[];
+    if (before) pageStarts.set(`${list.key}|${page.skip}`, list.version, before);
+    rows = await byIds(db, table, wanted.map((p) => p.id));
+  }
+  const last = rows.at(-1) as { id: string } | undefined;
+  if (last && rows.length === page.limit) {
+    const lastTime = (last as Record<string, unknown>)[timeColumn] as string;
+    pageStarts.set(`${list.key}|${page.skip + rows.length}`, list.version, { time: lastTime, id: last.id });
+  }
+  return rows;
+}
+
+/** The rows with these ids, in the order of `ids`: primary-key reads. */
+async function byIds<TB extends 'findings' | 'finding_events'>(db: Kysely<Database>, table: TB, ids: string[]): Promise<Selectable<Database[TB]>[]> {
+  if (!ids.length) return [];
+  const found = (await db.selectFrom(table as 'findings').selectAll().where('id', 'in', ids).execute()) as unknown as { id: string }[];
+  const byId = new Map(found.map((row) => [row.id, row]));
+  return ids.map((i) => byId.get(i)).filter((row) => row !== undefined) as unknown as Selectable<Database[TB]>[];
 }

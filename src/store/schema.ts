@@ -315,6 +315,29 @@ export interface IdempotencyKeysTable {
   expires_at: string;
 }
 
+/** How many findings a unit holds per batch ('' for none), scan type, severity and status (migration 012). */
+export interface FindingCountsTable {
+  unit_id: string;
+  scan_batch_id: string;
+  scan_type: string;
+  severity: string;
+  status: string;
+  n: number;
+  /** Changes counted: its sum over a unit moves whenever any of the unit's finding lists changes. */
+  v: number;
+}
+
+/** How many events an organization holds per unit, scan type, severity ('' for none) and event type. */
+export interface FindingEventCountsTable {
+  org_id: string;
+  unit_id: string;
+  scan_type: string;
+  severity: string;
+  event_type: string;
+  n: number;
+  v: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -326,6 +349,8 @@ export interface Database {
   scans: ScansTable;
   findings: FindingsTable;
   finding_events: FindingEventsTable;
+  finding_counts: FindingCountsTable;
+  finding_event_counts: FindingEventCountsTable;
   fixes: FixesTable;
   fix_findings: FixFindingsTable;
   fix_refinements: FixRefinementsTable;

@@ -1,48 +1,204 @@
-import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
-import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+} from 'kysely';
+import type { SqliteReply, SqliteRequest } from './sqlite-worker.ts';
 
-// Kysely's SqliteDialect speaks the better-sqlite3 interface (a native addon). node:sqlite is built
-// into Node 24 and needs no compilation, but its statements take spread parameters, reject booleans
-// and expose `columns()` instead of `reader`. No maintained adapter exists, so this thin one bridges them.
+// node:sqlite is synchronous: run on the event loop, one slow query would stall every request. So each
+// SQLite connection lives in a worker thread (sqlite-worker.ts): one writer, which runs every write and
+// every transaction, one at a time as SQLite allows, and a few readers (WAL mode lets them read while
+// the writer writes) that share the reads made outside transactions. Kysely talks to them through this
+// dialect; parameters are converted here as node:sqlite wants them (no booleans, no Dates).
 
-function toSqlite(value: unknown): SQLInputValue {
+function toSqlite(value: unknown) {
   if (value === undefined || value === null) return null;
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (value instanceof Date) return value.toISOString();
-  return value as SQLInputValue;
+  return value as never;
 }
 
-class NodeSqliteStatement implements SqliteStatement {
-  readonly reader: boolean;
-  private readonly statement: StatementSync;
+interface Pending {
+  resolve: (reply: SqliteReply) => void;
+}
 
-  constructor(statement: StatementSync) {
-    this.statement = statement;
-    this.reader = statement.columns().length > 0;
+/** One worker thread holding one connection; statements queue in order. */
+class SqliteThread {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+
+  constructor(filename: string, reader: boolean) {
+    this.worker = new Worker(new URL('./sqlite-worker.ts', import.meta.url), { workerData: { filename, reader } });
+    this.worker.on('message', (reply: SqliteReply) => {
+      const waiting = this.pending.get(reply.id);
+      this.pending.delete(reply.id);
+      if (this.pending.size === 0) this.worker.unref();
+      waiting?.resolve(reply);
+    });
+    this.worker.on('error', (error) => {
+      for (const waiting of this.pending.values()) waiting.resolve({ id: -1, error: { message: `SQLite worker failed: ${error.message}` } });
+      this.pending.clear();
+    });
+    // An idle worker must not keep the process alive; one with statements to answer must.
+    this.worker.unref();
   }
 
-  all(parameters: ReadonlyArray<unknown>): unknown[] {
-    return this.statement.all(...parameters.map(toSqlite));
+  /** Statements sent but not answered yet. */
+  get load(): number {
+    return this.pending.size;
   }
 
-  run(parameters: ReadonlyArray<unknown>): { changes: number | bigint; lastInsertRowid: number | bigint } {
-    const result = this.statement.run(...parameters.map(toSqlite));
-    return { changes: result.changes, lastInsertRowid: result.lastInsertRowid };
+  async run(query: CompiledQuery): Promise<QueryResult<unknown>> {
+    const id = this.nextId++;
+    const request: SqliteRequest = { id, sql: query.sql, parameters: query.parameters.map(toSqlite) };
+    const reply = await new Promise<SqliteReply>((resolve) => {
+      this.pending.set(id, { resolve });
+      this.worker.ref();
+      this.worker.postMessage(request);
+    });
+    if (reply.error) throw Object.assign(new Error(reply.error.message), reply.error);
+    if (reply.rows) return { rows: reply.rows };
+    return { rows: [], numAffectedRows: BigInt(reply.changes ?? 0), insertId: BigInt(reply.lastInsertRowid ?? 0) };
   }
 
-  iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
-    return this.statement.iterate(...parameters.map(toSqlite)) as IterableIterator<unknown>;
+  async close(): Promise<void> {
+    const exited = new Promise((resolve) => this.worker.once('exit', resolve));
+    this.worker.ref();
+    this.worker.postMessage('close');
+    await exited;
   }
 }
 
-export function openSqlite(filename: string): SqliteDatabase {
-  const database = new DatabaseSync(filename);
-  database.exec('PRAGMA journal_mode = WAL');
-  database.exec('PRAGMA synchronous = NORMAL');
-  database.exec('PRAGMA busy_timeout = 10000');
-  database.exec('PRAGMA foreign_keys = ON');
+/** A FIFO lock: the writer runs one transaction (or one lone write) at a time. */
+class Lock {
+  private tail: Promise<void> = Promise.resolve();
+
+  acquire(): Promise<() => void> {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const ready = this.tail.then(() => release);
+    this.tail = this.tail.then(() => held);
+    return ready;
+  }
+}
+
+/** Statements that only read: they may go to a reader when outside a transaction. */
+function onlyReads(query: CompiledQuery): boolean {
+  return query.query.kind === 'SelectQueryNode' || (query.query.kind === 'RawNode' && /^\s*(select|explain)\b/i.test(query.sql));
+}
+
+class WorkerConnection implements DatabaseConnection {
+  private readonly driver: WorkerSqliteDriver;
+  /** Set while this connection holds the writer for a transaction. */
+  releaseWriter: (() => void) | null = null;
+
+  constructor(driver: WorkerSqliteDriver) {
+    this.driver = driver;
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.releaseWriter) return (await this.driver.writer.run(query)) as QueryResult<R>;
+    if (onlyReads(query)) return (await this.driver.leastBusyReader().run(query)) as QueryResult<R>;
+    const release = await this.driver.writerLock.acquire();
+    try {
+      return (await this.driver.writer.run(query)) as QueryResult<R>;
+    } finally {
+      release();
+    }
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming queries are not supported on SQLite: read in keyset pages');
+  }
+}
+
+class WorkerSqliteDriver implements Driver {
+  private readonly filename: string;
+  private readonly readerCount: number;
+  writer!: SqliteThread;
+  readonly writerLock = new Lock();
+  private readers: SqliteThread[] = [];
+
+  constructor(filename: string, readerCount: number) {
+    this.filename = filename;
+    this.readerCount = readerCount;
+  }
+
+  async init(): Promise<void> {
+    this.writer = new SqliteThread(this.filename, false);
+    // The writer switches the file to WAL before any reader opens it.
+    await this.writer.run(CompiledQuery.raw('select 1'));
+    this.readers = Array.from({ length: this.readerCount }, () => new SqliteThread(this.filename, true));
+  }
+
+  leastBusyReader(): SqliteThread {
+    let best = this.readers[0];
+    for (const reader of this.readers) if (reader.load < best.load) best = reader;
+    return best;
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new WorkerConnection(this);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    const c = connection as WorkerConnection;
+    c.releaseWriter = await this.writerLock.acquire();
+    try {
+      await this.writer.run(CompiledQuery.raw('begin'));
+    } catch (error) {
+      this.endTransaction(c);
+      throw error;
+    }
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.writer.run(CompiledQuery.raw('commit'));
+    } finally {
+      this.endTransaction(connection as WorkerConnection);
+    }
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.writer.run(CompiledQuery.raw('rollback'));
+    } finally {
+      this.endTransaction(connection as WorkerConnection);
+    }
+  }
+
+  private endTransaction(connection: WorkerConnection) {
+    connection.releaseWriter?.();
+    connection.releaseWriter = null;
+  }
+
+  async releaseConnection(): Promise<void> {}
+
+  async destroy(): Promise<void> {
+    await Promise.all([this.writer, ...this.readers].map((thread) => thread.close()));
+  }
+}
+
+/** How many reader threads a database gets: enough to keep every core busy, at least two. */
+const defaultReaders = () => Math.max(2, Math.min(4, os.availableParallelism()));
+
+/** Kysely's SQLite dialect with its connections in worker threads (one writer, `readers` readers). */
+export function sqliteWorkerDialect(filename: string, readers = defaultReaders()): Dialect {
   return {
-    close: () => database.close(),
-    prepare: (sql: string) => new NodeSqliteStatement(database.prepare(sql)),
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new WorkerSqliteDriver(filename, readers),
+    createIntrospector: (db: Kysely<any>) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
   };
 }
