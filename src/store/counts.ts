@@ -68,22 +68,44 @@ export function countFindingEvents(
 }
 
 /**
+ * One fold per scope at a time: readers that find many delta rows all ask for a fold, and folds of one
+ * scope running side by side would only wait on each other's row locks. In this process a fold already
+ * under way is joined; across processes a transaction-scoped advisory lock lets one through and the
+ * others skip (the rows they saw are folded by that one, or by the next reader).
+ */
+const folding = new Map<string, Promise<void>>();
+
+function foldOnce(db: Kysely<Database>, scope: string, statement: RawBuilder<unknown>): Promise<void> {
+  if (!isPostgres(db)) return Promise.resolve();
+  let running = folding.get(scope);
+  if (!running) {
+    running = db
+      .transaction()
+      .execute(async (trx) => {
+        const { rows } = await sql<{ got: boolean }>`select pg_try_advisory_xact_lock(hashtext(${scope})) as got`.execute(trx);
+        if (rows[0]?.got) await statement.execute(trx);
+      })
+      .finally(() => folding.delete(scope));
+    folding.set(scope, running);
+  }
+  return running;
+}
+
+/**
  * Folds a unit's PostgreSQL delta rows into one row per key, in one statement: a concurrent reader sees
  * the rows before or after it, with the same sums. SQLite keeps one row per key already.
  */
-export async function foldFindingCounts(db: Kysely<Database>, unitId: string): Promise<void> {
-  if (!isPostgres(db)) return;
-  await sql`with folded as (delete from finding_counts where unit_id = ${unitId} returning *)
+export function foldFindingCounts(db: Kysely<Database>, unitId: string): Promise<void> {
+  return foldOnce(db, `finding_counts:${unitId}`, sql`with folded as (delete from finding_counts where unit_id = ${unitId} returning *)
     insert into finding_counts (unit_id, scan_batch_id, scan_type, severity, status, n, v)
     select unit_id, scan_batch_id, scan_type, severity, status, sum(n), sum(v) from folded
-    group by unit_id, scan_batch_id, scan_type, severity, status`.execute(db);
+    group by unit_id, scan_batch_id, scan_type, severity, status`);
 }
 
 /** The same for an organization's event counters. */
-export async function foldFindingEventCounts(db: Kysely<Database>, orgId: string): Promise<void> {
-  if (!isPostgres(db)) return;
-  await sql`with folded as (delete from finding_event_counts where org_id = ${orgId} returning *)
+export function foldFindingEventCounts(db: Kysely<Database>, orgId: string): Promise<void> {
+  return foldOnce(db, `finding_event_counts:${orgId}`, sql`with folded as (delete from finding_event_counts where org_id = ${orgId} returning *)
     insert into finding_event_counts (org_id, unit_id, scan_type, severity, event_type, n, v)
     select org_id, unit_id, scan_type, severity, event_type, sum(n), sum(v) from folded
-    group by org_id, unit_id, scan_type, severity, event_type`.execute(db);
+    group by org_id, unit_id, scan_type, severity, event_type`);
 }
