@@ -1,49 +1,32 @@
-import crypto from 'node:crypto';
 import path from 'node:path';
+import { sastRuleDirsFrom } from '../../config.ts';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
-import { hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
-import { isTestPath, loadIgnore, MAX_FILE_BYTES, readSourceText, listFiles } from '../source-files.ts';
+import { isTestPath, loadIgnore, listFiles } from '../source-files.ts';
+import { enginePool, type WorkerPool } from '../worker-pool.ts';
 import { externalSemgrepFindings, mergeFindings, type ExternalSemgrepOptions } from './external-semgrep.ts';
-import { parserFor, ruleLanguageOf } from '../../languages/index.ts';
-import { analyzeSource, type SastMatch } from './analyze.ts';
+import { parserFor } from '../../languages/index.ts';
+import { analyzeFiles, type AnalyzeFilesRequest, type AnalyzeFilesResult } from './analyze-files.ts';
+import { DEFAULT_CACHE_BYTES, pruneResultCache } from './result-cache.ts';
 import { loadRuleSet, type RuleSet } from './rule-set.ts';
 
 export { analyzeSource, type SastMatch } from './analyze.ts';
-
-/** Hand-written application scripts stay well below this; larger ones are bundles or copied-in libraries. */
-const MAX_SCRIPT_BYTES = 200 * 1024;
 
 export interface SastEngineOptions {
   /** Rule folders an operator adds to the built-in ones; the configured BULWARK_SAST_RULES_DIRS when absent. */
   extraRuleDirs?: string[];
   /** A `semgrep`/`opengrep` run whose results are merged in, when configs are set and a binary is found. */
   externalSemgrep?: ExternalSemgrepOptions;
+  /** Where results are kept between scans, by file content (a `sast` folder is made in it); none when absent. */
+  cacheDir?: string | null;
+  /** The most the result cache may hold; oldest entries go first. */
+  cacheMaxBytes?: number;
+  /** The threads that analyze files; the process's engine pool when absent, this thread when null. */
+  pool?: WorkerPool | null;
 }
 
-function toFinding(match: SastMatch, filePath: string, source: string): RawFinding {
-  const { rule } = match;
-  const normalized = match.text.replace(/\s+/g, ' ').trim();
-  return {
-    checkId: rule.id,
-    severity: rule.severity,
-    category: rule.category,
-    title: rule.message.split(/(?<=\.)\s/)[0].slice(0, 200),
-    message: rule.message,
-    filePath,
-    startLine: match.startLine,
-    endLine: match.endLine,
-    cwe: rule.cwe,
-    owasp: rule.owasp,
-    references: rule.references,
-    fingerprint: crypto.createHash('sha256').update(`${rule.id}\0${filePath}\0${normalized}`).digest('hex'),
-    // The call is part of the match: the same argument passed to another call is another finding.
-    matchHash: hashParts(rule.id, match.anchor ?? '', normalizeMatch(match.text)),
-    anchor: match.anchor,
-    snippet: snippetOf(source, match.startLine, match.endLine),
-    commitSha: null,
-    metadata: { confidence: rule.confidence, mode: rule.mode, ...(rule.fix ? { fix: rule.fix } : {}) },
-  };
-}
+/** The most files sent to a thread at once. */
+const MAX_BATCH_FILES = 32;
+const ANALYZE_FILES = new URL('./analyze-files.ts', import.meta.url);
 
 /** Syntax-aware static analysis: ast-grep pattern rules and taint tracking over Python, JavaScript/TypeScript and more. */
 export class SastEngine implements ScanEngine {
@@ -56,42 +39,59 @@ export class SastEngine implements ScanEngine {
   }
 
   rules(): RuleSet {
-    this.ruleSet ??= loadRuleSet(this.options.extraRuleDirs);
+    this.ruleSet ??= loadRuleSet(this.ruleDirs());
     return this.ruleSet;
   }
 
+  /** The operator's rule folders, as the threads that analyze files must load them too. */
+  private ruleDirs(): string[] {
+    return this.options.extraRuleDirs ?? sastRuleDirsFrom();
+  }
+
   async scan(input: EngineInput): Promise<RawFinding[]> {
-    const ruleSet = this.rules();
+    this.rules();
     const ignored = await loadIgnore(input.dir);
-    const found = new Map<string, RawFinding>();
-    const files = await listFiles(input.dir, ignored);
-    for (const [index, file] of files.entries()) {
-      input.signal?.throwIfAborted();
-      input.onProgress?.({ phase: 'analyzing files', done: index, total: files.length });
+    const files = (await listFiles(input.dir, ignored)).flatMap((file) => {
       const parser = parserFor(file);
-      if (!parser || isTestPath(file)) continue;
-      const isScript = ruleLanguageOf(parser) === 'javascript';
-      const source = await readSourceText(path.join(input.dir, file), isScript ? MAX_SCRIPT_BYTES : MAX_FILE_BYTES);
-      if ('skipped' in source) {
-        if (isScript && source.skipped === 'too large' && source.size <= MAX_FILE_BYTES) {
-          input.onNote?.(`skipped ${file}: at ${Math.round(source.size / 1024)} KiB it looks like a bundled library rather than application code`);
+      return parser && !isTestPath(file) ? [{ path: file, parser }] : [];
+    });
+    const pool = this.options.pool === undefined ? enginePool() : this.options.pool;
+    const cacheDir = this.options.cacheDir ? path.join(this.options.cacheDir, 'sast') : null;
+    const request = (batch: typeof files): AnalyzeFilesRequest => ({ dir: input.dir, files: batch, ruleDirs: this.ruleDirs(), cacheDir });
+    // Small batches spread a small repository over every thread; larger ones save messages on a large one.
+    const batchSize = Math.max(1, Math.min(MAX_BATCH_FILES, Math.ceil(files.length / ((pool?.size ?? 1) * 4))));
+    const batches: (typeof files)[] = [];
+    for (let i = 0; i < files.length; i += batchSize) batches.push(files.slice(i, i + batchSize));
+    let done = 0;
+    input.onProgress?.({ phase: 'analyzing files', done, total: files.length });
+    const analyzed = (result: AnalyzeFilesResult, batch: typeof files) => {
+      done += batch.length;
+      input.onProgress?.({ phase: 'analyzing files', done, total: files.length });
+      return result;
+    };
+    const results = pool
+      ? batches.map((batch) => pool.run<AnalyzeFilesResult>(ANALYZE_FILES, 'analyzeFiles', [request(batch)], input.signal).then((r) => analyzed(r, batch)))
+      : batches.map(async (batch) => {
+          input.signal?.throwIfAborted();
+          return analyzed(await analyzeFiles(request(batch)), batch);
+        });
+    // Every batch settles before the scan ends, so no thread is still busy with it; the first failure is the scan's.
+    const settled = await Promise.allSettled(results);
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+    const found = new Map<string, RawFinding>();
+    let cacheBytesWritten = 0;
+    for (const { value } of settled as PromiseFulfilledResult<AnalyzeFilesResult>[]) {
+      cacheBytesWritten += value.cacheBytesWritten;
+      for (const outcome of value.outcomes) {
+        if (outcome.note) input.onNote?.(outcome.note);
+        for (const finding of outcome.findings) {
+          const key = `${finding.checkId}:${finding.filePath}:${finding.startLine}`;
+          if (!found.has(key)) found.set(key, finding);
         }
-        continue;
-      }
-      let matches: SastMatch[];
-      try {
-        matches = analyzeSource(ruleSet, parser, source.text);
-      } catch (error) {
-        input.onNote?.(`skipped ${file}: it could not be analyzed (${(error as Error).message.split('\n')[0]})`);
-        continue;
-      }
-      for (const match of matches) {
-        const finding = toFinding(match, file, source.text);
-        const key = `${finding.checkId}:${finding.filePath}:${finding.startLine}`;
-        if (!found.has(key)) found.set(key, finding);
       }
     }
-    input.onProgress?.({ phase: 'analyzing files', done: files.length, total: files.length });
+    if (cacheDir && cacheBytesWritten) await pruneResultCache(cacheDir, this.options.cacheMaxBytes ?? DEFAULT_CACHE_BYTES);
     const external = await externalSemgrepFindings(input, this.options.externalSemgrep, ignored);
     return mergeFindings([...found.values()], external).sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
   }
