@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { engineThreadsFrom } from '../config.ts';
 
 // Engines do their CPU work (parsing, matching, detection) in worker threads, so a scan never holds the
 // event loop of the process that runs it: the API keeps answering while the server or `bulwark worker`
@@ -137,6 +138,28 @@ let shared: WorkerPool | undefined;
 
 /** The process's pool for engine work, one thread per available core (BULWARK_ENGINE_THREADS overrides). */
 export function enginePool(): WorkerPool {
-  shared ??= new WorkerPool(Number(process.env.BULWARK_ENGINE_THREADS) || os.availableParallelism());
+  shared ??= new WorkerPool(engineThreadsFrom());
   return shared;
+}
+
+/**
+ * The values of tasks in the order given, once every one has settled (so none is still running when a
+ * failure ends the scan); the first failure in that order is thrown.
+ */
+export async function settledInOrder<T>(tasks: Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(tasks);
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
+}
+
+/**
+ * `items` cut into batches for the pool's threads: small ones spread a short list over every thread (and
+ * let progress advance item by item), up to `max` items, which saves messages on a long list.
+ */
+export function batchesFor<T>(items: T[], pool: WorkerPool | null, max: number): T[][] {
+  const size = Math.max(1, Math.min(max, Math.ceil(items.length / ((pool?.size ?? 1) * 4))));
+  const batches: T[][] = [];
+  for (let i = 0; i < items.length; i += size) batches.push(items.slice(i, i + size));
+  return batches;
 }

@@ -8,7 +8,12 @@ export const semgrepScan: ScanTypeDescriptor<'semgrep_scan'> = {
   defaultSeverity: 'low',
   engine: async (options) => {
     const { SastEngine } = await import('../engines/sast/sast-engine.ts');
-    return new SastEngine({ extraRuleDirs: options.sastRuleDirs, externalSemgrep: { configs: options.semgrepConfigs ?? [] } });
+    return new SastEngine({
+      extraRuleDirs: options.sastRuleDirs,
+      externalSemgrep: { configs: options.semgrepConfigs ?? [] },
+      cacheDir: options.cacheDir,
+      cacheMaxBytes: options.cacheMaxBytes,
+    });
   },
   fixers: async (rules) => [(await import('../fixing/fixers/sast-rule-fixer.ts')).createSastRuleFixer(rules)],
   // The same rule fires again where the finding's match went; see verify.ts.

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { sastRuleDirsFrom } from '../../config.ts';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
 import { isTestPath, loadIgnore, listFiles } from '../source-files.ts';
-import { enginePool, type WorkerPool } from '../worker-pool.ts';
+import { batchesFor, enginePool, settledInOrder, type WorkerPool } from '../worker-pool.ts';
 import { externalSemgrepFindings, mergeFindings, type ExternalSemgrepOptions } from './external-semgrep.ts';
 import { parserFor } from '../../languages/index.ts';
 import { analyzeFiles, type AnalyzeFilesRequest, type AnalyzeFilesResult } from './analyze-files.ts';
@@ -58,10 +58,7 @@ export class SastEngine implements ScanEngine {
     const pool = this.options.pool === undefined ? enginePool() : this.options.pool;
     const cacheDir = this.options.cacheDir ? path.join(this.options.cacheDir, 'sast') : null;
     const request = (batch: typeof files): AnalyzeFilesRequest => ({ dir: input.dir, files: batch, ruleDirs: this.ruleDirs(), cacheDir });
-    // Small batches spread a small repository over every thread; larger ones save messages on a large one.
-    const batchSize = Math.max(1, Math.min(MAX_BATCH_FILES, Math.ceil(files.length / ((pool?.size ?? 1) * 4))));
-    const batches: (typeof files)[] = [];
-    for (let i = 0; i < files.length; i += batchSize) batches.push(files.slice(i, i + batchSize));
+    const batches = batchesFor(files, pool, MAX_BATCH_FILES);
     let done = 0;
     input.onProgress?.({ phase: 'analyzing files', done, total: files.length });
     const analyzed = (result: AnalyzeFilesResult, batch: typeof files) => {
@@ -75,13 +72,9 @@ export class SastEngine implements ScanEngine {
           input.signal?.throwIfAborted();
           return analyzed(await analyzeFiles(request(batch)), batch);
         });
-    // Every batch settles before the scan ends, so no thread is still busy with it; the first failure is the scan's.
-    const settled = await Promise.allSettled(results);
-    const failed = settled.find((r) => r.status === 'rejected');
-    if (failed) throw (failed as PromiseRejectedResult).reason;
     const found = new Map<string, RawFinding>();
     let cacheBytesWritten = 0;
-    for (const { value } of settled as PromiseFulfilledResult<AnalyzeFilesResult>[]) {
+    for (const value of await settledInOrder(results)) {
       cacheBytesWritten += value.cacheBytesWritten;
       for (const outcome of value.outcomes) {
         if (outcome.note) input.onNote?.(outcome.note);
