@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { engineThreadsFrom } from '../config.ts';
 
 // Engines do their CPU work (parsing, matching, detection) in worker threads, so a scan never holds the
@@ -11,7 +11,9 @@ import { engineThreadsFrom } from '../config.ts';
 const THREAD_SCRIPT = new URL('./pool-thread.ts', import.meta.url);
 
 /** A task could not be completed because its thread failed (crashed, ran out of memory, was stopped). */
-export class EngineThreadError extends Error {}
+export class EngineThreadError extends Error {
+  override name = 'EngineThreadError';
+}
 
 interface Task {
   module: string;
@@ -32,12 +34,15 @@ type Reply = { ok: true; value: unknown } | { ok: false; error: { name: string; 
 
 export class WorkerPool {
   readonly size: number;
+  private readonly resourceLimits: ResourceLimits | undefined;
   private readonly threads = new Set<Thread>();
   private readonly queue: Task[] = [];
   private closed = false;
 
-  constructor(size = os.availableParallelism()) {
+  /** `resourceLimits` bounds each thread's heap; a thread that runs out fails its task. */
+  constructor(size = os.availableParallelism(), options: { resourceLimits?: ResourceLimits } = {}) {
     this.size = Math.max(1, Math.floor(size));
+    this.resourceLimits = options.resourceLimits;
   }
 
   /** Calls `fn` of `module` (a file URL) in a thread with `args`; rejects with the function's own error if it throws. */
@@ -81,7 +86,7 @@ export class WorkerPool {
   }
 
   private spawn(): Thread {
-    const thread: Thread = { worker: new Worker(THREAD_SCRIPT) };
+    const thread: Thread = { worker: new Worker(THREAD_SCRIPT, { resourceLimits: this.resourceLimits }) };
     thread.worker.on('message', (reply: Reply) => {
       const task = thread.task;
       thread.task = undefined;
