@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ParserName } from '../../languages/index.ts';
 import type { RuleSet } from './rule-set.ts';
 
@@ -32,7 +33,7 @@ let codeHash: string | undefined;
 function analysisCodeHash(): string {
   if (codeHash) return codeHash;
   const hash = crypto.createHash('sha256');
-  const here = path.dirname(new URL(import.meta.url).pathname);
+  const here = path.dirname(fileURLToPath(import.meta.url));
   const files = ANALYSIS_CODE.flatMap((entry) => {
     const full = path.resolve(here, entry);
     return fs.statSync(full).isDirectory() ? fs.readdirSync(full).sort().map((name) => path.join(full, name)) : [full];
