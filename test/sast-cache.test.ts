@@ -44,22 +44,25 @@ function entries(dir: string): string[] {
 
 describe('SAST result cache', () => {
   let root: string;
-  let repo: string;
-  let cacheDir: string;
 
   before(() => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-sast-cache-'));
-    repo = path.join(root, 'repo');
-    cacheDir = path.join(root, 'cache');
-    fs.mkdirSync(repo);
-    fs.writeFileSync(path.join(repo, 'views.py'), VIEW);
-    fs.writeFileSync(path.join(repo, 'other.py'), VIEW.replace('/ping', '/ping2'));
-    fs.writeFileSync(path.join(repo, 'util.py'), 'def add(a, b):\n    return a + b\n');
   });
 
   after(() => fs.rmSync(root, { recursive: true, force: true }));
 
+  /** A repository of its own and an empty cache folder. */
+  function setup(name: string): { repo: string; cacheDir: string } {
+    const repo = path.join(root, name, 'repo');
+    fs.mkdirSync(repo, { recursive: true });
+    fs.writeFileSync(path.join(repo, 'views.py'), VIEW);
+    fs.writeFileSync(path.join(repo, 'other.py'), VIEW.replace('/ping', '/ping2'));
+    fs.writeFileSync(path.join(repo, 'util.py'), 'def add(a, b):\n    return a + b\n');
+    return { repo, cacheDir: path.join(root, name, 'cache') };
+  }
+
   test('an unchanged tree is answered from the cache with the same findings', async () => {
+    const { repo, cacheDir } = setup('unchanged');
     const uncached = await new SastEngine({ pool: null }).scan({ dir: repo, fingerprintKey });
     const first = await new SastEngine({ cacheDir }).scan({ dir: repo, fingerprintKey });
     assert.deepEqual(first, uncached);
@@ -75,17 +78,20 @@ describe('SAST result cache', () => {
   });
 
   test('a changed file is analyzed again and the others still come from the cache', async () => {
+    const { repo, cacheDir } = setup('changed');
+    await new SastEngine({ cacheDir }).scan({ dir: repo, fingerprintKey });
     fs.appendFileSync(path.join(repo, 'views.py'), ADDED);
-    const before = entries(cacheDir).length;
     const findings = await new SastEngine({ cacheDir }).scan({ dir: repo, fingerprintKey });
-    assert.equal(entries(cacheDir).length, before + 1);
+    assert.equal(entries(cacheDir).length, 4);
     assert.deepEqual(findings, await new SastEngine({ pool: null }).scan({ dir: repo, fingerprintKey }));
     const views = findings.filter((f) => f.filePath === 'views.py').map((f) => `${f.checkId}:${f.startLine}`);
     assert.deepEqual(views, ['python.lang.command-injection.shell-command:6', 'python.lang.sqli.string-built-query:10']);
   });
 
   test('other rules do not read results computed under the old ones', async () => {
-    const rules = path.join(root, 'rules');
+    const { repo, cacheDir } = setup('rules');
+    await new SastEngine({ cacheDir }).scan({ dir: repo, fingerprintKey });
+    const rules = path.join(root, 'rules', 'house');
     fs.mkdirSync(path.join(rules, 'python'), { recursive: true });
     fs.writeFileSync(path.join(rules, 'python', 'house.yml'), HOUSE_RULE);
     const findings = await new SastEngine({ cacheDir, extraRuleDirs: [rules] }).scan({ dir: repo, fingerprintKey });
