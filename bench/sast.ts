@@ -1,35 +1,40 @@
-// Throughput of the SAST engine (`semgrep_scan`) on real code: lines of code per second, files per second,
-// seconds per scan (best of --runs), peak RSS, and findings per language.
+// Throughput of the SAST engine (`semgrep_scan`) on real code, next to ast-grep's CLI scanning the same
+// files with comparable rules: lines per second (wall clock, and per core from CPU time), seconds per scan
+// (best of --runs), peak RSS, at 1×, 2× and 4× the corpus (to show how time grows with size), and an
+// unchanged rescan against the first scan with the result cache on. Figures are printed, never asserted.
 //
-//   npm run bench:sast [-- --mb 40 --runs 3 --scan-seconds 85 --seed 1 --keep]
+//   npm run bench:sast [-- --mb 3 --runs 2 --scales 1,2,4 --seed 1 --keep]
 //
 // The corpus is copied from source trees already on the machine, never downloaded: Python from
 // /usr/lib/python3* (the standard library), JavaScript and TypeScript from this project's node_modules
 // (typescript/lib, fastify, kysely, pg-boss, ajv, …). Files are taken alternately from the two pools, by
-// bytes, in a seeded order, up to --mb MiB. Folder names the engine skips (node_modules, vendor, test,
-// fixtures, hidden ones) are renamed so every copied file is scanned; test files and files the engine
+// bytes, in a seeded order; the corpus at scale k is the first k × --mb MiB of that order, so every scale has
+// the same mix and the larger ones hold the smaller. Folder names the engine skips (node_modules, vendor,
+// test, fixtures, hidden ones) are renamed so every copied file is scanned; test files and files the engine
 // would not read (.d.ts, minified, over its size limit) are not copied.
 //
-// The run is bounded: a first scan of a ~1.5 MiB prefix of the corpus measures the engine's speed, and the
-// corpus is cut to what --runs scans can cover in --scan-seconds (--scan-seconds 0: no cut). Runs stop
-// early when the next one would overrun. Scans run in a child process so its peak RSS is the engine's own.
-// "Analyzed" counts what the engine parses: a file of a language with no loaded rules is walked, not parsed.
+// ast-grep (the @ast-grep/cli devDependency) runs every pattern rule of the rule set and, for each taint
+// rule, its sinks as one rule: what it can run of the same rules, without taint tracking. The two scanners
+// take turns on each corpus, Bulwark first. Both use every core. Scans run in a child process (ast-grep
+// under /usr/bin/time) so each peak RSS is the scanner's own. "Analyzed" counts what the engine parses.
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import YAML from 'yaml';
 import { isTestPath, loadIgnore, looksBinary, MAX_FILE_BYTES, skipReason, walkFiles } from '../src/engines/source-files.ts';
 import { parserFor, ruleLanguageOf, type ParserName } from '../src/languages/index.ts';
-import { loadRuleSet } from '../src/engines/sast/rule-set.ts';
+import { loadRuleSet, type RuleSet } from '../src/engines/sast/rule-set.ts';
 import { SastEngine } from '../src/engines/sast/sast-engine.ts';
 import { seededRandom } from '../test/support/secret-samples.ts';
 import { filesBelow } from './source-tree.ts';
 
 const MiB = 1024 * 1024;
 const PROJECT = path.resolve(import.meta.dirname, '..');
-const CALIBRATION_BYTES = 1.5 * MiB;
+const AST_GREP = path.join(PROJECT, 'node_modules', '.bin', 'ast-grep');
+const TIME = '/usr/bin/time';
 
 // ---------------------------------------------------------------------------------------------------------
 // options
@@ -37,28 +42,34 @@ const CALIBRATION_BYTES = 1.5 * MiB;
 interface Options {
   mb: number;
   runs: number;
-  scanSeconds: number;
+  scales: number[];
   seed: number;
   keep: boolean;
 }
 
-const USAGE = 'usage: node bench/sast.ts [--mb N] [--runs N] [--scan-seconds N (0: no bound)] [--seed N] [--keep]';
+const USAGE = 'usage: node bench/sast.ts [--mb N] [--runs N] [--scales 1,2,4] [--seed N] [--keep]';
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { mb: 40, runs: 3, scanSeconds: 85, seed: 1, keep: false };
+  const options: Options = { mb: 3, runs: 2, scales: [1, 2, 4], seed: 1, keep: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [flag, inline] = arg.includes('=') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
+    const raw = () => {
+      const value = inline ?? argv[++i];
+      if (value === undefined) throw new Error(`${flag} needs a value`);
+      return value;
+    };
     const value = (min: number) => {
-      const raw = inline ?? argv[++i];
-      const n = Number(raw);
-      if (raw === undefined || !Number.isFinite(n) || n < min) throw new Error(`${flag} needs a number of at least ${min}`);
+      const n = Number(raw());
+      if (!Number.isFinite(n) || n < min) throw new Error(`${flag} needs a number of at least ${min}`);
       return n;
     };
     if (flag === '--mb') options.mb = value(0.01);
     else if (flag === '--runs') options.runs = Math.max(1, Math.round(value(1)));
-    else if (flag === '--scan-seconds') options.scanSeconds = value(0);
-    else if (flag === '--seed') options.seed = Math.round(value(0));
+    else if (flag === '--scales') {
+      options.scales = raw().split(',').map(Number);
+      if (!options.scales.length || options.scales.some((n) => !Number.isFinite(n) || n <= 0)) throw new Error('--scales needs positive numbers, e.g. 1,2,4');
+    } else if (flag === '--seed') options.seed = Math.round(value(0));
     else if (flag === '--keep') options.keep = true;
     else if (flag === '--help' || flag === '-h') {
       console.log(USAGE);
@@ -69,46 +80,97 @@ function parseArgs(argv: string[]): Options {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// scan worker: `node bench/sast.ts --worker <dir> <runs> <scan seconds> <out.json>`
+// Bulwark scan in a child process: `node bench/sast.ts --worker <dir> <cache dir or -> <out.json>`
 
-interface WorkerResult {
-  seconds: number[];
+interface ScanResult {
+  seconds: number;
+  cpuSeconds: number;
   maxRssBytes: number;
-  /** Findings of the last run: file and rule. */
+  /** Findings: file and rule. */
   findings: { filePath: string; checkId: string }[];
   notes: number;
 }
 
-async function worker(dir: string, runs: number, budgetSeconds: number, out: string): Promise<void> {
+async function worker(dir: string, cacheDir: string, out: string): Promise<void> {
   const fingerprintKey = crypto.createHash('sha256').update('bulwark-bench').digest();
-  const seconds: number[] = [];
-  let findings: WorkerResult['findings'] = [];
   let notes = 0;
-  for (let run = 0; run < runs; run++) {
-    const spent = seconds.reduce((a, b) => a + b, 0);
-    // Stop when one more run (as long as the slowest so far) would overrun the budget.
-    if (run > 0 && budgetSeconds > 0 && spent + Math.max(...seconds) > budgetSeconds) break;
-    notes = 0;
-    const started = performance.now();
-    const raw = await new SastEngine().scan({ dir, fingerprintKey, onNote: () => notes++ });
-    seconds.push((performance.now() - started) / 1000);
-    findings = raw.map((f) => ({ filePath: f.filePath, checkId: f.checkId }));
-  }
-  const result: WorkerResult = { seconds, maxRssBytes: process.resourceUsage().maxRSS * 1024, findings, notes };
+  const engine = new SastEngine({ cacheDir: cacheDir === '-' ? null : cacheDir });
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const raw = await engine.scan({ dir, fingerprintKey, onNote: () => notes++ });
+  const used = process.cpuUsage(cpu);
+  const result: ScanResult = {
+    seconds: (performance.now() - started) / 1000,
+    cpuSeconds: (used.user + used.system) / 1e6,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    findings: raw.map((f) => ({ filePath: f.filePath, checkId: f.checkId })),
+    notes,
+  };
   await fsp.writeFile(out, JSON.stringify(result));
 }
 
-function runWorker(dir: string, runs: number, budgetSeconds: number, scratch: string): Promise<WorkerResult> {
-  const out = path.join(scratch, `scan-${crypto.randomBytes(4).toString('hex')}.json`);
+function child(command: string, args: string[], options: { stdout?: string } = {}): Promise<void> {
   return new Promise((resolve, reject) => {
-    const args = [import.meta.filename, '--worker', dir, String(runs), String(budgetSeconds), out];
-    const child = spawn(process.execPath, args, { stdio: 'inherit' });
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      if (code !== 0) return reject(new Error(`scan worker failed (${signal ?? code})`));
-      fsp.readFile(out, 'utf8').then((text) => resolve(JSON.parse(text) as WorkerResult), reject);
+    const out = options.stdout ? fs.openSync(options.stdout, 'w') : 'ignore';
+    const proc = spawn(command, args, { stdio: ['ignore', out, 'inherit'] });
+    proc.on('error', reject);
+    proc.on('exit', (code, signal) => {
+      if (typeof out === 'number') fs.closeSync(out);
+      if (code !== 0) reject(new Error(`${path.basename(command)} ${args[0] ?? ''} failed (${signal ?? code})`));
+      else resolve();
     });
   });
+}
+
+async function scanBulwark(dir: string, cacheDir: string | null, scratch: string): Promise<ScanResult> {
+  const out = path.join(scratch, `scan-${crypto.randomBytes(4).toString('hex')}.json`);
+  await child(process.execPath, [import.meta.filename, '--worker', dir, cacheDir ?? '-', out]);
+  return JSON.parse(await fsp.readFile(out, 'utf8')) as ScanResult;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// ast-grep with comparable rules
+
+const AST_GREP_LANGUAGES: Partial<Record<ParserName, string>> = { python: 'Python', javascript: 'JavaScript', typescript: 'TypeScript', tsx: 'Tsx' };
+
+/**
+ * An sgconfig.yml with the rule set's pattern rules and, per taint rule, its sinks as one rule, for every
+ * parser of the corpus. Rules ast-grep refuses for a dialect are dropped (as Bulwark drops them).
+ */
+async function astGrepRules(ruleSet: RuleSet, dir: string): Promise<{ config: string; rules: number }> {
+  const rulesDir = path.join(dir, 'rules');
+  await fsp.mkdir(rulesDir, { recursive: true });
+  let rules = 0;
+  for (const [parser, language] of Object.entries(AST_GREP_LANGUAGES) as [ParserName, string][]) {
+    for (const rule of ruleSet.rules.filter((r) => r.language === ruleLanguageOf(parser))) {
+      const body = rule.mode === 'pattern' ? rule.rule : rule.mode === 'taint' ? { any: rule.sinks.map((s) => s.rule) } : undefined;
+      if (!body) continue;
+      const doc = { id: `${rule.id}.${parser}`, language, severity: 'warning', message: rule.id, rule: body, ...(rule.constraints ? { constraints: rule.constraints } : {}) };
+      await fsp.writeFile(path.join(rulesDir, `${rule.id}.${parser}.yml`), YAML.stringify(doc));
+      rules++;
+    }
+  }
+  const config = path.join(dir, 'sgconfig.yml');
+  await fsp.writeFile(config, YAML.stringify({ ruleDirs: ['rules'] }));
+  return { config, rules };
+}
+
+interface AstGrepResult {
+  seconds: number;
+  maxRssBytes: number;
+  matches: number;
+}
+
+async function scanAstGrep(config: string, dir: string, scratch: string): Promise<AstGrepResult> {
+  const id = crypto.randomBytes(4).toString('hex');
+  const out = path.join(scratch, `ast-grep-${id}.jsonl`);
+  const usage = path.join(scratch, `ast-grep-${id}.time`);
+  const started = performance.now();
+  await child(TIME, ['-f', '%M', '-o', usage, AST_GREP, 'scan', '--config', config, '--json=stream', dir], { stdout: out });
+  const seconds = (performance.now() - started) / 1000;
+  const maxRssKiB = Number((await fsp.readFile(usage, 'utf8')).trim().split('\n').at(-1));
+  const text = await fsp.readFile(out, 'utf8');
+  return { seconds, maxRssBytes: maxRssKiB * 1024, matches: text.split('\n').filter((line) => line.trim()).length };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -271,11 +333,12 @@ function countBy<T>(items: T[], key: (item: T) => string): [string, number][] {
   return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
 }
 
+const best = <T extends { seconds: number }>(runs: T[]): T => runs.reduce((a, b) => (b.seconds < a.seconds ? b : a));
+
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const benchStarted = performance.now();
   const scratch = await fsp.mkdtemp(path.join(os.tmpdir(), 'bulwark-bench-sast-'));
-  const corpus = path.join(scratch, 'corpus');
   const cleanup = () => fs.rmSync(scratch, { recursive: true, force: true });
   const onSignal = () => {
     if (!options.keep) cleanup();
@@ -285,77 +348,75 @@ async function main(): Promise<void> {
   try {
     const ruleSet = loadRuleSet();
     const languagesWithRules = new Set<string>(ruleSet.rules.map((r) => r.language));
-    console.log(`bench:sast — node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}`);
+    console.log(`bench:sast — node ${process.version}, ${os.availableParallelism()} × ${os.cpus()[0]?.model ?? 'cpu'}`);
     console.log(`rules: ${ruleSet.rules.length} (${countBy(ruleSet.rules, (r) => r.language).map(([l, n]) => `${l} ${n}`).join(', ')})`);
+    const astGrep = fs.existsSync(AST_GREP) && fs.existsSync(TIME) ? await astGrepRules(ruleSet, path.join(scratch, 'ast-grep')) : undefined;
+    console.log(
+      astGrep
+        ? `ast-grep: ${AST_GREP} with ${astGrep.rules} rules (pattern rules, and each taint rule's sinks; no taint tracking)`
+        : `ast-grep: not compared — ${fs.existsSync(AST_GREP) ? `${TIME} is missing` : 'the @ast-grep/cli devDependency is not installed'}`,
+    );
 
     const listed = performance.now();
     const candidates = await listCandidates();
-    const picked = await pickFiles(candidates, options.mb * MiB, options.seed);
-    const pickedBytes = picked.reduce((sum, f) => sum + f.size, 0);
-    const byPool = (files: Picked[]) =>
-      countBy(files, (f) => f.pool).map(([pool, n]) => `${pool} ${fmt(n)} files ${mib(files.filter((f) => f.pool === pool).reduce((s, f) => s + f.size, 0))}`);
-    console.log(
-      `corpus: ${mib(pickedBytes)} of --mb ${options.mb} picked from ${fmt(candidates.length)} candidate files ` +
-        `(${byPool(picked).join(', ')}) in ${fmt((performance.now() - listed) / 1000, 1)} s`,
-    );
+    const scales = [...new Set(options.scales)].sort((a, b) => a - b);
+    const picked = await pickFiles(candidates, options.mb * MiB * scales.at(-1)!, options.seed);
     if (!picked.length) throw new Error('no source files found under /usr/lib/python3* or node_modules');
+    console.log(`corpus: up to ${mib(picked.reduce((s, f) => s + f.size, 0))} picked from ${fmt(candidates.length)} candidate files in ${fmt((performance.now() - listed) / 1000, 1)} s`);
+    console.log('');
+    console.log('scale  files   lines      | Bulwark: best s  lines/s   lines/s/core  peak RSS   | ast-grep: best s  lines/s    peak RSS   | wall ratio');
 
-    // Calibration: one scan of a prefix, to cut the corpus to what the runs can cover in the time budget.
-    let chosen = picked;
-    if (options.scanSeconds > 0 && pickedBytes > CALIBRATION_BYTES) {
-      const sample = prefixOf(picked, CALIBRATION_BYTES);
-      const sampleBytes = sample.reduce((sum, f) => sum + f.size, 0);
-      await copyFiles(corpus, sample);
-      const calibration = await runWorker(corpus, 1, 0, scratch);
-      const bytesPerSecond = sampleBytes / Math.max(calibration.seconds[0], 1e-3);
-      // Two runs' worth of slack: the cost per byte varies from file to file (later prefixes have run ~1.5×
-      // slower per byte than the sample), so the estimate is rough.
-      const affordable = (bytesPerSecond * options.scanSeconds) / (options.runs + 2);
-      console.log(`calibration: ${mib(sampleBytes)} scanned in ${fmt(calibration.seconds[0], 2)} s (${mib(bytesPerSecond)}/s, cold)`);
-      if (affordable < pickedBytes) {
-        chosen = prefixOf(picked, Math.max(affordable, sampleBytes));
-        console.log(
-          `bounded: ${options.runs} runs of ${mib(pickedBytes)} would take ~${fmt((pickedBytes / bytesPerSecond) * options.runs)} s; ` +
-            `scanning the first ${mib(chosen.reduce((s, f) => s + f.size, 0))} (same mix) to stay within --scan-seconds ${options.scanSeconds}`,
-        );
+    const rows: { scale: number; lines: number; bulwark: ScanResult }[] = [];
+    let last: { dir: string; bulwark: ScanResult } | undefined;
+    for (const scale of scales) {
+      const files = prefixOf(picked, options.mb * MiB * scale);
+      const dir = path.join(scratch, `corpus-${scale}x`);
+      await copyFiles(dir, files);
+      const { analyzed } = await analyzedStats(dir, languagesWithRules);
+      const lines = [...analyzed.values()].reduce((sum, s) => sum + s.lines, 0);
+      const analyzedFiles = [...analyzed.values()].reduce((sum, s) => sum + s.files, 0);
+      const bulwarkRuns: ScanResult[] = [];
+      const astGrepRuns: AstGrepResult[] = [];
+      for (let run = 0; run < options.runs; run++) {
+        bulwarkRuns.push(await scanBulwark(dir, null, scratch));
+        if (astGrep) astGrepRuns.push(await scanAstGrep(astGrep.config, dir, scratch));
       }
-      await copyFiles(corpus, chosen.slice(sample.length));
-    } else {
-      await copyFiles(corpus, chosen);
+      const b = best(bulwarkRuns);
+      const a = astGrepRuns.length ? best(astGrepRuns) : undefined;
+      console.log(
+        `${`${scale}×`.padEnd(6)} ${fmt(analyzedFiles).padStart(5)}  ${fmt(lines).padStart(9)}  | ` +
+          `${fmt(b.seconds, 2).padStart(14)}  ${fmt(lines / b.seconds).padStart(8)}  ${fmt(lines / b.cpuSeconds).padStart(12)}  ${mib(Math.max(...bulwarkRuns.map((r) => r.maxRssBytes))).padStart(9)}  | ` +
+          (a
+            ? `${fmt(a.seconds, 2).padStart(15)}  ${fmt(lines / a.seconds).padStart(9)}  ${mib(Math.max(...astGrepRuns.map((r) => r.maxRssBytes))).padStart(9)}  | ${fmt(b.seconds / a.seconds, 1)}×`
+            : `${'—'.padStart(15)}  ${'—'.padStart(9)}  ${'—'.padStart(9)}  | —`),
+      );
+      if (a) console.log(`       ast-grep matches: ${fmt(a.matches)}; Bulwark findings: ${fmt(b.findings.length)}`);
+      rows.push({ scale, lines, bulwark: b });
+      last = { dir, bulwark: b };
+    }
+    if (rows.length > 1) {
+      const base = rows[0].bulwark.seconds / rows[0].lines;
+      console.log(`scaling: seconds per line relative to ${rows[0].scale}× — ${rows.map((r) => `${r.scale}× ${fmt(r.bulwark.seconds / r.lines / base, 2)}`).join(', ')} (1.00 is linear)`);
     }
 
-    const { analyzed, walkedOnly } = await analyzedStats(corpus, languagesWithRules);
-    const totals = [...analyzed.values()].reduce((a, s) => ({ files: a.files + s.files, lines: a.lines + s.lines, bytes: a.bytes + s.bytes }), { files: 0, lines: 0, bytes: 0 });
-    console.log(
-      `scanned tree: ${fmt(chosen.length)} files, ${mib(chosen.reduce((s, f) => s + f.size, 0))} (${byPool(chosen).join(', ')})`,
-    );
-    console.log(
-      `analyzed: ${fmt(totals.files)} files, ${fmt(totals.lines)} non-blank lines, ${mib(totals.bytes)} — ` +
-        [...analyzed.entries()].map(([p, s]) => `${p} ${fmt(s.files)} files ${fmt(s.lines)} lines`).join(', '),
-    );
-    if (walkedOnly.size) {
-      const list = [...walkedOnly.entries()].map(([p, n]) => `${p} ${fmt(n)}`).join(', ');
-      console.log(`walked, not parsed (no rules for their language): ${list} files`);
-    }
+    // An unchanged rescan with the result cache, against the first scan that fills it.
+    const cacheDir = path.join(scratch, 'cache');
+    const first = await scanBulwark(last!.dir, cacheDir, scratch);
+    const rescan = await scanBulwark(last!.dir, cacheDir, scratch);
+    console.log(`rescan, unchanged (${rows.at(-1)!.scale}×, result cache on): first ${fmt(first.seconds, 2)} s, rescan ${fmt(rescan.seconds, 2)} s → ${fmt(first.seconds / rescan.seconds, 1)}× faster`);
 
-    const remaining = options.scanSeconds > 0 ? options.scanSeconds : 0;
-    const result = await runWorker(corpus, options.runs, remaining, scratch);
-    const best = Math.min(...result.seconds);
-    console.log(`runs: ${result.seconds.map((s) => `${fmt(s, 2)} s`).join(', ')} → best of ${result.seconds.length}: ${fmt(best, 2)} s`);
-    console.log(`throughput: ${fmt(totals.lines / best)} lines/s, ${fmt(totals.files / best, 1)} files/s, ${mib(totals.bytes / best)}/s`);
-    console.log(`peak RSS: ${mib(result.maxRssBytes)}`);
+    const findings = last!.bulwark.findings;
     const languageOf = (file: string) => {
       const parser = parserFor(file);
       return parser ? ruleLanguageOf(parser) : 'other';
     };
-    const perLanguage = countBy(result.findings, (f) => languageOf(f.filePath));
-    const languages = [...new Set([...languagesWithRules, ...perLanguage.map(([l]) => l)])].sort();
-    const counts = new Map(perLanguage);
-    console.log(`findings: ${fmt(result.findings.length)} — ${languages.map((l) => `${l} ${fmt(counts.get(l) ?? 0)}`).join(', ')}`);
-    const top = countBy(result.findings, (f) => f.checkId).slice(0, 5);
+    const counts = new Map(countBy(findings, (f) => languageOf(f.filePath)));
+    const languages = [...new Set([...languagesWithRules, ...counts.keys()])].sort();
+    console.log(`findings (${rows.at(-1)!.scale}×): ${fmt(findings.length)} — ${languages.map((l) => `${l} ${fmt(counts.get(l) ?? 0)}`).join(', ')}`);
+    const top = countBy(findings, (f) => f.checkId).slice(0, 5);
     if (top.length) console.log(`top rules: ${top.map(([id, n]) => `${id} ${fmt(n)}`).join(', ')}`);
-    if (result.notes) console.log(`notes: ${fmt(result.notes)} (files that could not be analyzed)`);
-    console.log(`total bench time: ${fmt((performance.now() - benchStarted) / 1000, 1)} s${options.keep ? `; corpus kept at ${corpus}` : ''}`);
+    if (last!.bulwark.notes) console.log(`notes: ${fmt(last!.bulwark.notes)} (files that could not be analyzed)`);
+    console.log(`total bench time: ${fmt((performance.now() - benchStarted) / 1000, 1)} s${options.keep ? `; corpora kept in ${scratch}` : ''}`);
   } finally {
     process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
     if (!options.keep) cleanup();
@@ -363,8 +424,8 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2] === '--worker') {
-  const [, , , dir, runs, budget, out] = process.argv;
-  await worker(dir, Number(runs), Number(budget), out);
+  const [, , , dir, cacheDir, out] = process.argv;
+  await worker(dir, cacheDir, out);
 } else {
   await main();
 }

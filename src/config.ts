@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 export interface Settings {
@@ -46,6 +47,10 @@ export interface Settings {
   allowPrivateHosts: boolean;
   /** Where bare mirrors and work trees live; default `<dataDir>/git`. */
   checkoutDir: string;
+  /** Where engines keep results between scans (SAST results by file content); default `<dataDir>/cache`. */
+  cacheDir: string;
+  /** The most the cache folder may hold before its oldest entries go. */
+  cacheMaxBytes: number;
   /** Bytes the bare mirrors may take together before the least recently used unused ones are removed; 0 means no cap. */
   checkoutMaxBytes: number;
   /** Commits of history the secrets engine reads below the scanned head; 0 reads only the tree. */
@@ -148,6 +153,20 @@ export function splitList(raw: string | undefined): string[] {
   return items.map((item) => item.trim()).filter(Boolean);
 }
 
+/** BULWARK_ENGINE_THREADS: the threads that run engine work (parsing, matching); one per available core by default. */
+export function engineThreadsFrom(env: NodeJS.ProcessEnv = process.env): number {
+  return Math.max(1, intFromEnv(env, 'BULWARK_ENGINE_THREADS', os.availableParallelism()));
+}
+
+/**
+ * The cache folder of a local `bulwark scan`: BULWARK_CACHE_DIR, else the user's cache folder
+ * ($XDG_CACHE_HOME/bulwark or ~/.cache/bulwark), so a scan leaves nothing in the scanned or current folder.
+ */
+export function localCacheDirFrom(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.BULWARK_CACHE_DIR) return path.resolve(env.BULWARK_CACHE_DIR);
+  return path.join(env.XDG_CACHE_HOME ? path.resolve(env.XDG_CACHE_HOME) : path.join(os.homedir(), '.cache'), 'bulwark');
+}
+
 /** BULWARK_SAST_RULES_DIRS: the operator's rule folders, absolute, in the order given. */
 export function sastRuleDirsFrom(env: NodeJS.ProcessEnv = process.env): string[] {
   return (env.BULWARK_SAST_RULES_DIRS ?? '').split(path.delimiter).filter(Boolean).map((d) => path.resolve(d));
@@ -200,6 +219,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     allowPrivateHosts: boolFromEnv(env, 'BULWARK_ALLOW_PRIVATE_HOSTS'),
     checkoutDir: env.BULWARK_CHECKOUT_DIR ? path.resolve(env.BULWARK_CHECKOUT_DIR) : path.join(path.resolve(env.BULWARK_DATA_DIR || 'data'), 'git'),
     checkoutMaxBytes: intFromEnv(env, 'BULWARK_CHECKOUT_MAX_BYTES', 20 * 1024 ** 3),
+    cacheDir: env.BULWARK_CACHE_DIR ? path.resolve(env.BULWARK_CACHE_DIR) : path.join(path.resolve(env.BULWARK_DATA_DIR || 'data'), 'cache'),
+    cacheMaxBytes: intFromEnv(env, 'BULWARK_CACHE_MAX_BYTES', 256 * 1024 ** 2),
     secretsHistoryDepth: intFromEnv(env, 'BULWARK_SECRETS_HISTORY_DEPTH', 500),
     gitTimeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_GIT_TIMEOUT_SECONDS', 600)),
     pullRequestTimeoutSeconds: Math.min(600, Math.max(1, intFromEnv(env, 'BULWARK_PR_TIMEOUT_SECONDS', 300))),
@@ -217,6 +238,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
   const merged: Settings = { ...settings, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };
   // Paths that default to inside the data folder follow a data folder given as an override.
   if (overrides.dataDir && !env.BULWARK_CHECKOUT_DIR && !overrides.checkoutDir) merged.checkoutDir = path.join(merged.dataDir, 'git');
+  if (overrides.dataDir && !env.BULWARK_CACHE_DIR && !overrides.cacheDir) merged.cacheDir = path.join(merged.dataDir, 'cache');
   if (overrides.dataDir && !env.BULWARK_LOCAL_REPOS_ROOT && !overrides.localReposRoot) merged.localReposRoot = path.join(merged.dataDir, 'local-repos', '{org}');
   return merged;
 }

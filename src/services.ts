@@ -78,6 +78,8 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
       secretsHistoryDepth: settings.secretsHistoryDepth,
       sastRuleDirs: settings.sastRuleDirs,
       semgrepConfigs: settings.semgrepConfigs,
+      cacheDir: settings.cacheDir,
+      cacheMaxBytes: settings.cacheMaxBytes,
       advisories: storedAdvisories(store.db),
     }),
     faultScanDelayMs: settings.faultScanDelayMs,

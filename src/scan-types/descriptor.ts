@@ -12,6 +12,9 @@ export interface EngineOptions {
   secretsHistoryDepth: number;
   sastRuleDirs?: string[];
   semgrepConfigs?: string[];
+  /** Where engines keep results between scans; nothing is kept when absent. */
+  cacheDir?: string;
+  cacheMaxBytes?: number;
   /** Vulnerability records for `sbom_scan`; without them it inventories dependencies and matches none. */
   advisories?: AdvisoryLookup;
 }

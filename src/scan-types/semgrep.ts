@@ -8,7 +8,12 @@ export const semgrepScan: ScanTypeDescriptor<'semgrep_scan'> = {
   defaultSeverity: 'low',
   engine: async (options) => {
     const { SastEngine } = await import('../engines/sast/sast-engine.ts');
-    return new SastEngine({ extraRuleDirs: options.sastRuleDirs, externalSemgrep: { configs: options.semgrepConfigs ?? [] } });
+    return new SastEngine({
+      extraRuleDirs: options.sastRuleDirs,
+      externalSemgrep: { configs: options.semgrepConfigs ?? [] },
+      cacheDir: options.cacheDir,
+      cacheMaxBytes: options.cacheMaxBytes,
+    });
   },
   // The catalog's codemod for a rule first, then the rule's own `fix` template.
   fixers: async (rules) => [

@@ -7,6 +7,7 @@ import { SCAN_STATUS } from '../core/states/scan-status.ts';
 import type { TokenBox } from '../crypto/token-box.ts';
 import type { RawFinding, ScanArtifact, ScanEngine } from '../engines/engine.ts';
 import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
+import { EngineThreadError } from '../engines/worker-pool.ts';
 import type { EngineRegistry } from '../engines/registry.ts';
 import { renamesSincePreviousScan } from './finding-renames.ts';
 import { newId, nowIso } from '../ids.ts';
@@ -194,7 +195,9 @@ export async function runScan(
   } catch (error) {
     if (context.signal.aborted) throw error;
     deps.log?.('scan failed', { scan: scan.id, error: maskSecretsIn(String((error as Error)?.message)) });
-    const reason = `the ${batch.scan_type} engine failed on this repository`;
+    // A failed thread says why (it ran out of memory, it exited) and never what it was reading.
+    const why = error instanceof EngineThreadError ? ` (${error.message})` : '';
+    const reason = `the ${batch.scan_type} engine failed on this repository${why}`;
     await moveScan(deps.db, scan.id, 'failed', { status_reason: reason, completed_at: nowIso() });
   } finally {
     await checkout.dispose();

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { loadSettings, type Settings } from '../../config.ts';
+import { loadSettings, localCacheDirFrom, type Settings } from '../../config.ts';
 import { SCAN_TYPES, type ScanType } from '../../scan-types/index.ts';
 import { loadTokenBox, TokenBox } from '../../crypto/token-box.ts';
 import type { ScanArtifact } from '../../engines/engine.ts';
@@ -133,6 +133,8 @@ export async function scanCommand(args: string[], values: Record<string, unknown
       secretsHistoryDepth: historyDepth,
       sastRuleDirs: settings.sastRuleDirs,
       semgrepConfigs: settings.semgrepConfigs,
+      cacheDir: localCacheDirFrom(process.env),
+      cacheMaxBytes: settings.cacheMaxBytes,
       advisories: advisories?.lookup,
     });
     const engine = (await engines.engineFor(scanType))!;

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,6 +73,8 @@ export interface TaintProfile {
 export interface RuleSet {
   rules: SastRule[];
   profiles: Partial<Record<RuleLanguage, TaintProfile>>;
+  /** A hash of every rule file read, so results computed under other rules are told apart. */
+  version: string;
 }
 
 const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low'];
@@ -189,11 +192,14 @@ export function loadRuleSet(operatorDirs: readonly string[] = sastRuleDirsFrom()
 }
 
 function readRuleFolders(dirs: string[]): RuleSet {
-  const set: RuleSet = { rules: [], profiles: {} };
+  const set: RuleSet = { rules: [], profiles: {}, version: '' };
   const ids = new Set<string>();
+  const version = crypto.createHash('sha256');
   for (const dir of dirs) {
     for (const file of yamlFiles(dir)) {
-      const doc = YAML.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+      const text = fs.readFileSync(file, 'utf8');
+      version.update(`${file}\0${text}\0`);
+      const doc = YAML.parse(text) as Record<string, unknown>;
       const language = doc?.language as RuleLanguage;
       const shown = path.relative(path.dirname(dir), file);
       if (!RULE_LANGUAGES.includes(language)) throw new RuleError(`${shown}: language must be one of ${RULE_LANGUAGES.join(', ')}`);
@@ -223,5 +229,6 @@ function readRuleFolders(dirs: string[]): RuleSet {
       }
     }
   }
+  set.version = version.digest('hex');
   return set;
 }

@@ -1,6 +1,6 @@
 import type { SgNode } from '@ast-grep/napi';
 import type { TaintSyntax } from '../../languages/index.ts';
-import type { AstRule, SastRule, TaintProfile } from './rule-set.ts';
+import type { SastRule, TaintProfile } from './rule-set.ts';
 
 // Taint tracking over one file's syntax tree: values from sources (request data, input(), argv, env)
 // flow through assignments, string building, containers and calls, within a function and across the
@@ -35,32 +35,20 @@ type Event =
 /** A node's grammar kind as a plain string. */
 const kindOf = (node: SgNode): string => String(node.kind());
 
-/** The words a rule's pattern spells out literally (not metavariables): all must be in the text for a match. */
-const literalWords = (rule: AstRule): string[] =>
-  typeof rule.pattern === 'string' ? (rule.pattern.match(/(?<![$\w])[A-Za-z_]\w*/g) ?? []) : [];
+/** Hits are told apart by rule and sink, as the rules of a group are traced together. */
+const hitKey = (rule: SastRule, sink: SgNode): string => `${rule.id}\0${sink.id()}`;
 
-const matchAll = (root: SgNode, rule: AstRule, text?: string): SgNode[] => {
-  if (text !== undefined && literalWords(rule).some((word) => !text.includes(word))) return [];
-  try {
-    return root.findAll({ rule: rule as never });
-  } catch {
-    return [];
-  }
-};
-
-/** Node ids matched by any of the rules, in one walk of the tree when the rules allow it. */
-const idsMatching = (root: SgNode, rules: AstRule[], text: string): Set<number> => {
-  const ids = new Set<number>();
-  const live = rules.filter((rule) => !literalWords(rule).some((word) => !text.includes(word)));
-  if (!live.length) return ids;
-  try {
-    for (const n of root.findAll({ rule: { any: live } as never })) ids.add(n.id());
-  } catch {
-    // one rule does not fit this grammar: take them one by one
-    for (const rule of live) for (const n of matchAll(root, rule)) ids.add(n.id());
-  }
-  return ids;
-};
+/** What the file's combined rule match found for the taint rules (see analyze.ts). */
+export interface TaintMatches {
+  sourceIds: Set<number>;
+  sanitizerIds: Set<number>;
+  /** Per rule id, the nodes its own sanitizers match. */
+  ruleSanitizerIds: Map<string, Set<number>>;
+  /** Each sink match, in rule order, with the node whose taint counts. */
+  sinkMatches: { rule: SastRule; node: SgNode; focus: SgNode }[];
+  /** Calls that register request handlers. */
+  registrationCalls: SgNode[];
+}
 
 export class TaintAnalyzer {
   private readonly root: SgNode;
@@ -69,13 +57,18 @@ export class TaintAnalyzer {
   private readonly rules: SastRule[];
   private readonly sourceIds: Set<number>;
   private readonly sanitizerIds: Set<number>;
-  private readonly ruleSanitizerIds = new Map<string, Set<number>>();
+  private readonly ruleSanitizerIds: Map<string, Set<number>>;
   private readonly functions: FunctionInfo[] = [];
   private readonly byName = new Map<string, FunctionInfo>();
   private summaries = new Map<string, Summary>();
-  private readonly sinkMatches: { rule: SastRule; node: SgNode; focus: SgNode }[] = [];
-  /** The rule being traced: its own sanitizers apply on top of the language's. */
-  private active: SastRule | undefined;
+  private readonly sinkMatches: TaintMatches['sinkMatches'];
+  private readonly registrationCalls: SgNode[];
+  /**
+   * The rules being traced together: rules whose own sanitizers match the same nodes of this file propagate
+   * taint alike, so one pass serves them all. Their sanitizers (`cleaners`) apply on top of the language's.
+   */
+  private active = new Set<SastRule>();
+  private cleaners = new Set<number>();
   // Every SgNode the native binding hands out keeps native memory until the garbage collector finds it, which
   // it seldom does on its own; the walks below are repeated per rule, function and parameter, so their nodes
   // are looked up once per file and reused.
@@ -83,30 +76,39 @@ export class TaintAnalyzer {
   private readonly owners = new Map<number, SgNode | undefined>();
   private readonly fields = new Map<number, Map<string, SgNode | null>>();
   private readonly namedChildren = new Map<number, SgNode[]>();
-  private readonly scopeEvents = new Map<number, Event[]>();
+  private scopeEvents: Map<number | undefined, Event[]> | undefined;
   private readonly bound = new Map<number, string[]>();
   private readonly callees = new Map<number, string | undefined>();
   private readonly argLists = new Map<number, SgNode[]>();
-  private readonly returnNodes = new Map<number, SgNode[]>();
+  private returnNodes: Map<number | undefined, SgNode[]> | undefined;
+  private readonly kinds = new WeakMap<SgNode, string>();
+  private readonly ids = new WeakMap<SgNode, number>();
 
-  constructor(root: SgNode, syntax: TaintSyntax, profile: TaintProfile, rules: SastRule[]) {
+  constructor(root: SgNode, syntax: TaintSyntax, profile: TaintProfile, rules: SastRule[], matches: TaintMatches) {
     this.root = root;
     this.syntax = syntax;
     this.profile = profile;
     this.rules = rules;
-    const text = root.text();
-    this.sourceIds = idsMatching(root, [...profile.sources, ...rules.flatMap((r) => r.sources)], text);
-    this.sanitizerIds = idsMatching(root, profile.sanitizers, text);
-    for (const rule of rules) {
-      this.ruleSanitizerIds.set(rule.id, idsMatching(root, rule.sanitizers, text));
-      for (const sink of rule.sinks) {
-        for (const match of matchAll(root, sink.rule, text)) {
-          const focus = sink.focus ? match.getMatch(sink.focus) : match;
-          if (focus) this.sinkMatches.push({ rule, node: match, focus });
-        }
-      }
-    }
+    this.sourceIds = matches.sourceIds;
+    this.sanitizerIds = matches.sanitizerIds;
+    this.ruleSanitizerIds = matches.ruleSanitizerIds;
+    this.sinkMatches = matches.sinkMatches;
+    this.registrationCalls = matches.registrationCalls;
     this.collectFunctions();
+  }
+
+  /** A node's id, asked of the native tree once per node object. */
+  private idOf(node: SgNode): number {
+    let id = this.ids.get(node);
+    if (id === undefined) this.ids.set(node, (id = node.id()));
+    return id;
+  }
+
+  /** A node's kind, asked of the native tree once per node object. */
+  private kindOf(node: SgNode): string {
+    let kind = this.kinds.get(node);
+    if (kind === undefined) this.kinds.set(node, (kind = kindOf(node)));
+    return kind;
   }
 
   private collectFunctions() {
@@ -117,18 +119,16 @@ export class TaintAnalyzer {
       return { node, id: node.id(), start: r.start.index, end: r.end.index };
     });
     const handlers = new Set<number>();
-    for (const registration of this.profile.handlerRegistrations) {
-      for (const call of matchAll(this.root, registration)) {
-        for (const fn of call.findAll({ rule: { any: this.syntax.functions.map((kind) => ({ kind })) } as never })) {
-          // The handler itself, not the callbacks nested in it (rows.forEach(row => …) gets no request data).
-          const parent = this.owner(fn);
-          if (!parent || !this.within(parent, call)) handlers.add(fn.id());
-        }
+    for (const call of this.registrationCalls) {
+      for (const fn of call.findAll({ rule: { any: kinds } as never })) {
+        // The handler itself, not the callbacks nested in it (rows.forEach(row => …) gets no request data).
+        const parent = this.owner(fn);
+        if (!parent || !this.within(parent, call)) handlers.add(fn.id());
       }
     }
     for (const node of nodes) {
       const name = node.field('name')?.text();
-      const decorated = node.parent() && this.syntax.decorated.includes(kindOf(node.parent()!)) ? node.parent()!.text().split('\n').filter((l) => l.trim().startsWith('@')) : [];
+      const decorated = node.parent() && this.syntax.decorated.includes(this.kindOf(node.parent()!)) ? node.parent()!.text().split('\n').filter((l) => l.trim().startsWith('@')) : [];
       const isHandler =
         handlers.has(node.id()) || decorated.some((d) => this.profile.handlerDecorators.some((re) => re.test(d.trim())));
       const info: FunctionInfo = { node, name, params: this.paramNames(node), isHandler };
@@ -140,9 +140,9 @@ export class TaintAnalyzer {
   private paramNames(fn: SgNode): string[] {
     const params = fn.field('parameters') ?? fn.field('parameter');
     if (!params) return [];
-    if (this.syntax.identifiers.includes(kindOf(params))) return [params.text()];
+    if (this.syntax.identifiers.includes(this.kindOf(params))) return [params.text()];
     return params.children().filter((c) => c.isNamed()).map((p) => {
-      if (this.syntax.identifiers.includes(kindOf(p))) return p.text();
+      if (this.syntax.identifiers.includes(this.kindOf(p))) return p.text();
       const inner = p.field('name') ?? p.field('pattern') ?? p.find({ rule: { kind: this.syntax.identifiers[0] } as never });
       return inner?.text() ?? p.text();
     });
@@ -184,7 +184,7 @@ export class TaintAnalyzer {
     if (this.callees.has(id)) return this.callees.get(id);
     let name: string | undefined;
     const callee = this.field(call, this.syntax.calls.callee);
-    if (callee && this.syntax.identifiers.includes(kindOf(callee))) name = callee.text();
+    if (callee && this.syntax.identifiers.includes(this.kindOf(callee))) name = callee.text();
     else if (callee) {
       const attr = this.field(callee, 'attribute') ?? this.field(callee, 'property');
       const object = this.field(callee, 'object');
@@ -199,17 +199,17 @@ export class TaintAnalyzer {
     let args = this.argLists.get(id);
     if (!args) {
       const list = this.field(call, this.syntax.calls.args);
-      this.argLists.set(id, (args = list ? this.named(list).filter((c) => kindOf(c) !== 'comment') : []));
+      this.argLists.set(id, (args = list ? this.named(list).filter((c) => this.kindOf(c) !== 'comment') : []));
     }
     return args;
   }
 
   /** Whether an expression carries tainted data, given the tainted variable names. */
-  tainted(node: SgNode, state: Set<string>, rule: SastRule | undefined = this.active): boolean {
-    const id = node.id();
-    if (this.sanitizerIds.has(id) || (rule && this.ruleSanitizerIds.get(rule.id)?.has(id))) return false;
+  tainted(node: SgNode, state: Set<string>): boolean {
+    const id = this.idOf(node);
+    if (this.sanitizerIds.has(id) || this.cleaners.has(id)) return false;
     if (this.sourceIds.has(id)) return true;
-    const kind = kindOf(node);
+    const kind = this.kindOf(node);
     if (this.syntax.identifiers.includes(kind)) return state.has(node.text());
     if (this.syntax.functions.includes(kind)) return false;
     if (kind === this.syntax.calls.kind) {
@@ -217,26 +217,26 @@ export class TaintAnalyzer {
       const summary = name ? this.summaries.get(name) : undefined;
       if (summary) {
         const args = this.args(node);
-        return args.some((arg, i) => summary.returns.has(i) && this.tainted(this.argValue(arg), state, rule));
+        return args.some((arg, i) => summary.returns.has(i) && this.tainted(this.argValue(arg), state));
       }
       const callee = this.field(node, this.syntax.calls.callee);
       const receiver = callee ? this.field(callee, 'object') : null;
-      if (receiver && this.tainted(receiver, state, rule)) return true;
-      return this.args(node).some((arg) => this.tainted(this.argValue(arg), state, rule));
+      if (receiver && this.tainted(receiver, state)) return true;
+      return this.args(node).some((arg) => this.tainted(this.argValue(arg), state));
     }
     if (this.syntax.members.includes(kind)) {
       const object = this.field(node, 'object');
-      return object ? this.tainted(object, state, rule) : false;
+      return object ? this.tainted(object, state) : false;
     }
     if (this.syntax.namedValues.includes(kind)) {
       const value = this.field(node, 'value');
-      return value ? this.tainted(value, state, rule) : false;
+      return value ? this.tainted(value, state) : false;
     }
-    return this.named(node).some((child) => this.tainted(child, state, rule));
+    return this.named(node).some((child) => this.tainted(child, state));
   }
 
   private argValue(arg: SgNode): SgNode {
-    return this.syntax.keywordArguments.includes(kindOf(arg)) ? (this.field(arg, 'value') ?? arg) : arg;
+    return this.syntax.keywordArguments.includes(this.kindOf(arg)) ? (this.field(arg, 'value') ?? arg) : arg;
   }
 
   /** Names bound by an assignment target: plain names, tuple and destructuring patterns. */
@@ -248,11 +248,11 @@ export class TaintAnalyzer {
   }
 
   private findBoundNames(target: SgNode): string[] {
-    if (this.syntax.identifiers.includes(kindOf(target))) return [target.text()];
-    if ([...this.syntax.members, ...this.syntax.subscripts].includes(kindOf(target))) {
+    if (this.syntax.identifiers.includes(this.kindOf(target))) return [target.text()];
+    if ([...this.syntax.members, ...this.syntax.subscripts].includes(this.kindOf(target))) {
       // x.y = tainted / x[i] = tainted: the container becomes tainted
       let base: SgNode | null = target;
-      while (base && !this.syntax.identifiers.includes(kindOf(base))) base = base.field('object') ?? base.field('value') ?? base.child(0);
+      while (base && !this.syntax.identifiers.includes(this.kindOf(base))) base = base.field('object') ?? base.field('value') ?? base.child(0);
       return base ? [base.text()] : [];
     }
     return target
@@ -266,39 +266,59 @@ export class TaintAnalyzer {
     const inScope = (n: SgNode) => this.owner(n)?.id() === fn?.id();
     const events: Event[] = [...this.scopeEventsOf(fn)];
     for (const sink of this.sinkMatches) {
-      if (sink.rule === this.active && inScope(sink.node) && (scope.id() === this.root.id() || this.within(sink.node, scope))) {
+      if (this.active.has(sink.rule) && inScope(sink.node) && (scope.id() === this.root.id() || this.within(sink.node, scope))) {
         events.push({ at: sink.node.range().start.index, kind: 'sink', node: sink.node, rule: sink.rule, focus: sink.focus });
       }
     }
     return events.sort((a, b) => a.at - b.at);
   }
 
+  /** A scope's bindings and calls to the file's own functions, which do not depend on the rule traced. */
   private scopeEventsOf(fn: SgNode | undefined): Event[] {
-    const scope = fn ?? this.root;
-    let fixed = this.scopeEvents.get(scope.id());
-    if (!fixed) this.scopeEvents.set(scope.id(), (fixed = this.scopeBindsAndCalls(fn)));
-    return fixed;
+    if (!this.scopeEvents) this.walkScopes();
+    return this.scopeEvents!.get(fn ? this.idOf(fn) : undefined) ?? [];
   }
 
-  /** A scope's bindings and calls to the file's own functions, which do not depend on the rule traced. */
-  private scopeBindsAndCalls(fn: SgNode | undefined): Event[] {
-    const scope = fn ?? this.root;
-    const events: Event[] = [];
-    const inScope = (n: SgNode) => this.owner(n)?.id() === fn?.id();
-    for (const [kind, fields] of Object.entries(this.syntax.bindings)) {
-      for (const node of scope.findAll({ rule: { kind } as never })) {
-        if (!inScope(node)) continue;
+  /** The return statements of a function, its own and not those of functions nested in it. */
+  private returnsOf(fn: SgNode): SgNode[] {
+    if (!this.returnNodes) this.walkScopes();
+    return this.returnNodes!.get(this.idOf(fn)) ?? [];
+  }
+
+  /**
+   * Every scope's bindings, calls to the file's own functions and returns, from one walk of the tree; the
+   * events of a scope list its bindings kind by kind, then its calls, each in the order of the text.
+   */
+  private walkScopes(): void {
+    const bindingKinds = Object.keys(this.syntax.bindings);
+    const kinds = [...new Set([...bindingKinds, this.syntax.calls.kind, ...this.syntax.returns])];
+    const scopes = new Map<number | undefined, { binds: Event[][]; calls: Event[] }>();
+    const returns = new Map<number | undefined, SgNode[]>();
+    for (const node of this.root.findAll({ rule: { any: kinds.map((kind) => ({ kind })) } as never })) {
+      const kind = this.kindOf(node);
+      const owner = this.owner(node);
+      const key = owner ? this.idOf(owner) : undefined;
+      if (this.syntax.returns.includes(kind)) {
+        if (!returns.has(key)) returns.set(key, []);
+        returns.get(key)!.push(node);
+        continue;
+      }
+      let scope = scopes.get(key);
+      if (!scope) scopes.set(key, (scope = { binds: bindingKinds.map(() => []), calls: [] }));
+      const binding = bindingKinds.indexOf(kind);
+      if (binding >= 0) {
+        const fields = this.syntax.bindings[kind];
         const target = node.field(fields.target);
         const value = fields.value ? node.field(fields.value) : node.child(0);
-        if (target && value) events.push({ at: node.range().end.index, kind: 'bind', node, target, value });
+        if (target && value) scope.binds[binding].push({ at: node.range().end.index, kind: 'bind', node, target, value });
+      } else {
+        // Calls to the file's own functions: their summaries may reach sinks.
+        const name = this.calleeName(node);
+        if (name && this.byName.has(name)) scope.calls.push({ at: node.range().start.index, kind: 'call', node });
       }
     }
-    // Calls to the file's own functions: their summaries may reach sinks.
-    for (const call of scope.findAll({ rule: { kind: this.syntax.calls.kind } as never })) {
-      const name = this.calleeName(call);
-      if (name && this.byName.has(name) && inScope(call)) events.push({ at: call.range().start.index, kind: 'call', node: call });
-    }
-    return events;
+    this.scopeEvents = new Map([...scopes].map(([key, scope]) => [key, [...scope.binds.flat(), ...scope.calls]]));
+    this.returnNodes = returns;
   }
 
   private within(node: SgNode, scope: SgNode): boolean {
@@ -311,18 +331,18 @@ export class TaintAnalyzer {
   private run(fn: SgNode | undefined, initial: Set<string>): { hits: TaintHit[]; state: Set<string>; returns: boolean } {
     const events = this.events(fn);
     const state = new Set(initial);
-    const hits = new Map<number, TaintHit>();
+    const hits = new Map<string, TaintHit>();
     for (let pass = 0; pass < 2; pass++) {
       for (const event of events) {
         if (event.kind === 'bind') {
           const isTainted = this.tainted(event.value, state);
-          const augmented = kindOf(event.node).startsWith('augmented');
+          const augmented = this.kindOf(event.node).startsWith('augmented');
           for (const name of this.boundNames(event.target)) {
             if (isTainted) state.add(name);
-            else if (!augmented && this.syntax.identifiers.includes(kindOf(event.target))) state.delete(name);
+            else if (!augmented && this.syntax.identifiers.includes(this.kindOf(event.target))) state.delete(name);
           }
         } else if (event.kind === 'sink') {
-          if (this.tainted(event.focus, state, event.rule)) hits.set(event.node.id(), { rule: event.rule, sink: event.node });
+          if (this.tainted(event.focus, state)) hits.set(hitKey(event.rule, event.node), { rule: event.rule, sink: event.node });
         } else {
           this.callSinks(event.node, state, hits);
         }
@@ -331,25 +351,20 @@ export class TaintAnalyzer {
     let returns = false;
     if (fn) {
       const body = this.field(fn, 'body');
-      if (body && !this.syntax.blocks.includes(kindOf(body))) returns = this.tainted(body, state);
-      let rets = this.returnNodes.get(fn.id());
-      if (!rets) {
-        rets = this.syntax.returns.flatMap((kind) => (body ?? fn).findAll({ rule: { kind } as never })).filter((ret) => this.owner(ret)?.id() === fn.id());
-        this.returnNodes.set(fn.id(), rets);
-      }
-      for (const ret of rets) if (this.named(ret).some((c) => this.tainted(c, state))) returns = true;
+      if (body && !this.syntax.blocks.includes(this.kindOf(body))) returns = this.tainted(body, state);
+      for (const ret of this.returnsOf(fn)) if (this.named(ret).some((c) => this.tainted(c, state))) returns = true;
     }
     return { hits: [...hits.values()], state, returns };
   }
 
   /** A call to a summarized function with tainted arguments reaches that function's sinks. */
-  private callSinks(call: SgNode, state: Set<string>, hits: Map<number, TaintHit>) {
+  private callSinks(call: SgNode, state: Set<string>, hits: Map<string, TaintHit>) {
     const name = this.calleeName(call);
     const summary = name ? this.summaries.get(name) : undefined;
     if (!summary) return;
     this.args(call).forEach((arg, i) => {
       if (!this.tainted(this.argValue(arg), state)) return;
-      for (const hit of summary.sinks.get(i) ?? []) hits.set(hit.sink.id(), hit);
+      for (const hit of summary.sinks.get(i) ?? []) hits.set(hitKey(hit.rule, hit.sink), hit);
     });
   }
 
@@ -373,18 +388,32 @@ export class TaintAnalyzer {
 
   /** Every sink that tainted data reaches in this file, tracing each rule with its own sanitizers. */
   analyze(): TaintHit[] {
-    const hits = new Map<number, TaintHit>();
     const wrappers = this.profile.untrustedParams && this.profile.ignoreParamPassThrough;
+    const groups = new Map<string, SastRule[]>();
     for (const rule of this.rules) {
       if (!this.sinkMatches.some((s) => s.rule === rule)) continue;
-      this.active = rule;
-      this.summarize();
-      const traced = this.trace(true);
-      // A hit that only public-function parameters explain, reaching the sink as such a parameter, is a wrapper.
-      const real = wrappers ? new Set(this.trace(false).map((h) => h.sink.id())) : undefined;
-      for (const hit of traced) if (!real || real.has(hit.sink.id()) || !this.passesParam(hit)) hits.set(hit.sink.id(), hit);
+      const key = [...(this.ruleSanitizerIds.get(rule.id) ?? [])].sort((a, b) => a - b).join(',');
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key)!.push(rule);
     }
-    this.active = undefined;
+    const traced = new Map<SastRule, { hits: TaintHit[]; real?: Set<string> }>();
+    for (const group of groups.values()) {
+      this.active = new Set(group);
+      this.cleaners = this.ruleSanitizerIds.get(group[0].id) ?? new Set();
+      this.summarize();
+      const hits = this.trace(true);
+      // A hit that only public-function parameters explain, reaching the sink as such a parameter, is a wrapper.
+      const real = wrappers ? new Set(this.trace(false).map((h) => hitKey(h.rule, h.sink))) : undefined;
+      for (const rule of group) traced.set(rule, { hits: hits.filter((h) => h.rule === rule), real });
+    }
+    this.active = new Set();
+    this.cleaners = new Set();
+    const hits = new Map<number, TaintHit>();
+    for (const rule of this.rules) {
+      const found = traced.get(rule);
+      if (!found) continue;
+      for (const hit of found.hits) if (!found.real || found.real.has(hitKey(hit.rule, hit.sink)) || !this.passesParam(hit)) hits.set(hit.sink.id(), hit);
+    }
     return [...hits.values()];
   }
 
@@ -395,7 +424,7 @@ export class TaintAnalyzer {
   private passesParam(hit: TaintHit): boolean {
     const match = this.sinkMatches.find((s) => s.rule === hit.rule && s.node.id() === hit.sink.id());
     const root = match ? this.baseOf(match.focus, this.owner(hit.sink)) : undefined;
-    if (!root || !this.syntax.identifiers.includes(kindOf(root))) return false;
+    if (!root || !this.syntax.identifiers.includes(this.kindOf(root))) return false;
     for (let f = this.owner(hit.sink); f; f = this.owner(f)) {
       const info = this.functions.find((i) => i.node.id() === f!.id());
       if (info?.params.includes(root.text())) return !info.isHandler && !!info.name && !info.name.startsWith('_');
@@ -410,7 +439,7 @@ export class TaintAnalyzer {
   private baseOf(node: SgNode, scope: SgNode | undefined): SgNode | undefined {
     let root: SgNode | null | undefined = node;
     for (let depth = 0; root && depth < 32; depth++) {
-      const kind = kindOf(root);
+      const kind = this.kindOf(root);
       if (this.syntax.identifiers.includes(kind)) {
         const name: string = root.text();
         const binds: Event[] = this.scopeEventsOf(scope).filter((e) => e.kind === 'bind' && this.boundNames(e.target).includes(name));
@@ -429,9 +458,9 @@ export class TaintAnalyzer {
 
   /** Sinks reached from sources and handler parameters, and from public functions' parameters when `publicParams`. */
   private trace(publicParams: boolean): TaintHit[] {
-    const hits = new Map<number, TaintHit>();
+    const hits = new Map<string, TaintHit>();
     const moduleRun = this.run(undefined, new Set());
-    for (const hit of moduleRun.hits) hits.set(hit.sink.id(), hit);
+    for (const hit of moduleRun.hits) hits.set(hitKey(hit.rule, hit.sink), hit);
     const outer = new Map<number, Set<string>>();
     const sorted = [...this.functions].sort((a, b) => a.node.range().start.index - b.node.range().start.index);
     for (const fn of sorted) {
@@ -442,7 +471,7 @@ export class TaintAnalyzer {
       if (untrusted) for (const p of fn.params) if (!this.profile.frameworkParams.includes(p) && !this.syntax.receivers.includes(p)) initial.add(p);
       const result = this.run(fn.node, initial);
       outer.set(fn.node.id(), result.state);
-      for (const hit of result.hits) hits.set(hit.sink.id(), hit);
+      for (const hit of result.hits) hits.set(hitKey(hit.rule, hit.sink), hit);
     }
     return [...hits.values()];
   }

@@ -7,9 +7,12 @@ import { packageKey } from '../../osv/package-key.ts';
 import { escapeRegExp } from '../../regexp.ts';
 import type { Component } from '../../sbom/component.ts';
 import { cyclonedxJson } from '../../sbom/cyclonedx.ts';
-import { buildInventory } from '../../sbom/inventory.ts';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
 import { hashParts, snippetOf } from '../match-identity.ts';
+import { enginePool, type WorkerPool } from '../worker-pool.ts';
+import { inventoryOf } from './inventory-task.ts';
+
+const INVENTORY_TASK = new URL('./inventory-task.ts', import.meta.url);
 
 /**
  * `sbom_scan`: inventories every manifest and lockfile into a CycloneDX SBOM and reports each known
@@ -18,14 +21,22 @@ import { hashParts, snippetOf } from '../match-identity.ts';
 export class SbomEngine implements ScanEngine {
   readonly scanType = 'sbom_scan' as const;
   readonly #advisories: AdvisoryLookup;
+  readonly #pool: WorkerPool | null | undefined;
 
-  constructor(advisories: AdvisoryLookup) {
+  /** `pool`: the threads that read manifests; the process's engine pool when absent, this thread when null. */
+  constructor(advisories: AdvisoryLookup, pool?: WorkerPool | null) {
     this.#advisories = advisories;
+    this.#pool = pool;
   }
 
   async scan(input: EngineInput): Promise<RawFinding[]> {
     input.onProgress?.({ phase: 'reading manifests' });
-    const inventory = await buildInventory(input.dir, { signal: input.signal, onNote: input.onNote });
+    const pool = this.#pool === undefined ? enginePool() : this.#pool;
+    const { inventory, notes } = pool
+      ? await pool.run<Awaited<ReturnType<typeof inventoryOf>>>(INVENTORY_TASK, 'inventoryOf', [input.dir], input.signal)
+      : await inventoryOf(input.dir);
+    for (const note of notes) input.onNote?.(note);
+    input.signal?.throwIfAborted();
     input.onArtifact?.({
       kind: 'cyclonedx',
       content: cyclonedxJson({ name: input.subject ?? path.basename(path.resolve(input.dir)), version: input.commit }, inventory.components),

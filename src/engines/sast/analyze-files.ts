@@ -1,0 +1,100 @@
+import crypto from 'node:crypto';
+import path from 'node:path';
+import type { RawFinding } from '../engine.ts';
+import { hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
+import { MAX_FILE_BYTES, readSourceText } from '../source-files.ts';
+import { ruleLanguageOf, type ParserName } from '../../languages/index.ts';
+import { analyzeSource, type SastMatch } from './analyze.ts';
+import { analysisVersion, ResultCache, type StoredMatch } from './result-cache.ts';
+import { loadRuleSet, type SastRule } from './rule-set.ts';
+
+// The SAST work on a batch of files, run in a thread of the engine pool (see sast-engine.ts): read each
+// file, take its matches from the result cache or analyze it, and turn the matches into findings.
+
+/** Hand-written application scripts stay well below this; larger ones are bundles or copied-in libraries. */
+const MAX_SCRIPT_BYTES = 200 * 1024;
+
+export interface AnalyzeFilesRequest {
+  dir: string;
+  files: { path: string; parser: ParserName }[];
+  /** The operator's rule folders (the built-in ones are always read). */
+  ruleDirs: string[];
+  /** The SAST result cache folder; no caching when null. */
+  cacheDir: string | null;
+}
+
+export interface FileOutcome {
+  findings: RawFinding[];
+  /** Why the file was skipped, to tell the person running the scan. */
+  note?: string;
+  /** Whether the matches came from the cache. */
+  cached: boolean;
+}
+
+export interface AnalyzeFilesResult {
+  outcomes: FileOutcome[];
+  /** Bytes this batch added to the cache. */
+  cacheBytesWritten: number;
+}
+
+function toFinding(match: SastMatch, filePath: string, source: string): RawFinding {
+  const { rule } = match;
+  const normalized = match.text.replace(/\s+/g, ' ').trim();
+  return {
+    checkId: rule.id,
+    severity: rule.severity,
+    category: rule.category,
+    title: rule.message.split(/(?<=\.)\s/)[0].slice(0, 200),
+    message: rule.message,
+    filePath,
+    startLine: match.startLine,
+    endLine: match.endLine,
+    cwe: rule.cwe,
+    owasp: rule.owasp,
+    references: rule.references,
+    fingerprint: crypto.createHash('sha256').update(`${rule.id}\0${filePath}\0${normalized}`).digest('hex'),
+    // The call is part of the match: the same argument passed to another call is another finding.
+    matchHash: hashParts(rule.id, match.anchor ?? '', normalizeMatch(match.text)),
+    anchor: match.anchor,
+    snippet: snippetOf(source, match.startLine, match.endLine),
+    commitSha: null,
+    metadata: { confidence: rule.confidence, mode: rule.mode, ...(rule.fix ? { fix: rule.fix } : {}) },
+  };
+}
+
+const stored = (m: SastMatch): StoredMatch => ({ ruleId: m.rule.id, startLine: m.startLine, endLine: m.endLine, text: m.text, anchor: m.anchor });
+
+export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<AnalyzeFilesResult> {
+  const ruleSet = loadRuleSet(request.ruleDirs);
+  const rulesById = new Map<string, SastRule>(ruleSet.rules.map((r) => [r.id, r]));
+  const cache = request.cacheDir ? new ResultCache(request.cacheDir, analysisVersion(ruleSet)) : undefined;
+  const outcomes: FileOutcome[] = [];
+  let cacheBytesWritten = 0;
+  for (const { path: file, parser } of request.files) {
+    const isScript = ruleLanguageOf(parser) === 'javascript';
+    const source = await readSourceText(path.join(request.dir, file), isScript ? MAX_SCRIPT_BYTES : MAX_FILE_BYTES);
+    if ('skipped' in source) {
+      const bundle = isScript && source.skipped === 'too large' && source.size <= MAX_FILE_BYTES;
+      const note = bundle ? `skipped ${file}: at ${Math.round(source.size / 1024)} KiB it looks like a bundled library rather than application code` : undefined;
+      outcomes.push({ findings: [], note, cached: false });
+      continue;
+    }
+    const key = cache ? ResultCache.keyOf(parser, source.text) : '';
+    const hit = await cache?.get(key);
+    let matches: SastMatch[] | undefined = hit?.every((m) => rulesById.has(m.ruleId))
+      ? hit.map(({ ruleId, ...rest }) => ({ rule: rulesById.get(ruleId)!, ...rest }))
+      : undefined;
+    const cached = !!matches;
+    if (!matches) {
+      try {
+        matches = analyzeSource(ruleSet, parser, source.text);
+      } catch (error) {
+        outcomes.push({ findings: [], note: `skipped ${file}: it could not be analyzed (${(error as Error).message.split('\n')[0]})`, cached: false });
+        continue;
+      }
+      if (cache) cacheBytesWritten += await cache.put(key, matches.map(stored));
+    }
+    outcomes.push({ findings: matches.map((m) => toFinding(m, file, source.text)), cached });
+  }
+  return { outcomes, cacheBytesWritten };
+}

@@ -1,0 +1,150 @@
+import { parse, type SgNode } from '@ast-grep/napi';
+import { firstCallee } from '../match-identity.ts';
+import { astGrepLang, registerLanguages, ruleLanguageOf, taintSyntaxOf, type ParserName, type RuleLanguage } from '../../languages/index.ts';
+import { CombinedMatcher, type MatcherRule } from './combined-matcher.ts';
+import type { RuleSet, SastRule } from './rule-set.ts';
+import { TaintAnalyzer, type TaintMatches } from './taint.ts';
+
+// The analysis of one file: it is parsed once, every ast-grep rule of its language (pattern rules and what
+// taint rules look for) is matched in one walk of its tree, and taint tracking runs on that tree.
+
+export interface SastMatch {
+  rule: SastRule;
+  /** 1-based lines of the match. */
+  startLine: number;
+  endLine: number;
+  text: string;
+  /** The callee of the call the match is or sits in, e.g. `requests.get`. */
+  anchor: string | null;
+}
+
+const CALL_KINDS = /(^|_)(call|invocation|new_expression|object_creation_expression)(_expression)?$/;
+/** How far up from a match its call is looked for: an argument sits in an argument list in the call. */
+const CALL_SEARCH_DEPTH = 3;
+
+function calleeOf(call: SgNode): string {
+  const field = (name: string) => call.field(name as never) as SgNode | null;
+  const callee = field('function') ?? field('constructor');
+  if (callee) return callee.text().replace(/\s+/g, '');
+  const name = field('name') ?? field('method');
+  const receiver = field('object') ?? field('receiver');
+  if (name) return `${receiver ? `${receiver.text()}.` : ''}${name.text()}`.replace(/\s+/g, '');
+  return call.text().split('(')[0].replace(/\s+/g, '');
+}
+
+/** The callee of the nearest call at or above the node, or null when there is none close by. */
+function anchorOf(node: SgNode): string | null {
+  let current: SgNode | null = node;
+  for (let depth = 0; current && depth <= CALL_SEARCH_DEPTH; depth++, current = current.parent()) {
+    if (CALL_KINDS.test(current.kind() as string)) return calleeOf(current) || null;
+  }
+  return null;
+}
+
+const fromNode = (rule: SastRule, node: SgNode): SastMatch => {
+  const range = node.range();
+  return { rule, startLine: range.start.line + 1, endLine: range.end.line + 1, text: node.text(), anchor: anchorOf(node) };
+};
+
+function regexMatches(rules: SastRule[], source: string): SastMatch[] {
+  const matches: SastMatch[] = [];
+  const lineAt = (offset: number) => source.slice(0, offset).split('\n').length;
+  for (const rule of rules) {
+    const pattern = new RegExp(rule.regex!.source, rule.regex!.flags);
+    for (let m = pattern.exec(source); m; m = pattern.exec(source)) {
+      if (!m[0]) {
+        pattern.lastIndex++;
+        continue;
+      }
+      matches.push({ rule, startLine: lineAt(m.index), endLine: lineAt(m.index + m[0].length - 1), text: m[0], anchor: firstCallee(m[0]) });
+    }
+  }
+  return matches;
+}
+
+/** What a language's rules look for, joined in one matcher, and where each part sits in it. */
+interface LanguagePlan {
+  rules: SastRule[];
+  patternRules: { rule: SastRule; at: number }[];
+  taint?: {
+    rules: SastRule[];
+    sinks: { rule: SastRule; focus?: string; at: number }[];
+    sources: number[];
+    sanitizers: number[];
+    ruleSanitizers: Map<string, number[]>;
+    registrations: number[];
+  };
+  /** Which entries of the matcher the taint rules use; taint tracking is skipped when no sink matches. */
+  isTaintEntry: (index: number) => boolean;
+  matcher: CombinedMatcher;
+}
+
+function planFor(ruleSet: RuleSet, language: RuleLanguage): LanguagePlan {
+  const entries: MatcherRule[] = [];
+  const add = (entry: MatcherRule) => entries.push(entry) - 1;
+  const rules = ruleSet.rules.filter((r) => r.language === language);
+  const patternRules = rules.filter((r) => r.mode === 'pattern').map((rule) => ({ rule, at: add({ rule: rule.rule!, constraints: rule.constraints }) }));
+  const firstTaintEntry = entries.length;
+  const profile = ruleSet.profiles[language];
+  const taintRules = rules.filter((r) => r.mode === 'taint');
+  let taint: LanguagePlan['taint'];
+  if (taintSyntaxOf(language) && profile && taintRules.length) {
+    taint = {
+      rules: taintRules,
+      sinks: taintRules.flatMap((rule) => rule.sinks.map((sink) => ({ rule, focus: sink.focus, at: add({ rule: sink.rule }) }))),
+      sources: [...profile.sources, ...taintRules.flatMap((r) => r.sources)].map((rule) => add({ rule })),
+      sanitizers: profile.sanitizers.map((rule) => add({ rule })),
+      ruleSanitizers: new Map(taintRules.map((r) => [r.id, r.sanitizers.map((rule) => add({ rule }))])),
+      registrations: profile.handlerRegistrations.map((rule) => add({ rule })),
+    };
+  }
+  return { rules, patternRules, taint, isTaintEntry: (index) => index >= firstTaintEntry, matcher: new CombinedMatcher(entries) };
+}
+
+const plans = new WeakMap<RuleSet, Map<RuleLanguage, LanguagePlan>>();
+
+function cachedPlan(ruleSet: RuleSet, language: RuleLanguage): LanguagePlan {
+  let byLanguage = plans.get(ruleSet);
+  if (!byLanguage) plans.set(ruleSet, (byLanguage = new Map()));
+  let plan = byLanguage.get(language);
+  if (!plan) byLanguage.set(language, (plan = planFor(ruleSet, language)));
+  return plan;
+}
+
+const idsOf = (found: SgNode[][], at: number[]): Set<number> => new Set(at.flatMap((i) => found[i].map((n) => n.id())));
+
+/** All findings of every rule of the file's language, the file parsed once for them all. */
+export function analyzeSource(ruleSet: RuleSet, parser: ParserName, source: string): SastMatch[] {
+  registerLanguages();
+  const language = ruleLanguageOf(parser);
+  const plan = cachedPlan(ruleSet, language);
+  if (!plan.rules.length) return [];
+  if (parser === 'template') return regexMatches(plan.rules, source);
+  const root = parse(astGrepLang(parser) as never, source).root();
+  const { taint } = plan;
+  // Sources, sanitizers and handler registrations matter only where a sink is: look for the sinks first.
+  const sinkEntries = new Set(taint?.sinks.map((s) => s.at));
+  let found = plan.matcher.matchAll(root, source, parser, (i) => !plan.isTaintEntry(i) || sinkEntries.has(i));
+  const matches: SastMatch[] = [];
+  for (const { rule, at } of plan.patternRules) for (const node of found[at]) matches.push(fromNode(rule, node));
+  if (!taint || !taint.sinks.some((s) => found[s.at].length)) return matches;
+  const rest = plan.matcher.matchAll(root, source, parser, (i) => plan.isTaintEntry(i) && !sinkEntries.has(i));
+  found = found.map((nodes, i) => (nodes.length ? nodes : rest[i]));
+  const sinkMatches: TaintMatches['sinkMatches'] = [];
+  for (const sink of taint.sinks) {
+    for (const node of found[sink.at]) {
+      const focus = sink.focus ? node.getMatch(sink.focus) : node;
+      if (focus) sinkMatches.push({ rule: sink.rule, node, focus });
+    }
+  }
+  const taintMatches: TaintMatches = {
+    sourceIds: idsOf(found, taint.sources),
+    sanitizerIds: idsOf(found, taint.sanitizers),
+    ruleSanitizerIds: new Map(taint.rules.map((r) => [r.id, idsOf(found, taint.ruleSanitizers.get(r.id)!)])),
+    sinkMatches,
+    registrationCalls: taint.registrations.flatMap((i) => found[i]),
+  };
+  const profile = ruleSet.profiles[language]!;
+  for (const hit of new TaintAnalyzer(root, taintSyntaxOf(language)!, profile, taint.rules, taintMatches).analyze()) matches.push(fromNode(hit.rule, hit.sink));
+  return matches;
+}
