@@ -1,7 +1,11 @@
+import module from 'node:module';
 import { parentPort } from 'node:worker_threads';
 
 // A thread of the engine worker pool (worker-pool.ts): runs one named function of a module per message
 // and answers with its result or its error.
+
+// Engine modules load type-stripped and compiled from Node's cache after the first thread has loaded them.
+module.enableCompileCache();
 
 type Exports = Record<string, (...args: unknown[]) => unknown>;
 
