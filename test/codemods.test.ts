@@ -167,6 +167,24 @@ describe('python output and configuration', () => {
   });
   test('unverified SSL context → default context: hosts with valid certificates connect as before', () =>
     fixes('c.py', 'import ssl\nctx = ssl._create_unverified_context()\n', 'python.ssl.tls.unverified-context', 'import ssl\nctx = ssl.create_default_context()\n'));
+  test('os.system of a built command → subprocess.call of an argument list: the same program gets the same arguments for ordinary values', () =>
+    fixes('app.py', flask(`@app.route("/c")\ndef c():\n    os.system("cp %s %s" % (request.args["a"], request.args["b"]))\n`), 'python.lang.command-injection.shell-command',
+      `from flask import Flask, request\nimport subprocess\n\napp = Flask(__name__)\n\n@app.route("/c")\ndef c():\n    subprocess.call(["cp", request.args["a"], request.args["b"]])\n`));
+  test('subprocess.run(shell=True) → the argument list without a shell: output options and the captured text stay', () =>
+    fixes('app.py', flask(`@app.route("/d")\ndef d():\n    return subprocess.run("nslookup " + request.args["d"], shell=True, stdout=subprocess.PIPE, text=True).stdout\n`), 'python.lang.command-injection.shell-command',
+      flask(`@app.route("/d")\ndef d():\n    return subprocess.run(["nslookup", request.args["d"]], stdout=subprocess.PIPE, text=True).stdout\n`)));
+  test('a command string built before the call → the list built in the call, its variable gone: the same arguments on every run of a loop', () =>
+    fixes('app.py', flask(`@app.route("/e")\ndef e():\n    word = request.args["w"]\n    cmd = "echo " + word\n    for _ in range(3):\n        os.system(cmd)\n`), 'python.lang.command-injection.shell-command',
+      `from flask import Flask, request\nimport subprocess\n\napp = Flask(__name__)\n\n@app.route("/e")\ndef e():\n    word = request.args["w"]\n    for _ in range(3):\n        subprocess.call(["echo", word])\n`));
+  test('a command whose value changes between its assignment and the call is refused: building it later would change it', () =>
+    refuses('app.py', flask(`@app.route("/e")\ndef e():\n    word = request.args["w"]\n    cmd = "echo " + word\n    word = word.upper()\n    os.system(cmd)\n`), 'python.lang.command-injection.shell-command', /word is assigned again/));
+  test('the shell rule: an argument list with a fixed program is no command injection; a shell -c list and a program from input are', () => {
+    const fire = (code: string) => analyzeSource(rules, 'python', flask(`@app.route("/p")\ndef p():\n    ${code}\n`)).some((m) => m.rule.id === 'python.lang.command-injection.shell-command');
+    assert.equal(fire('subprocess.check_output(["ping", "-c", "4", request.args["ip"]])'), false);
+    assert.equal(fire('subprocess.check_output(["ping", request.args["ip"]], shell=True)'), false);
+    assert.equal(fire('subprocess.call(["sh", "-c", "ping " + request.args["ip"]])'), true);
+    assert.equal(fire('subprocess.call([request.args["prog"], "-v"])'), true);
+  });
   test('shell command with shell syntax is refused: it needs a shell', () =>
     refuses('app.py', flask(`@app.route("/l")\ndef l():\n    os.system("ls " + request.args["d"] + " | wc -l")\n`), 'python.lang.command-injection.shell-command', /shell syntax/));
 });
