@@ -2,6 +2,7 @@
 // its rule no longer fires, and the test name says which non-attack behaviour is kept. Codemods that
 // cannot apply safely refuse with their reason, and write nothing.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -184,6 +185,19 @@ describe('python output and configuration', () => {
     assert.equal(fire('subprocess.check_output(["ping", request.args["ip"]], shell=True)'), false);
     assert.equal(fire('subprocess.call(["sh", "-c", "ping " + request.args["ip"]])'), true);
     assert.equal(fire('subprocess.call([request.args["prog"], "-v"])'), true);
+  });
+  test('redirect to a request location → same_site_location(): paths on this site redirect as before, other sites go to "/" (run by python3)', async () => {
+    const vulnerable = flask('@app.route("/go")\ndef go():\n    return redirect(request.args.get("next"))\n');
+    const { outcome, after } = await runCodemod('app.py', vulnerable, 'python.lang.open-redirect.redirect');
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.match(after, /^from flask import Flask, request\n\n\ndef same_site_location\(location, fallback="\/"\):\n/);
+    assert.match(after, /return redirect\(same_site_location\(request\.args\.get\("next"\)\)\)\n$/);
+    assert.equal(syntaxErrors(parseCode('python', after)).count, 0);
+    assert.ok(!analyzeSource(rules, 'python', after).some((m) => m.rule.id === 'python.lang.open-redirect.redirect'));
+    const helper = after.slice(after.indexOf('def same_site_location'), after.indexOf('app = Flask'));
+    const cases = ['/account?tab=2', '/', '//evil.example/x', 'https://evil.example/', '/\\evil.example', '/\t/evil.example', 'javascript:alert(1)', ''];
+    const run = spawnSync('python3', ['-c', `${helper}\nimport json, sys\nprint(json.dumps([same_site_location(c) for c in json.loads(sys.argv[1])]))`, JSON.stringify(cases)], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(run.stdout), ['/account?tab=2', '/', '/', '/', '/', '/', '/', '/'], run.stderr);
   });
   test('shell command with shell syntax is refused: it needs a shell', () =>
     refuses('app.py', flask(`@app.route("/l")\ndef l():\n    os.system("ls " + request.args["d"] + " | wc -l")\n`), 'python.lang.command-injection.shell-command', /shell syntax/));
