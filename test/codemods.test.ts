@@ -153,6 +153,9 @@ describe('python output and configuration', () => {
   test("hashlib's md5 imported by name → sha256 imported beside it: the digest of the same input", () =>
     fixes('util.py', 'from hashlib import md5\ndef etag_free(data):\n    return md5(data).digest()\n', 'python.lang.crypto.weak-hash',
       'from hashlib import md5\nfrom hashlib import sha256\ndef etag_free(data):\n    return sha256(data).digest()\n'));
+  test("PyCryptodome's MD5.new → SHA256.new from the same package: still a hex digest of the same input", () =>
+    fixes('token.py', 'from Crypto.Hash import MD5\ndef token(email):\n    h = MD5.new()\n    h.update(email)\n    return h.hexdigest()\n', 'python.lang.crypto.weak-hash',
+      'from Crypto.Hash import MD5\nfrom Crypto.Hash import SHA256\ndef token(email):\n    h = SHA256.new()\n    h.update(email)\n    return h.hexdigest()\n'));
   test('md5 of a password is refused with a note about migrating stored hashes', () =>
     refuses('user.py', 'import hashlib\ndef check(user, password):\n    return user.pw == hashlib.md5(password.encode()).hexdigest()\n', 'python.lang.crypto.weak-hash', /password hash.*migrate/));
   test('lxml parser: entities off, documents without entities parse the same', () =>
