@@ -127,6 +127,11 @@ describe('python output and configuration', () => {
     ));
   test('a helper that returns markup is refused: escaping it would show tags', () =>
     refuses('app.py', flask(`@app.route("/p")\ndef p():\n    return make_response("<div>" + render_row(request.args["r"]) + "</div>")\n`), 'python.lang.xss.response-from-request', /markup/));
+  test('HTML appended to a page before it is sent → the appended value escaped where it is added: the page and plain text show the same', () =>
+    fixes('app.py', flask(`@app.route("/s")\ndef s():\n    page = load_page()\n    page += "<p>You searched " + request.args["q"] + "</p>"\n    return make_response(page)\n`), 'python.lang.xss.response-from-request',
+      `from flask import Flask, request\nfrom markupsafe import escape\n\napp = Flask(__name__)\n\n@app.route("/s")\ndef s():\n    page = load_page()\n    page += "<p>You searched " + escape(request.args["q"]) + "</p>"\n    return make_response(page)\n`));
+  test('a fragment appended to a page before it is sent is refused: it may itself be markup', () =>
+    refuses('app.py', flask(`@app.route("/s")\ndef s():\n    page = load_page()\n    page += render_row(request.args["r"])\n    return make_response(page)\n`), 'python.lang.xss.response-from-request', /may itself be markup/));
   test('jinja | safe removed: plain text renders the same', () =>
     fixes('templates/a.html', '<h1>Hello, {{ name | safe }}</h1>\n', 'template.jinja.xss.safe-filter', '<h1>Hello, {{ name }}</h1>\n'));
   test('EJS <%- → <%=: the value still renders', () =>
