@@ -52,7 +52,8 @@ const repos = fs.readdirSync(reposDir).filter((name) => fs.statSync(path.join(re
 const scanTypes = values.types!.split(',').map((s) => s.trim());
 const rules = loadRuleSet();
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' }, maxBuffer: 64 << 20 });
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' }, maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
 
 /** A git repository in the temporary folder holding one commit of the checkout (without its .git). */
 function snapshot(name: string): string {

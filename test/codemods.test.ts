@@ -2,6 +2,7 @@
 // its rule no longer fires, and the test name says which non-attack behaviour is kept. Codemods that
 // cannot apply safely refuse with their reason, and write nothing.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -126,6 +127,11 @@ describe('python output and configuration', () => {
     ));
   test('a helper that returns markup is refused: escaping it would show tags', () =>
     refuses('app.py', flask(`@app.route("/p")\ndef p():\n    return make_response("<div>" + render_row(request.args["r"]) + "</div>")\n`), 'python.lang.xss.response-from-request', /markup/));
+  test('HTML appended to a page before it is sent → the appended value escaped where it is added: the page and plain text show the same', () =>
+    fixes('app.py', flask(`@app.route("/s")\ndef s():\n    page = load_page()\n    page += "<p>You searched " + request.args["q"] + "</p>"\n    return make_response(page)\n`), 'python.lang.xss.response-from-request',
+      `from flask import Flask, request\nfrom markupsafe import escape\n\napp = Flask(__name__)\n\n@app.route("/s")\ndef s():\n    page = load_page()\n    page += "<p>You searched " + escape(request.args["q"]) + "</p>"\n    return make_response(page)\n`));
+  test('a fragment appended to a page before it is sent is refused: it may itself be markup', () =>
+    refuses('app.py', flask(`@app.route("/s")\ndef s():\n    page = load_page()\n    page += render_row(request.args["r"])\n    return make_response(page)\n`), 'python.lang.xss.response-from-request', /may itself be markup/));
   test('jinja | safe removed: plain text renders the same', () =>
     fixes('templates/a.html', '<h1>Hello, {{ name | safe }}</h1>\n', 'template.jinja.xss.safe-filter', '<h1>Hello, {{ name }}</h1>\n'));
   test('EJS <%- → <%=: the value still renders', () =>
@@ -152,6 +158,9 @@ describe('python output and configuration', () => {
   test("hashlib's md5 imported by name → sha256 imported beside it: the digest of the same input", () =>
     fixes('util.py', 'from hashlib import md5\ndef etag_free(data):\n    return md5(data).digest()\n', 'python.lang.crypto.weak-hash',
       'from hashlib import md5\nfrom hashlib import sha256\ndef etag_free(data):\n    return sha256(data).digest()\n'));
+  test("PyCryptodome's MD5.new → SHA256.new from the same package: still a hex digest of the same input", () =>
+    fixes('token.py', 'from Crypto.Hash import MD5\ndef token(email):\n    h = MD5.new()\n    h.update(email)\n    return h.hexdigest()\n', 'python.lang.crypto.weak-hash',
+      'from Crypto.Hash import MD5\nfrom Crypto.Hash import SHA256\ndef token(email):\n    h = SHA256.new()\n    h.update(email)\n    return h.hexdigest()\n'));
   test('md5 of a password is refused with a note about migrating stored hashes', () =>
     refuses('user.py', 'import hashlib\ndef check(user, password):\n    return user.pw == hashlib.md5(password.encode()).hexdigest()\n', 'python.lang.crypto.weak-hash', /password hash.*migrate/));
   test('lxml parser: entities off, documents without entities parse the same', () =>
@@ -167,6 +176,37 @@ describe('python output and configuration', () => {
   });
   test('unverified SSL context → default context: hosts with valid certificates connect as before', () =>
     fixes('c.py', 'import ssl\nctx = ssl._create_unverified_context()\n', 'python.ssl.tls.unverified-context', 'import ssl\nctx = ssl.create_default_context()\n'));
+  test('os.system of a built command → subprocess.call of an argument list: the same program gets the same arguments for ordinary values', () =>
+    fixes('app.py', flask(`@app.route("/c")\ndef c():\n    os.system("cp %s %s" % (request.args["a"], request.args["b"]))\n`), 'python.lang.command-injection.shell-command',
+      `from flask import Flask, request\nimport subprocess\n\napp = Flask(__name__)\n\n@app.route("/c")\ndef c():\n    subprocess.call(["cp", request.args["a"], request.args["b"]])\n`));
+  test('subprocess.run(shell=True) → the argument list without a shell: output options and the captured text stay', () =>
+    fixes('app.py', flask(`@app.route("/d")\ndef d():\n    return subprocess.run("nslookup " + request.args["d"], shell=True, stdout=subprocess.PIPE, text=True).stdout\n`), 'python.lang.command-injection.shell-command',
+      flask(`@app.route("/d")\ndef d():\n    return subprocess.run(["nslookup", request.args["d"]], stdout=subprocess.PIPE, text=True).stdout\n`)));
+  test('a command string built before the call → the list built in the call, its variable gone: the same arguments on every run of a loop', () =>
+    fixes('app.py', flask(`@app.route("/e")\ndef e():\n    word = request.args["w"]\n    cmd = "echo " + word\n    for _ in range(3):\n        os.system(cmd)\n`), 'python.lang.command-injection.shell-command',
+      `from flask import Flask, request\nimport subprocess\n\napp = Flask(__name__)\n\n@app.route("/e")\ndef e():\n    word = request.args["w"]\n    for _ in range(3):\n        subprocess.call(["echo", word])\n`));
+  test('a command whose value changes between its assignment and the call is refused: building it later would change it', () =>
+    refuses('app.py', flask(`@app.route("/e")\ndef e():\n    word = request.args["w"]\n    cmd = "echo " + word\n    word = word.upper()\n    os.system(cmd)\n`), 'python.lang.command-injection.shell-command', /word is assigned again/));
+  test('the shell rule: an argument list with a fixed program is no command injection; a shell -c list and a program from input are', () => {
+    const fire = (code: string) => analyzeSource(rules, 'python', flask(`@app.route("/p")\ndef p():\n    ${code}\n`)).some((m) => m.rule.id === 'python.lang.command-injection.shell-command');
+    assert.equal(fire('subprocess.check_output(["ping", "-c", "4", request.args["ip"]])'), false);
+    assert.equal(fire('subprocess.check_output(["ping", request.args["ip"]], shell=True)'), false);
+    assert.equal(fire('subprocess.call(["sh", "-c", "ping " + request.args["ip"]])'), true);
+    assert.equal(fire('subprocess.call([request.args["prog"], "-v"])'), true);
+  });
+  test('redirect to a request location → same_site_location(): paths on this site redirect as before, other sites go to "/" (run by python3)', async () => {
+    const vulnerable = flask('@app.route("/go")\ndef go():\n    return redirect(request.args.get("next"))\n');
+    const { outcome, after } = await runCodemod('app.py', vulnerable, 'python.lang.open-redirect.redirect');
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.match(after, /^from flask import Flask, request\n\n\ndef same_site_location\(location, fallback="\/"\):\n/);
+    assert.match(after, /return redirect\(same_site_location\(request\.args\.get\("next"\)\)\)\n$/);
+    assert.equal(syntaxErrors(parseCode('python', after)).count, 0);
+    assert.ok(!analyzeSource(rules, 'python', after).some((m) => m.rule.id === 'python.lang.open-redirect.redirect'));
+    const helper = after.slice(after.indexOf('def same_site_location'), after.indexOf('app = Flask'));
+    const cases = ['/account?tab=2', '/', '//evil.example/x', 'https://evil.example/', '/\\evil.example', '/\t/evil.example', 'javascript:alert(1)', ''];
+    const run = spawnSync('python3', ['-c', `${helper}\nimport json, sys\nprint(json.dumps([same_site_location(c) for c in json.loads(sys.argv[1])]))`, JSON.stringify(cases)], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(run.stdout), ['/account?tab=2', '/', '/', '/', '/', '/', '/', '/'], run.stderr);
+  });
   test('shell command with shell syntax is refused: it needs a shell', () =>
     refuses('app.py', flask(`@app.route("/l")\ndef l():\n    os.system("ls " + request.args["d"] + " | wc -l")\n`), 'python.lang.command-injection.shell-command', /shell syntax/));
 });

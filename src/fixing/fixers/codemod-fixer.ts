@@ -5,7 +5,7 @@ import { analyzeSource, type SastMatch } from '../../engines/sast/sast-engine.ts
 import type { Fixer, FixerOutcome, FixFinding, FixWorkspace } from '../types.ts';
 import type { Codemod, CodemodEdit } from './codemods/codemod.ts';
 import { codemodFor } from './codemods/index.ts';
-import { statementOf } from './codemods/edit-kit.ts';
+import { statementLines, statementOf } from './codemods/edit-kit.ts';
 import { nodesSpanning, parseCode, syntaxErrors } from './syntax.ts';
 import { applyEdits, lineStarts } from './text-edits.ts';
 import { readTreeFile, writeTreeFile } from './tree-files.ts';
@@ -66,7 +66,7 @@ async function applyCodemod(ruleSet: RuleSet, codemod: Codemod, finding: FixFind
       readFile: (relative) => readTreeFile(workspace.dir, relative),
     });
     if ('refuse' in answer) return refused(`${codemod.name} does not fix ${finding.checkId} at ${file}:${site.match.startLine}: ${answer.refuse}`);
-    const outside = answer.edits.find((edit) => !allowed(edit, site, root));
+    const outside = answer.edits.find((edit) => !allowed(edit, site, root, text));
     if (outside) return refused(`${codemod.name} would change ${file} outside the finding's statement at line ${lineAt(text, outside.start)}, so nothing was written`);
     for (const edit of answer.edits) if (!edits.some((e) => e.start === edit.start && e.end === edit.end && e.text === edit.text)) edits.push(edit);
     notes.push(answer.note);
@@ -105,12 +105,13 @@ function nearestMatches(matches: SastMatch[], finding: FixFinding, text: string,
   return located;
 }
 
-function allowed(edit: CodemodEdit, site: Located, root: SgNode | null): boolean {
+function allowed(edit: CodemodEdit, site: Located, root: SgNode | null, text: string): boolean {
   const within = (span: { start: number; end: number }) => span.start <= edit.start && edit.end <= span.end;
   if (within(site.span)) return true;
   if (edit.related) {
+    // A related statement may also be removed with its line.
     const related = statementOf(edit.related).range();
-    return within({ start: related.start.index, end: related.end.index });
+    return within(statementLines(text, related.start.index, related.end.index));
   }
   if (edit.topLevel && root && edit.start === edit.end) {
     return !root.children().some((c) => c.range().start.index < edit.start && edit.start < c.range().end.index);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Fixer, FixerOutcome, FixFinding, FixWorkspace } from '../types.ts';
+import { loadRuleSet, type RuleSet } from '../../engines/sast/rule-set.ts';
 import { detectSecrets } from '../../engines/secrets/detector.ts';
 import { namesReadFromEnvironment } from './env-names.ts';
 import { listInEnvTemplate } from './env-template.ts';
@@ -7,6 +8,7 @@ import { notACredential, servedToBrowsers } from './secret-exemptions.ts';
 import { moveSecretInCode, REDACTED, secretNameInCode, type NameChoice } from './secret-in-code.ts';
 import { interpolatingFormatOf, referenceSecretInConfig } from './secret-in-config.ts';
 import { moveSecretInCSharp } from './secret-in-csharp.ts';
+import { isCredentialRule, locateSastCredentials, sastCredentialsIn } from './sast-credential-location.ts';
 import { findingRule, locateFindingSecrets, type LocatedSecret } from './secret-location.ts';
 import { codeParserFor, parseCode, syntaxErrors } from './syntax.ts';
 import { applyEdits } from './text-edits.ts';
@@ -26,16 +28,45 @@ const REVOKE = 'revoke the exposed value, since it stays in the git history';
 
 type FileChange = { text: string; did: string; name?: string } | { refused: string };
 
+/** Where a finding's secrets are in a file's text, and the file's other credentials. */
+interface SecretSource {
+  /** The finding's secrets, in the order they are moved. */
+  locate(text: string): LocatedSecret[];
+  /** The file's other credentials, whose names this finding's value must not take. */
+  others(text: string): LocatedSecret[];
+}
+
 export const secretFixer: Fixer = {
   name: 'secrets',
   handles: (finding) => finding.scanType === 'secrets_scan',
-  apply: fixSecret,
+  apply: (finding, workspace) =>
+    fixSecret(finding, workspace, finding.title ?? 'secret', {
+      locate: (text) => locateFindingSecrets(text, finding),
+      others: (text) => detectedSecrets(text),
+    }),
 };
 
-async function fixSecret(finding: FixFinding, workspace: FixWorkspace): Promise<FixerOutcome> {
+/** SAST rules about hard-coded credentials (category `secrets`): the literal the rule reports moves the same way. */
+export function createSastCredentialFixer(loadRules: () => RuleSet = () => loadRuleSet()): Fixer {
+  let rules: RuleSet | undefined;
+  const ruleSet = () => (rules ??= loadRules());
+  return {
+    name: 'sast-credentials',
+    handles: (finding) => finding.scanType === 'semgrep_scan' && isCredentialRule(ruleSet(), finding.checkId),
+    apply: async (finding, workspace) => {
+      const parser = codeParserFor(finding.filePath);
+      if (!parser) return refuse(`The hard-coded credential in ${finding.filePath} was left in place: the fixer cannot read this file type; ${REVOKE}`);
+      return fixSecret(finding, workspace, 'hard-coded credential', {
+        locate: (text) => locateSastCredentials(ruleSet(), parser, text, finding),
+        others: (text) => [...detectedSecrets(text), ...sastCredentialsIn(ruleSet(), parser, text)],
+      });
+    },
+  };
+}
+
+async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: string, source: SecretSource): Promise<FixerOutcome> {
   workspace.signal.throwIfAborted();
   const file = finding.filePath;
-  const what = finding.title ?? 'secret';
   if (finding.metadata.source === 'history') {
     return refuse(
       `The ${what} is only in the git history of ${file}, not in the tree, so no edit removes it: revoke it, then rewrite the history (git filter-repo) if it must go`,
@@ -43,7 +74,7 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace): Promise<
   }
   const original = await readTreeFile(workspace.dir, file);
   if (original === null) return { fixed: true, changedFiles: [], note: `${file} no longer exists, so the ${what} is gone from the tree; ${REVOKE}` };
-  const secrets = locateFindingSecrets(original, finding);
+  const secrets = source.locate(original);
   if (!secrets.length) return { fixed: true, changedFiles: [], note: `The ${what} is no longer in ${file}; nothing to change` };
   const notCredential = notACredential(file, original, secrets[0]);
   if (notCredential) return refuse(`The ${what} in ${file} line ${secrets[0].startLine} was left in place: ${notCredential}; if so, mark the finding a false positive`);
@@ -59,7 +90,7 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace): Promise<
 
   const values = new Set(secrets.map((s) => original.slice(s.start, s.end)));
   const names = new Map<string, string>();
-  const taken = namesTaken(file, original, values);
+  const taken = namesTaken(file, original, values, source.others(original));
   let text = original;
   const done: string[] = [];
   const apply = (secret: LocatedSecret): FileChange => {
@@ -76,7 +107,7 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace): Promise<
   };
   // One secret at a time: an edit (an added import) moves the others, so each is located again.
   for (let i = 0; i < secrets.length; i++) {
-    const [next] = locateFindingSecrets(text, finding);
+    const [next] = source.locate(text);
     if (!next) break;
     const change = apply(next);
     if ('refused' in change) return refuse(`The ${what} in ${file} line ${next.startLine} was left in place: ${change.refused}; ${REVOKE}`);
@@ -135,18 +166,26 @@ function changeFor(file: string, text: string, secret: LocatedSecret, choice: Na
  * Names that must not be given to this finding's value: variables the file already reads, and the names
  * the file's other secrets would take, so two values never share one name.
  */
-function namesTaken(file: string, text: string, ownValues: Set<string>): Set<string> {
+function namesTaken(file: string, text: string, ownValues: Set<string>, others: LocatedSecret[]): Set<string> {
   const taken = new Set(namesReadFromEnvironment(text));
   const parser = codeParserFor(file);
   if (!parser) return taken;
-  for (const match of detectSecrets(text)) {
-    if (ownValues.has(match.secret)) continue;
-    const start = text.indexOf(match.secret);
-    if (start === -1) continue;
-    const name = secretNameInCode(parser, text, { rule: match.rule, start, end: start + match.secret.length, startLine: match.startLine });
+  for (const other of others) {
+    if (ownValues.has(text.slice(other.start, other.end))) continue;
+    const name = secretNameInCode(parser, text, other);
     if (name) taken.add(name);
   }
   return taken;
+}
+
+/** The detector's matches in the text, each at its first occurrence. */
+function detectedSecrets(text: string): LocatedSecret[] {
+  const found: LocatedSecret[] = [];
+  for (const match of detectSecrets(text)) {
+    const start = text.indexOf(match.secret);
+    if (start !== -1) found.push({ rule: match.rule, start, end: start + match.secret.length, startLine: match.startLine });
+  }
+  return found;
 }
 
 function occurrences(text: string, value: string): number[] {

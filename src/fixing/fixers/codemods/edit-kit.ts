@@ -17,6 +17,24 @@ export function statementOf(node: SgNode): SgNode {
   return current;
 }
 
+/**
+ * The lines a statement fills: from the start of its line when only indentation precedes it, through its
+ * line break when nothing follows it on the line; otherwise the statement alone.
+ */
+export function statementLines(text: string, start: number, end: number): { start: number; end: number } {
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  const lineEnd = text.indexOf('\n', end);
+  const to = lineEnd === -1 ? text.length : lineEnd + 1;
+  if (!/^[ \t]*$/.test(text.slice(lineStart, start)) || !/^[ \t\r]*$/.test(text.slice(end, lineEnd === -1 ? text.length : lineEnd))) return { start, end };
+  return { start: lineStart, end: to };
+}
+
+/** Removes a statement the finding's value was built in, with its line (an edit `related` to it). */
+export function removeStatement(statement: SgNode, text: string): CodemodEdit {
+  const range = statement.range();
+  return { ...statementLines(text, range.start.index, range.end.index), text: '', related: statement };
+}
+
 export function replace(node: SgNode, text: string): CodemodEdit {
   const range = node.range();
   return { start: range.start.index, end: range.end.index, text };

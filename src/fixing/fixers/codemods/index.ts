@@ -8,6 +8,7 @@ import { pythonEscapeHtml } from './python/escape-html.ts';
 import { pythonJwtVerify } from './python/jwt-verify.ts';
 import { pythonLiteralEval } from './python/literal-eval.ts';
 import { pythonParameterizedSql } from './python/parameterized-sql.ts';
+import { pythonSameSiteRedirect } from './python/same-site-redirect.ts';
 import { pythonSecretsRandom } from './python/secrets-random.ts';
 import { pythonSecureCookie } from './python/secure-cookie.ts';
 import { pythonSha256Hash } from './python/sha256-hash.ts';
@@ -29,6 +30,7 @@ export const CODEMODS: readonly Codemod[] = [
   pythonJwtVerify,
   pythonLiteralEval,
   pythonParameterizedSql,
+  pythonSameSiteRedirect,
   pythonSecretsRandom,
   pythonSecureCookie,
   pythonSha256Hash,

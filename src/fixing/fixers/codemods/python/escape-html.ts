@@ -1,7 +1,7 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../syntax.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
-import { argumentsOf, keywordArgument, pythonImport, pythonImportsModule, replace } from '../edit-kit.ts';
+import { argumentsOf, functionAround, keywordArgument, pythonImport, pythonImportsModule, replace } from '../edit-kit.ts';
 
 // HTML built from values → the same HTML with each value escaped where it is put in (concatenation,
 // % and format() arguments, f-string fields), with the framework's own escape (Django's, MarkupSafe's in
@@ -75,6 +75,34 @@ function builderOf(node: SgNode): SgNode | null {
   return node;
 }
 
+/**
+ * The statements of the function that assemble the HTML a variable holds before the sink sends it, with
+ * the data values each puts in (`html += "<p>" + name + "</p>"`); the first assignment may be the page
+ * itself (a template read, a fixed string). A reason when that cannot be told.
+ */
+function assembledIn(variable: SgNode, sink: SgNode): { statement: SgNode; values: SgNode[] }[] | string {
+  const elsewhere = `the HTML in ${variable.text()} is built elsewhere; escape the values where it is assembled`;
+  const scope = functionAround(sink);
+  if (!scope) return elsewhere;
+  const name = variable.text();
+  const writes = scope
+    .findAll({ rule: { any: [{ kind: 'assignment' }, { kind: 'augmented_assignment' }] } } as never)
+    .filter((a) => fieldOf(a, 'left')?.text() === name && a.range().end.index <= sink.range().start.index);
+  if (functionAround(writes[0] ?? sink)?.id() !== scope.id() || writes.some((w) => functionAround(w)?.id() !== scope.id())) return elsewhere;
+  const assembled: { statement: SgNode; values: SgNode[] }[] = [];
+  for (const [i, write] of writes.entries()) {
+    const augmented = kindOf(write) === 'augmented_assignment';
+    if (augmented && write.children().find((c) => !c.isNamed())?.text() !== '+=') return elsewhere;
+    if (!augmented && i > 0) return `${name} is assigned more than once before it is sent, so which HTML is sent cannot be told`;
+    const right = fieldOf(write, 'right')!;
+    const values = valuesOf(right);
+    if (values === null && !augmented && ['call', 'identifier', 'attribute'].includes(kindOf(right))) continue; // the page itself
+    if (values === null) return 'a value added to the HTML may itself be markup (a helper call, a template or a fragment), so escaping it would change the page';
+    if (values.length) assembled.push({ statement: write, values });
+  }
+  return assembled.length ? assembled : elsewhere;
+}
+
 export const pythonEscapeHtml: Codemod = {
   name: 'python/escape-html',
   rules: ['python.lang.xss.response-from-request'],
@@ -89,7 +117,14 @@ export const pythonEscapeHtml: Codemod = {
     }
     const builder = builderOf(sink);
     if (!builder) return refuse('the response body is not built in this statement');
-    if (kindOf(builder) === 'identifier') return refuse(`the HTML in ${builder.text()} is built elsewhere; escape the values where it is assembled`);
+    if (kindOf(builder) === 'identifier') {
+      const assembled = assembledIn(builder, sink);
+      if (typeof assembled === 'string') return refuse(assembled);
+      return {
+        edits: [...assembled.flatMap(({ statement, values }) => values.map((v) => ({ ...replace(v, escaper.wrap(v.text())), related: statement }))), ...escaper.imports(root!, text)],
+        note: `Escaped ${assembled.reduce((n, a) => n + a.values.length, 0)} value(s) added to the HTML in ${builder.text()}, so markup in them is shown as text.`,
+      };
+    }
     const values = valuesOf(builder);
     if (values === null) return refuse('a value put into the HTML may itself be markup (a helper call, a template or a fragment), so escaping it would change the page');
     if (!values.length) return refuse('no value put into the HTML here can be told apart from the markup');

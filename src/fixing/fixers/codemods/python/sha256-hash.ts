@@ -32,6 +32,15 @@ export const pythonSha256Hash: Codemod = {
     if (fn.text() === 'hashlib.new' && first && kindOf(first) === 'string') {
       return { edits: [replace(first, `${first.text()[0]}sha256${first.text()[0]}`)], note: 'Hashed with SHA-256 instead of a broken algorithm; digests stored or compared elsewhere change with it.' };
     }
+    // PyCryptodome (and PyCrypto): MD5.new() / SHA.new() / SHA1.new() → SHA256.new() of the same package.
+    const crypto = /^(MD5|SHA1?)\.new$/.exec(fn.text());
+    const from = crypto && new RegExp(`^\\s*from\\s+(Crypto(?:dome)?\\.Hash)\\s+import\\b[^\\n]*\\b${crypto[1]}\\b`, 'm').exec(text);
+    if (from) {
+      return {
+        edits: [replace(fn, 'SHA256.new'), ...pythonImport(root!, text, `from ${from[1]} import SHA256`, 'SHA256')],
+        note: 'Hashed with SHA-256 instead of a broken algorithm; digests stored or compared elsewhere change with it.',
+      };
+    }
     return refuse(`${fn.text()} comes from a library whose SHA-256 needs another import; replace it by hand`);
   },
 };

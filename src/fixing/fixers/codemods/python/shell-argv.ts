@@ -2,7 +2,7 @@ import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../syntax.ts';
 import { argumentList, isLiteral, type Part } from '../built-string.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
-import { argumentsOf, keywordArgument, pythonImport, removeArgument, replace } from '../edit-kit.ts';
+import { argumentsOf, functionAround, keywordArgument, pythonImport, removeArgument, removeStatement, replace } from '../edit-kit.ts';
 import { builtParts, moduleConstant, pythonJoin, quoteStyle, soleAssignment } from './strings.ts';
 
 // A shell command built from a fixed program and values → an argument list run without a shell:
@@ -14,6 +14,29 @@ import { builtParts, moduleConstant, pythonJoin, quoteStyle, soleAssignment } fr
 function argvText(args: Part[][], like: string): string {
   const asText = (part: Part): Part => (isLiteral(part) || !/^(int|float)\(/.test(part.expr) ? part : { expr: `str(${part.expr})` });
   return `[${args.map((arg) => pythonJoin(arg.map(asText), like)).join(', ')}]`;
+}
+
+/**
+ * Why a command's value would not be the same built at the call instead of at its assignment: it calls
+ * something (other than str/int/float), or a name it reads is assigned again after it.
+ */
+function whyNotMovable(value: SgNode, statement: SgNode): string | null {
+  const call = value.findAll({ rule: { kind: 'call' } } as never).find((c) => !/^(str|int|float)$/.test(fieldOf(c, 'function')?.text() ?? ''));
+  if (call) return `calls ${fieldOf(call, 'function')?.text() ?? 'a function'}`;
+  const names = new Set(value.findAll({ rule: { kind: 'identifier' } } as never).map((n) => n.text()));
+  const scope = functionAround(statement);
+  if (!scope) return 'is not inside a function';
+  const after = statement.range().end.index;
+  const targets = scope.findAll({ rule: { any: [{ kind: 'assignment' }, { kind: 'augmented_assignment' }, { kind: 'for_statement' }, { kind: 'named_expression' }] } } as never);
+  for (const target of targets) {
+    if (target.range().start.index < after) continue;
+    const bound = fieldOf(target, 'left') ?? fieldOf(target, 'name');
+    const rebound = bound?.findAll({ rule: { kind: 'identifier' } } as never).map((n) => n.text()) ?? [];
+    if (bound && kindOf(bound) === 'identifier') rebound.push(bound.text());
+    const name = rebound.find((n) => names.has(n));
+    if (name) return `${name} is assigned again after it`;
+  }
+  return null;
 }
 
 export const pythonShellArgv: Codemod = {
@@ -40,23 +63,20 @@ export const pythonShellArgv: Codemod = {
       parts = builtParts(origin.value, constant);
       target = origin.value;
       related = origin.statement;
+      const unmovable = whyNotMovable(origin.value, origin.statement);
+      if (parts && unmovable) return refuse(`the command is built before the call and ${unmovable}, so building it in the call could change it`);
     }
     if (!parts) return refuse('the whole command comes from a value, so there is no fixed program to run; check it against an allow-list');
     const args = argumentList(parts);
     if ('refuse' in args) return refuse(args.refuse);
-    const argv = argvText(args, quoteStyle(target));
-    const edits: CodemodEdit[] = [];
-    const setCommand = (replacement: string) => {
-      if (related) edits.push({ ...replace(target, replacement), related });
-      else edits.push(replace(command, replacement));
-    };
+    const list = argvText(args, quoteStyle(target));
+    // The list goes into the call itself, where the rule sees a fixed program; the variable that only
+    // carried the command string goes with its assignment.
+    const edits: CodemodEdit[] = related ? [removeStatement(related, text)] : [];
     if (isSubprocess) {
-      setCommand(argv);
-      edits.push(removeArgument(call, shell!, text));
+      edits.push(replace(command, list), removeArgument(call, shell!, text));
       return { edits, note: 'Ran the command from an argument list without a shell, so each value stays one argument.' };
     }
-    if (related) setCommand(argv);
-    const list = related ? command.text() : argv;
     if (fn === 'os.system') {
       if (kindOf(call.parent()!) !== 'expression_statement') return refuse("the exit status of os.system() is used, and subprocess.call() reports it differently; rewrite by hand");
       edits.push(replace(call, `subprocess.call(${list})`));
