@@ -17,7 +17,7 @@
 // rule, its sinks as one rule: what it can run of the same rules, without taint tracking. The two scanners
 // take turns on each corpus, Bulwark first. Both use every core. Scans run in a child process (ast-grep
 // under /usr/bin/time) so each peak RSS is the scanner's own. "Analyzed" counts what the engine parses.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -139,14 +139,22 @@ const AST_GREP_LANGUAGES: Partial<Record<ParserName, string>> = { python: 'Pytho
  */
 async function astGrepRules(ruleSet: RuleSet, dir: string): Promise<{ config: string; rules: number }> {
   const rulesDir = path.join(dir, 'rules');
+  const empty = path.join(dir, 'empty');
   await fsp.mkdir(rulesDir, { recursive: true });
+  await fsp.mkdir(empty, { recursive: true });
   let rules = 0;
   for (const [parser, language] of Object.entries(AST_GREP_LANGUAGES) as [ParserName, string][]) {
     for (const rule of ruleSet.rules.filter((r) => r.language === ruleLanguageOf(parser))) {
       const body = rule.mode === 'pattern' ? rule.rule : rule.mode === 'taint' ? { any: rule.sinks.map((s) => s.rule) } : undefined;
       if (!body) continue;
       const doc = { id: `${rule.id}.${parser}`, language, severity: 'warning', message: rule.id, rule: body, ...(rule.constraints ? { constraints: rule.constraints } : {}) };
-      await fsp.writeFile(path.join(rulesDir, `${rule.id}.${parser}.yml`), YAML.stringify(doc));
+      const file = path.join(rulesDir, `${rule.id}.${parser}.yml`);
+      await fsp.writeFile(file, YAML.stringify(doc));
+      // A node kind one dialect lacks (JSX in plain TypeScript) makes ast-grep refuse the whole config.
+      if (spawnSync(AST_GREP, ['scan', '--rule', file, empty], { stdio: 'ignore' }).status !== 0) {
+        await fsp.rm(file);
+        continue;
+      }
       rules++;
     }
   }
