@@ -1,16 +1,29 @@
 // The dependency fixer on lockfiles and manifests in a temporary work tree: the exact files it writes
-// for npm, pip requirements, Poetry and uv, and the notes for what it leaves alone.
+// for npm, pip requirements, Poetry and uv, and the notes for what it leaves alone. Release metadata
+// comes from a loopback stand-in registry (npm regenerates its locks against it too).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
-import { dependencyFixer } from '../src/fixing/fixers/dependency-fixer.ts';
+import { after, before, describe, test } from 'node:test';
+import { createDependencyFixer } from '../src/fixing/fixers/dependency-fixer.ts';
 import { fixerFor } from '../src/fixing/fixers/index.ts';
-import type { FixerOutcome, FixFinding, FixWorkspace } from '../src/fixing/types.ts';
+import { createPackageRegistry } from '../src/fixing/fixers/package-registry.ts';
+import type { Fixer, FixerOutcome, FixFinding, FixWorkspace } from '../src/fixing/types.ts';
+import { REGISTRY_CATALOG } from './support/registry-catalog.ts';
+import { startRegistryStandIn, type RegistryStandIn } from './support/package-registry-standin.ts';
 
 const roots: string[] = [];
-after(() => roots.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+let registry: RegistryStandIn;
+let dependencyFixer: Fixer;
+before(async () => {
+  registry = await startRegistryStandIn(REGISTRY_CATALOG);
+  dependencyFixer = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: registry.url, npmUrl: registry.url }) });
+});
+after(async () => {
+  roots.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true }));
+  await registry.close();
+});
 
 function workTree(files: Record<string, string>): FixWorkspace {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-fix-deps-'));
@@ -102,49 +115,20 @@ describe('dependency fixer: npm', () => {
 }
 `;
 
-  test('a direct dependency: the lock entry takes the fixed version, the ranges in package.json and the lock follow', async () => {
+  test('a direct dependency: npm writes the lock again with the fixed version, the ranges in package.json and the lock follow', async () => {
     const { outcome, workspace } = await apply({ 'package.json': packageJson, 'package-lock.json': lock }, finding('package-lock.json', 'lodash', 'npm', '4.17.20', '4.17.21'));
-    assert.equal(
-      read(workspace, 'package-lock.json'),
-      `{
-  "name": "shop",
-  "version": "1.0.0",
-  "lockfileVersion": 3,
-  "requires": true,
-  "packages": {
-    "": {
-      "name": "shop",
-      "version": "1.0.0",
-      "dependencies": {
-        "express": "^4.18.0",
-        "lodash": "^4.17.21"
-      },
-      "devDependencies": {
-        "jest": "~29.0.0"
-      }
-    },
-    "node_modules/express": {
-      "version": "4.18.2",
-      "resolved": "https://registry.npmjs.org/express/-/express-4.18.2.tgz",
-      "integrity": "sha512-express",
-      "dependencies": {
-        "lodash": "^4.17.15"
-      }
-    },
-    "node_modules/lodash": {
-      "version": "4.17.21"
-    }
-  }
-}
-`,
-    );
+    const written = JSON.parse(read(workspace, 'package-lock.json'));
+    // The smallest fixing version, not the newest the range admits (4.17.22), with what the registry says of it.
+    assert.deepEqual(written.packages['node_modules/lodash'], { version: '4.17.21', integrity: `sha512-${Buffer.from('lodash@4.17.21').toString('base64')}` });
+    assert.deepEqual(written.packages[''].dependencies, { express: '^4.18.0', lodash: '^4.17.21' });
+    assert.equal(written.packages['node_modules/express'].version, '4.18.2');
     assert.equal(read(workspace, 'package.json'), packageJson.replace('"lodash": "^4.17.20"', '"lodash": "^4.17.21"'));
     assert.deepEqual(outcome, {
       fixed: true,
       changedFiles: ['package-lock.json', 'package.json'],
       note:
         'Set lodash 4.17.20 to 4.17.21 in package-lock.json (1 copy) and raised its range in package.json; ' +
-        'run npm install to fill in the removed resolved and integrity fields and any new dependencies of 4.17.21',
+        `npm regenerated package-lock.json from ${registry.url}, so each entry has the dependencies its version declares`,
     });
   });
 
@@ -156,7 +140,7 @@ describe('dependency fixer: npm', () => {
       packages: {
         '': { name: 'a', devDependencies: { jest: '~29.0.0', 'left-pad': '1.1.0' } },
         'node_modules/jest': { version: '29.0.1', dev: true },
-        'node_modules/left-pad': { version: '1.1.0', resolved: 'https://r/left-pad-1.1.0.tgz', integrity: 'sha1-x', dev: true },
+        'node_modules/left-pad': { version: '1.1.0', resolved: `${registry.url}/left-pad/-/left-pad-1.1.0.tgz`, integrity: 'sha1-x', dev: true },
       },
     };
     const crlf = (text: string) => text.replace(/\n/g, '\r\n');
@@ -166,7 +150,8 @@ describe('dependency fixer: npm', () => {
     );
     assert.equal(read(workspace, 'web/package.json'), crlf(json({ name: 'a', devDependencies: { jest: '~29.0.3', 'left-pad': '1.1.0' } }, 4)));
     const bumped = JSON.parse(read(workspace, 'web/package-lock.json'));
-    assert.deepEqual(bumped.packages['node_modules/jest'], { version: '29.0.3', dev: true });
+    assert.equal(bumped.packages['node_modules/jest'].version, '29.0.3');
+    assert.equal(bumped.packages['node_modules/jest'].dev, true);
     assert.deepEqual(bumped.packages[''].devDependencies, { jest: '~29.0.3', 'left-pad': '1.1.0' });
 
     const exact = await apply(
@@ -174,13 +159,14 @@ describe('dependency fixer: npm', () => {
       finding('package-lock.json', 'left-pad', 'npm', '1.1.0', '1.1.3'),
     );
     assert.equal(read(exact.workspace, 'package.json'), json({ name: 'a', devDependencies: { jest: '~29.0.0', 'left-pad': '1.1.3' } }));
-    assert.deepEqual(JSON.parse(read(exact.workspace, 'package-lock.json')).packages['node_modules/left-pad'], { version: '1.1.3', dev: true });
+    assert.equal(JSON.parse(read(exact.workspace, 'package-lock.json')).packages['node_modules/left-pad'].version, '1.1.3');
   });
 
-  test('a transitive copy is raised where its dependent admits the fix, and refused where it does not', async () => {
+  test('a transitive copy is raised where its dependent admits the fix, with the new dependencies of the fixed version; refused where it does not', async () => {
     const lockJson = (qsRange: string) => ({
       name: 'a',
       lockfileVersion: 2,
+      requires: true,
       packages: {
         '': { name: 'a', dependencies: { express: '^4.0.0' } },
         'node_modules/express': { version: '4.17.1', dependencies: { qs: qsRange } },
@@ -194,29 +180,35 @@ describe('dependency fixer: npm', () => {
         },
       },
     });
-    const { outcome, workspace } = await apply({ 'package-lock.json': json(lockJson('~6.5.2')) }, finding('package-lock.json', 'qs', 'npm', '6.5.2', '6.5.3'));
-    const expected = lockJson('~6.5.2');
-    expected.packages['node_modules/express/node_modules/qs'] = { version: '6.5.3' } as never;
-    expected.dependencies.express.dependencies.qs = { version: '6.5.3' } as never;
-    assert.equal(read(workspace, 'package-lock.json'), json(expected));
+    const manifest = json({ name: 'a', dependencies: { express: '^4.0.0' } });
+    const { outcome, workspace } = await apply({ 'package.json': manifest, 'package-lock.json': json(lockJson('~6.5.2')) }, finding('package-lock.json', 'qs', 'npm', '6.5.2', '6.5.3'));
+    const written = JSON.parse(read(workspace, 'package-lock.json'));
+    const qs = Object.entries(written.packages as Record<string, { version: string; dependencies?: object }>).filter(([key]) => key.endsWith('node_modules/qs'));
+    // 6.5.3 is the smallest fix (6.11.0 is newer), and it brings side-channel, which 6.5.2 did not need.
+    assert.deepEqual(qs.map(([, entry]) => [entry.version, entry.dependencies]), [['6.5.3', { 'side-channel': '^1.0.4' }]]);
+    assert.equal(written.packages['node_modules/side-channel'].version, '1.0.4');
+    assert.deepEqual(written.packages['node_modules/express'].dependencies, { qs: '~6.5.2' });
+    assert.equal(written.dependencies?.express?.requires?.qs ?? '~6.5.2', '~6.5.2');
     assert.deepEqual(outcome.changedFiles, ['package-lock.json']);
 
-    const note = await refused({ 'package-lock.json': json(lockJson('6.5.2')) }, finding('package-lock.json', 'qs', 'npm', '6.5.2', '6.5.3'));
+    const note = await refused({ 'package.json': manifest, 'package-lock.json': json(lockJson('6.5.2')) }, finding('package-lock.json', 'qs', 'npm', '6.5.2', '6.5.3'));
     assert.equal(note, 'qs was not upgraded to 6.5.3: express requires qs@6.5.2, which excludes 6.5.3; upgrade it instead');
   });
 
-  test('lockfileVersion 1 trees, with the range in package.json', async () => {
+  test('lockfileVersion 1 trees are written again by npm, with the range in package.json', async () => {
     const v1 = {
       name: 'a',
       lockfileVersion: 1,
       requires: true,
-      dependencies: { minimist: { version: '1.2.5', resolved: 'https://r/minimist-1.2.5.tgz', integrity: 'sha512-m' } },
+      dependencies: { minimist: { version: '1.2.5', resolved: `${registry.url}/minimist/-/minimist-1.2.5.tgz`, integrity: 'sha512-m' } },
     };
     const { workspace } = await apply(
       { 'package.json': json({ name: 'a', dependencies: { minimist: '^1.2.0' } }), 'package-lock.json': json(v1) },
       finding('package-lock.json', 'minimist', 'npm', '1.2.5', '1.2.6'),
     );
-    assert.equal(read(workspace, 'package-lock.json'), json({ ...v1, dependencies: { minimist: { version: '1.2.6' } } }));
+    const written = JSON.parse(read(workspace, 'package-lock.json'));
+    assert.equal(written.packages['node_modules/minimist'].version, '1.2.6');
+    assert.deepEqual(written.packages[''].dependencies, { minimist: '^1.2.6' });
     assert.equal(read(workspace, 'package.json'), json({ name: 'a', dependencies: { minimist: '^1.2.6' } }));
   });
 
@@ -234,15 +226,30 @@ describe('dependency fixer: npm', () => {
     assert.equal(note, 'lodash was not upgraded to 4.17.21: the project declares lodash and its range >=4.0.0 <4.17.21 has an upper bound below 4.17.21');
   });
 
+  test('npm cannot reach the registry: refused with the reason, every file left as it was', async () => {
+    const unreachable = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: 'http://127.0.0.1:9', npmUrl: 'http://127.0.0.1:9' }) });
+    const files = { 'package.json': packageJson, 'package-lock.json': lock };
+    const workspace = workTree(files);
+    const outcome = await unreachable.apply(finding('package-lock.json', 'lodash', 'npm', '4.17.20', '4.17.21'), workspace);
+    assert.equal(outcome.fixed, false);
+    assert.deepEqual(outcome.changedFiles, []);
+    assert.match(outcome.note, /^lodash was not upgraded to 4\.17\.21: npm could not regenerate package-lock\.json from http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED.*\), and a lock it did not write would install something else than it says$/);
+    for (const [file, text] of Object.entries(files)) assert.equal(read(workspace, file), text, `${file} is unchanged`);
+  });
+
   test('a second advisory of the same package: raised further, or nothing to do when an earlier fix went far enough', async () => {
-    const files = { 'package-lock.json': json({ lockfileVersion: 3, packages: { '': {}, 'node_modules/lodash': { version: '4.17.15' } } }) };
+    const files = {
+      'package.json': json({ name: 'a', dependencies: { lodash: '^4.17.15' } }),
+      'package-lock.json': json({ lockfileVersion: 3, packages: { '': { name: 'a', dependencies: { lodash: '^4.17.15' } }, 'node_modules/lodash': { version: '4.17.15' } } }),
+    };
     const workspace = workTree(files);
     const first = await dependencyFixer.apply(finding('package-lock.json', 'lodash', 'npm', '4.17.15', '4.17.19'), workspace);
     const second = await dependencyFixer.apply(finding('package-lock.json', 'lodash', 'npm', '4.17.15', '4.17.21'), workspace);
     const third = await dependencyFixer.apply(finding('package-lock.json', 'lodash', 'npm', '4.17.15', '4.17.19'), workspace);
     assert.deepEqual([first.fixed, second.fixed, third.fixed], [true, true, true]);
     assert.deepEqual(third, { fixed: true, changedFiles: [], note: 'package-lock.json has no lodash older than 4.17.19 any more; nothing to change' });
-    assert.equal(read(workspace, 'package-lock.json'), json({ lockfileVersion: 3, packages: { '': {}, 'node_modules/lodash': { version: '4.17.21' } } }));
+    assert.equal(JSON.parse(read(workspace, 'package-lock.json')).packages['node_modules/lodash'].version, '4.17.21');
+    assert.equal(read(workspace, 'package.json'), json({ name: 'a', dependencies: { lodash: '^4.17.21' } }));
   });
 });
 

@@ -36,7 +36,7 @@ export async function regenerateNpmLock(input: RegenerateInput): Promise<Regener
   if (failure !== null) return { refused: `npm could not regenerate ${input.lockFile} from ${registry} (${failure}), and a lock it did not write would install something else than it says` };
 
   const byFile = new Map<string, LockPin[]>();
-  for (const pin of input.pins) byFile.set(pin.file, [...(byFile.get(pin.file) ?? []), pin]);
+  for (const pin of [...input.pins, ...mirroredInLock(input)]) byFile.set(pin.file, [...(byFile.get(pin.file) ?? []), pin]);
   if (!byFile.has(input.lockFile)) byFile.set(input.lockFile, []);
   for (const [file, pins] of byFile) {
     const absolute = path.join(input.dir, file);
@@ -48,6 +48,20 @@ export async function regenerateNpmLock(input: RegenerateInput): Promise<Regener
     await fs.writeFile(absolute, formatJson(json, jsonLayout(text)));
   }
   return { note: `npm regenerated ${input.lockFile} from ${registry}, so each entry has the dependencies its version declares` };
+}
+
+/**
+ * The lock mirrors each package.json it covers (`packages[""]`, workspace entries); a lock npm wrote from
+ * an older version had no such entries for the bump to pin, so the package.json ranges are set there too.
+ */
+function mirroredInLock(input: RegenerateInput): LockPin[] {
+  const lockDir = path.posix.dirname(input.lockFile);
+  return input.pins
+    .filter((pin) => pin.file !== input.lockFile && pin.path[0] !== 'overrides')
+    .map((pin) => {
+      const folder = path.posix.relative(lockDir, path.posix.dirname(pin.file));
+      return { file: input.lockFile, path: ['packages', folder, ...pin.path], range: pin.range };
+    });
 }
 
 /** Sets the string at a path of objects when the path exists (npm may have rewritten the lock in another version). */
