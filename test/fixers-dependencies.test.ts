@@ -1,6 +1,7 @@
 // The dependency fixer on lockfiles and manifests in a temporary work tree: the exact files it writes
 // for npm, pip requirements, Poetry and uv, and the notes for what it leaves alone. Release metadata
 // comes from a loopback stand-in registry (npm regenerates its locks against it too).
+import pep440 from '@renovatebot/pep440';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -302,6 +303,92 @@ describe('dependency fixer: pip requirements', () => {
     assert.equal(read(workspace, 'requirements/base.txt'), 'Jinja2==2.11.3\r\nflask==2.0.0\r\n');
     assert.equal(read(workspace, 'requirements.txt'), '-r requirements/base.txt\n');
     assert.deepEqual(outcome.changedFiles, ['requirements/base.txt']);
+  });
+});
+
+describe('dependency fixer: pins that must move together (resolved against the registry)', () => {
+  /** The file's pins whose registry requirements another pin of the file does not meet: what pip would refuse. */
+  function conflicts(text: string): string[] {
+    const pins = new Map([...text.matchAll(/^([\w.-]+)==(\S+)$/gm)].map((m) => [m[1].toLowerCase(), m[2]]));
+    const found: string[] = [];
+    for (const [name, version] of pins) {
+      const project = Object.entries(REGISTRY_CATALOG.pypi).find(([n]) => n.toLowerCase() === name)?.[1];
+      for (const line of project?.[version] ?? []) {
+        if (line.includes('extra ==')) continue;
+        const [, required, specifier] = /^([\w.-]+)\s*([^;]*)/.exec(line)!;
+        const pinned = pins.get(required.toLowerCase());
+        if (pinned && specifier.trim() && !pep440.satisfies(pinned, specifier.trim())) found.push(`${name} ${version} needs ${required}${specifier.trim()}, pinned ${pinned}`);
+      }
+    }
+    return found;
+  }
+
+  const flaskApp = ['Flask==0.12.2', 'Werkzeug==0.14.1', 'Jinja2==2.9.6', 'click==6.7', 'itsdangerous==0.24', 'MarkupSafe==1.0', 'requests==2.31.0', ''].join('\n');
+
+  test('Flask 0.12.2 → 2.2.5 moves its pinned Werkzeug, Jinja2, click, itsdangerous and MarkupSafe to the smallest releases the new Flask accepts', async () => {
+    assert.notDeepEqual(conflicts(flaskApp.replace('Flask==0.12.2', 'Flask==2.2.5')), [], 'the plain bump pip cannot install');
+    const { outcome, workspace } = await apply({ 'requirements.txt': flaskApp }, finding('requirements.txt', 'flask', 'PyPI', '0.12.2', '2.2.5'));
+    const text = read(workspace, 'requirements.txt');
+    assert.equal(text, ['Flask==2.2.5', 'Werkzeug==2.2.2', 'Jinja2==3.0.0', 'click==8.0.0', 'itsdangerous==2.0.0', 'MarkupSafe==2.1.1', 'requests==2.31.0', ''].join('\n'));
+    assert.deepEqual(conflicts(text), []);
+    assert.equal(outcome.fixed, true);
+    assert.match(outcome.note, /^Pinned Flask to 2\.2\.5 instead of 0\.12\.2 in requirements\.txt; to keep the file installable with Flask 2\.2\.5, also moved /);
+    for (const moved of ['Werkzeug 0.14.1 → 2.2.2', 'Jinja2 2.9.6 → 3.0.0', 'click 6.7 → 8.0.0', 'itsdangerous 0.24 → 2.0.0', 'MarkupSafe 1.0 → 2.1.1']) assert.ok(outcome.note.includes(moved), moved);
+    // Every one of them is a new major version, which the user is told to review.
+    assert.deepEqual(
+      outcome.userNotes?.map((note) => note.split(',')[0]),
+      ['Flask moves from 0.12.2 to 2.2.5', 'Werkzeug moves from 0.14.1 to 2.2.2', 'Jinja2 moves from 2.9.6 to 3.0.0', 'click moves from 6.7 to 8.0.0', 'itsdangerous moves from 0.24 to 2.0.0', 'MarkupSafe moves from 1.0 to 2.1.1'],
+    );
+  });
+
+  test('Jinja2 3.1.3 next to MarkupSafe 1.0: MarkupSafe moves to 2.0.0, the first release Jinja2 3 accepts', async () => {
+    const text = 'Jinja2==2.10.1\nMarkupSafe==1.0\n';
+    const { outcome, workspace } = await apply({ 'requirements.txt': text }, finding('requirements.txt', 'jinja2', 'PyPI', '2.10.1', '3.1.3'));
+    assert.equal(read(workspace, 'requirements.txt'), 'Jinja2==3.1.3\nMarkupSafe==2.0.0\n');
+    assert.match(outcome.note, /also moved MarkupSafe 1\.0 → 2\.0\.0/);
+  });
+
+  test('Werkzeug 3.0.3 next to Flask 2.2.5: Flask moves to 3.0.0, the first release written for Werkzeug 3', async () => {
+    const text = ['Flask==2.2.5', 'Werkzeug==2.2.3', 'Jinja2==3.1.2', 'MarkupSafe==2.1.3', 'click==8.1.3', 'itsdangerous==2.1.2', 'blinker==1.6.2', ''].join('\n');
+    const { outcome, workspace } = await apply({ 'requirements.txt': text }, finding('requirements.txt', 'werkzeug', 'PyPI', '2.2.3', '3.0.3'));
+    assert.equal(read(workspace, 'requirements.txt'), text.replace('Werkzeug==2.2.3', 'Werkzeug==3.0.3').replace('Flask==2.2.5', 'Flask==3.0.0'));
+    assert.deepEqual(outcome.userNotes?.map((note) => note.split(',')[0]), ['Werkzeug moves from 2.2.3 to 3.0.3', 'Flask moves from 2.2.5 to 3.0.0']);
+  });
+
+  test('a major version crossed alone (Django 1.9 → 3.2.25) is said in the note and left to the user to review', async () => {
+    const { outcome, workspace } = await apply({ 'requirements.txt': 'Django==1.9\nrequests==2.31.0\n' }, finding('requirements.txt', 'django', 'PyPI', '1.9', '3.2.25'));
+    assert.equal(read(workspace, 'requirements.txt'), 'Django==3.2.25\nrequests==2.31.0\n');
+    const review = 'Django moves from 1.9 to 3.2.25, a new major version: read its changelog for breaking changes and run the tests before merging';
+    assert.deepEqual(outcome.userNotes, [review]);
+    assert.equal(outcome.note, `Pinned Django to 3.2.25 instead of 1.9 in requirements.txt; ${review}`);
+  });
+
+  test('a version another advisory still affects is passed over for the next release that fixes both', async () => {
+    const advisories = {
+      hasRecords: async () => true,
+      forPackages: async () =>
+        new Map([['flask', [{ id: 'GHSA-other', aliases: [], summary: null, severity: [], databaseSeverity: null, cweIds: [], references: [], affected: [{ ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '2.3.2' }] }] }] }]]]),
+    };
+    const fixer = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: registry.url, npmUrl: registry.url }), advisories });
+    const workspace = workTree({ 'requirements.txt': flaskApp });
+    const outcome = await fixer.apply(finding('requirements.txt', 'flask', 'PyPI', '0.12.2', '2.2.5'), workspace);
+    const text = read(workspace, 'requirements.txt');
+    assert.match(text, /^Flask==2\.3\.3$/m);
+    assert.match(text, /^Werkzeug==2\.3\.7$/m);
+    assert.deepEqual(conflicts(text), []);
+    assert.equal(outcome.fixed, true);
+  });
+
+  test('the registry out of reach: a file with other pins is refused, a lone pin gets the plain bump', async () => {
+    const offline = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: 'http://127.0.0.1:9', npmUrl: 'http://127.0.0.1:9' }) });
+    const workspace = workTree({ 'requirements.txt': flaskApp, 'solo/requirements.txt': 'Flask==0.12.2\n' });
+    const refusal = await offline.apply(finding('requirements.txt', 'flask', 'PyPI', '0.12.2', '2.2.5'), workspace);
+    assert.equal(refusal.fixed, false);
+    assert.match(refusal.note, /^flask was not upgraded to 2\.2\.5: the package registry is needed to check that requirements\.txt's other pins still fit, and http:\/\/127\.0\.0\.1:9 could not be reached/);
+    assert.equal(read(workspace, 'requirements.txt'), flaskApp);
+    const alone = await offline.apply(finding('solo/requirements.txt', 'flask', 'PyPI', '0.12.2', '2.2.5'), workspace);
+    assert.equal(read(workspace, 'solo/requirements.txt'), 'Flask==2.2.5\n');
+    assert.equal(alone.fixed, true);
   });
 });
 

@@ -192,11 +192,11 @@ export async function resolvePins(input: ResolveInput): Promise<Resolution> {
       firstProblem ??= `with ${input.name} ${candidate}, ${settled}`;
       continue;
     }
-    const moves: Move[] = [];
-    for (const [name, to] of settled) {
-      const pin = input.pins.get(name)!;
-      if (name === target) moves.unshift({ name: pin.name, from: pin.version, to });
-      else if (to !== pin.version) moves.push({ name: pin.name, from: pin.version, to, requiredBy: input.name });
+    // The fixed package first, then the others in the order the file lists them.
+    const moves: Move[] = [{ name: input.pins.get(target)!.name, from: input.pins.get(target)!.version, to: candidate }];
+    for (const [name, pin] of input.pins) {
+      const to = settled.get(name);
+      if (name !== target && to !== undefined && to !== pin.version) moves.push({ name: pin.name, from: pin.version, to, requiredBy: input.name });
     }
     return { moves };
   }
