@@ -457,11 +457,16 @@ pytest = "^7.0"
 
   test('a bare Poetry version is exact, and a transitive package changes the lock alone', async () => {
     const bare = await apply({ 'poetry.lock': poetryLock, 'pyproject.toml': pyproject }, finding('poetry.lock', 'idna', 'PyPI', '3.4', '3.7'));
-    assert.equal(read(bare.workspace, 'pyproject.toml'), pyproject.replace('idna = "3.4"', 'idna = "3.7"'));
+    // requests 2.25.0 requires idna<3, so the locked requests moves to 2.31.0 (idna<4) with it.
+    assert.equal(read(bare.workspace, 'pyproject.toml'), pyproject.replace('idna = "3.4"', 'idna = "3.7"').replace('version = "^2.25"', 'version = "^2.31.0"'));
     assert.match(read(bare.workspace, 'poetry.lock'), /name = "idna"\nversion = "3\.7"\n[^[]*files = \[\]\n\n\[metadata\]/);
+    assert.match(read(bare.workspace, 'poetry.lock'), /name = "requests"\nversion = "2\.31\.0"\n/);
+    assert.match(bare.outcome.note, /also moved requests 2\.25\.0 → 2\.31\.0$/);
 
     const transitive = await apply({ 'poetry.lock': poetryLock, 'pyproject.toml': pyproject.replace('idna = "3.4"\n', '') }, finding('poetry.lock', 'idna', 'PyPI', '3.4', '3.7'));
-    assert.deepEqual(transitive.outcome.changedFiles, ['poetry.lock']);
+    // idna is not declared, so only the constraint of requests (which moves with it) changes there.
+    assert.deepEqual(transitive.outcome.changedFiles, ['poetry.lock', 'pyproject.toml']);
+    assert.doesNotMatch(read(transitive.workspace, 'pyproject.toml'), /idna/);
   });
 
   test('uv.lock loses the sdist and wheels of the old version; PEP 621 constraints are raised in place', async () => {

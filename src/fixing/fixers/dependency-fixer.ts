@@ -11,7 +11,7 @@ import { bumpNpmLock } from './npm-bump.ts';
 import { regenerateNpmLock } from './npm-lock-regenerate.ts';
 import { defaultPackageRegistry, type PackageRegistry } from './package-registry.ts';
 import { bumpPyproject } from './pyproject-bump.ts';
-import { bumpPythonLock, isPythonLock } from './python-lock-bump.ts';
+import { bumpPythonLockResolved, isPythonLock } from './python-lock-bump.ts';
 import { bumpRequirementsResolved } from './requirements-bump.ts';
 import { readTreeFile, writeTreeFile } from './tree-files.ts';
 
@@ -28,7 +28,7 @@ function bumperFor(file: string, ecosystem: Ecosystem): Bumper | undefined {
   if (ecosystem === 'npm' && (base === 'package-lock.json' || base === 'npm-shrinkwrap.json')) return bumpNpmLock;
   // An included file (`-r base.txt`) is a requirements file whatever its name.
   if (ecosystem === 'PyPI' && (REQUIREMENTS.test(base) || base.endsWith('.txt'))) return bumpRequirementsResolved;
-  if (ecosystem === 'PyPI' && isPythonLock(file)) return bumpPythonLock;
+  if (ecosystem === 'PyPI' && isPythonLock(file)) return bumpPythonLockResolved;
   if (ecosystem === 'PyPI' && base === 'pyproject.toml') return bumpPyproject;
   return undefined;
 }

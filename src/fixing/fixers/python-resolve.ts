@@ -193,7 +193,7 @@ export async function resolvePins(input: ResolveInput): Promise<Resolution> {
       continue;
     }
     // The fixed package first, then the others in the order the file lists them.
-    const moves: Move[] = [{ name: input.pins.get(target)!.name, from: input.pins.get(target)!.version, to: candidate }];
+    const moves: Move[] = [{ name: input.pins.get(target)!.name, from: input.pins.get(target)!.version, to: settled.get(target)! }];
     for (const [name, pin] of input.pins) {
       const to = settled.get(name);
       if (name !== target && to !== undefined && to !== pin.version) moves.push({ name: pin.name, from: pin.version, to, requiredBy: input.name });

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { normalizePythonName } from '../../sbom/extractors/python/python-names.ts';
-import { alreadyFixed, movesNote, needsBump, refused, type BumpContext, type BumpResult, type DependencyBump, type ReadFile } from './dependency-bump.ts';
-import { RegistryUnreachable } from './package-registry.ts';
-import { resolvePins, type Pin } from './python-resolve.ts';
+import { alreadyFixed, needsBump, type BumpContext, type BumpResult, type DependencyBump, type ReadFile } from './dependency-bump.ts';
+import type { Pin } from './python-resolve.ts';
+import { bumpResolved } from './resolved-bump.ts';
 import { joinLines, splitLines } from './text-edits.ts';
 
 // pip requirements files: `name==old` becomes `name==fixed`, extras, markers and comments kept. The
@@ -15,36 +15,9 @@ const PIN = /^(\s*)([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(\s*(?:\[[^\]]*\]
 const HASH_OPTION = /\s*--hash(?:=|\s+)\S+/g;
 const COMMENT = /(?:^|\s+)#.*$/;
 
-/**
- * Moves the package to the smallest release that fixes it and leaves the file installable: the other
- * `==` pins of the file move with it where the new release requires (see python-resolve.ts). Without
- * the registry, a file that pins nothing else gets the plain bump; one with other pins is refused,
- * since pip might not be able to install it.
- */
-export async function bumpRequirementsResolved(bump: DependencyBump, text: string, read: ReadFile, context: BumpContext): Promise<BumpResult> {
-  const pins = pinsOf(text);
-  const wanted = normalizePythonName(bump.name);
-  const pin = pins.get(wanted);
-  if (!pin || !needsBump(bump, pin.version)) return bumpRequirements(bump, text, read);
-  let resolution;
-  try {
-    resolution = await resolvePins({ pins, name: bump.name, fixed: bump.fixed, isClear: context.isClear, registry: context.registry, signal: context.signal });
-  } catch (error) {
-    if (!(error instanceof RegistryUnreachable)) throw error;
-    if (pins.size === 1) return bumpRequirements(bump, text, read);
-    return refused(`the package registry is needed to check that ${bump.file}'s other pins still fit, and ${error.message}`);
-  }
-  if ('refused' in resolution) return refused(resolution.refused);
-  let current = text;
-  const notes: string[] = [];
-  for (const move of resolution.moves) {
-    const result = await bumpRequirements({ ...bump, name: move.name, installed: move.from, fixed: move.to }, current, read);
-    if (result.kind === 'refused') return result;
-    if (result.kind !== 'bumped') continue;
-    current = result.files.get(bump.file)!;
-    notes.push(result.note);
-  }
-  return { kind: 'bumped', files: new Map([[bump.file, current]]), note: movesNote(notes[0], resolution.moves), moves: resolution.moves };
+/** The plain bump, with the file's other pins moved along where the new release requires (see resolved-bump.ts). */
+export function bumpRequirementsResolved(bump: DependencyBump, text: string, read: ReadFile, context: BumpContext): Promise<BumpResult> {
+  return bumpResolved(bump, text, read, context, pinsOf(text), bumpRequirements);
 }
 
 /** The file's `==` pins by normalized name (the first of a name, as pip would refuse two). */
