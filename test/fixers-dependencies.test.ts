@@ -227,6 +227,20 @@ describe('dependency fixer: npm', () => {
     assert.equal(note, 'lodash was not upgraded to 4.17.21: the project declares lodash and its range >=4.0.0 <4.17.21 has an upper bound below 4.17.21');
   });
 
+  test('with the stored advisories, the smallest version clear of all of them: 4.17.22 when another advisory affects 4.17.21', async () => {
+    const affected = [{ ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '4.17.22' }] }] }];
+    const advisories = {
+      hasRecords: async () => true,
+      forPackages: async () => new Map([['lodash', [{ id: 'GHSA-other', aliases: [], summary: null, severity: [], databaseSeverity: null, cweIds: [], references: [], affected }]]]),
+    };
+    const fixer = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: registry.url, npmUrl: registry.url }), advisories });
+    const workspace = workTree({ 'package.json': packageJson, 'package-lock.json': lock });
+    const outcome = await fixer.apply(finding('package-lock.json', 'lodash', 'npm', '4.17.20', '4.17.21'), workspace);
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.equal(JSON.parse(read(workspace, 'package-lock.json')).packages['node_modules/lodash'].version, '4.17.22');
+    assert.match(read(workspace, 'package.json'), /"lodash": "\^4\.17\.22"/);
+  });
+
   test('npm cannot reach the registry: refused with the reason, every file left as it was', async () => {
     const unreachable = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: 'http://127.0.0.1:9', npmUrl: 'http://127.0.0.1:9' }) });
     const files = { 'package.json': packageJson, 'package-lock.json': lock };

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import semver from 'semver';
 import { ECOSYSTEMS, type Ecosystem } from '../../sbom/component.ts';
 import type { AdvisoryLookup } from '../../osv/advisories.ts';
 import { affectedMatch } from '../../osv/affected.ts';
@@ -9,7 +10,7 @@ import { affectedCopies } from './affected-copies.ts';
 import { crossesMajor, majorVersionNote, type BumpContext, type BumpResult, type DependencyBump, type ReadFile } from './dependency-bump.ts';
 import { bumpNpmLock } from './npm-bump.ts';
 import { regenerateNpmLock } from './npm-lock-regenerate.ts';
-import { defaultPackageRegistry, type PackageRegistry } from './package-registry.ts';
+import { defaultPackageRegistry, RegistryUnreachable, type PackageRegistry } from './package-registry.ts';
 import { bumpPyproject } from './pyproject-bump.ts';
 import { bumpPythonLockResolved, isPythonLock } from './python-lock-bump.ts';
 import { bumpRequirementsResolved } from './requirements-bump.ts';
@@ -72,6 +73,11 @@ async function fixDependency(finding: FixFinding, workspace: FixWorkspace, optio
   if (text === null) return refuse(`${bump.file} no longer exists, so ${bump.name} was not upgraded there`);
   const registry = options.registry ?? defaultPackageRegistry();
   const context: BumpContext = { registry, isClear: clearOf(options.advisories, bump), signal: workspace.signal };
+  if (bumper === bumpNpmLock && options.advisories && semver.valid(bump.fixed)) {
+    const clear = await smallestClearNpmVersion(bump, context);
+    if (typeof clear !== 'string') return refuse(`${bump.name} was not upgraded to ${bump.fixed}: ${clear.refused}`);
+    bump.fixed = clear;
+  }
   const result = await bumper(bump, text, read, context);
   if (result.kind === 'refused') return refuse(`${bump.name} was not upgraded to ${bump.fixed}: ${result.reason}`);
   if (result.kind === 'already') {
@@ -100,6 +106,22 @@ async function fixDependency(finding: FixFinding, workspace: FixWorkspace, optio
   const majors = moves.filter((move) => crossesMajor(bump.ecosystem, move.from, move.to)).map(majorVersionNote);
   if (majors.length) note = `${note}; ${majors.join('; ')}`;
   return { fixed: changedFiles.includes(bump.file), changedFiles, note, ...(majors.length ? { userNotes: majors } : {}) };
+}
+
+/** The smallest published npm version from the fixed one on that no stored advisory of the package affects. */
+async function smallestClearNpmVersion(bump: DependencyBump, context: BumpContext): Promise<string | { refused: string }> {
+  let versions: string[];
+  try {
+    versions = await context.registry.npmVersions(bump.name, context.signal);
+  } catch (error) {
+    if (error instanceof RegistryUnreachable) return { refused: `the package registry is needed to choose a version clear of every advisory, and ${error.message}` };
+    throw error;
+  }
+  for (const version of versions) {
+    if (semver.prerelease(version) || semver.lt(version, bump.fixed)) continue;
+    if (await context.isClear(version)) return version;
+  }
+  return { refused: `no published version from ${bump.fixed} on is clear of every advisory of ${bump.name}` };
 }
 
 /** The finding's package and versions, or why it cannot be upgraded. */

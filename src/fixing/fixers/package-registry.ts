@@ -1,9 +1,11 @@
 import pep440 from '@renovatebot/pep440';
+import semver from 'semver';
 import { DEFAULT_PACKAGE_REGISTRIES, type PackageRegistrySettings } from '../../config.ts';
 import { normalizePythonName } from '../../sbom/extractors/python/python-names.ts';
 
 // Release metadata from the package registries a dependency fix resolves against: PyPI's JSON API
-// (`/pypi/<name>/json` for the releases, `/pypi/<name>/<version>/json` for one release's requirements).
+// (`/pypi/<name>/json` for the releases, `/pypi/<name>/<version>/json` for one release's requirements)
+// and npm packuments (`<registry>/<name>`).
 // Answers are kept per process, a bounded number of them, so the fixes of one run (and of the runs after
 // it) ask the registry once per package and release.
 
@@ -21,6 +23,8 @@ export interface PackageRegistry {
   pythonReleases(name: string, signal?: AbortSignal): Promise<PythonRelease[]>;
   /** A release's `Requires-Dist` lines, as its metadata gives them. */
   pythonRequirements(name: string, version: string, signal?: AbortSignal): Promise<string[]>;
+  /** The published versions of an npm package not deprecated, in SemVer order; empty when it does not exist. */
+  npmVersions(name: string, signal?: AbortSignal): Promise<string[]>;
 }
 
 const CACHE_ENTRIES = 2000;
@@ -82,6 +86,15 @@ export function createPackageRegistry(settings: PackageRegistrySettings): Packag
       const body = await getJson(pypi(`${encodeURIComponent(normalizePythonName(name))}/${encodeURIComponent(version)}`), signal);
       const requires = isObject(body) && isObject(body.info) ? body.info.requires_dist : null;
       return Array.isArray(requires) ? requires.filter((r): r is string => typeof r === 'string') : [];
+    },
+    async npmVersions(name, signal) {
+      // Scoped names keep their `@` and encode the slash, as npm asks for them.
+      const body = await getJson(`${settings.npmUrl}/${name.startsWith('@') ? `@${encodeURIComponent(name.slice(1))}` : encodeURIComponent(name)}`, signal);
+      const versions = isObject(body) && isObject(body.versions) ? body.versions : {};
+      return Object.entries(versions)
+        .filter(([version, manifest]) => semver.valid(version) !== null && !(isObject(manifest) && typeof manifest.deprecated === 'string'))
+        .map(([version]) => version)
+        .sort(semver.compare);
     },
   };
 }
