@@ -42,6 +42,8 @@ const CANDIDATES = 25;
 /** Releases of a co-pinned package tried when looking for one that accepts the new versions. */
 const DEPENDENT_RELEASES = 40;
 const MAX_ROUNDS = 50;
+/** Registry requests made at once. */
+const PREFETCH = 8;
 
 interface Requirement {
   name: string;
@@ -180,6 +182,9 @@ class Resolver {
 export async function resolvePins(input: ResolveInput): Promise<Resolution> {
   const resolver = new Resolver(input);
   const target = normalizePythonName(input.name);
+  // Every pin's own requirements are read to check it against the new versions: asked for a few at a time.
+  const pins = [...input.pins];
+  for (let i = 0; i < pins.length; i += PREFETCH) await Promise.all(pins.slice(i, i + PREFETCH).map(([name, pin]) => resolver.requirements(name, pin.version)));
   const candidates = await resolver.releases(input.name, input.fixed);
   if (!candidates.length) return { refused: `${input.registry.settings.pypiUrl} lists no release of ${input.name} from ${input.fixed} on` };
   let firstProblem: string | null = null;
