@@ -74,7 +74,19 @@ export interface Settings {
   llm: LlmSettings | null;
   /** API roots of the code hosts pull requests are opened on (GitHub Enterprise Server, self-managed GitLab, Azure DevOps Server). */
   codeHosts: CodeHostSettings;
+  /** Registries whose metadata dependency fixes resolve against (and npm regenerates lockfiles from). */
+  packageRegistries: PackageRegistrySettings;
 }
+
+export interface PackageRegistrySettings {
+  /** Root of a PyPI-compatible JSON API: `<pypiUrl>/pypi/<name>/json`. */
+  pypiUrl: string;
+  /** An npm registry root: `<npmUrl>/<name>` is a packument. */
+  npmUrl: string;
+}
+
+/** The public registries, for callers that run without settings. */
+export const DEFAULT_PACKAGE_REGISTRIES: PackageRegistrySettings = { pypiUrl: 'https://pypi.org', npmUrl: 'https://registry.npmjs.org' };
 
 export interface LlmSettings {
   /** `openai` speaks the Chat Completions API (OpenAI, vLLM, Ollama, LiteLLM, DeepSeek, Moonshot…); `anthropic` the Messages API. */
@@ -233,6 +245,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
       githubApiUrl: (env.BULWARK_GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
       gitlabUrl: (env.BULWARK_GITLAB_URL || 'https://gitlab.com').replace(/\/+$/, ''),
       azureDevOpsUrl: (env.BULWARK_AZURE_DEVOPS_URL || 'https://dev.azure.com').replace(/\/+$/, ''),
+    },
+    packageRegistries: {
+      pypiUrl: (env.BULWARK_PYPI_URL || DEFAULT_PACKAGE_REGISTRIES.pypiUrl).replace(/\/+$/, ''),
+      npmUrl: (env.BULWARK_NPM_REGISTRY_URL || DEFAULT_PACKAGE_REGISTRIES.npmUrl).replace(/\/+$/, ''),
     },
   };
   const merged: Settings = { ...settings, ...Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) };

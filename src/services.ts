@@ -13,6 +13,7 @@ import { recordOutcomes } from './observability/record-outcomes.ts';
 import { createFixAgent } from './fixing/agent/index.ts';
 import { createFixRunner, fixJobKey } from './fixing/fix-runner.ts';
 import { fixersWithRules } from './fixing/fixers/index.ts';
+import { createPackageRegistry } from './fixing/fixers/package-registry.ts';
 import { verifyFix } from './fixing/verify.ts';
 import { loadRuleSet } from './engines/sast/rule-set.ts';
 import { createScanJobs } from './scanning/batch-runner.ts';
@@ -87,7 +88,10 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
   });
   // Fixes rewrite and verify with the same rules the scans ran, operator folders included.
   const ruleSet = () => loadRuleSet(settings.sastRuleDirs);
-  const fixerFor = await fixersWithRules(ruleSet);
+  const fixerFor = await fixersWithRules(ruleSet, {
+    registry: createPackageRegistry(settings.packageRegistries),
+    advisories: storedAdvisories(store.db),
+  });
   const fixRunner = createFixRunner({
     db: store.db,
     tokenBox,

@@ -16,6 +16,7 @@ import { TestRepo } from './support/git-repo.ts';
 import { osvRecord, writeRecordDir } from './support/osv-records.ts';
 import { positiveSample } from './support/secret-samples.ts';
 import { ownWorkTreeFolders, workTreeExists } from './support/work-trees.ts';
+import { startRegistryStandIn, type RegistryStandIn } from './support/package-registry-standin.ts';
 
 const stripeKey = positiveSample(SECRET_RULES.find((r) => r.id === 'stripe-secret-key')!, 201);
 
@@ -80,6 +81,7 @@ describe('autofix over HTTP on a real repository', () => {
   let org: TestOrg;
   let repo: TestRepo;
   let github: StandIn;
+  let packages: RegistryStandIn;
   let unitId: string;
   const base = () => `/api/v1/repositories/${unitId}`;
   const TOKEN = 'ghp_e2eTestTokenForTheStandIn000000000000';
@@ -87,7 +89,11 @@ describe('autofix over HTTP on a real repository', () => {
   before(async () => {
     repo = TestRepo.create();
     github = await startGitHubStandIn({ token: TOKEN, repos: { 'acme/shop': path.join(repo.dir, '.git') } });
-    h = await createHarness({ scanning: true, env: { BULWARK_JOB_LEASE_SECONDS: '10', BULWARK_GITHUB_API_URL: github.url } });
+    packages = await startRegistryStandIn({ npm: { lodash: { '4.17.20': {}, '4.17.21': {}, '4.17.22': {} } } });
+    h = await createHarness({
+      scanning: true,
+      env: { BULWARK_JOB_LEASE_SECONDS: '10', BULWARK_GITHUB_API_URL: github.url, BULWARK_NPM_REGISTRY_URL: packages.url, BULWARK_PYPI_URL: packages.url },
+    });
     org = await h.org('fixing');
     const records = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-fix-osv-'));
     writeRecordDir(records, [osvRecord('GHSA-2099-lodash-ffff', 'npm', 'lodash', [{ introduced: '0' }, { fixed: '4.17.21' }])]);
@@ -108,6 +114,7 @@ describe('autofix over HTTP on a real repository', () => {
   after(async () => {
     await h.close();
     await github.close();
+    await packages.close();
     repo.remove();
   });
 

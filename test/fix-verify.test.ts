@@ -14,9 +14,12 @@ import { detectSecrets } from '../src/engines/secrets/detector.ts';
 import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
 import { maskSecret } from '../src/engines/secrets/text-checks.ts';
 import { extractorFor } from '../src/sbom/extractors/index.ts';
+import { createDependencyFixer } from '../src/fixing/fixers/dependency-fixer.ts';
 import { fixerFor } from '../src/fixing/fixers/index.ts';
+import { createPackageRegistry } from '../src/fixing/fixers/package-registry.ts';
 import type { FixFinding, FixWorkspace } from '../src/fixing/types.ts';
 import { verifyFix } from '../src/fixing/verify.ts';
+import { startRegistryStandIn, type NpmCatalog, type PypiCatalog } from './support/package-registry-standin.ts';
 import { positiveSample } from './support/secret-samples.ts';
 
 const GHP = positiveSample(SECRET_RULES.find((r) => r.id === 'github-pat')!, 21);
@@ -333,23 +336,49 @@ describe('verification: the dependency fixer on the real lockfiles of the extrac
     return files;
   }
 
+  /** npm writes a lock again only beside its package.json: those of the project and its workspaces, as the lock mirrors them. */
+  function withPackageJsons(files: Record<string, string>): Record<string, string> {
+    const packages = files['package-lock.json'] ? JSON.parse(files['package-lock.json']).packages : undefined;
+    for (const [folder, entry] of Object.entries((packages ?? {}) as Record<string, Record<string, unknown>>)) {
+      const manifest = folder ? `${folder}/package.json` : 'package.json';
+      if (folder.includes('node_modules/') || folder.startsWith('node_modules') || files[manifest]) continue;
+      const fields = ['name', 'version', 'workspaces', 'dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'];
+      files[manifest] = `${JSON.stringify(Object.fromEntries(fields.filter((f) => f in entry).map((f) => [f, entry[f]])), null, 2)}\n`;
+    }
+    return files;
+  }
+
   const nextVersion = (ecosystem: string, version: string) => (ecosystem === 'npm' ? semver.inc(version, 'patch') : pep440.inc(version, 'patch'));
 
   for (const lockfile of lockfiles) {
     test(`${lockfile}: every package, raised one patch version, is fixed and verified or refused untouched`, async () => {
-      const files = fixtureFiles(lockfile);
+      const files = withPackageJsons(fixtureFiles(lockfile));
       const file = path.posix.basename(lockfile);
       const extractor = extractorFor(file)!;
       const context = { readFile: async (p: string) => files[path.posix.normalize(p)] ?? null };
       const components = (await extractor.extract({ path: file, text: files[file] }, context)).filter((c) => c.sourceFile === file);
       assert.ok(components.length >= 3);
+      // A registry that knows each locked version and the next patch, with no requirements between them.
+      const pypi: PypiCatalog = {};
+      const npm: NpmCatalog = {};
+      for (const component of components) {
+        const next = nextVersion(component.ecosystem, component.version);
+        for (const version of [component.version, next].filter((v): v is string => !!v)) {
+          if (component.ecosystem === 'npm') (npm[component.name] ??= {})[version] = {};
+          else (pypi[component.name] ??= {})[version] = [];
+        }
+      }
+      const registry = await startRegistryStandIn({ pypi, npm });
+      after(() => registry.close());
+      const fixer = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: registry.url, npmUrl: registry.url }) });
       let fixedCount = 0;
       for (const component of components) {
         const fixed = nextVersion(component.ecosystem, component.version);
         if (!fixed) continue;
         const tree = new Tree(files);
         const finding = dependencyFinding(file, component.name, component.ecosystem, component.version, fixed);
-        const outcome = await fixerFor(finding)!.apply(finding, tree.workspace);
+        assert.equal(fixerFor(finding)?.name, fixer.name);
+        const outcome = await fixer.apply(finding, tree.workspace);
         if (!outcome.fixed) {
           assert.deepEqual(outcome.changedFiles, [], outcome.note);
           for (const [name, text] of Object.entries(files)) assert.equal(tree.read(name), text, `${name} untouched after: ${outcome.note}`);

@@ -1,16 +1,30 @@
 // The dependency fixer on lockfiles and manifests in a temporary work tree: the exact files it writes
-// for npm, pip requirements, Poetry and uv, and the notes for what it leaves alone.
+// for npm, pip requirements, Poetry and uv, and the notes for what it leaves alone. Release metadata
+// comes from a loopback stand-in registry (npm regenerates its locks against it too).
+import pep440 from '@renovatebot/pep440';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
-import { dependencyFixer } from '../src/fixing/fixers/dependency-fixer.ts';
+import { after, before, describe, test } from 'node:test';
+import { createDependencyFixer } from '../src/fixing/fixers/dependency-fixer.ts';
 import { fixerFor } from '../src/fixing/fixers/index.ts';
-import type { FixerOutcome, FixFinding, FixWorkspace } from '../src/fixing/types.ts';
+import { createPackageRegistry } from '../src/fixing/fixers/package-registry.ts';
+import type { Fixer, FixerOutcome, FixFinding, FixWorkspace } from '../src/fixing/types.ts';
+import { REGISTRY_CATALOG } from './support/registry-catalog.ts';
+import { startRegistryStandIn, type RegistryStandIn } from './support/package-registry-standin.ts';
 
 const roots: string[] = [];
-after(() => roots.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+let registry: RegistryStandIn;
+let dependencyFixer: Fixer;
+before(async () => {
+  registry = await startRegistryStandIn(REGISTRY_CATALOG);
+  dependencyFixer = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: registry.url, npmUrl: registry.url }) });
+});
+after(async () => {
+  roots.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true }));
+  await registry.close();
+});
 
 function workTree(files: Record<string, string>): FixWorkspace {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-fix-deps-'));
@@ -102,49 +116,20 @@ describe('dependency fixer: npm', () => {
 }
 `;
 
-  test('a direct dependency: the lock entry takes the fixed version, the ranges in package.json and the lock follow', async () => {
+  test('a direct dependency: npm writes the lock again with the fixed version, the ranges in package.json and the lock follow', async () => {
     const { outcome, workspace } = await apply({ 'package.json': packageJson, 'package-lock.json': lock }, finding('package-lock.json', 'lodash', 'npm', '4.17.20', '4.17.21'));
-    assert.equal(
-      read(workspace, 'package-lock.json'),
-      `{
-  "name": "shop",
-  "version": "1.0.0",
-  "lockfileVersion": 3,
-  "requires": true,
-  "packages": {
-    "": {
-      "name": "shop",
-      "version": "1.0.0",
-      "dependencies": {
-        "express": "^4.18.0",
-        "lodash": "^4.17.21"
-      },
-      "devDependencies": {
-        "jest": "~29.0.0"
-      }
-    },
-    "node_modules/express": {
-      "version": "4.18.2",
-      "resolved": "https://registry.npmjs.org/express/-/express-4.18.2.tgz",
-      "integrity": "sha512-express",
-      "dependencies": {
-        "lodash": "^4.17.15"
-      }
-    },
-    "node_modules/lodash": {
-      "version": "4.17.21"
-    }
-  }
-}
-`,
-    );
+    const written = JSON.parse(read(workspace, 'package-lock.json'));
+    // The smallest fixing version, not the newest the range admits (4.17.22), with what the registry says of it.
+    assert.deepEqual(written.packages['node_modules/lodash'], { version: '4.17.21', integrity: `sha512-${Buffer.from('lodash@4.17.21').toString('base64')}` });
+    assert.deepEqual(written.packages[''].dependencies, { express: '^4.18.0', lodash: '^4.17.21' });
+    assert.equal(written.packages['node_modules/express'].version, '4.18.2');
     assert.equal(read(workspace, 'package.json'), packageJson.replace('"lodash": "^4.17.20"', '"lodash": "^4.17.21"'));
     assert.deepEqual(outcome, {
       fixed: true,
       changedFiles: ['package-lock.json', 'package.json'],
       note:
         'Set lodash 4.17.20 to 4.17.21 in package-lock.json (1 copy) and raised its range in package.json; ' +
-        'run npm install to fill in the removed resolved and integrity fields and any new dependencies of 4.17.21',
+        `npm regenerated package-lock.json from ${registry.url}, so each entry has the dependencies its version declares`,
     });
   });
 
@@ -156,7 +141,7 @@ describe('dependency fixer: npm', () => {
       packages: {
         '': { name: 'a', devDependencies: { jest: '~29.0.0', 'left-pad': '1.1.0' } },
         'node_modules/jest': { version: '29.0.1', dev: true },
-        'node_modules/left-pad': { version: '1.1.0', resolved: 'https://r/left-pad-1.1.0.tgz', integrity: 'sha1-x', dev: true },
+        'node_modules/left-pad': { version: '1.1.0', resolved: `${registry.url}/left-pad/-/left-pad-1.1.0.tgz`, integrity: 'sha1-x', dev: true },
       },
     };
     const crlf = (text: string) => text.replace(/\n/g, '\r\n');
@@ -166,7 +151,8 @@ describe('dependency fixer: npm', () => {
     );
     assert.equal(read(workspace, 'web/package.json'), crlf(json({ name: 'a', devDependencies: { jest: '~29.0.3', 'left-pad': '1.1.0' } }, 4)));
     const bumped = JSON.parse(read(workspace, 'web/package-lock.json'));
-    assert.deepEqual(bumped.packages['node_modules/jest'], { version: '29.0.3', dev: true });
+    assert.equal(bumped.packages['node_modules/jest'].version, '29.0.3');
+    assert.equal(bumped.packages['node_modules/jest'].dev, true);
     assert.deepEqual(bumped.packages[''].devDependencies, { jest: '~29.0.3', 'left-pad': '1.1.0' });
 
     const exact = await apply(
@@ -174,13 +160,14 @@ describe('dependency fixer: npm', () => {
       finding('package-lock.json', 'left-pad', 'npm', '1.1.0', '1.1.3'),
     );
     assert.equal(read(exact.workspace, 'package.json'), json({ name: 'a', devDependencies: { jest: '~29.0.0', 'left-pad': '1.1.3' } }));
-    assert.deepEqual(JSON.parse(read(exact.workspace, 'package-lock.json')).packages['node_modules/left-pad'], { version: '1.1.3', dev: true });
+    assert.equal(JSON.parse(read(exact.workspace, 'package-lock.json')).packages['node_modules/left-pad'].version, '1.1.3');
   });
 
-  test('a transitive copy is raised where its dependent admits the fix, and refused where it does not', async () => {
+  test('a transitive copy is raised where its dependent admits the fix, with the new dependencies of the fixed version; refused where it does not', async () => {
     const lockJson = (qsRange: string) => ({
       name: 'a',
       lockfileVersion: 2,
+      requires: true,
       packages: {
         '': { name: 'a', dependencies: { express: '^4.0.0' } },
         'node_modules/express': { version: '4.17.1', dependencies: { qs: qsRange } },
@@ -194,29 +181,35 @@ describe('dependency fixer: npm', () => {
         },
       },
     });
-    const { outcome, workspace } = await apply({ 'package-lock.json': json(lockJson('~6.5.2')) }, finding('package-lock.json', 'qs', 'npm', '6.5.2', '6.5.3'));
-    const expected = lockJson('~6.5.2');
-    expected.packages['node_modules/express/node_modules/qs'] = { version: '6.5.3' } as never;
-    expected.dependencies.express.dependencies.qs = { version: '6.5.3' } as never;
-    assert.equal(read(workspace, 'package-lock.json'), json(expected));
+    const manifest = json({ name: 'a', dependencies: { express: '^4.0.0' } });
+    const { outcome, workspace } = await apply({ 'package.json': manifest, 'package-lock.json': json(lockJson('~6.5.2')) }, finding('package-lock.json', 'qs', 'npm', '6.5.2', '6.5.3'));
+    const written = JSON.parse(read(workspace, 'package-lock.json'));
+    const qs = Object.entries(written.packages as Record<string, { version: string; dependencies?: object }>).filter(([key]) => key.endsWith('node_modules/qs'));
+    // 6.5.3 is the smallest fix (6.11.0 is newer), and it brings side-channel, which 6.5.2 did not need.
+    assert.deepEqual(qs.map(([, entry]) => [entry.version, entry.dependencies]), [['6.5.3', { 'side-channel': '^1.0.4' }]]);
+    assert.equal(written.packages['node_modules/side-channel'].version, '1.0.4');
+    assert.deepEqual(written.packages['node_modules/express'].dependencies, { qs: '~6.5.2' });
+    assert.equal(written.dependencies?.express?.requires?.qs ?? '~6.5.2', '~6.5.2');
     assert.deepEqual(outcome.changedFiles, ['package-lock.json']);
 
-    const note = await refused({ 'package-lock.json': json(lockJson('6.5.2')) }, finding('package-lock.json', 'qs', 'npm', '6.5.2', '6.5.3'));
+    const note = await refused({ 'package.json': manifest, 'package-lock.json': json(lockJson('6.5.2')) }, finding('package-lock.json', 'qs', 'npm', '6.5.2', '6.5.3'));
     assert.equal(note, 'qs was not upgraded to 6.5.3: express requires qs@6.5.2, which excludes 6.5.3; upgrade it instead');
   });
 
-  test('lockfileVersion 1 trees, with the range in package.json', async () => {
+  test('lockfileVersion 1 trees are written again by npm, with the range in package.json', async () => {
     const v1 = {
       name: 'a',
       lockfileVersion: 1,
       requires: true,
-      dependencies: { minimist: { version: '1.2.5', resolved: 'https://r/minimist-1.2.5.tgz', integrity: 'sha512-m' } },
+      dependencies: { minimist: { version: '1.2.5', resolved: `${registry.url}/minimist/-/minimist-1.2.5.tgz`, integrity: 'sha512-m' } },
     };
     const { workspace } = await apply(
       { 'package.json': json({ name: 'a', dependencies: { minimist: '^1.2.0' } }), 'package-lock.json': json(v1) },
       finding('package-lock.json', 'minimist', 'npm', '1.2.5', '1.2.6'),
     );
-    assert.equal(read(workspace, 'package-lock.json'), json({ ...v1, dependencies: { minimist: { version: '1.2.6' } } }));
+    const written = JSON.parse(read(workspace, 'package-lock.json'));
+    assert.equal(written.packages['node_modules/minimist'].version, '1.2.6');
+    assert.deepEqual(written.packages[''].dependencies, { minimist: '^1.2.6' });
     assert.equal(read(workspace, 'package.json'), json({ name: 'a', dependencies: { minimist: '^1.2.6' } }));
   });
 
@@ -234,15 +227,44 @@ describe('dependency fixer: npm', () => {
     assert.equal(note, 'lodash was not upgraded to 4.17.21: the project declares lodash and its range >=4.0.0 <4.17.21 has an upper bound below 4.17.21');
   });
 
+  test('with the stored advisories, the smallest version clear of all of them: 4.17.22 when another advisory affects 4.17.21', async () => {
+    const affected = [{ ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '4.17.22' }] }] }];
+    const advisories = {
+      hasRecords: async () => true,
+      forPackages: async () => new Map([['lodash', [{ id: 'GHSA-other', aliases: [], summary: null, severity: [], databaseSeverity: null, cweIds: [], references: [], affected }]]]),
+    };
+    const fixer = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: registry.url, npmUrl: registry.url }), advisories });
+    const workspace = workTree({ 'package.json': packageJson, 'package-lock.json': lock });
+    const outcome = await fixer.apply(finding('package-lock.json', 'lodash', 'npm', '4.17.20', '4.17.21'), workspace);
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.equal(JSON.parse(read(workspace, 'package-lock.json')).packages['node_modules/lodash'].version, '4.17.22');
+    assert.match(read(workspace, 'package.json'), /"lodash": "\^4\.17\.22"/);
+  });
+
+  test('npm cannot reach the registry: refused with the reason, every file left as it was', async () => {
+    const unreachable = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: 'http://127.0.0.1:9', npmUrl: 'http://127.0.0.1:9' }) });
+    const files = { 'package.json': packageJson, 'package-lock.json': lock };
+    const workspace = workTree(files);
+    const outcome = await unreachable.apply(finding('package-lock.json', 'lodash', 'npm', '4.17.20', '4.17.21'), workspace);
+    assert.equal(outcome.fixed, false);
+    assert.deepEqual(outcome.changedFiles, []);
+    assert.match(outcome.note, /^lodash was not upgraded to 4\.17\.21: npm could not regenerate package-lock\.json from http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED.*\), and a lock it did not write would install something else than it says$/);
+    for (const [file, text] of Object.entries(files)) assert.equal(read(workspace, file), text, `${file} is unchanged`);
+  });
+
   test('a second advisory of the same package: raised further, or nothing to do when an earlier fix went far enough', async () => {
-    const files = { 'package-lock.json': json({ lockfileVersion: 3, packages: { '': {}, 'node_modules/lodash': { version: '4.17.15' } } }) };
+    const files = {
+      'package.json': json({ name: 'a', dependencies: { lodash: '^4.17.15' } }),
+      'package-lock.json': json({ lockfileVersion: 3, packages: { '': { name: 'a', dependencies: { lodash: '^4.17.15' } }, 'node_modules/lodash': { version: '4.17.15' } } }),
+    };
     const workspace = workTree(files);
     const first = await dependencyFixer.apply(finding('package-lock.json', 'lodash', 'npm', '4.17.15', '4.17.19'), workspace);
     const second = await dependencyFixer.apply(finding('package-lock.json', 'lodash', 'npm', '4.17.15', '4.17.21'), workspace);
     const third = await dependencyFixer.apply(finding('package-lock.json', 'lodash', 'npm', '4.17.15', '4.17.19'), workspace);
     assert.deepEqual([first.fixed, second.fixed, third.fixed], [true, true, true]);
     assert.deepEqual(third, { fixed: true, changedFiles: [], note: 'package-lock.json has no lodash older than 4.17.19 any more; nothing to change' });
-    assert.equal(read(workspace, 'package-lock.json'), json({ lockfileVersion: 3, packages: { '': {}, 'node_modules/lodash': { version: '4.17.21' } } }));
+    assert.equal(JSON.parse(read(workspace, 'package-lock.json')).packages['node_modules/lodash'].version, '4.17.21');
+    assert.equal(read(workspace, 'package.json'), json({ name: 'a', dependencies: { lodash: '^4.17.21' } }));
   });
 });
 
@@ -295,6 +317,92 @@ describe('dependency fixer: pip requirements', () => {
     assert.equal(read(workspace, 'requirements/base.txt'), 'Jinja2==2.11.3\r\nflask==2.0.0\r\n');
     assert.equal(read(workspace, 'requirements.txt'), '-r requirements/base.txt\n');
     assert.deepEqual(outcome.changedFiles, ['requirements/base.txt']);
+  });
+});
+
+describe('dependency fixer: pins that must move together (resolved against the registry)', () => {
+  /** The file's pins whose registry requirements another pin of the file does not meet: what pip would refuse. */
+  function conflicts(text: string): string[] {
+    const pins = new Map([...text.matchAll(/^([\w.-]+)==(\S+)$/gm)].map((m) => [m[1].toLowerCase(), m[2]]));
+    const found: string[] = [];
+    for (const [name, version] of pins) {
+      const project = Object.entries(REGISTRY_CATALOG.pypi).find(([n]) => n.toLowerCase() === name)?.[1];
+      for (const line of project?.[version] ?? []) {
+        if (line.includes('extra ==')) continue;
+        const [, required, specifier] = /^([\w.-]+)\s*([^;]*)/.exec(line)!;
+        const pinned = pins.get(required.toLowerCase());
+        if (pinned && specifier.trim() && !pep440.satisfies(pinned, specifier.trim())) found.push(`${name} ${version} needs ${required}${specifier.trim()}, pinned ${pinned}`);
+      }
+    }
+    return found;
+  }
+
+  const flaskApp = ['Flask==0.12.2', 'Werkzeug==0.14.1', 'Jinja2==2.9.6', 'click==6.7', 'itsdangerous==0.24', 'MarkupSafe==1.0', 'requests==2.31.0', ''].join('\n');
+
+  test('Flask 0.12.2 → 2.2.5 moves its pinned Werkzeug, Jinja2, click, itsdangerous and MarkupSafe to the smallest releases the new Flask accepts', async () => {
+    assert.notDeepEqual(conflicts(flaskApp.replace('Flask==0.12.2', 'Flask==2.2.5')), [], 'the plain bump pip cannot install');
+    const { outcome, workspace } = await apply({ 'requirements.txt': flaskApp }, finding('requirements.txt', 'flask', 'PyPI', '0.12.2', '2.2.5'));
+    const text = read(workspace, 'requirements.txt');
+    assert.equal(text, ['Flask==2.2.5', 'Werkzeug==2.2.2', 'Jinja2==3.0.0', 'click==8.0.0', 'itsdangerous==2.0.0', 'MarkupSafe==2.1.1', 'requests==2.31.0', ''].join('\n'));
+    assert.deepEqual(conflicts(text), []);
+    assert.equal(outcome.fixed, true);
+    assert.match(outcome.note, /^Pinned Flask to 2\.2\.5 instead of 0\.12\.2 in requirements\.txt; to keep the file installable with Flask 2\.2\.5, also moved /);
+    for (const moved of ['Werkzeug 0.14.1 → 2.2.2', 'Jinja2 2.9.6 → 3.0.0', 'click 6.7 → 8.0.0', 'itsdangerous 0.24 → 2.0.0', 'MarkupSafe 1.0 → 2.1.1']) assert.ok(outcome.note.includes(moved), moved);
+    // Every one of them is a new major version, which the user is told to review.
+    assert.deepEqual(
+      outcome.userNotes?.map((note) => note.split(',')[0]),
+      ['Flask moves from 0.12.2 to 2.2.5', 'Werkzeug moves from 0.14.1 to 2.2.2', 'Jinja2 moves from 2.9.6 to 3.0.0', 'click moves from 6.7 to 8.0.0', 'itsdangerous moves from 0.24 to 2.0.0', 'MarkupSafe moves from 1.0 to 2.1.1'],
+    );
+  });
+
+  test('Jinja2 3.1.3 next to MarkupSafe 1.0: MarkupSafe moves to 2.0.0, the first release Jinja2 3 accepts', async () => {
+    const text = 'Jinja2==2.10.1\nMarkupSafe==1.0\n';
+    const { outcome, workspace } = await apply({ 'requirements.txt': text }, finding('requirements.txt', 'jinja2', 'PyPI', '2.10.1', '3.1.3'));
+    assert.equal(read(workspace, 'requirements.txt'), 'Jinja2==3.1.3\nMarkupSafe==2.0.0\n');
+    assert.match(outcome.note, /also moved MarkupSafe 1\.0 → 2\.0\.0/);
+  });
+
+  test('Werkzeug 3.0.3 next to Flask 2.2.5: Flask moves to 3.0.0, the first release written for Werkzeug 3', async () => {
+    const text = ['Flask==2.2.5', 'Werkzeug==2.2.3', 'Jinja2==3.1.2', 'MarkupSafe==2.1.3', 'click==8.1.3', 'itsdangerous==2.1.2', 'blinker==1.6.2', ''].join('\n');
+    const { outcome, workspace } = await apply({ 'requirements.txt': text }, finding('requirements.txt', 'werkzeug', 'PyPI', '2.2.3', '3.0.3'));
+    assert.equal(read(workspace, 'requirements.txt'), text.replace('Werkzeug==2.2.3', 'Werkzeug==3.0.3').replace('Flask==2.2.5', 'Flask==3.0.0'));
+    assert.deepEqual(outcome.userNotes?.map((note) => note.split(',')[0]), ['Werkzeug moves from 2.2.3 to 3.0.3', 'Flask moves from 2.2.5 to 3.0.0']);
+  });
+
+  test('a major version crossed alone (Django 1.9 → 3.2.25) is said in the note and left to the user to review', async () => {
+    const { outcome, workspace } = await apply({ 'requirements.txt': 'Django==1.9\nrequests==2.31.0\n' }, finding('requirements.txt', 'django', 'PyPI', '1.9', '3.2.25'));
+    assert.equal(read(workspace, 'requirements.txt'), 'Django==3.2.25\nrequests==2.31.0\n');
+    const review = 'Django moves from 1.9 to 3.2.25, a new major version: read its changelog for breaking changes and run the tests before merging';
+    assert.deepEqual(outcome.userNotes, [review]);
+    assert.equal(outcome.note, `Pinned Django to 3.2.25 instead of 1.9 in requirements.txt; ${review}`);
+  });
+
+  test('a version another advisory still affects is passed over for the next release that fixes both', async () => {
+    const advisories = {
+      hasRecords: async () => true,
+      forPackages: async () =>
+        new Map([['flask', [{ id: 'GHSA-other', aliases: [], summary: null, severity: [], databaseSeverity: null, cweIds: [], references: [], affected: [{ ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '2.3.2' }] }] }] }]]]),
+    };
+    const fixer = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: registry.url, npmUrl: registry.url }), advisories });
+    const workspace = workTree({ 'requirements.txt': flaskApp });
+    const outcome = await fixer.apply(finding('requirements.txt', 'flask', 'PyPI', '0.12.2', '2.2.5'), workspace);
+    const text = read(workspace, 'requirements.txt');
+    assert.match(text, /^Flask==2\.3\.3$/m);
+    assert.match(text, /^Werkzeug==2\.3\.7$/m);
+    assert.deepEqual(conflicts(text), []);
+    assert.equal(outcome.fixed, true);
+  });
+
+  test('the registry out of reach: a file with other pins is refused, a lone pin gets the plain bump', async () => {
+    const offline = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: 'http://127.0.0.1:9', npmUrl: 'http://127.0.0.1:9' }) });
+    const workspace = workTree({ 'requirements.txt': flaskApp, 'solo/requirements.txt': 'Flask==0.12.2\n' });
+    const refusal = await offline.apply(finding('requirements.txt', 'flask', 'PyPI', '0.12.2', '2.2.5'), workspace);
+    assert.equal(refusal.fixed, false);
+    assert.match(refusal.note, /^flask was not upgraded to 2\.2\.5: the package registry is needed to check that requirements\.txt's other pins still fit, and http:\/\/127\.0\.0\.1:9 could not be reached/);
+    assert.equal(read(workspace, 'requirements.txt'), flaskApp);
+    const alone = await offline.apply(finding('solo/requirements.txt', 'flask', 'PyPI', '0.12.2', '2.2.5'), workspace);
+    assert.equal(read(workspace, 'solo/requirements.txt'), 'Flask==2.2.5\n');
+    assert.equal(alone.fixed, true);
   });
 });
 
@@ -363,11 +471,16 @@ pytest = "^7.0"
 
   test('a bare Poetry version is exact, and a transitive package changes the lock alone', async () => {
     const bare = await apply({ 'poetry.lock': poetryLock, 'pyproject.toml': pyproject }, finding('poetry.lock', 'idna', 'PyPI', '3.4', '3.7'));
-    assert.equal(read(bare.workspace, 'pyproject.toml'), pyproject.replace('idna = "3.4"', 'idna = "3.7"'));
+    // requests 2.25.0 requires idna<3, so the locked requests moves to 2.31.0 (idna<4) with it.
+    assert.equal(read(bare.workspace, 'pyproject.toml'), pyproject.replace('idna = "3.4"', 'idna = "3.7"').replace('version = "^2.25"', 'version = "^2.31.0"'));
     assert.match(read(bare.workspace, 'poetry.lock'), /name = "idna"\nversion = "3\.7"\n[^[]*files = \[\]\n\n\[metadata\]/);
+    assert.match(read(bare.workspace, 'poetry.lock'), /name = "requests"\nversion = "2\.31\.0"\n/);
+    assert.match(bare.outcome.note, /also moved requests 2\.25\.0 → 2\.31\.0$/);
 
     const transitive = await apply({ 'poetry.lock': poetryLock, 'pyproject.toml': pyproject.replace('idna = "3.4"\n', '') }, finding('poetry.lock', 'idna', 'PyPI', '3.4', '3.7'));
-    assert.deepEqual(transitive.outcome.changedFiles, ['poetry.lock']);
+    // idna is not declared, so only the constraint of requests (which moves with it) changes there.
+    assert.deepEqual(transitive.outcome.changedFiles, ['poetry.lock', 'pyproject.toml']);
+    assert.doesNotMatch(read(transitive.workspace, 'pyproject.toml'), /idna/);
   });
 
   test('uv.lock loses the sdist and wheels of the old version; PEP 621 constraints are raised in place', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { branchNameProblem, defaultBranchName, InvalidBranchNameError, validateBranchName } from '../src/scm/pull-requests/branch-name.ts';
 import { commitMessage, cweNumbers, fitBody, pullRequestBody, pullRequestTitle, type PullRequestContent } from '../src/scm/pull-requests/body.ts';
+import { majorVersionNote } from '../src/fixing/fixers/dependency-bump.ts';
 import type { FindingRow } from '../src/store/schema.ts';
 
 const FIX_ID = '01936f4e-7c4a-7d2b-9a3e-5f6a7b8c9d0e';
@@ -67,6 +68,12 @@ describe('pull request titles and bodies', () => {
     const long = pullRequestTitle(content({ fix: { id: FIX_ID, title: 'x'.repeat(400) } }));
     assert.equal(long.length, 255);
     assert.ok(long.endsWith('…'));
+  });
+
+  test('a fix that moves a dependency to a new major version says so at the start of the title', () => {
+    const notes = ['Set DJANGO_SECRET_KEY', majorVersionNote({ name: 'Django', from: '1.9', to: '3.2.25' })];
+    assert.equal(pullRequestTitle(content({ notes })), '[major version upgrade] Fix 3 security findings: Harden the data layer');
+    assert.equal(pullRequestTitle(content({ notes: notes.slice(0, 1) })), 'Fix 3 security findings: Harden the data layer');
   });
 
   test('the body has one table row per finding, most severe first, with CWE links and file:line', () => {

@@ -1,4 +1,6 @@
+import type { AdvisoryLookup } from '../osv/advisories.ts';
 import type { ScanType } from '../scan-types/index.ts';
+import type { PackageRegistry } from './fixers/package-registry.ts';
 
 /** A finding as a fix works on it: where it is, what found it, and what the engine recorded about it. */
 export interface FixFinding {
@@ -42,6 +44,14 @@ export interface FindingOutcome {
   finding_id: string;
   fixed: boolean;
   detail: string;
+}
+
+/** What the service lends fixers that look beyond the work tree; each has a default for tools and tests. */
+export interface FixerServices {
+  /** The package registries dependency fixes resolve against (default: the public ones). */
+  registry?: PackageRegistry;
+  /** The stored advisories, so a dependency fix lands on a version clear of all of them. */
+  advisories?: AdvisoryLookup;
 }
 
 /** A deterministic fixer: one kind of finding, no model, the same result every time. */

@@ -2,7 +2,7 @@ import type { QuotaType } from '../core/quotas.ts';
 import type { RuleSet } from '../engines/sast/rule-set.ts';
 import type { ScanEngine } from '../engines/engine.ts';
 import type { AdvisoryLookup } from '../osv/advisories.ts';
-import type { Fixer, FixFinding } from '../fixing/types.ts';
+import type { Fixer, FixerServices, FixFinding } from '../fixing/types.ts';
 import type { TreeTexts } from '../fixing/verify.ts';
 
 /** The two route families: a repository, and an application that groups several repositories. */
@@ -41,7 +41,7 @@ export interface ScanTypeDescriptor<N extends string = string> {
   /** The engine that runs it on this build; null when the build has none (a batch then fails with its credit returned). */
   engine: ((options: EngineOptions) => Promise<ScanEngine>) | null;
   /** The deterministic fixers for its findings, first match first; `rules` is the server's SAST rule set. */
-  fixers: (rules: () => RuleSet) => Promise<Fixer[]>;
+  fixers: (rules: () => RuleSet, services: FixerServices) => Promise<Fixer[]>;
   /**
    * The severity a finding gets when what reported it gives none (an external Semgrep result of an
    * unknown level, an advisory without a CVSS vector or database severity); absent for types whose

@@ -13,7 +13,7 @@ export const sbomScan: ScanTypeDescriptor<'sbom_scan'> = {
     const { SbomEngine } = await import('../engines/sbom/sbom-engine.ts');
     return new SbomEngine(options.advisories ?? NO_ADVISORIES);
   },
-  fixers: async () => [(await import('../fixing/fixers/dependency-fixer.ts')).dependencyFixer],
+  fixers: async (_rules, services) => [(await import('../fixing/fixers/dependency-fixer.ts')).createDependencyFixer(services)],
   // The manifest, extracted again, no longer has the package at an affected version; see verify.ts.
   stillDetected: async () => (await import('../fixing/verify.ts')).dependencyStillDetected,
 };

@@ -1,6 +1,6 @@
 import { loadRuleSet, type RuleSet } from '../../engines/sast/rule-set.ts';
 import { allScanTypes } from '../../scan-types/index.ts';
-import type { Fixer, FixFinding } from '../types.ts';
+import type { Fixer, FixerServices, FixFinding } from '../types.ts';
 
 export type FixerLookup = (finding: FixFinding) => Fixer | undefined;
 
@@ -9,9 +9,9 @@ export type FixerLookup = (finding: FixFinding) => Fixer | undefined;
  * `rules` (a server's rule set includes its operator folders). A finding gets the first fixer of its
  * own scan type that handles it.
  */
-export async function fixersWithRules(rules: () => RuleSet): Promise<FixerLookup> {
+export async function fixersWithRules(rules: () => RuleSet, services: FixerServices = {}): Promise<FixerLookup> {
   const byType = new Map<string, Fixer[]>();
-  for (const descriptor of allScanTypes()) byType.set(descriptor.name, await descriptor.fixers(rules));
+  for (const descriptor of allScanTypes()) byType.set(descriptor.name, await descriptor.fixers(rules, services));
   return (finding) => byType.get(finding.scanType)?.find((fixer) => fixer.handles(finding));
 }
 

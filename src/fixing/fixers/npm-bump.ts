@@ -1,17 +1,19 @@
 import path from 'node:path';
 import semver from 'semver';
-import { alreadyFixed, needsBump, refused, type BumpResult, type DependencyBump, type ReadFile } from './dependency-bump.ts';
+import { alreadyFixed, needsBump, refused, type BumpResult, type DependencyBump, type LockPin, type ReadFile } from './dependency-bump.ts';
 import { formatJson, isJsonObject, jsonLayout, parseJsonObject, type JsonObject } from './json-file.ts';
 import { npmRangeAdmits, raiseNpmRange } from './npm-range.ts';
 import { installName, isInstallPath, packageNameAt, resolveInstallPath } from '../../sbom/extractors/npm-lock/npm-lock.ts';
 
 // package-lock.json / npm-shrinkwrap.json: every installed copy of the package at the vulnerable version
-// is set to the fixed one, without `resolved` and `integrity` (they cannot be known offline; `npm
-// install` fills them in). What the project declares moves along: the range in its package.json and in
-// the lock's mirror of it (`packages[""]` and workspace entries), raised to the fixed version in the
-// same style. A copy that another package requires at a range excluding the fixed version is refused,
-// since `npm install` would put the vulnerable one back. Aliases (`"lodash3": "npm:lodash@^3.10.1"`)
-// are followed: the copy is installed, and declared, under the alias.
+// is taken out of the lock, with what was installed under it, and every range that leads to it is set to
+// the fixed version exactly; npm then regenerates the lock (see npm-lock-regenerate.ts), so the new
+// entry and its dependencies are what the registry says, and the ranges are written back. What the
+// project declares moves along: the range in its package.json and in the lock's mirror of it
+// (`packages[""]` and workspace entries), raised to the fixed version in the same style. A copy that
+// another package requires at a range excluding the fixed version is refused, since `npm install` would
+// put the vulnerable one back. Aliases (`"lodash3": "npm:lodash@^3.10.1"`) are followed: the copy is
+// installed, and declared, under the alias.
 
 /** Sections of package.json whose ranges are raised; peer ranges are a library's promise to its users and stay. */
 const RAISED_SECTIONS = ['dependencies', 'devDependencies', 'optionalDependencies'] as const;
@@ -28,6 +30,8 @@ interface Manifest {
 class Bump {
   readonly manifests = new Map<string, Manifest>();
   readonly raisedIn = new Set<string>();
+  /** Ranges set to the fixed version exactly while npm regenerates the lock, with what they become after. */
+  readonly pins: LockPin[] = [];
   readonly bump: DependencyBump;
   readonly #read: ReadFile;
 
@@ -47,26 +51,32 @@ class Bump {
       manifest = { text, json, changed: false };
       this.manifests.set(file, manifest);
     }
-    const ranges: [JsonObject, string, string][] = [];
+    const ranges: [JsonObject, string, string, string][] = [];
     for (const section of RAISED_SECTIONS) {
       const declared = manifest.json[section];
-      if (isJsonObject(declared) && typeof declared[key] === 'string') ranges.push([declared, key, `${file} declares ${key}`]);
+      if (isJsonObject(declared) && typeof declared[key] === 'string') ranges.push([declared, section, key, `${file} declares ${key}`]);
     }
     const overrides = manifest.json.overrides;
     if (isJsonObject(overrides) && key in overrides) {
       if (typeof overrides[key] !== 'string') return `${file} overrides ${key} per dependent, which the fixer does not rewrite`;
-      ranges.push([overrides, key, `${file} overrides ${key}`]);
+      ranges.push([overrides, 'overrides', key, `${file} overrides ${key}`]);
     }
-    for (const [holder, name, where] of ranges) {
-      const change = raiseNpmRange(holder[name] as string, bump.fixed);
+    for (const [holder, section, name, where] of ranges) {
+      const range = holder[name] as string;
+      const change = raiseNpmRange(range, bump.fixed);
       if ('refused' in change) return `${where} and ${change.refused}`;
-      if ('range' in change) {
-        holder[name] = change.range;
-        manifest.changed = true;
-        this.raisedIn.add(file);
-      }
+      if ('range' in change) this.raisedIn.add(file);
+      this.pin(file, [section, name], holder, name, 'range' in change ? change.range : range);
+      manifest.changed = true;
     }
     return null;
+  }
+
+  /** Sets a range to the fixed version exactly for npm's run, to become `after` once it is done. */
+  pin(file: string, at: string[], holder: JsonObject, key: string, after: string): void {
+    const alias = ALIASED.exec(String(holder[key]));
+    holder[key] = alias ? `npm:${alias[1]}@${this.bump.fixed}` : this.bump.fixed;
+    this.pins.push({ file, path: at, range: after });
   }
 }
 
@@ -89,17 +99,17 @@ export async function bumpNpmLock(bump: DependencyBump, text: string, read: Read
           if (!npmRangeAdmits(range, bump.fixed)) {
             return refused(`${packageNameAt(folder, packages[folder])} requires ${key}@${range}, which excludes ${bump.fixed}; upgrade it instead`);
           }
+          state.pin(bump.file, ['packages', folder, section, key], declared, key, range);
           continue;
         }
         const change = raiseNpmRange(range, bump.fixed);
         if ('refused' in change) return refused(`${folder || 'the project'} declares ${key} and ${change.refused}`);
-        if ('range' in change) {
-          declared[key] = change.range;
-          const problem = await state.raiseInManifest(path.posix.join(lockDir, folder, 'package.json'), key);
-          if (problem) return refused(problem);
-        }
+        state.pin(bump.file, ['packages', folder, section, key], declared, key, 'range' in change ? change.range : range);
+        const problem = await state.raiseInManifest(path.posix.join(lockDir, folder, 'package.json'), key);
+        if (problem) return refused(problem);
       }
-      setVersion(packages[target], bump.fixed);
+      // The copy goes with what was installed under it; npm puts the fixed version and its own dependencies back.
+      for (const installed of Object.keys(packages)) if (installed === target || installed.startsWith(`${target}/`)) delete packages[installed];
       copies++;
     }
   }
@@ -125,21 +135,14 @@ export async function bumpNpmLock(bump: DependencyBump, text: string, read: Read
   return {
     kind: 'bumped',
     files,
-    note:
-      `Set ${bump.name} ${bump.installed} to ${bump.fixed} in ${bump.file} (${copies} ${copies === 1 ? 'copy' : 'copies'})${where}; ` +
-      `run npm install to fill in the removed resolved and integrity fields and any new dependencies of ${bump.fixed}`,
+    pins: state.pins,
+    note: `Set ${bump.name} ${bump.installed} to ${bump.fixed} in ${bump.file} (${copies} ${copies === 1 ? 'copy' : 'copies'})${where}`,
   };
 }
 
 function isCopyOf(key: string, entry: unknown, bump: DependencyBump): boolean {
   if (!isInstallPath(key) || !isJsonObject(entry) || entry.link === true || typeof entry.version !== 'string') return false;
   return packageNameAt(key, entry) === bump.name && needsBump(bump, entry.version);
-}
-
-function setVersion(entry: JsonObject, version: string): void {
-  entry.version = version;
-  delete entry.resolved;
-  delete entry.integrity;
 }
 
 /** The lock entries whose declaration of `key` Node resolves to the install path `target`. */
@@ -173,12 +176,12 @@ function bumpTree(tree: JsonObject, bump: DependencyBump, depth = 0): { count: n
     if (typeof entry.version === 'string') {
       const locked = treeEntryPackage(key, entry.version);
       if (locked.name === bump.name && needsBump(bump, locked.version)) {
-        setVersion(entry, locked.alias ? `npm:${bump.name}@${bump.fixed}` : bump.fixed);
+        delete tree[key];
         count++;
         if (depth === 0) topLevel.push(key);
       }
     }
-    if (isJsonObject(entry.dependencies)) count += bumpTree(entry.dependencies, bump, depth + 1).count;
+    if (key in tree && isJsonObject(entry.dependencies)) count += bumpTree(entry.dependencies, bump, depth + 1).count;
   }
   return { count, topLevel };
 }

@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { normalizePythonName } from '../../sbom/extractors/python/python-names.ts';
-import { alreadyFixed, needsBump, refused, type BumpResult, type DependencyBump, type ReadFile } from './dependency-bump.ts';
+import { alreadyFixed, needsBump, refused, type BumpContext, type BumpResult, type DependencyBump, type ReadFile } from './dependency-bump.ts';
+import type { Pin } from './python-resolve.ts';
+import { bumpResolved } from './resolved-bump.ts';
 import { raiseInPyproject } from './pyproject-bump.ts';
 import { escapeRegExp } from '../../regexp.ts';
 import { applyEdits, type TextEdit } from './text-edits.ts';
@@ -21,6 +23,29 @@ const LOCKERS: Record<string, { command: string; artifacts: string[]; emptied: b
 
 export function isPythonLock(file: string): boolean {
   return path.posix.basename(file) in LOCKERS;
+}
+
+/** The plain bump, with the lock's other packages moved along where the new release requires (see resolved-bump.ts). */
+export function bumpPythonLockResolved(bump: DependencyBump, text: string, read: ReadFile, context: BumpContext): Promise<BumpResult> {
+  let pins: Map<string, Pin>;
+  try {
+    parseToml(text);
+    pins = lockedVersions(scanTomlAssignments(text));
+  } catch {
+    return bumpPythonLock(bump, text, read);
+  }
+  return bumpResolved(bump, text, read, context, pins, bumpPythonLock);
+}
+
+/** Each locked package's version by normalized name (the first entry of a name, where a lock holds several). */
+function lockedVersions(assignments: TomlAssignment[]): Map<string, Pin> {
+  const pins = new Map<string, Pin>();
+  for (const entry of packageEntries(assignments)) {
+    const name = entry.find((a) => a.key === 'name')?.strings[0]?.content;
+    const version = entry.find((a) => a.key === 'version')?.strings[0]?.content;
+    if (name && version && !pins.has(normalizePythonName(name))) pins.set(normalizePythonName(name), { name, version });
+  }
+  return pins;
 }
 
 export async function bumpPythonLock(bump: DependencyBump, text: string, read: ReadFile): Promise<BumpResult> {

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { normalizePythonName } from '../../sbom/extractors/python/python-names.ts';
-import { alreadyFixed, needsBump, type BumpResult, type DependencyBump, type ReadFile } from './dependency-bump.ts';
+import { alreadyFixed, needsBump, type BumpContext, type BumpResult, type DependencyBump, type ReadFile } from './dependency-bump.ts';
+import type { Pin } from './python-resolve.ts';
+import { bumpResolved } from './resolved-bump.ts';
 import { joinLines, splitLines } from './text-edits.ts';
 
 // pip requirements files: `name==old` becomes `name==fixed`, extras, markers and comments kept. The
@@ -12,6 +14,27 @@ import { joinLines, splitLines } from './text-edits.ts';
 const PIN = /^(\s*)([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(\s*(?:\[[^\]]*\])?\s*)(===|==)(\s*)([^\s,;#\\]+)/;
 const HASH_OPTION = /\s*--hash(?:=|\s+)\S+/g;
 const COMMENT = /(?:^|\s+)#.*$/;
+
+/** The plain bump, with the file's other pins moved along where the new release requires (see resolved-bump.ts). */
+export function bumpRequirementsResolved(bump: DependencyBump, text: string, read: ReadFile, context: BumpContext): Promise<BumpResult> {
+  return bumpResolved(bump, text, read, context, pinsOf(text), bumpRequirements);
+}
+
+/** The file's `==` pins by normalized name (the first of a name, as pip would refuse two). */
+export function pinsOf(text: string): Map<string, Pin> {
+  const pins = new Map<string, Pin>();
+  let logical = '';
+  for (const line of splitLines(text).lines) {
+    if (line.endsWith('\\') && !/^\s*#/.test(line)) {
+      logical += line.slice(0, -1);
+      continue;
+    }
+    const pin = PIN.exec(logical + line);
+    logical = '';
+    if (pin && !pins.has(normalizePythonName(pin[2]))) pins.set(normalizePythonName(pin[2]), { name: pin[2], version: pin[6] });
+  }
+  return pins;
+}
 
 export async function bumpRequirements(bump: DependencyBump, text: string, read: ReadFile): Promise<BumpResult> {
   const wanted = normalizePythonName(bump.name);

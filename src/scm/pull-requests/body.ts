@@ -92,11 +92,18 @@ function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
-/** `Fix 3 security findings: <fix title>`, or the fix's own title when it names no findings. */
-export function pullRequestTitle(content: Pick<PullRequestContent, 'fix' | 'findings'>): string {
+/** How a dependency fix's note says it moves a package to a new major version (see majorVersionNote). */
+const MAJOR_VERSION_NOTE = /, a new major version:/;
+
+/**
+ * `Fix 3 security findings: <fix title>`, or the fix's own title when it names no findings; a fix that
+ * moves a dependency to a new major version says so first, as that is what a reviewer must look at.
+ */
+export function pullRequestTitle(content: Pick<PullRequestContent, 'fix' | 'findings' | 'notes'>): string {
   const title = oneLine(content.fix.title);
   const count = content.findings.length;
-  return truncate(count ? `Fix ${plural(count, 'security finding')}: ${title}` : title, MAX_TITLE_LENGTH);
+  const major = content.notes?.some((note) => MAJOR_VERSION_NOTE.test(note)) ? '[major version upgrade] ' : '';
+  return truncate(`${major}${count ? `Fix ${plural(count, 'security finding')}: ${title}` : title}`, MAX_TITLE_LENGTH);
 }
 
 function verificationLine(verification: string | null): string {
