@@ -35,6 +35,8 @@ class SqliteThread {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
+  /** Why the thread is gone, once it is: it answers nothing more, and the driver replaces it. */
+  failure: string | null = null;
 
   constructor(filename: string, reader: boolean) {
     this.worker = new Worker(new URL('./sqlite-worker.ts', import.meta.url), { workerData: { filename, reader } });
@@ -44,12 +46,16 @@ class SqliteThread {
       if (this.pending.size === 0) this.worker.unref();
       waiting?.resolve(reply);
     });
-    this.worker.on('error', (error) => {
-      for (const waiting of this.pending.values()) waiting.resolve({ id: -1, error: { message: `SQLite worker failed: ${error.message}` } });
-      this.pending.clear();
-    });
+    this.worker.on('error', (error) => this.fail(`SQLite worker failed: ${error.message}`));
+    this.worker.on('exit', (code) => this.fail(`SQLite worker exited (code ${code})`));
     // An idle worker must not keep the process alive; one with statements to answer must.
     this.worker.unref();
+  }
+
+  private fail(reason: string) {
+    this.failure ??= reason;
+    for (const waiting of this.pending.values()) waiting.resolve({ id: -1, error: { message: this.failure } });
+    this.pending.clear();
   }
 
   /** Statements sent but not answered yet. */
@@ -58,6 +64,7 @@ class SqliteThread {
   }
 
   async run(query: CompiledQuery): Promise<QueryResult<unknown>> {
+    if (this.failure) throw new Error(this.failure);
     const id = this.nextId++;
     const request: SqliteRequest = { id, sql: query.sql, parameters: query.parameters.map(toSqlite) };
     const reply = await new Promise<SqliteReply>((resolve) => {
@@ -71,6 +78,7 @@ class SqliteThread {
   }
 
   async close(): Promise<void> {
+    if (this.failure) return;
     const exited = new Promise((resolve) => this.worker.once('exit', resolve));
     this.worker.ref();
     this.worker.postMessage('close');
@@ -110,7 +118,7 @@ class WorkerConnection implements DatabaseConnection {
     if (onlyReads(query)) return (await this.driver.leastBusyReader().run(query)) as QueryResult<R>;
     const release = await this.driver.writerLock.acquire();
     try {
-      return (await this.driver.writer.run(query)) as QueryResult<R>;
+      return (await this.driver.liveWriter().run(query)) as QueryResult<R>;
     } finally {
       release();
     }
@@ -141,7 +149,14 @@ class WorkerSqliteDriver implements Driver {
     this.readers = Array.from({ length: this.readerCount }, () => new SqliteThread(this.filename, true));
   }
 
+  /** The writer, replaced first if its thread is gone (a transaction it held has failed with it). */
+  liveWriter(): SqliteThread {
+    if (this.writer.failure) this.writer = new SqliteThread(this.filename, false);
+    return this.writer;
+  }
+
   leastBusyReader(): SqliteThread {
+    this.readers = this.readers.map((reader) => (reader.failure ? new SqliteThread(this.filename, true) : reader));
     let best = this.readers[0];
     for (const reader of this.readers) if (reader.load < best.load) best = reader;
     return best;
@@ -155,7 +170,7 @@ class WorkerSqliteDriver implements Driver {
     const c = connection as WorkerConnection;
     c.releaseWriter = await this.writerLock.acquire();
     try {
-      await this.writer.run(CompiledQuery.raw('begin'));
+      await this.liveWriter().run(CompiledQuery.raw('begin'));
     } catch (error) {
       this.endTransaction(c);
       throw error;
