@@ -3,9 +3,6 @@
 // comes from a loopback stand-in registry (npm regenerates its locks against it too).
 import pep440 from '@renovatebot/pep440';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createDependencyFixer } from '../src/fixing/fixers/dependency-fixer.ts';
 import { fixerFor } from '../src/fixing/fixers/index.ts';
@@ -13,8 +10,8 @@ import { createPackageRegistry } from '../src/fixing/fixers/package-registry.ts'
 import type { Fixer, FixerOutcome, FixFinding, FixWorkspace } from '../src/fixing/types.ts';
 import { REGISTRY_CATALOG } from './support/registry-catalog.ts';
 import { startRegistryStandIn, type RegistryStandIn } from './support/package-registry-standin.ts';
+import { read, workTree } from './support/fix-workspace.ts';
 
-const roots: string[] = [];
 let registry: RegistryStandIn;
 let dependencyFixer: Fixer;
 before(async () => {
@@ -22,21 +19,9 @@ before(async () => {
   dependencyFixer = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: registry.url, npmUrl: registry.url }) });
 });
 after(async () => {
-  roots.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true }));
   await registry.close();
 });
 
-function workTree(files: Record<string, string>): FixWorkspace {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-fix-deps-'));
-  roots.push(dir);
-  for (const [file, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(dir, file), text);
-  }
-  return { dir, signal: new AbortController().signal, step: async () => {} };
-}
-
-const read = (workspace: FixWorkspace, file: string) => fs.readFileSync(path.join(workspace.dir, file), 'utf8');
 
 function finding(file: string, name: string, ecosystem: string, installed: string, fixed: string | null): FixFinding {
   return {

@@ -3,34 +3,18 @@
 // a .env.example line is added, and the notes say to set the variable and rotate the value.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { loadRuleSet } from '../src/engines/sast/rule-set.ts';
 import { analyzeSource } from '../src/engines/sast/sast-engine.ts';
 import { fixerFor } from '../src/fixing/fixers/index.ts';
 import { parseCode, syntaxErrors, codeParserFor } from '../src/fixing/fixers/syntax.ts';
-import type { FixerOutcome, FixFinding, FixWorkspace } from '../src/fixing/types.ts';
+import type { FixerOutcome, FixFinding } from '../src/fixing/types.ts';
 import { parserFor } from '../src/languages/index.ts';
+import { read, workTree } from './support/fix-workspace.ts';
 
 const rules = loadRuleSet();
 const PYTHON_RULE = 'python.lang.secrets.hardcoded-secret-key';
 const JS_RULE = 'javascript.lang.secrets.hardcoded-secret';
-const roots: string[] = [];
-after(() => roots.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
-
-function workTree(files: Record<string, string>): FixWorkspace {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-fix-sast-credentials-'));
-  roots.push(dir);
-  for (const [file, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(dir, file), text);
-  }
-  return { dir, signal: new AbortController().signal, step: async () => {} };
-}
-
-const read = (workspace: FixWorkspace, file: string) => fs.readFileSync(path.join(workspace.dir, file), 'utf8');
 
 /** The rule's findings in the file, as a scan records them. */
 function findingsOf(file: string, text: string, ruleId: string): FixFinding[] {

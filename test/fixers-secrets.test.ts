@@ -4,36 +4,22 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { detectSecrets } from '../src/engines/secrets/detector.ts';
 import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
 import { maskSecret } from '../src/engines/secrets/text-checks.ts';
 import { fixerFor } from '../src/fixing/fixers/index.ts';
 import { secretFixer } from '../src/fixing/fixers/secret-fixer.ts';
-import type { FixerOutcome, FixFinding, FixWorkspace } from '../src/fixing/types.ts';
+import type { FixerOutcome, FixFinding } from '../src/fixing/types.ts';
 import { positiveSample } from './support/secret-samples.ts';
+import { read, workTree } from './support/fix-workspace.ts';
 
 const sample = (ruleId: string, seed: number) => positiveSample(SECRET_RULES.find((r) => r.id === ruleId)!, seed);
 const GHP = sample('github-pat', 11);
 const GHP2 = sample('github-pat', 12);
 const STRIPE = sample('stripe-secret-key', 13);
 
-const roots: string[] = [];
-after(() => roots.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
-
-function workTree(files: Record<string, string>): FixWorkspace {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-fix-secrets-'));
-  roots.push(dir);
-  for (const [file, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(dir, file), text);
-  }
-  return { dir, signal: new AbortController().signal, step: async () => {} };
-}
-
-const read = (workspace: FixWorkspace, file: string) => fs.readFileSync(path.join(workspace.dir, file), 'utf8');
 
 /** The finding a scan of the file makes for `secret`, as the secrets engine records it. */
 function findingFor(file: string, text: string, secret: string, source: 'tree' | 'history' = 'tree'): FixFinding {

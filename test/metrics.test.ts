@@ -16,6 +16,19 @@ import { createTestDatabase, type TestDatabase } from './support/store.ts';
 // What an operator watching a running service sees: each job's life in the log, and Prometheus metrics
 // for requests, jobs, the queue and the records scans and fixes leave.
 
+/** A server's (or worker's) settings on the test database, with local repositories and a metrics token. */
+function serviceSettings(database: TestDatabase, metricsToken: string, extra: Record<string, string> = {}) {
+  return loadSettings({
+    ...database.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    BULWARK_ALLOW_LOCAL_REPOS: 'true',
+    BULWARK_LOCAL_REPOS_ROOT: testCloneUrlPolicy.localRoot ?? undefined,
+    BULWARK_METRICS_TOKEN: metricsToken,
+    ...extra,
+  });
+}
+
 /** Registers a repository in the default organization, scans it for secrets and waits for the batch to complete. */
 async function scanToCompletion(server: RunningServer, database: TestDatabase): Promise<{ key: string; batchId: string }> {
   const repo = TestRepo.create();
@@ -62,14 +75,7 @@ describe('observability', () => {
     await database.store.close();
     const logStream = new PassThrough();
     logStream.on('data', (chunk) => logs.push(String(chunk)));
-    const settings = loadSettings({
-      ...database.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      BULWARK_ALLOW_LOCAL_REPOS: 'true',
-      BULWARK_LOCAL_REPOS_ROOT: testCloneUrlPolicy.localRoot ?? undefined,
-      BULWARK_METRICS_TOKEN: METRICS_TOKEN,
-    });
+    const settings = serviceSettings(database, METRICS_TOKEN);
     server = await startServer(settings, { print: () => {}, logStream });
   });
   after(async () => {
@@ -124,15 +130,7 @@ describe('a worker process serves its own /metrics', () => {
   before(async () => {
     database = await createTestDatabase();
     await database.store.close();
-    const settings = loadSettings({
-      ...database.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      BULWARK_ALLOW_LOCAL_REPOS: 'true',
-      BULWARK_LOCAL_REPOS_ROOT: testCloneUrlPolicy.localRoot ?? undefined,
-      BULWARK_METRICS_TOKEN: METRICS_TOKEN,
-      BULWARK_WORKER_METRICS_PORT: '0',
-    });
+    const settings = serviceSettings(database, METRICS_TOKEN, { BULWARK_WORKER_METRICS_PORT: '0' });
     server = await startServer(settings, { print: () => {}, logStream: new PassThrough(), worker: false });
     worker = await startWorker(settings, () => {});
   });
