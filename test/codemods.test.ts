@@ -223,6 +223,19 @@ describe('javascript', () => {
       'const q = new URLSearchParams(location.search).get("q");\ndocument.getElementById("r").textContent = q;\n'));
   test('innerHTML of built markup is refused: it needs sanitizing, not text', () =>
     refuses('page.js', 'const q = location.hash;\ndocument.getElementById("r").innerHTML = "<b>" + q + "</b>";\n', 'javascript.browser.xss.dom-html-sink', /DOMPurify/));
+  test('dangerouslySetInnerHTML → the value as the element\'s text child: other attributes stay, plain text shows the same', () =>
+    fixes('Comment.tsx', 'function Comment(props) {\n  return <div className="c" dangerouslySetInnerHTML={{ __html: props.body }}></div>;\n}\n', 'javascript.browser.xss.dom-html-sink',
+      'function Comment(props) {\n  return <div className="c">{props.body}</div>;\n}\n'));
+  test('self-closing element with dangerouslySetInnerHTML → opened and closed around the text child: the same tag renders the same text', () =>
+    fixes('Comment.jsx', 'function Comment(props) {\n  return <p dangerouslySetInnerHTML={{ __html: props.body }} />;\n}\n', 'javascript.browser.xss.dom-html-sink',
+      'function Comment(props) {\n  return <p>{props.body}</p>;\n}\n'));
+  test('createElement props with dangerouslySetInnerHTML → the value as the child argument: the same element and text', () =>
+    fixes('comment.js', 'function Comment(props) {\n  return React.createElement("div", { dangerouslySetInnerHTML: { __html: props.body } });\n}\n', 'javascript.browser.xss.dom-html-sink',
+      'function Comment(props) {\n  return React.createElement("div", null, props.body);\n}\n'));
+  test('dangerouslySetInnerHTML on an element with children is refused: React would show the children instead', () =>
+    refuses('Comment.tsx', 'function Comment(props) {\n  return <div dangerouslySetInnerHTML={{ __html: props.body }}><span /></div>;\n}\n', 'javascript.browser.xss.dom-html-sink', /children of its own/));
+  test('dangerouslySetInnerHTML of rendered Markdown is refused: it is markup, it needs sanitizing', () =>
+    refuses('Post.tsx', 'function Post(props) {\n  return <article dangerouslySetInnerHTML={{ __html: marked(props.body) }} />;\n}\n', 'javascript.browser.xss.dom-html-sink', /renderer/));
   test('pg query from a template literal → $1 parameter: the same row is read', () =>
     fixes('app.js', 'const { Pool } = require("pg");\napp.get("/u", async (req, res) => {\n  const rows = await pool.query(`SELECT * FROM users WHERE id = \'${req.query.id}\'`);\n  res.json(rows);\n});\n', 'javascript.lang.sqli.string-built-query',
       'const { Pool } = require("pg");\napp.get("/u", async (req, res) => {\n  const rows = await pool.query("SELECT * FROM users WHERE id = $1", [req.query.id]);\n  res.json(rows);\n});\n'));
