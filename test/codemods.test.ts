@@ -236,6 +236,19 @@ describe('javascript', () => {
     refuses('Comment.tsx', 'function Comment(props) {\n  return <div dangerouslySetInnerHTML={{ __html: props.body }}><span /></div>;\n}\n', 'javascript.browser.xss.dom-html-sink', /children of its own/));
   test('dangerouslySetInnerHTML of rendered Markdown is refused: it is markup, it needs sanitizing', () =>
     refuses('Post.tsx', 'function Post(props) {\n  return <article dangerouslySetInnerHTML={{ __html: marked(props.body) }} />;\n}\n', 'javascript.browser.xss.dom-html-sink', /renderer/));
+  test('exec of a built command → execFile with an argument list: the same program gets the same arguments and the callback its output', () =>
+    fixes('ping.js', 'const { exec } = require("child_process");\napp.get("/ping", (req, res) => {\n  exec("ping -c 1 " + req.query.host, (err, out) => res.send(out));\n});\n', 'javascript.lang.command-injection.shell-command',
+      'const { exec, execFile } = require("child_process");\napp.get("/ping", (req, res) => {\n  execFile("ping", ["-c", "1", req.query.host], (err, out) => res.send(out));\n});\n'));
+  test('child_process.execSync of a template literal → execFileSync: the same arguments, the output is still returned', () =>
+    fixes('convert.js', 'const child_process = require("child_process");\nrouter.post("/convert", (req, res) => {\n  const file = req.body.file;\n  child_process.execSync(`convert ${file} out-${file}.png`);\n  res.end();\n});\n', 'javascript.lang.command-injection.shell-command',
+      'const child_process = require("child_process");\nrouter.post("/convert", (req, res) => {\n  const file = req.body.file;\n  child_process.execFileSync("convert", [file, `out-${file}.png`]);\n  res.end();\n});\n'));
+  test('exec imported as an ES module → execFile imported beside it: the options and callback stay', () =>
+    fixes('ls.mjs', 'import { exec } from "node:child_process";\napp.get("/ls", (req, res) => {\n  exec(`ls -l ${req.query.dir}`, { cwd: "/srv" }, (err, out) => res.send(out));\n});\n', 'javascript.lang.command-injection.shell-command',
+      'import { exec, execFile } from "node:child_process";\napp.get("/ls", (req, res) => {\n  execFile("ls", ["-l", req.query.dir], { cwd: "/srv" }, (err, out) => res.send(out));\n});\n'));
+  test('exec of a command with a pipe is refused: it needs a shell', () =>
+    refuses('count.js', 'const { exec } = require("child_process");\napp.get("/c", (req, res) => {\n  exec("grep " + req.query.q + " log.txt | wc -l", (err, out) => res.send(out));\n});\n', 'javascript.lang.command-injection.shell-command', /shell syntax/));
+  test('exec of a command that is wholly a value is refused: there is no fixed program', () =>
+    refuses('run.js', 'const { exec } = require("child_process");\napp.post("/run", (req, res) => {\n  exec(req.body.cmd, (err, out) => res.send(out));\n});\n', 'javascript.lang.command-injection.shell-command', /no fixed program/));
   test('pg query from a template literal → $1 parameter: the same row is read', () =>
     fixes('app.js', 'const { Pool } = require("pg");\napp.get("/u", async (req, res) => {\n  const rows = await pool.query(`SELECT * FROM users WHERE id = \'${req.query.id}\'`);\n  res.json(rows);\n});\n', 'javascript.lang.sqli.string-built-query',
       'const { Pool } = require("pg");\napp.get("/u", async (req, res) => {\n  const rows = await pool.query("SELECT * FROM users WHERE id = $1", [req.query.id]);\n  res.json(rows);\n});\n'));

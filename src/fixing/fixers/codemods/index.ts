@@ -1,6 +1,7 @@
 import type { Codemod } from './codemod.ts';
 import { javascriptCookieFlags } from './javascript/cookie-flags.ts';
 import { javascriptDomText } from './javascript/dom-text.ts';
+import { javascriptExecFile } from './javascript/exec-file.ts';
 import { javascriptParameterizedSql } from './javascript/parameterized-sql.ts';
 import { javascriptSha256Hash } from './javascript/sha256-hash.ts';
 import { pythonDebugFromEnv } from './python/debug-from-env.ts';
@@ -23,6 +24,7 @@ import { templateEscapedOutput } from './template/escaped-output.ts';
 export const CODEMODS: readonly Codemod[] = [
   javascriptCookieFlags,
   javascriptDomText,
+  javascriptExecFile,
   javascriptParameterizedSql,
   javascriptSha256Hash,
   pythonDebugFromEnv,
