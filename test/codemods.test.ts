@@ -207,6 +207,18 @@ describe('python output and configuration', () => {
     const run = spawnSync('python3', ['-c', `${helper}\nimport json, sys\nprint(json.dumps([same_site_location(c) for c in json.loads(sys.argv[1])]))`, JSON.stringify(cases)], { encoding: 'utf8' });
     assert.deepEqual(JSON.parse(run.stdout), ['/account?tab=2', '/', '/', '/', '/', '/', '/', '/'], run.stderr);
   });
+  test('os.path.join of a request name → safe_join with 404 for names leaving the folder: names inside it open the same file', () =>
+    fixes('app.py', flask(`@app.route("/d")\ndef d():\n    name = request.args.get("file")\n    return send_file(os.path.join("/srv/files", name))\n`), 'python.lang.path-traversal.file-access',
+      `from flask import Flask, request\nfrom werkzeug.utils import safe_join\nfrom flask import abort\n\napp = Flask(__name__)\n\n@app.route("/d")\ndef d():\n    name = request.args.get("file")\n    safe_path = safe_join("/srv/files", name)\n    if safe_path is None:\n        abort(404)\n    return send_file(safe_path)\n`));
+  test('a path joined into a variable before open() → the variable joined safely and checked where it is assigned: the same file is read', () =>
+    fixes('app.py', flask(`@app.route("/r")\ndef r():\n    path = os.path.join(BASE, request.args["f"])\n    with open(path) as f:\n        return f.read()\n`), 'python.lang.path-traversal.file-access',
+      `from flask import Flask, request\nfrom werkzeug.utils import safe_join\nfrom flask import abort\n\napp = Flask(__name__)\n\n@app.route("/r")\ndef r():\n    path = safe_join(BASE, request.args["f"])\n    if path is None:\n        abort(404)\n    with open(path) as f:\n        return f.read()\n`));
+  test('"folder/" + name under Werkzeug 0.x → werkzeug.security.safe_join, which that version has: names inside the folder open the same file', () =>
+    fixes('app.py', flask(`@app.route("/v")\ndef v():\n    with open("/var/data/" + request.args["f"]) as f:\n        return f.read()\n`), 'python.lang.path-traversal.file-access',
+      `from flask import Flask, request\nfrom werkzeug.security import safe_join\nfrom flask import abort\n\napp = Flask(__name__)\n\n@app.route("/v")\ndef v():\n    safe_path = safe_join("/var/data/", request.args["f"])\n    if safe_path is None:\n        abort(404)\n    with open(safe_path) as f:\n        return f.read()\n`,
+      { 'requirements.txt': 'Flask==0.12.2\nWerkzeug==0.14.1\n' }));
+  test('a path join outside Flask is refused with how to check it by hand', () =>
+    refuses('views.py', 'from django.http import HttpResponse\n\ndef read(request):\n    with open("/var/data/" + request.GET["name"]) as f:\n        return HttpResponse(f.read())\n', 'python.lang.path-traversal.file-access', /not a Flask app.*commonpath/));
   test('shell command with shell syntax is refused: it needs a shell', () =>
     refuses('app.py', flask(`@app.route("/l")\ndef l():\n    os.system("ls " + request.args["d"] + " | wc -l")\n`), 'python.lang.command-injection.shell-command', /shell syntax/));
 });

@@ -9,6 +9,7 @@ import { pythonEscapeHtml } from './python/escape-html.ts';
 import { pythonJwtVerify } from './python/jwt-verify.ts';
 import { pythonLiteralEval } from './python/literal-eval.ts';
 import { pythonParameterizedSql } from './python/parameterized-sql.ts';
+import { pythonSafeJoin } from './python/safe-join.ts';
 import { pythonSameSiteRedirect } from './python/same-site-redirect.ts';
 import { pythonSecretsRandom } from './python/secrets-random.ts';
 import { pythonSecureCookie } from './python/secure-cookie.ts';
@@ -32,6 +33,7 @@ export const CODEMODS: readonly Codemod[] = [
   pythonJwtVerify,
   pythonLiteralEval,
   pythonParameterizedSql,
+  pythonSafeJoin,
   pythonSameSiteRedirect,
   pythonSecretsRandom,
   pythonSecureCookie,
