@@ -261,6 +261,17 @@ describe('javascript', () => {
     refuses('count.js', 'const { exec } = require("child_process");\napp.get("/c", (req, res) => {\n  exec("grep " + req.query.q + " log.txt | wc -l", (err, out) => res.send(out));\n});\n', 'javascript.lang.command-injection.shell-command', /shell syntax/));
   test('exec of a command that is wholly a value is refused: there is no fixed program', () =>
     refuses('run.js', 'const { exec } = require("child_process");\napp.post("/run", (req, res) => {\n  exec(req.body.cmd, (err, out) => res.send(out));\n});\n', 'javascript.lang.command-injection.shell-command', /no fixed program/));
+  test('jwt.verify accepting "none" besides HS256 → HS256 only: tokens the app signs verify as before', () =>
+    fixes('auth.js', 'const claims = jwt.verify(token, secret, { algorithms: ["HS256", "none"] });\n', 'javascript.jwt.none-algorithm', 'const claims = jwt.verify(token, secret, { algorithms: ["HS256"] });\n'));
+  test('jwt.verify accepting only "none" → the algorithm the file signs with: its own tokens verify as before', () =>
+    fixes('auth.js', 'function issue(user) {\n  return jwt.sign({ sub: user.id }, KEY, { algorithm: "RS256" });\n}\nfunction check(token) {\n  return jwt.verify(token, PUBLIC_KEY, { algorithms: ["none"] });\n}\n', 'javascript.jwt.none-algorithm',
+      'function issue(user) {\n  return jwt.sign({ sub: user.id }, KEY, { algorithm: "RS256" });\n}\nfunction check(token) {\n  return jwt.verify(token, PUBLIC_KEY, { algorithms: ["RS256"] });\n}\n'));
+  test('jwt.verify accepting only "none" with a shared secret → HS256, what jsonwebtoken signs a secret with by default', () =>
+    fixes('auth.js', 'const claims = jwt.verify(token, process.env.JWT_SECRET, { algorithms: ["none"] });\n', 'javascript.jwt.none-algorithm', 'const claims = jwt.verify(token, process.env.JWT_SECRET, { algorithms: ["HS256"] });\n'));
+  test('jwt.verify accepting only "none" with a key of no evident type is refused', () =>
+    refuses('auth.js', 'const claims = jwt.verify(token, key, { algorithms: ["none"] });\n', 'javascript.jwt.none-algorithm', /cannot be told/));
+  test('jwt.sign with "none" is refused: the issuer needs a key', () =>
+    refuses('auth.js', 'const token = jwt.sign(payload, "", { algorithm: "none" });\n', 'javascript.jwt.none-algorithm', /signing key/));
   test('pg query from a template literal → $1 parameter: the same row is read', () =>
     fixes('app.js', 'const { Pool } = require("pg");\napp.get("/u", async (req, res) => {\n  const rows = await pool.query(`SELECT * FROM users WHERE id = \'${req.query.id}\'`);\n  res.json(rows);\n});\n', 'javascript.lang.sqli.string-built-query',
       'const { Pool } = require("pg");\napp.get("/u", async (req, res) => {\n  const rows = await pool.query("SELECT * FROM users WHERE id = $1", [req.query.id]);\n  res.json(rows);\n});\n'));

@@ -2,6 +2,7 @@ import type { Codemod } from './codemod.ts';
 import { javascriptCookieFlags } from './javascript/cookie-flags.ts';
 import { javascriptDomText } from './javascript/dom-text.ts';
 import { javascriptExecFile } from './javascript/exec-file.ts';
+import { javascriptJwtAlgorithms } from './javascript/jwt-algorithms.ts';
 import { javascriptParameterizedSql } from './javascript/parameterized-sql.ts';
 import { javascriptSha256Hash } from './javascript/sha256-hash.ts';
 import { pythonDebugFromEnv } from './python/debug-from-env.ts';
@@ -26,6 +27,7 @@ export const CODEMODS: readonly Codemod[] = [
   javascriptCookieFlags,
   javascriptDomText,
   javascriptExecFile,
+  javascriptJwtAlgorithms,
   javascriptParameterizedSql,
   javascriptSha256Hash,
   pythonDebugFromEnv,
