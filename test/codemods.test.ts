@@ -257,6 +257,9 @@ describe('javascript', () => {
   test('exec imported as an ES module → execFile imported beside it: the options and callback stay', () =>
     fixes('ls.mjs', 'import { exec } from "node:child_process";\napp.get("/ls", (req, res) => {\n  exec(`ls -l ${req.query.dir}`, { cwd: "/srv" }, (err, out) => res.send(out));\n});\n', 'javascript.lang.command-injection.shell-command',
       'import { exec, execFile } from "node:child_process";\napp.get("/ls", (req, res) => {\n  execFile("ls", ["-l", req.query.dir], { cwd: "/srv" }, (err, out) => res.send(out));\n});\n'));
+  test('a command built in the statement before exec → built in the execFile call, its variable gone: the same arguments', () =>
+    fixes('ping.js', 'const { exec } = require("child_process");\napp.get("/ping", (req, res) => {\n  const cmd = "ping -c 1 " + req.query.host;\n  exec(cmd, (err, out) => res.send(out));\n});\n', 'javascript.lang.command-injection.shell-command',
+      'const { exec, execFile } = require("child_process");\napp.get("/ping", (req, res) => {\n  execFile("ping", ["-c", "1", req.query.host], (err, out) => res.send(out));\n});\n'));
   test('exec of a command with a pipe is refused: it needs a shell', () =>
     refuses('count.js', 'const { exec } = require("child_process");\napp.get("/c", (req, res) => {\n  exec("grep " + req.query.q + " log.txt | wc -l", (err, out) => res.send(out));\n});\n', 'javascript.lang.command-injection.shell-command', /shell syntax/));
   test('exec of a command that is wholly a value is refused: there is no fixed program', () =>

@@ -2,8 +2,8 @@ import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../syntax.ts';
 import { argumentList } from '../built-string.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
-import { argumentsOf, replace } from '../edit-kit.ts';
-import { builtParts, jsJoin } from './strings.ts';
+import { argumentsOf, removeStatement, replace, statementOf } from '../edit-kit.ts';
+import { builtParts, jsJoin, soleDeclaration } from './strings.ts';
 
 // child_process exec/execSync of a command line built from a fixed program and values →
 // execFile/execFileSync with an argument list, run without a shell: exec("ping -c 1 " + host, cb) →
@@ -67,11 +67,23 @@ export const javascriptExecFile: Codemod = {
       edits.push(...binding, replace(fn, replacement));
     } else return refuse(`${fn.text()} is not child_process.${name}`);
 
-    const parts = builtParts(command);
+    let built: SgNode = command;
+    if (kindOf(command) === 'identifier') {
+      const origin = soleDeclaration(command, call);
+      if (!origin) return refuse(`${command.text()} is declared more than once or used elsewhere, so the command cannot be rebuilt safely`);
+      const declaration = statementOf(origin.declarator);
+      // Built in the statement right before the call, with no call of its own: the same value at the call.
+      if (declaration.next()?.range().start.index !== statementOf(call).range().start.index || declaration.findAll({ rule: { kind: 'variable_declarator' } } as never).length !== 1 || origin.value.find({ rule: { kind: 'call_expression' } } as never)) {
+        return refuse(`${command.text()} is built away from the call, so building it in the call could change it; pass execFile its program and arguments by hand`);
+      }
+      built = origin.value;
+      edits.push(removeStatement(declaration, text));
+    }
+    const parts = builtParts(built);
     if (!parts) return refuse('the whole command comes from a value, so there is no fixed program to run; check it against an allow-list');
     const list = argumentList(parts);
     if ('refuse' in list) return refuse(list.refuse);
-    const like = command.text().startsWith("'") || command.find({ rule: { kind: 'string' } } as never)?.text().startsWith("'") ? "'" : '"';
+    const like = built.text().startsWith("'") || built.find({ rule: { kind: 'string' } } as never)?.text().startsWith("'") ? "'" : '"';
     const [program, ...rest] = list.map((arg) => jsJoin(arg, like));
     edits.push(replace(command, `${program}, [${rest.join(', ')}]`));
     return { edits, note: `Ran the program with ${replacement}() and an argument list instead of a shell command line, so each value stays one argument.` };
