@@ -217,6 +217,8 @@ describe('python output and configuration', () => {
     fixes('app.py', flask(`@app.route("/v")\ndef v():\n    with open("/var/data/" + request.args["f"]) as f:\n        return f.read()\n`), 'python.lang.path-traversal.file-access',
       `from flask import Flask, request\nfrom werkzeug.security import safe_join\nfrom flask import abort\n\napp = Flask(__name__)\n\n@app.route("/v")\ndef v():\n    safe_path = safe_join("/var/data/", request.args["f"])\n    if safe_path is None:\n        abort(404)\n    with open(safe_path) as f:\n        return f.read()\n`,
       { 'requirements.txt': 'Flask==0.12.2\nWerkzeug==0.14.1\n' }));
+  test('a path that is wholly the request value is refused: there is no folder to keep it in', () =>
+    refuses('app.py', flask(`@app.route("/f")\ndef f():\n    return open(request.args["f"]).read()\n`), 'python.lang.path-traversal.file-access', /no folder to keep it in/));
   test('a path join outside Flask is refused with how to check it by hand', () =>
     refuses('views.py', 'from django.http import HttpResponse\n\ndef read(request):\n    with open("/var/data/" + request.GET["name"]) as f:\n        return HttpResponse(f.read())\n', 'python.lang.path-traversal.file-access', /not a Flask app.*commonpath/));
   test('shell command with shell syntax is refused: it needs a shell', () =>

@@ -23,7 +23,7 @@ function joined(path: SgNode): { folder: string; parts: string[] } | string {
     const left = fieldOf(path, 'left')!;
     if (kindOf(left) === 'string' && !left.find({ rule: { kind: 'interpolation' } } as never) && /\/['"]$/.test(left.text())) return { folder: left.text(), parts: [fieldOf(path, 'right')!.text()] };
   }
-  return 'the path is not built as os.path.join(folder, name) or "folder/" + name, so there is no folder to keep it in';
+  return 'the path is not built as os.path.join(folder, name) or "folder/" + name, so there is no folder to keep it in; choose the file from an allow-list';
 }
 
 export const pythonSafeJoin: Codemod = {
@@ -33,7 +33,6 @@ export const pythonSafeJoin: Codemod = {
     const call = callAround(node!, ['call'])!;
     const fn = fieldOf(call, 'function')?.text() ?? '';
     if (/send_from_directory$/.test(fn)) return refuse('send_from_directory() already refuses names outside its folder; if the folder itself comes from the request, fix that by hand');
-    if (!pythonImportsModule(root!, 'flask')) return refuse('this is not a Flask app: resolve the path with os.path.realpath() and check it stays inside the folder (os.path.commonpath) by hand');
     const path = argumentsOf(call)[0];
     if (!path || kindOf(path) === 'keyword_argument') return refuse('the path is not the first argument');
     if (!functionAround(call)) return refuse('the file is opened outside a view, where there is no request to answer with 404');
@@ -43,6 +42,7 @@ export const pythonSafeJoin: Codemod = {
     const built = joined(origin ? origin.value : path);
     if (typeof built === 'string') return refuse(built);
     if (/\brequest\b/.test(built.folder)) return refuse('the folder itself comes from the request; choose it on the server');
+    if (!pythonImportsModule(root!, 'flask')) return refuse('this is not a Flask app: resolve the path with os.path.realpath() and check it stays inside the folder (os.path.commonpath) by hand');
 
     const requirements = (await readFile('requirements.txt')) ?? '';
     const module = OLD_WERKZEUG.test(requirements) ? 'werkzeug.security' : 'werkzeug.utils';
