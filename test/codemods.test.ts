@@ -207,6 +207,20 @@ describe('python output and configuration', () => {
     const run = spawnSync('python3', ['-c', `${helper}\nimport json, sys\nprint(json.dumps([same_site_location(c) for c in json.loads(sys.argv[1])]))`, JSON.stringify(cases)], { encoding: 'utf8' });
     assert.deepEqual(JSON.parse(run.stdout), ['/account?tab=2', '/', '/', '/', '/', '/', '/', '/'], run.stderr);
   });
+  test('os.path.join of a request name → safe_join with 404 for names leaving the folder: names inside it open the same file', () =>
+    fixes('app.py', flask(`@app.route("/d")\ndef d():\n    name = request.args.get("file")\n    return send_file(os.path.join("/srv/files", name))\n`), 'python.lang.path-traversal.file-access',
+      `from flask import Flask, request\nfrom werkzeug.utils import safe_join\nfrom flask import abort\n\napp = Flask(__name__)\n\n@app.route("/d")\ndef d():\n    name = request.args.get("file")\n    safe_path = safe_join("/srv/files", name)\n    if safe_path is None:\n        abort(404)\n    return send_file(safe_path)\n`));
+  test('a path joined into a variable before open() → the variable joined safely and checked where it is assigned: the same file is read', () =>
+    fixes('app.py', flask(`@app.route("/r")\ndef r():\n    path = os.path.join(BASE, request.args["f"])\n    with open(path) as f:\n        return f.read()\n`), 'python.lang.path-traversal.file-access',
+      `from flask import Flask, request\nfrom werkzeug.utils import safe_join\nfrom flask import abort\n\napp = Flask(__name__)\n\n@app.route("/r")\ndef r():\n    path = safe_join(BASE, request.args["f"])\n    if path is None:\n        abort(404)\n    with open(path) as f:\n        return f.read()\n`));
+  test('"folder/" + name under Werkzeug 0.x → werkzeug.security.safe_join, which that version has: names inside the folder open the same file', () =>
+    fixes('app.py', flask(`@app.route("/v")\ndef v():\n    with open("/var/data/" + request.args["f"]) as f:\n        return f.read()\n`), 'python.lang.path-traversal.file-access',
+      `from flask import Flask, request\nfrom werkzeug.security import safe_join\nfrom flask import abort\n\napp = Flask(__name__)\n\n@app.route("/v")\ndef v():\n    safe_path = safe_join("/var/data/", request.args["f"])\n    if safe_path is None:\n        abort(404)\n    with open(safe_path) as f:\n        return f.read()\n`,
+      { 'requirements.txt': 'Flask==0.12.2\nWerkzeug==0.14.1\n' }));
+  test('a path that is wholly the request value is refused: there is no folder to keep it in', () =>
+    refuses('app.py', flask(`@app.route("/f")\ndef f():\n    return open(request.args["f"]).read()\n`), 'python.lang.path-traversal.file-access', /no folder to keep it in/));
+  test('a path join outside Flask is refused with how to check it by hand', () =>
+    refuses('views.py', 'from django.http import HttpResponse\n\ndef read(request):\n    with open("/var/data/" + request.GET["name"]) as f:\n        return HttpResponse(f.read())\n', 'python.lang.path-traversal.file-access', /not a Flask app.*commonpath/));
   test('shell command with shell syntax is refused: it needs a shell', () =>
     refuses('app.py', flask(`@app.route("/l")\ndef l():\n    os.system("ls " + request.args["d"] + " | wc -l")\n`), 'python.lang.command-injection.shell-command', /shell syntax/));
 });
@@ -223,6 +237,46 @@ describe('javascript', () => {
       'const q = new URLSearchParams(location.search).get("q");\ndocument.getElementById("r").textContent = q;\n'));
   test('innerHTML of built markup is refused: it needs sanitizing, not text', () =>
     refuses('page.js', 'const q = location.hash;\ndocument.getElementById("r").innerHTML = "<b>" + q + "</b>";\n', 'javascript.browser.xss.dom-html-sink', /DOMPurify/));
+  test('dangerouslySetInnerHTML → the value as the element\'s text child: other attributes stay, plain text shows the same', () =>
+    fixes('Comment.tsx', 'function Comment(props) {\n  return <div className="c" dangerouslySetInnerHTML={{ __html: props.body }}></div>;\n}\n', 'javascript.browser.xss.dom-html-sink',
+      'function Comment(props) {\n  return <div className="c">{props.body}</div>;\n}\n'));
+  test('self-closing element with dangerouslySetInnerHTML → opened and closed around the text child: the same tag renders the same text', () =>
+    fixes('Comment.jsx', 'function Comment(props) {\n  return <p dangerouslySetInnerHTML={{ __html: props.body }} />;\n}\n', 'javascript.browser.xss.dom-html-sink',
+      'function Comment(props) {\n  return <p>{props.body}</p>;\n}\n'));
+  test('createElement props with dangerouslySetInnerHTML → the value as the child argument: the same element and text', () =>
+    fixes('comment.js', 'function Comment(props) {\n  return React.createElement("div", { dangerouslySetInnerHTML: { __html: props.body } });\n}\n', 'javascript.browser.xss.dom-html-sink',
+      'function Comment(props) {\n  return React.createElement("div", null, props.body);\n}\n'));
+  test('dangerouslySetInnerHTML on an element with children is refused: React would show the children instead', () =>
+    refuses('Comment.tsx', 'function Comment(props) {\n  return <div dangerouslySetInnerHTML={{ __html: props.body }}><span /></div>;\n}\n', 'javascript.browser.xss.dom-html-sink', /children of its own/));
+  test('dangerouslySetInnerHTML of rendered Markdown is refused: it is markup, it needs sanitizing', () =>
+    refuses('Post.tsx', 'function Post(props) {\n  return <article dangerouslySetInnerHTML={{ __html: marked(props.body) }} />;\n}\n', 'javascript.browser.xss.dom-html-sink', /renderer/));
+  test('exec of a built command → execFile with an argument list: the same program gets the same arguments and the callback its output', () =>
+    fixes('ping.js', 'const { exec } = require("child_process");\napp.get("/ping", (req, res) => {\n  exec("ping -c 1 " + req.query.host, (err, out) => res.send(out));\n});\n', 'javascript.lang.command-injection.shell-command',
+      'const { exec, execFile } = require("child_process");\napp.get("/ping", (req, res) => {\n  execFile("ping", ["-c", "1", req.query.host], (err, out) => res.send(out));\n});\n'));
+  test('child_process.execSync of a template literal → execFileSync: the same arguments, the output is still returned', () =>
+    fixes('convert.js', 'const child_process = require("child_process");\nrouter.post("/convert", (req, res) => {\n  const file = req.body.file;\n  child_process.execSync(`convert ${file} out-${file}.png`);\n  res.end();\n});\n', 'javascript.lang.command-injection.shell-command',
+      'const child_process = require("child_process");\nrouter.post("/convert", (req, res) => {\n  const file = req.body.file;\n  child_process.execFileSync("convert", [file, `out-${file}.png`]);\n  res.end();\n});\n'));
+  test('exec imported as an ES module → execFile imported beside it: the options and callback stay', () =>
+    fixes('ls.mjs', 'import { exec } from "node:child_process";\napp.get("/ls", (req, res) => {\n  exec(`ls -l ${req.query.dir}`, { cwd: "/srv" }, (err, out) => res.send(out));\n});\n', 'javascript.lang.command-injection.shell-command',
+      'import { exec, execFile } from "node:child_process";\napp.get("/ls", (req, res) => {\n  execFile("ls", ["-l", req.query.dir], { cwd: "/srv" }, (err, out) => res.send(out));\n});\n'));
+  test('a command built in the statement before exec → built in the execFile call, its variable gone: the same arguments', () =>
+    fixes('ping.js', 'const { exec } = require("child_process");\napp.get("/ping", (req, res) => {\n  const cmd = "ping -c 1 " + req.query.host;\n  exec(cmd, (err, out) => res.send(out));\n});\n', 'javascript.lang.command-injection.shell-command',
+      'const { exec, execFile } = require("child_process");\napp.get("/ping", (req, res) => {\n  execFile("ping", ["-c", "1", req.query.host], (err, out) => res.send(out));\n});\n'));
+  test('exec of a command with a pipe is refused: it needs a shell', () =>
+    refuses('count.js', 'const { exec } = require("child_process");\napp.get("/c", (req, res) => {\n  exec("grep " + req.query.q + " log.txt | wc -l", (err, out) => res.send(out));\n});\n', 'javascript.lang.command-injection.shell-command', /shell syntax/));
+  test('exec of a command that is wholly a value is refused: there is no fixed program', () =>
+    refuses('run.js', 'const { exec } = require("child_process");\napp.post("/run", (req, res) => {\n  exec(req.body.cmd, (err, out) => res.send(out));\n});\n', 'javascript.lang.command-injection.shell-command', /no fixed program/));
+  test('jwt.verify accepting "none" besides HS256 → HS256 only: tokens the app signs verify as before', () =>
+    fixes('auth.js', 'const claims = jwt.verify(token, secret, { algorithms: ["HS256", "none"] });\n', 'javascript.jwt.none-algorithm', 'const claims = jwt.verify(token, secret, { algorithms: ["HS256"] });\n'));
+  test('jwt.verify accepting only "none" → the algorithm the file signs with: its own tokens verify as before', () =>
+    fixes('auth.js', 'function issue(user) {\n  return jwt.sign({ sub: user.id }, KEY, { algorithm: "RS256" });\n}\nfunction check(token) {\n  return jwt.verify(token, PUBLIC_KEY, { algorithms: ["none"] });\n}\n', 'javascript.jwt.none-algorithm',
+      'function issue(user) {\n  return jwt.sign({ sub: user.id }, KEY, { algorithm: "RS256" });\n}\nfunction check(token) {\n  return jwt.verify(token, PUBLIC_KEY, { algorithms: ["RS256"] });\n}\n'));
+  test('jwt.verify accepting only "none" with a shared secret → HS256, what jsonwebtoken signs a secret with by default', () =>
+    fixes('auth.js', 'const claims = jwt.verify(token, process.env.JWT_SECRET, { algorithms: ["none"] });\n', 'javascript.jwt.none-algorithm', 'const claims = jwt.verify(token, process.env.JWT_SECRET, { algorithms: ["HS256"] });\n'));
+  test('jwt.verify accepting only "none" with a key of no evident type is refused', () =>
+    refuses('auth.js', 'const claims = jwt.verify(token, key, { algorithms: ["none"] });\n', 'javascript.jwt.none-algorithm', /cannot be told/));
+  test('jwt.sign with "none" is refused: the issuer needs a key', () =>
+    refuses('auth.js', 'const token = jwt.sign(payload, "", { algorithm: "none" });\n', 'javascript.jwt.none-algorithm', /signing key/));
   test('pg query from a template literal → $1 parameter: the same row is read', () =>
     fixes('app.js', 'const { Pool } = require("pg");\napp.get("/u", async (req, res) => {\n  const rows = await pool.query(`SELECT * FROM users WHERE id = \'${req.query.id}\'`);\n  res.json(rows);\n});\n', 'javascript.lang.sqli.string-built-query',
       'const { Pool } = require("pg");\napp.get("/u", async (req, res) => {\n  const rows = await pool.query("SELECT * FROM users WHERE id = $1", [req.query.id]);\n  res.json(rows);\n});\n'));

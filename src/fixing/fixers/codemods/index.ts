@@ -1,6 +1,8 @@
 import type { Codemod } from './codemod.ts';
 import { javascriptCookieFlags } from './javascript/cookie-flags.ts';
 import { javascriptDomText } from './javascript/dom-text.ts';
+import { javascriptExecFile } from './javascript/exec-file.ts';
+import { javascriptJwtAlgorithms } from './javascript/jwt-algorithms.ts';
 import { javascriptParameterizedSql } from './javascript/parameterized-sql.ts';
 import { javascriptSha256Hash } from './javascript/sha256-hash.ts';
 import { pythonDebugFromEnv } from './python/debug-from-env.ts';
@@ -8,6 +10,7 @@ import { pythonEscapeHtml } from './python/escape-html.ts';
 import { pythonJwtVerify } from './python/jwt-verify.ts';
 import { pythonLiteralEval } from './python/literal-eval.ts';
 import { pythonParameterizedSql } from './python/parameterized-sql.ts';
+import { pythonSafeJoin } from './python/safe-join.ts';
 import { pythonSameSiteRedirect } from './python/same-site-redirect.ts';
 import { pythonSecretsRandom } from './python/secrets-random.ts';
 import { pythonSecureCookie } from './python/secure-cookie.ts';
@@ -23,6 +26,8 @@ import { templateEscapedOutput } from './template/escaped-output.ts';
 export const CODEMODS: readonly Codemod[] = [
   javascriptCookieFlags,
   javascriptDomText,
+  javascriptExecFile,
+  javascriptJwtAlgorithms,
   javascriptParameterizedSql,
   javascriptSha256Hash,
   pythonDebugFromEnv,
@@ -30,6 +35,7 @@ export const CODEMODS: readonly Codemod[] = [
   pythonJwtVerify,
   pythonLiteralEval,
   pythonParameterizedSql,
+  pythonSafeJoin,
   pythonSameSiteRedirect,
   pythonSecretsRandom,
   pythonSecureCookie,

@@ -163,7 +163,12 @@ export function soleAssignment(variable: SgNode, use: SgNode): { statement: SgNo
   const scope = functionAround(use);
   if (!scope) return null;
   const name = variable.text();
-  const mentions = scope.findAll({ rule: { kind: 'identifier', regex: `^${name}$` } as never });
+  // `os.path` or `f(path=…)` name an attribute or a parameter, not the variable
+  const mentions = scope.findAll({ rule: { kind: 'identifier', regex: `^${name}$` } as never }).filter((m) => {
+    const parent = m.parent();
+    const at = m.range().start.index;
+    return !parent || !['attribute', 'keyword_argument'].includes(kindOf(parent)) || (fieldOf(parent, kindOf(parent) === 'attribute' ? 'attribute' : 'name')?.range().start.index !== at);
+  });
   const assignments = mentions.filter((m) => {
     const parent = m.parent();
     return parent && kindOf(parent) === 'assignment' && fieldOf(parent, 'left')?.range().start.index === m.range().start.index;
