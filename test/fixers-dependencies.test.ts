@@ -226,6 +226,24 @@ describe('dependency fixer: npm', () => {
     assert.match(read(workspace, 'package.json'), /"lodash": "\^4\.17\.22"/);
   });
 
+  test("the repository's .npmrc never gets the service's environment to send to a registry", async () => {
+    const secret = 'service-secret-value-7f3a9c';
+    process.env.BULWARK_TEST_NPMRC_LEAK = secret;
+    try {
+      const manifest = JSON.parse(packageJson);
+      manifest.dependencies['@acme/thing'] = '^1.0.0';
+      const files = {
+        'package.json': JSON.stringify(manifest, null, 2) + '\n',
+        'package-lock.json': lock,
+        '.npmrc': `@acme:registry=${registry.url}/leak/\${BULWARK_TEST_NPMRC_LEAK}/\n`,
+      };
+      await apply(files, finding('package-lock.json', 'lodash', 'npm', '4.17.20', '4.17.21'));
+      assert.ok(!registry.requests.some((request) => request.includes(secret)), `a request carried the value: ${registry.requests.join(' ')}`);
+    } finally {
+      delete process.env.BULWARK_TEST_NPMRC_LEAK;
+    }
+  });
+
   test('npm cannot reach the registry: refused with the reason, every file left as it was', async () => {
     const unreachable = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: 'http://127.0.0.1:9', npmUrl: 'http://127.0.0.1:9' }) });
     const files = { 'package.json': packageJson, 'package-lock.json': lock };

@@ -97,6 +97,18 @@ function syncLegacyRequires(lock: JsonObject): void {
   walk(lock.dependencies, '');
 }
 
+/**
+ * What npm runs with: the path and proxy settings, nothing else. npm expands `${VAR}` in .npmrc values,
+ * and the scanned repository's .npmrc is untrusted, so the service's own environment (database URL,
+ * encryption key, tokens) must not be there for it to send to a registry of the repository's choosing.
+ */
+function npmEnvironment(): NodeJS.ProcessEnv {
+  const passed = ['PATH', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'https_proxy', 'http_proxy', 'no_proxy', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE'];
+  const env: NodeJS.ProcessEnv = { HOME: path.join(os.tmpdir(), 'bulwark-npm-home') };
+  for (const name of passed) if (process.env[name] !== undefined) env[name] = process.env[name];
+  return env;
+}
+
 /** Runs npm; null when it succeeded, else the first thing it said went wrong. */
 function runNpm(folder: string, registry: string, signal: AbortSignal): Promise<string | null> {
   const args = [
@@ -110,9 +122,11 @@ function runNpm(folder: string, registry: string, signal: AbortSignal): Promise<
     '--fetch-retries=1',
     `--registry=${registry}`,
     `--cache=${path.join(os.tmpdir(), 'bulwark-npm-cache')}`,
+    // The scanned repository's .npmrc is read too: it must not choose the program npm runs for git.
+    '--git=git',
   ];
   return new Promise((resolve) => {
-    execFile('npm', args, { cwd: folder, signal, timeout: TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, _stdout, stderr) => {
+    execFile('npm', args, { cwd: folder, env: npmEnvironment(), signal, timeout: TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, _stdout, stderr) => {
       if (!error) return resolve(null);
       if (signal.aborted) return resolve('the fix was cancelled');
       const code = /npm error code (\S+)/.exec(stderr)?.[1];
