@@ -3,7 +3,7 @@ import { fieldOf, kindOf } from '../../syntax.ts';
 import { parameterize, type Parameterized, type PlaceholderStyle } from '../built-string.ts';
 import { refuse, type Codemod, type CodemodContext, type CodemodEdit } from '../codemod.ts';
 import { appendArguments, argumentsOf, replace } from '../edit-kit.ts';
-import { builtParts, moduleConstant, pythonJoin, pythonString, quoteStyle, soleAssignment } from './strings.ts';
+import { builtValue, moduleConstant, pythonJoin, pythonString, quoteStyle } from './strings.ts';
 
 // SQL built from strings → the same statement with placeholders and the values passed to the driver,
 // which quotes them: DB-API drivers with their own placeholder (sqlite3 `?`; psycopg, PyMySQL,
@@ -76,16 +76,10 @@ export const pythonParameterizedSql: Codemod = {
     if (!style) return refuse('the database driver (and so its placeholder style) cannot be told from the file or the requirements');
     const constant = (name: string) => (context.root ? moduleConstant(context.root, name) : null);
 
-    let parts = builtParts(query, constant);
-    let target: SgNode = query;
-    let related: SgNode | undefined;
-    if (!parts && kindOf(query) === 'identifier') {
-      const origin = soleAssignment(query, runner);
-      if (!origin) return refuse(`${query.text()} is assigned more than once or used elsewhere, so the statement cannot be rebuilt safely`);
-      parts = builtParts(origin.value, constant);
-      target = origin.value;
-      related = origin.statement;
-    }
+    const built = builtValue(query, runner, constant);
+    if ('reassigned' in built) return refuse(`${query.text()} is assigned more than once or used elsewhere, so the statement cannot be rebuilt safely`);
+    const { parts, target } = built;
+    const related = built.origin?.statement;
     if (!parts) return refuse('the statement is not built in a way this codemod reads (concatenation, % or format() of a literal, an f-string)');
     const parameterized = parameterize(parts, style);
     if ('refuse' in parameterized) return refuse(parameterized.refuse);

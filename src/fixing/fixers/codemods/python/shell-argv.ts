@@ -3,7 +3,7 @@ import { fieldOf, kindOf } from '../../syntax.ts';
 import { argumentList, isLiteral, type Part } from '../built-string.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
 import { argumentsOf, functionAround, keywordArgument, pythonImport, removeArgument, removeStatement, replace } from '../edit-kit.ts';
-import { builtParts, moduleConstant, pythonJoin, quoteStyle, soleAssignment } from './strings.ts';
+import { builtValue, moduleConstant, pythonJoin, quoteStyle } from './strings.ts';
 
 // A shell command built from a fixed program and values → an argument list run without a shell:
 // os.system(cmd) → subprocess.call([...]), os.popen(cmd).read() → subprocess.run([...], stdout=PIPE,
@@ -54,18 +54,12 @@ export const pythonShellArgv: Codemod = {
     if (/getoutput|getstatusoutput/.test(fn)) return refuse(`${fn} always runs a shell; use subprocess.run with an argument list`);
 
     const constant = (name: string) => moduleConstant(root!, name);
-    let parts = builtParts(command, constant);
-    let target: SgNode = command;
-    let related: SgNode | undefined;
-    if (!parts && kindOf(command) === 'identifier') {
-      const origin = soleAssignment(command, call);
-      if (!origin) return refuse(`${command.text()} is assigned more than once or used elsewhere, so the command cannot be rebuilt safely`);
-      parts = builtParts(origin.value, constant);
-      target = origin.value;
-      related = origin.statement;
-      const unmovable = whyNotMovable(origin.value, origin.statement);
-      if (parts && unmovable) return refuse(`the command is built before the call and ${unmovable}, so building it in the call could change it`);
-    }
+    const built = builtValue(command, call, constant);
+    if ('reassigned' in built) return refuse(`${command.text()} is assigned more than once or used elsewhere, so the command cannot be rebuilt safely`);
+    const { parts, target, origin } = built;
+    const related = origin?.statement;
+    const unmovable = origin && parts ? whyNotMovable(origin.value, origin.statement) : null;
+    if (unmovable) return refuse(`the command is built before the call and ${unmovable}, so building it in the call could change it`);
     if (!parts) return refuse('the whole command comes from a value, so there is no fixed program to run; check it against an allow-list');
     const args = argumentList(parts);
     if ('refuse' in args) return refuse(args.refuse);

@@ -205,3 +205,19 @@ export function quoteStyle(node: SgNode): string {
   const first = kindOf(node) === 'string' ? node : node.find({ rule: { kind: 'string' } as never });
   return first?.child(0)?.text() ?? '"';
 }
+
+/**
+ * The parts of a value a sink receives: built where it is passed, or, for a variable, by its sole
+ * assignment (`origin`). `reassigned` when the variable is assigned more than once or used elsewhere.
+ */
+export function builtValue(
+  value: SgNode,
+  use: SgNode,
+  constant: (name: string) => SgNode | null,
+): { parts: Part[] | null; target: SgNode; origin?: { statement: SgNode; value: SgNode } } | { reassigned: true } {
+  const parts = builtParts(value, constant);
+  if (parts || kindOf(value) !== 'identifier') return { parts, target: value };
+  const origin = soleAssignment(value, use);
+  if (!origin) return { reassigned: true };
+  return { parts: builtParts(origin.value, constant), target: origin.value, origin };
+}
