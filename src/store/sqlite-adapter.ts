@@ -170,7 +170,9 @@ class WorkerSqliteDriver implements Driver {
     const c = connection as WorkerConnection;
     c.releaseWriter = await this.writerLock.acquire();
     try {
-      await this.liveWriter().run(CompiledQuery.raw('begin'));
+      // IMMEDIATE takes SQLite's write lock now, waiting up to busy_timeout for another process's writer;
+      // a deferred transaction that read first could not wait when it came to write (SQLITE_BUSY_SNAPSHOT).
+      await this.liveWriter().run(CompiledQuery.raw('begin immediate'));
     } catch (error) {
       this.endTransaction(c);
       throw error;
