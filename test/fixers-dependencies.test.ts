@@ -105,7 +105,11 @@ describe('dependency fixer: npm', () => {
     const { outcome, workspace } = await apply({ 'package.json': packageJson, 'package-lock.json': lock }, finding('package-lock.json', 'lodash', 'npm', '4.17.20', '4.17.21'));
     const written = JSON.parse(read(workspace, 'package-lock.json'));
     // The smallest fixing version, not the newest the range admits (4.17.22), with what the registry says of it.
-    assert.deepEqual(written.packages['node_modules/lodash'], { version: '4.17.21', integrity: `sha512-${Buffer.from('lodash@4.17.21').toString('base64')}` });
+    assert.deepEqual(written.packages['node_modules/lodash'], {
+      version: '4.17.21',
+      resolved: `${registry.url}/lodash/-/lodash-4.17.21.tgz`,
+      integrity: `sha512-${Buffer.from('lodash@4.17.21').toString('base64')}`,
+    });
     assert.deepEqual(written.packages[''].dependencies, { express: '^4.18.0', lodash: '^4.17.21' });
     assert.equal(written.packages['node_modules/express'].version, '4.18.2');
     assert.equal(read(workspace, 'package.json'), packageJson.replace('"lodash": "^4.17.20"', '"lodash": "^4.17.21"'));

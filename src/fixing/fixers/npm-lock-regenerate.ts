@@ -103,7 +103,9 @@ function syncLegacyRequires(lock: JsonObject): void {
  * encryption key, tokens) must not be there for it to send to a registry of the repository's choosing.
  */
 function npmEnvironment(): NodeJS.ProcessEnv {
-  const passed = ['PATH', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'https_proxy', 'http_proxy', 'no_proxy', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE'];
+  // NPM_CONFIG_USERCONFIG names an npmrc the operator chose (a mirror's credentials, a CA); the user's own
+  // ~/.npmrc is not read, as HOME is a scratch folder.
+  const passed = ['PATH', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY', 'https_proxy', 'http_proxy', 'no_proxy', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'NPM_CONFIG_USERCONFIG'];
   const env: NodeJS.ProcessEnv = { HOME: path.join(os.tmpdir(), 'bulwark-npm-home') };
   for (const name of passed) if (process.env[name] !== undefined) env[name] = process.env[name];
   return env;
