@@ -17,6 +17,11 @@ export interface EngineOptions {
   cacheMaxBytes?: number;
   /** Vulnerability records for `sbom_scan`; without them it inventories dependencies and matches none. */
   advisories?: AdvisoryLookup;
+  /**
+   * Run engine work in the calling thread rather than the engine thread pool: for a small local scan, where
+   * starting threads costs more than it saves. Never for the service, whose event loop must stay free.
+   */
+  inCallingThread?: boolean;
 }
 
 /**

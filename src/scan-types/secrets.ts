@@ -7,7 +7,7 @@ export const secretsScan: ScanTypeDescriptor<'secrets_scan'> = {
   quotaType: 'sast_scans',
   engine: async (options) => {
     const { SecretsEngine } = await import('../engines/secrets/secrets-engine.ts');
-    return new SecretsEngine({ historyDepth: options.secretsHistoryDepth });
+    return new SecretsEngine({ historyDepth: options.secretsHistoryDepth, ...(options.inCallingThread ? { pool: null } : {}) });
   },
   fixers: async () => [(await import('../fixing/fixers/secret-fixer.ts')).secretFixer],
   // The detector fires again with the same rule on a value of the same masked form; see verify.ts.

@@ -13,6 +13,7 @@ export const semgrepScan: ScanTypeDescriptor<'semgrep_scan'> = {
       externalSemgrep: { configs: options.semgrepConfigs ?? [] },
       cacheDir: options.cacheDir,
       cacheMaxBytes: options.cacheMaxBytes,
+      ...(options.inCallingThread ? { pool: null } : {}),
     });
   },
   // The catalog's codemod for a rule first, then hard-coded credentials moved as the secrets fixer moves

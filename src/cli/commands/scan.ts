@@ -9,6 +9,7 @@ import type { ScanArtifact } from '../../engines/engine.ts';
 import { defaultEngines, runnableScanTypes } from '../../engines/registry.ts';
 import { REPORT_FORMATS, renderReport, type ReportFormat } from '../../reports/index.ts';
 import { atOrAbove, SEVERITIES, type Severity } from '../../reports/report.ts';
+import { loadIgnore, walkFiles } from '../../engines/source-files.ts';
 import { git } from '../../scm/git-command.ts';
 import { VERSION } from '../../version.ts';
 import { optionalInt, UsageError } from '../output.ts';
@@ -80,6 +81,15 @@ async function gitTarget(dir: string, settings: Settings, note: (message: string
   }
 }
 
+/** A tree of at most this many files is scanned in this thread: starting engine threads would cost more. */
+const IN_THREAD_MAX_FILES = 200;
+
+async function isSmallTree(dir: string): Promise<boolean> {
+  let count = 0;
+  for await (const _file of walkFiles(dir, await loadIgnore(dir))) if (++count > IN_THREAD_MAX_FILES) return false;
+  return true;
+}
+
 /**
  * OSV records for a local sbom scan, from the configured database when it exists; without one the
  * scan still lists every dependency, and the engine says why it matched none.
@@ -136,6 +146,7 @@ export async function scanCommand(args: string[], values: Record<string, unknown
       cacheDir: localCacheDirFrom(process.env),
       cacheMaxBytes: settings.cacheMaxBytes,
       advisories: advisories?.lookup,
+      inCallingThread: await isSmallTree(dir),
     });
     const engine = (await engines.engineFor(scanType))!;
     findings = await engine.scan({
