@@ -39,6 +39,11 @@ export interface FixerOutcome {
   userNotes?: string[];
 }
 
+/** The outcome of a fixer that wrote nothing, with why. */
+export function notFixed(note: string): FixerOutcome {
+  return { fixed: false, changedFiles: [], note };
+}
+
 /** What a run did about one finding of its fix, as the fix's response shows it. */
 export interface FindingOutcome {
   finding_id: string;

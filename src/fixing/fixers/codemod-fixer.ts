@@ -2,7 +2,7 @@ import type { SgNode } from '@ast-grep/napi';
 import { parserFor, type ParserName } from '../../languages/index.ts';
 import { loadRuleSet, type RuleSet } from '../../engines/sast/rule-set.ts';
 import { analyzeSource, type SastMatch } from '../../engines/sast/sast-engine.ts';
-import type { Fixer, FixerOutcome, FixFinding, FixWorkspace } from '../types.ts';
+import { notFixed, type Fixer, type FixerOutcome, type FixFinding, type FixWorkspace } from '../types.ts';
 import type { Codemod, CodemodEdit } from './codemods/codemod.ts';
 import { codemodFor } from './codemods/index.ts';
 import { statementLines, statementOf } from './codemods/edit-kit.ts';
@@ -44,7 +44,7 @@ async function applyCodemod(ruleSet: RuleSet, codemod: Codemod, finding: FixFind
   workspace.signal.throwIfAborted();
   const file = finding.filePath;
   const parser = parserFor(file);
-  if (!parser) return refused(`${file} is not a file ${codemod.name} reads`);
+  if (!parser) return notFixed(`${file} is not a file ${codemod.name} reads`);
   const text = await readTreeFile(workspace.dir, file);
   if (text === null) return { fixed: true, changedFiles: [], note: `${file} no longer exists, so ${finding.checkId} no longer applies to it` };
   const before = analyzeSource(ruleSet, parser, text);
@@ -65,9 +65,9 @@ async function applyCodemod(ruleSet: RuleSet, codemod: Codemod, finding: FixFind
       match: { start: site.start, end: site.end, text: site.match.text },
       readFile: (relative) => readTreeFile(workspace.dir, relative),
     });
-    if ('refuse' in answer) return refused(`${codemod.name} does not fix ${finding.checkId} at ${file}:${site.match.startLine}: ${answer.refuse}`);
+    if ('refuse' in answer) return notFixed(`${codemod.name} does not fix ${finding.checkId} at ${file}:${site.match.startLine}: ${answer.refuse}`);
     const outside = answer.edits.find((edit) => !allowed(edit, site, root, text));
-    if (outside) return refused(`${codemod.name} would change ${file} outside the finding's statement at line ${lineAt(text, outside.start)}, so nothing was written`);
+    if (outside) return notFixed(`${codemod.name} would change ${file} outside the finding's statement at line ${lineAt(text, outside.start)}, so nothing was written`);
     for (const edit of answer.edits) if (!edits.some((e) => e.start === edit.start && e.end === edit.end && e.text === edit.text)) edits.push(edit);
     notes.push(answer.note);
   }
@@ -75,10 +75,10 @@ async function applyCodemod(ruleSet: RuleSet, codemod: Codemod, finding: FixFind
   try {
     after = applyEdits(text, edits);
   } catch {
-    return refused(`${codemod.name} found edits that overlap at ${file}:${finding.startLine}, so nothing was written`);
+    return notFixed(`${codemod.name} found edits that overlap at ${file}:${finding.startLine}, so nothing was written`);
   }
   const problem = checkResult(ruleSet, parser, finding.checkId, text, after, before, edits, located);
-  if (problem) return refused(`${codemod.name} does not fix ${finding.checkId} at ${file}:${located[0]!.match.startLine}: ${problem}`);
+  if (problem) return notFixed(`${codemod.name} does not fix ${finding.checkId} at ${file}:${located[0]!.match.startLine}: ${problem}`);
   await writeTreeFile(workspace.dir, file, after);
   return { fixed: true, changedFiles: [file], note: `${[...new Set(notes)].join(' ')} (${codemod.name}, ${file}:${located[0]!.match.startLine})` };
 }
@@ -144,6 +144,3 @@ function lineAt(text: string, offset: number): number {
   return line;
 }
 
-function refused(note: string): FixerOutcome {
-  return { fixed: false, changedFiles: [], note };
-}

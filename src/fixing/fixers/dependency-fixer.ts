@@ -5,7 +5,7 @@ import type { AdvisoryLookup } from '../../osv/advisories.ts';
 import { affectedMatch } from '../../osv/affected.ts';
 import { packageKey } from '../../osv/package-key.ts';
 import { versionScheme } from '../../osv/versions.ts';
-import type { Fixer, FixerOutcome, FixFinding, FixWorkspace } from '../types.ts';
+import { notFixed, type Fixer, type FixerOutcome, type FixFinding, type FixWorkspace } from '../types.ts';
 import { affectedCopies } from './affected-copies.ts';
 import { crossesMajor, majorVersionNote, type BumpContext, type BumpResult, type DependencyBump, type ReadFile } from './dependency-bump.ts';
 import { bumpNpmLock } from './npm-bump.ts';
@@ -63,27 +63,27 @@ function clearOf(advisories: AdvisoryLookup | undefined, bump: DependencyBump): 
 async function fixDependency(finding: FixFinding, workspace: FixWorkspace, options: DependencyFixerOptions): Promise<FixerOutcome> {
   workspace.signal.throwIfAborted();
   const bump = bumpOf(finding);
-  if (typeof bump === 'string') return refuse(bump);
+  if (typeof bump === 'string') return notFixed(bump);
   const bumper = bumperFor(bump.file, bump.ecosystem);
   if (!bumper) {
-    return refuse(`Automatic upgrades in ${path.posix.basename(bump.file)} (${bump.ecosystem}) are not supported; upgrade ${bump.name} to ${bump.fixed} or later by hand`);
+    return notFixed(`Automatic upgrades in ${path.posix.basename(bump.file)} (${bump.ecosystem}) are not supported; upgrade ${bump.name} to ${bump.fixed} or later by hand`);
   }
   const read: ReadFile = (file) => readTreeFile(workspace.dir, file);
   const text = await read(bump.file);
-  if (text === null) return refuse(`${bump.file} no longer exists, so ${bump.name} was not upgraded there`);
+  if (text === null) return notFixed(`${bump.file} no longer exists, so ${bump.name} was not upgraded there`);
   const registry = options.registry ?? defaultPackageRegistry();
   const context: BumpContext = { registry, isClear: clearOf(options.advisories, bump), signal: workspace.signal };
   if (bumper === bumpNpmLock && options.advisories && semver.valid(bump.fixed)) {
     const clear = await smallestClearNpmVersion(bump, context);
-    if (typeof clear !== 'string') return refuse(`${bump.name} was not upgraded to ${bump.fixed}: ${clear.refused}`);
+    if (typeof clear !== 'string') return notFixed(`${bump.name} was not upgraded to ${bump.fixed}: ${clear.refused}`);
     bump.fixed = clear;
   }
   const result = await bumper(bump, text, read, context);
-  if (result.kind === 'refused') return refuse(`${bump.name} was not upgraded to ${bump.fixed}: ${result.reason}`);
+  if (result.kind === 'refused') return notFixed(`${bump.name} was not upgraded to ${bump.fixed}: ${result.reason}`);
   if (result.kind === 'already') {
     // The bumper found nothing to raise; the extractor must agree, or the entry is written in a way it missed.
     const left = await affectedCopies(bump.file, text, bump, { readFile: (file) => read(path.posix.normalize(file)).catch(() => null) }).catch(() => null);
-    if (left?.length) return refuse(`${bump.name} was not upgraded to ${bump.fixed}: the fixer could not find how ${bump.file} pins ${bump.name} ${left[0].version}`);
+    if (left?.length) return notFixed(`${bump.name} was not upgraded to ${bump.fixed}: the fixer could not find how ${bump.file} pins ${bump.name} ${left[0].version}`);
     return { fixed: true, changedFiles: [], note: result.note };
   }
 
@@ -95,7 +95,7 @@ async function fixDependency(finding: FixFinding, workspace: FixWorkspace, optio
     const regenerated = await regenerateNpmLock({ dir: workspace.dir, lockFile: bump.file, pins: result.pins ?? [], npmUrl: registry.settings.npmUrl, signal: workspace.signal });
     if ('refused' in regenerated) {
       for (const [file, original] of originals) if (original !== null) await writeTreeFile(workspace.dir, file, original);
-      return refuse(`${bump.name} was not upgraded to ${bump.fixed}: ${regenerated.refused}`);
+      return notFixed(`${bump.name} was not upgraded to ${bump.fixed}: ${regenerated.refused}`);
     }
     note = `${note}; ${regenerated.note}`;
   }
@@ -138,6 +138,3 @@ function bumpOf(finding: FixFinding): DependencyBump | string {
   return { name, ecosystem: ecosystem as Ecosystem, installed, fixed, file: finding.filePath };
 }
 
-function refuse(note: string): FixerOutcome {
-  return { fixed: false, changedFiles: [], note };
-}

@@ -1,7 +1,7 @@
 import type { SgNode } from '@ast-grep/napi';
 import { loadRuleSet, type RuleSet, type SastRule } from '../../engines/sast/rule-set.ts';
 import { analyzeSource } from '../../engines/sast/sast-engine.ts';
-import type { Fixer, FixerOutcome, FixFinding, FixWorkspace } from '../types.ts';
+import { notFixed, type Fixer, type FixerOutcome, type FixFinding, type FixWorkspace } from '../types.ts';
 import { renderFix } from './fix-template.ts';
 import { codeParserFor, kindOf, nodesSpanning, parseCode, syntaxErrors, type CodeParser } from './syntax.ts';
 import { applyEdits, type TextEdit } from './text-edits.ts';
@@ -35,9 +35,9 @@ async function applyRuleFix(ruleSet: RuleSet, finding: FixFinding, workspace: Fi
   workspace.signal.throwIfAborted();
   const file = finding.filePath;
   const rule = ruleSet.rules.find((r) => r.id === finding.checkId);
-  if (!rule?.fix) return refuse(`There is no deterministic fix for ${finding.checkId}`);
+  if (!rule?.fix) return notFixed(`There is no deterministic fix for ${finding.checkId}`);
   const parser = codeParserFor(file);
-  if (!parser) return refuse(`There is no deterministic fix for ${finding.checkId} in ${file}, which is not parsed into a syntax tree`);
+  if (!parser) return notFixed(`There is no deterministic fix for ${finding.checkId} in ${file}, which is not parsed into a syntax tree`);
   const text = await readTreeFile(workspace.dir, file);
   if (text === null) return { fixed: true, changedFiles: [], note: `${file} no longer exists, so ${rule.id} no longer applies to it` };
 
@@ -48,12 +48,12 @@ async function applyRuleFix(ruleSet: RuleSet, finding: FixFinding, workspace: Fi
   const edits: TextEdit[] = [];
   for (const node of nodes) {
     const rendered = renderFix(rule.fix, node, text);
-    if ('unbound' in rendered) return refuse(`The fix of ${rule.id} uses ${rendered.unbound}, which the match at ${file}:${lineOf(node)} does not bind, so it does not apply there`);
+    if ('unbound' in rendered) return notFixed(`The fix of ${rule.id} uses ${rendered.unbound}, which the match at ${file}:${lineOf(node)} does not bind, so it does not apply there`);
     edits.push({ start: node.range().start.index, end: node.range().end.index, text: rendered.text });
   }
   const fixed = applyEdits(text, edits);
   const problem = checkFix(ruleSet, rule, parser, text, fixed, nodes, edits);
-  if (problem) return refuse(`The fix of ${rule.id} does not fit the match at ${file}:${lineOf(nodes[0])}: ${problem}`);
+  if (problem) return notFixed(`The fix of ${rule.id} does not fit the match at ${file}:${lineOf(nodes[0])}: ${problem}`);
 
   await writeTreeFile(workspace.dir, file, fixed);
   return { fixed: true, changedFiles: [file], note: `Applied the fix of ${rule.id} (${rule.fix}) at ${file}:${lineOf(nodes[0])}` };
@@ -122,6 +122,3 @@ function lineOf(node: SgNode): number {
   return node.range().start.line + 1;
 }
 
-function refuse(note: string): FixerOutcome {
-  return { fixed: false, changedFiles: [], note };
-}

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Fixer, FixerOutcome, FixFinding, FixWorkspace } from '../types.ts';
+import { notFixed, type Fixer, type FixerOutcome, type FixFinding, type FixWorkspace } from '../types.ts';
 import { loadRuleSet, type RuleSet } from '../../engines/sast/rule-set.ts';
 import { detectSecrets } from '../../engines/secrets/detector.ts';
 import { namesReadFromEnvironment } from './env-names.ts';
@@ -55,7 +55,7 @@ export function createSastCredentialFixer(loadRules: () => RuleSet = () => loadR
     handles: (finding) => finding.scanType === 'semgrep_scan' && isCredentialRule(ruleSet(), finding.checkId),
     apply: async (finding, workspace) => {
       const parser = codeParserFor(finding.filePath);
-      if (!parser) return refuse(`The hard-coded credential in ${finding.filePath} was left in place: the fixer cannot read this file type; ${REVOKE}`);
+      if (!parser) return notFixed(`The hard-coded credential in ${finding.filePath} was left in place: the fixer cannot read this file type; ${REVOKE}`);
       return fixSecret(finding, workspace, 'hard-coded credential', {
         locate: (text) => locateSastCredentials(ruleSet(), parser, text, finding),
         others: (text) => [...detectedSecrets(text), ...sastCredentialsIn(ruleSet(), parser, text)],
@@ -68,7 +68,7 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
   workspace.signal.throwIfAborted();
   const file = finding.filePath;
   if (finding.metadata.source === 'history') {
-    return refuse(
+    return notFixed(
       `The ${what} is only in the git history of ${file}, not in the tree, so no edit removes it: revoke it, then rewrite the history (git filter-repo) if it must go`,
     );
   }
@@ -77,16 +77,16 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
   const secrets = source.locate(original);
   if (!secrets.length) return { fixed: true, changedFiles: [], note: `The ${what} is no longer in ${file}; nothing to change` };
   const notCredential = notACredential(file, original, secrets[0]);
-  if (notCredential) return refuse(`The ${what} in ${file} line ${secrets[0].startLine} was left in place: ${notCredential}; if so, mark the finding a false positive`);
+  if (notCredential) return notFixed(`The ${what} in ${file} line ${secrets[0].startLine} was left in place: ${notCredential}; if so, mark the finding a false positive`);
   const inBrowser = servedToBrowsers(file, original, secrets[0]);
   if (inBrowser) {
-    return refuse(
+    return notFixed(
       `The ${what} in ${file} was left in place: ${inBrowser}, where anyone can read it and no environment variable exists; ` +
         `move the calls that need it to a server endpoint that holds the credential, then ${REVOKE}`,
     );
   }
   const unsupported = unsupportedFile(file, finding);
-  if (unsupported) return refuse(`The ${what} in ${file} was left in place: ${unsupported}; ${REVOKE}`);
+  if (unsupported) return notFixed(`The ${what} in ${file} was left in place: ${unsupported}; ${REVOKE}`);
 
   const values = new Set(secrets.map((s) => original.slice(s.start, s.end)));
   const names = new Map<string, string>();
@@ -110,7 +110,7 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
     const [next] = source.locate(text);
     if (!next) break;
     const change = apply(next);
-    if ('refused' in change) return refuse(`The ${what} in ${file} line ${next.startLine} was left in place: ${change.refused}; ${REVOKE}`);
+    if ('refused' in change) return notFixed(`The ${what} in ${file} line ${next.startLine} was left in place: ${change.refused}; ${REVOKE}`);
   }
   // The same value elsewhere in the file is the same credential: it goes too, under the same name.
   for (const value of values) {
@@ -121,7 +121,7 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
     }
   }
   const broken = newSyntaxErrors(file, original, text);
-  if (broken) return refuse(`The ${what} in ${file} was left in place: replacing it would not parse (line ${broken}); ${REVOKE}`);
+  if (broken) return notFixed(`The ${what} in ${file} was left in place: replacing it would not parse (line ${broken}); ${REVOKE}`);
 
   await writeTreeFile(workspace.dir, file, text);
   const variables = unique([...names.values()]);
@@ -225,9 +225,6 @@ function newSyntaxErrors(file: string, before: string, after: string): number | 
   return errorsAfter.count > syntaxErrors(parseCode(parser, before)).count ? errorsAfter.firstLine : null;
 }
 
-function refuse(note: string): FixerOutcome {
-  return { fixed: false, changedFiles: [], note };
-}
 
 function unique(items: string[]): string[] {
   return [...new Set(items)];
