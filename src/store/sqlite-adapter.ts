@@ -156,9 +156,11 @@ class WorkerSqliteDriver implements Driver {
   }
 
   leastBusyReader(): SqliteThread {
-    this.readers = this.readers.map((reader) => (reader.failure ? new SqliteThread(this.filename, true) : reader));
     let best = this.readers[0];
-    for (const reader of this.readers) if (reader.load < best.load) best = reader;
+    for (let i = 0; i < this.readers.length; i++) {
+      if (this.readers[i].failure) this.readers[i] = new SqliteThread(this.filename, true);
+      if (this.readers[i].load < best.load || best.failure) best = this.readers[i];
+    }
     return best;
   }
 
