@@ -83,7 +83,7 @@ describe('scan results', () => {
   test('are byte for byte the contract shape, in file and line order, only the batch\'s own', async () => {
     const batchId = await createBatch();
     const rows = [
-      findingRow(unit, { scan_batch_id: batchId, file_path: 'b.js', start_line: 2, end_line: 4, snippet: 'let x = 1', commit_sha: 'abc' }),
+      findingRow(unit, { scan_batch_id: batchId, file_path: 'b.js', start_line: 2, end_line: 4, snippet: 'let x = "1";\n\tpath = \'C:\\\\tmp\' // é ✓ 𝄞 \u0001 </script>', commit_sha: 'abc' }),
       findingRow(unit, { scan_batch_id: batchId, file_path: 'a.js', start_line: 9, owasp: '[]' }),
       findingRow(unit, { scan_batch_id: batchId, file_path: 'a.js', start_line: null, end_line: null }),
       findingRow(unit, { scan_batch_id: null, file_path: 'a.js' }),

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.ts';
-import { countBatchFindings, cursorAfter, pageOfBatchFindings, type BatchFindingCursor } from '../store/findings.ts';
-import type { Database, FindingRow, ScanBatchRow } from '../store/schema.ts';
+import { bulkRead } from '../store/read-lanes.ts';
+import { countBatchFindings, pageOfBatchResults, type BatchFindingCursor } from '../store/findings.ts';
+import type { Database, ScanBatchRow } from '../store/schema.ts';
 import { artifactOfScan, batchOfUnit, insertBatch, pageOfBatches, scansOfBatches } from '../store/scan-batches.ts';
 import { quotaTypeForScan } from '../scan-types/index.ts';
 import { invalidState, notFound } from './errors.ts';
@@ -105,18 +106,17 @@ export interface ScanResults {
   batch: ScanBatchRow;
   /** How many findings the batch holds as the read starts. */
   count: number;
-  /** The findings in file and line order, read page by page as they are consumed. */
-  pages: AsyncIterable<FindingRow[]>;
+  /** The result entries' JSON text in file and line order, comma-joined a page at a time, read as consumed. */
+  pages: AsyncIterable<Buffer>;
 }
 
 async function* batchFindingPages(db: Kysely<Database>, scope: { unitId: string; batchId: string }, pageSize: number) {
   let after: BatchFindingCursor | null = null;
-  for (;;) {
-    const page = await pageOfBatchFindings(db, scope, after, pageSize);
-    if (page.length) yield page;
-    if (page.length < pageSize) return;
-    after = cursorAfter(page.at(-1)!);
-  }
+  do {
+    const page = await bulkRead(() => pageOfBatchResults(db, scope, after, pageSize));
+    if (page.entries.byteLength) yield page.entries;
+    after = page.next;
+  } while (after);
 }
 
 /**

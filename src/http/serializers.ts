@@ -64,35 +64,19 @@ export function serializeProgress(family: Family, view: ProgressView) {
   return { ...batch, percent_complete: view.percent_complete, repositories: view.repositories };
 }
 
-export function serializeResultFinding(unit: Unit, f: FindingRow) {
-  return {
-    check_id: f.check_id,
-    file_path: f.file_path,
-    severity: f.severity,
-    message: f.message,
-    cwe: list(f.cwe),
-    owasp: list(f.owasp),
-    fingerprint: f.fingerprint,
-    ...findingLocation(unit, f),
-  };
-}
-
 /**
- * The results body (PublicScanResultsResponse) as JSON text, one piece per page of findings: the same
- * keys in the same order as the response schema, without ever holding more than one page.
+ * The results body (PublicScanResultsResponse) as JSON text, one piece per page of findings, without ever
+ * holding more than one page. The entries come as JSON text from the store (see pageOfBatchResults).
  */
-export async function* serializeResultsJson(unit: Unit, results: ScanResults): AsyncGenerator<string> {
+export async function* serializeResultsJson(results: ScanResults): AsyncGenerator<string | Buffer> {
   const { batch } = results;
   const head = JSON.stringify({ batch_id: batch.id, scan_type: batch.scan_type, status: batch.status, findings_count: results.count });
   yield `${head.slice(0, -1)},"findings":[`;
-  let separator = '';
-  for await (const page of results.pages) {
-    let chunk = '';
-    for (const finding of page) {
-      chunk += separator + JSON.stringify(serializeResultFinding(unit, finding));
-      separator = ',';
-    }
-    yield chunk;
+  let first = true;
+  for await (const entries of results.pages) {
+    if (!first) yield ',';
+    yield entries;
+    first = false;
   }
   yield ']}';
 }

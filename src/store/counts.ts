@@ -1,10 +1,9 @@
-import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { isPostgres } from './dialect.ts';
 import type { Database } from './schema.ts';
 
 // The counter tables of migration 012: exact list totals without counting rows. Triggers write them;
 // this module reads them, and on PostgreSQL folds the delta rows its triggers append.
-
-const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /** A scope holding more counter rows than this gets its PostgreSQL deltas folded after a read. */
 const FOLD_ABOVE_ROWS = 2000;

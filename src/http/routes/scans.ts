@@ -137,7 +137,7 @@ export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps:
       const results = await getScanResults(db, unit, params(request).scan_id);
       // Streamed as it is read, page by page (a batch can hold hundreds of thousands of findings); the
       // stream pulls the next page only when the socket has taken the last, and stops if the client leaves.
-      return reply.type('application/json; charset=utf-8').send(Readable.from(serializeResultsJson(unit, results), { objectMode: false }));
+      return reply.type('application/json; charset=utf-8').send(Readable.from(serializeResultsJson(results), { objectMode: false }));
     },
   );
 
