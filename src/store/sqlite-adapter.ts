@@ -11,6 +11,7 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
+import { inBulkRead } from './read-lanes.ts';
 import type { SqliteReply, SqliteRequest } from './sqlite-worker.ts';
 
 // node:sqlite is synchronous: run on the event loop, one slow query would stall every request. So each
@@ -115,7 +116,7 @@ class WorkerConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (this.releaseWriter) return (await this.driver.writer.run(query)) as QueryResult<R>;
-    if (onlyReads(query)) return (await this.driver.leastBusyReader().run(query)) as QueryResult<R>;
+    if (onlyReads(query)) return (await this.driver.leastBusyReader(inBulkRead()).run(query)) as QueryResult<R>;
     const release = await this.driver.writerLock.acquire();
     try {
       return (await this.driver.liveWriter().run(query)) as QueryResult<R>;
@@ -155,9 +156,11 @@ class WorkerSqliteDriver implements Driver {
     return this.writer;
   }
 
-  leastBusyReader(): SqliteThread {
-    let best = this.readers[0];
-    for (let i = 0; i < this.readers.length; i++) {
+  /** The reader with the fewest statements waiting; a bulk read leaves the first reader to other reads. */
+  leastBusyReader(bulk: boolean): SqliteThread {
+    const first = bulk && this.readers.length > 1 ? 1 : 0;
+    let best = this.readers[first];
+    for (let i = first; i < this.readers.length; i++) {
       if (this.readers[i].failure) this.readers[i] = new SqliteThread(this.filename, true);
       if (this.readers[i].load < best.load || best.failure) best = this.readers[i];
     }

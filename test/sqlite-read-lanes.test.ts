@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { Kysely, sql } from 'kysely';
+import { bulkRead } from '../src/store/read-lanes.ts';
+import { sqliteWorkerDialect } from '../src/store/sqlite-adapter.ts';
+
+// On SQLite, bulk reads (a results stream's pages) never take the first reader thread, so a short read
+// arriving while bulk reads keep every other reader busy is answered at once rather than queued behind one.
+
+let dir: string;
+let db: Kysely<Record<string, never>>;
+
+before(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-lanes-'));
+  db = new Kysely({ dialect: sqliteWorkerDialect(path.join(dir, 'lanes.db'), 2) });
+  await sql`select 1`.execute(db);
+});
+after(async () => {
+  await db.destroy();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A read that keeps a reader thread busy for a while: it counts through a few million rows. */
+const longRead = () => sql<{ n: number }>`select (with recursive c(x) as (select 1 union all select x + 1 from c where x < 3000000) select count(*) from c) as n`.execute(db);
+
+test('a short read is answered before the bulk reads that arrived ahead of it', async () => {
+  const finished: string[] = [];
+  const bulk = [1, 2].map((i) =>
+    bulkRead(async () => {
+      const { rows } = await longRead();
+      finished.push(`bulk ${i}`);
+      return rows[0].n;
+    }),
+  );
+  const short = sql<{ one: number }>`select 1 as one`.execute(db).then(({ rows }) => {
+    finished.push('short');
+    return rows[0].one;
+  });
+  assert.deepEqual(await Promise.all([...bulk, short]), [3_000_000, 3_000_000, 1]);
+  assert.equal(finished[0], 'short', `order of answers: ${finished.join(', ')}`);
+});
