@@ -5,7 +5,6 @@ import { loadTokenBox, type TokenBox } from './crypto/token-box.ts';
 import { defaultEngines } from './engines/registry.ts';
 import { storedAdvisories } from './osv/advisories.ts';
 import { EmbeddedQueue } from './jobs/embedded-queue.ts';
-import { PgBossQueue } from './jobs/pgboss-queue.ts';
 import type { EnqueueOptions, JobHandlers, JobKind, JobQueue } from './jobs/queue.ts';
 import { observeJobs, type LogFn } from './observability/job-log.ts';
 import { Metrics } from './observability/metrics.ts';
@@ -46,7 +45,7 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
   const queueSettings = { leaseSeconds: settings.jobLeaseSeconds, maxAttempts: settings.jobMaxAttempts };
   const queue: JobQueue =
     store.dialect === 'postgres' && settings.databaseUrl
-      ? await PgBossQueue.open(store, settings.databaseUrl, queueSettings)
+      ? await (await import('./jobs/pgboss-queue.ts')).PgBossQueue.open(store, settings.databaseUrl, queueSettings)
       : new EmbeddedQueue(store, queueSettings);
   const tokenBox = loadTokenBox(settings.encryptionKey, settings.dataDir);
   const checkouts = new CheckoutCache({

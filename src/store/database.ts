@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect, sql, type KyselyPlugin } from 'kysely';
-import pg from 'pg';
 import type { Settings } from '../config.ts';
 import type { Database } from './schema.ts';
 import { currentCancelSignal, RequestCancelledError } from '../core/cancellation.ts';
@@ -22,9 +21,6 @@ export interface Store {
 async function ping(db: Kysely<Database>): Promise<void> {
   await sql`select 1`.execute(db);
 }
-
-// COUNT(*) and BIGINT come back from pg as strings; every count here fits a JS number.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 /**
  * Brings the query planner's statistics up to date (and, on PostgreSQL, the visibility map that lets
@@ -55,9 +51,17 @@ const skipCancelled: KyselyPlugin = {
 
 export function openStore(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>): Store {
   if (settings.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: settings.databaseUrl, max: 10 });
-    // An idle client losing its connection must not crash the process; the pool replaces it.
-    pool.on('error', () => {});
+    const databaseUrl = settings.databaseUrl;
+    // The driver is loaded with the first query, so a process on SQLite never holds it.
+    const pool = async () => {
+      const { default: pg } = await import('pg');
+      // COUNT(*) and BIGINT come back from pg as strings; every count here fits a JS number.
+      pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+      const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+      // An idle client losing its connection must not crash the process; the pool replaces it.
+      pool.on('error', () => {});
+      return pool;
+    };
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [skipCancelled] });
     return { db, dialect: 'postgres', location: redactDatabaseUrl(settings.databaseUrl), ping: () => ping(db), close: () => db.destroy() };
   }

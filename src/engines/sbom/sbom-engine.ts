@@ -6,7 +6,6 @@ import { matchComponents, type DependencyVulnerability } from '../../osv/matcher
 import { packageKey } from '../../osv/package-key.ts';
 import { escapeRegExp } from '../../regexp.ts';
 import type { Component } from '../../sbom/component.ts';
-import { cyclonedxJson } from '../../sbom/cyclonedx.ts';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
 import { hashParts, snippetOf } from '../match-identity.ts';
 import { enginePool, type WorkerPool } from '../worker-pool.ts';
@@ -37,6 +36,8 @@ export class SbomEngine implements ScanEngine {
       : await inventoryOf(input.dir);
     for (const note of notes) input.onNote?.(note);
     input.signal?.throwIfAborted();
+    // The CycloneDX library is loaded by the first SBOM scan, not by every process that might run one.
+    const { cyclonedxJson } = await import('../../sbom/cyclonedx.ts');
     input.onArtifact?.({
       kind: 'cyclonedx',
       content: cyclonedxJson({ name: input.subject ?? path.basename(path.resolve(input.dir)), version: input.commit }, inventory.components),

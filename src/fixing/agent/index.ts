@@ -1,8 +1,7 @@
 import type { LlmSettings } from '../../config.ts';
 import type { FixAgent } from '../types.ts';
 import { runAgentLoop, type ModelProvider } from './agent-loop.ts';
-import { anthropicProvider } from './anthropic-adapter.ts';
-import { openAiProvider, type AdapterOptions } from './openai-adapter.ts';
+import type { AdapterOptions } from './openai-adapter.ts';
 
 export { AGENT_TOOLS, TOOL_LIMITS, createAgentTools, type AgentTools, type ToolDefinition, type ToolOutcome } from './tools.ts';
 export { SYSTEM_PROMPT, taskMessage } from './prompt.ts';
@@ -17,9 +16,14 @@ export interface FixAgentOptions extends AdapterOptions {
  * edit, rescan), limited by `maxSteps` model answers and `timeoutSeconds` of wall clock.
  */
 export function createFixAgent(settings: LlmSettings, options: FixAgentOptions = {}): FixAgent {
-  const provider: ModelProvider = settings.provider === 'anthropic' ? anthropicProvider(settings, options) : openAiProvider(settings, options);
+  let provider: Promise<ModelProvider> | undefined;
+  // The provider's SDK is loaded by the first fix the agent runs: it costs every process tens of megabytes.
+  const loadProvider = async (): Promise<ModelProvider> =>
+    settings.provider === 'anthropic'
+      ? (await import('./anthropic-adapter.ts')).anthropicProvider(settings, options)
+      : (await import('./openai-adapter.ts')).openAiProvider(settings, options);
   const limits = { maxSteps: settings.maxSteps, timeoutSeconds: settings.timeoutSeconds, searchTimeoutMs: options.searchTimeoutMs };
   return {
-    run: (input) => runAgentLoop(provider, limits, input),
+    run: async (input) => runAgentLoop(await (provider ??= loadProvider()), limits, input),
   };
 }

@@ -43,6 +43,18 @@ export interface CodeHostClient {
   openPullRequest(request: OpenPullRequestRequest): Promise<OpenedPullRequest>;
 }
 
+/**
+ * A client whose host SDK is loaded when it first opens a pull request: each SDK costs a process tens of
+ * megabytes, and most processes never open a pull request on most hosts.
+ */
+export function lazyCodeHostClient(provider: string, load: () => Promise<CodeHostClient>): CodeHostClient {
+  let client: Promise<CodeHostClient> | undefined;
+  return {
+    provider,
+    openPullRequest: async (request) => (await (client ??= load())).openPullRequest(request),
+  };
+}
+
 /** A host's timestamp as `2024-05-01T10:00:00.000Z`; now when absent or unreadable. */
 export function isoTimestamp(value: unknown): string {
   const date = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : null;

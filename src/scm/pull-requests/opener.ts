@@ -7,13 +7,10 @@ import type { TokenBox } from '../../crypto/token-box.ts';
 import type { FindingRow, FixPullRequestRow } from '../../store/schema.ts';
 import type { CheckoutCache } from '../checkout-cache.ts';
 import { scrub } from '../git-command.ts';
-import { azureDevOpsClient } from './azure-devops.ts';
 import { commitMessage, pullRequestBody, pullRequestTitle, type PullRequestContent } from './body.ts';
 import { defaultBranchName, InvalidBranchNameError, validateBranchName } from './branch-name.ts';
-import { providerLabel, type CodeHostClient } from './code-host.ts';
+import { lazyCodeHostClient, providerLabel, type CodeHostClient } from './code-host.ts';
 import { FixBranchError, pushFixBranch, type CommitIdentity, type FixBranch } from './fix-branch.ts';
-import { gitHubClient } from './github.ts';
-import { gitLabClient } from './gitlab.ts';
 
 export interface PullRequestOpenerDeps {
   /** The fix's findings, in the order given, for the pull request's title and body. */
@@ -36,9 +33,11 @@ export interface PullRequestOpenerDeps {
 /** One SDK-backed client per supported provider, pointed at the configured API roots. */
 export function codeHostClients(settings: CodeHostSettings, timeoutMs?: number): Record<string, CodeHostClient> {
   return {
-    github: gitHubClient({ apiUrl: settings.githubApiUrl, timeoutMs }),
-    gitlab: gitLabClient({ url: settings.gitlabUrl, timeoutMs }),
-    azure_devops: azureDevOpsClient({ url: settings.azureDevOpsUrl, timeoutMs }),
+    github: lazyCodeHostClient('github', async () => (await import('./github.ts')).gitHubClient({ apiUrl: settings.githubApiUrl, timeoutMs })),
+    gitlab: lazyCodeHostClient('gitlab', async () => (await import('./gitlab.ts')).gitLabClient({ url: settings.gitlabUrl, timeoutMs })),
+    azure_devops: lazyCodeHostClient('azure_devops', async () =>
+      (await import('./azure-devops.ts')).azureDevOpsClient({ url: settings.azureDevOpsUrl, timeoutMs }),
+    ),
   };
 }
 
