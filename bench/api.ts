@@ -260,8 +260,13 @@ interface Server {
   port: number;
 }
 
+/** The Node flags `npm start` gives the service (package.json's start script), so the bench runs it the same way. */
+const startFlags = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split(/\s+/)
+  .filter((word) => word.startsWith('--'));
+
 async function startBulwark(env: Record<string, string>): Promise<Server> {
-  const child = spawn(node, [path.join(root, 'src/cli/main.ts'), 'serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'], {
+  const child = spawn(node, [...startFlags, path.join(root, 'src/cli/main.ts'), 'serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'], {
     cwd: root,
     env: {
       ...process.env,

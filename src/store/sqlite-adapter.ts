@@ -40,7 +40,12 @@ class SqliteThread {
   failure: string | null = null;
 
   constructor(filename: string, reader: boolean) {
-    this.worker = new Worker(new URL('./sqlite-worker.ts', import.meta.url), { workerData: { filename, reader } });
+    // Every page a reader hands over is garbage at once; a small young generation collects it early
+    // instead of letting each thread's dead pages grow to V8's default tens of megabytes.
+    this.worker = new Worker(new URL('./sqlite-worker.ts', import.meta.url), {
+      workerData: { filename, reader },
+      resourceLimits: { maxYoungGenerationSizeMb: 4 },
+    });
     this.worker.on('message', (reply: SqliteReply) => {
       const waiting = this.pending.get(reply.id);
       this.pending.delete(reply.id);
