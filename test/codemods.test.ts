@@ -225,6 +225,42 @@ describe('python output and configuration', () => {
     refuses('app.py', flask(`@app.route("/l")\ndef l():\n    os.system("ls " + request.args["d"] + " | wc -l")\n`), 'python.lang.command-injection.shell-command', /shell syntax/));
 });
 
+describe('python templates built from strings → fixed templates with variables', () => {
+  const SSTI = 'python.lang.ssti.template-from-string';
+  const hasJinja = spawnSync('python3', ['-c', 'import jinja2'], { encoding: 'utf8' }).status === 0;
+
+  test('render_template_string of a concatenation → a {{ name }} slot and name= passed: the page shows the same name, HTML in it escaped', () =>
+    fixes('app.py', flask(`@app.route("/hi")\ndef hi():\n    name = request.args.get("name")\n    return render_template_string("<h1>Hello " + name + "</h1>")\n`), SSTI,
+      flask(`@app.route("/hi")\ndef hi():\n    name = request.args.get("name")\n    return render_template_string("<h1>Hello {{ name }}</h1>", name=name)\n`)));
+
+  test('a %-formatted template kept in a variable → the variable holds the fixed template, the render gets the value', () =>
+    fixes('app.py', flask(`@app.route("/hi", methods=["POST"])\ndef hi():\n    name = request.form["name"]\n    template = """<p>Hi %s, 100%% sure</p>""" % (name)\n    return render_template_string(template)\n`), SSTI,
+      flask(`@app.route("/hi", methods=["POST"])\ndef hi():\n    name = request.form["name"]\n    template = "<p>Hi {{ name }}, 100% sure</p>"\n    return render_template_string(template, name=name)\n`)));
+
+  test('a jinja2 Template kept in a variable and rendered later: every render() gets the value, and renders the same text as before (run by python3)', { skip: !hasJinja && 'python3 has no jinja2' }, async () => {
+    const vulnerable = `from flask import request\nfrom jinja2 import Template\n\ndef show(args):\n    exp = request.args.get("exp", "test")\n    test = Template("my temp: " + exp)\n    if exp:\n        return test.render()\n    return test.render()\n`;
+    const expected = `from flask import request\nfrom jinja2 import Template\n\ndef show(args):\n    exp = request.args.get("exp", "test")\n    test = Template("my temp: {{ exp }}")\n    if exp:\n        return test.render(exp=exp)\n    return test.render(exp=exp)\n`;
+    await fixes('views.py', vulnerable, SSTI, expected);
+    const render = (template: string, value: string) => {
+      const run = spawnSync('python3', ['-c', 'import jinja2, sys\nprint(jinja2.Template(sys.argv[1]).render(exp=sys.argv[2]), end="")', template, value], { encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      return run.stdout;
+    };
+    assert.equal(render('my temp: {{ exp }}', 'Kepler & co'), 'my temp: ' + 'Kepler & co', 'an ordinary value renders as the concatenation did');
+    assert.equal(render('my temp: {{ exp }}', '{{ 7 * 7 }}'), 'my temp: {{ 7 * 7 }}', 'template syntax in the value is shown, not run');
+  });
+
+  test('Environment.from_string(...).render() chained: the values go to that render', () =>
+    fixes('main.py', `from jinja2 import Environment\nfrom fastapi import FastAPI\n\napp = FastAPI()\n\n@app.get("/")\nasync def root(username=None):\n    output = Environment().from_string("Welcome " + username + "!").render()\n    return output\n`, SSTI,
+      `from jinja2 import Environment\nfrom fastapi import FastAPI\n\napp = FastAPI()\n\n@app.get("/")\nasync def root(username=None):\n    output = Environment().from_string("Welcome {{ username }}!").render(username=username)\n    return output\n`));
+
+  test('refused: a value written inside template code, a template that is the input itself, and a Template not known to be Jinja\'s', async () => {
+    await refuses('app.py', flask(`@app.route("/e")\ndef e():\n    return render_template_string("{{ " + request.args["expr"] + " }}")\n`), SSTI, /inside \{\{ \}\}/);
+    await refuses('app.py', flask(`@app.route("/t")\ndef t():\n    return render_template_string(request.args["t"])\n`), SSTI, /may come whole from the input/);
+    await refuses('views.py', `from flask import request\nfrom mako.template import Template\n\ndef v():\n    return Template("Hi " + request.args["n"]).render()\n`, SSTI, /not known to be Jinja's/);
+  });
+});
+
 describe('javascript', () => {
   test('res.cookie without options: the same cookie with secure, httpOnly and sameSite', () =>
     fixes('app.js', 'app.get("/l", (req, res) => {\n  res.cookie("session", token);\n});\n', 'javascript.express.cookie.insecure-cookie',

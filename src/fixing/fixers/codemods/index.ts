@@ -16,6 +16,7 @@ import { pythonSecretsRandom } from './python/secrets-random.ts';
 import { pythonSecureCookie } from './python/secure-cookie.ts';
 import { pythonSha256Hash } from './python/sha256-hash.ts';
 import { pythonShellArgv } from './python/shell-argv.ts';
+import { pythonTemplateVariables } from './python/template-variables.ts';
 import { pythonVerifiedSslContext } from './python/verified-ssl-context.ts';
 import { pythonXmlNoEntities } from './python/xml-no-entities.ts';
 import { pythonYamlSafeLoad } from './python/yaml-safe-load.ts';
@@ -41,6 +42,7 @@ export const CODEMODS: readonly Codemod[] = [
   pythonSecureCookie,
   pythonSha256Hash,
   pythonShellArgv,
+  pythonTemplateVariables,
   pythonVerifiedSslContext,
   pythonXmlNoEntities,
   pythonYamlSafeLoad,
