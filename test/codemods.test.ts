@@ -261,6 +261,25 @@ describe('python templates built from strings → fixed templates with variables
   });
 });
 
+describe('python XPath built from strings → XPath variables', () => {
+  const XPATH = 'python.lang.xpath-injection.query';
+  const lxml = (body: string) => `import lxml.etree\nfrom flask import request\n\n${body}`;
+
+  test('a %-formatted quoted value → $name with name= passed: the same user is selected by the same name', () =>
+    fixes('users.py', lxml(`def find(tree):\n    return tree.xpath(".//user[name/text()='%s']" % request.args["name"])\n`), XPATH,
+      lxml(`def find(tree):\n    return tree.xpath(".//user[name/text()=$name]", name=request.args["name"])\n`)));
+
+  test('a value inside a longer quoted string → concat() of the text and the variable: the string compared is the same', () =>
+    fixes('users.py', lxml(`def find(tree):\n    user = request.form["user"]\n    q = "//user[@id=\\"u-" + user + "\\"]"\n    return tree.xpath(q, namespaces=NS)\n`), XPATH,
+      lxml(`def find(tree):\n    user = request.form["user"]\n    q = '//user[@id=concat("u-", $user)]'\n    return tree.xpath(q, namespaces=NS, user=user)\n`)));
+
+  test('refused: a value that is XPath code (unquoted), ElementPath find/findall, and a file without lxml', async () => {
+    await refuses('users.py', lxml(`def find(tree):\n    return tree.xpath("//user[" + request.args["pred"] + "]")\n`), XPATH, /XPath code there/);
+    await refuses('users.py', lxml(`def find(root):\n    return root.findall(request.args["path"])\n`), XPATH, /ElementPath, which has no variables/);
+    await refuses('users.py', `from flask import request\n\ndef find(doc):\n    return doc.xpath("//a[@x='" + request.args["x"] + "']")\n`, XPATH, /does not use lxml/);
+  });
+});
+
 describe('javascript', () => {
   test('res.cookie without options: the same cookie with secure, httpOnly and sameSite', () =>
     fixes('app.js', 'app.get("/l", (req, res) => {\n  res.cookie("session", token);\n});\n', 'javascript.express.cookie.insecure-cookie',

@@ -18,6 +18,7 @@ import { pythonSha256Hash } from './python/sha256-hash.ts';
 import { pythonShellArgv } from './python/shell-argv.ts';
 import { pythonTemplateVariables } from './python/template-variables.ts';
 import { pythonVerifiedSslContext } from './python/verified-ssl-context.ts';
+import { pythonXpathVariables } from './python/xpath-variables.ts';
 import { pythonXmlNoEntities } from './python/xml-no-entities.ts';
 import { pythonYamlSafeLoad } from './python/yaml-safe-load.ts';
 import { templateEscapedOutput } from './template/escaped-output.ts';
@@ -45,6 +46,7 @@ export const CODEMODS: readonly Codemod[] = [
   pythonTemplateVariables,
   pythonVerifiedSslContext,
   pythonXmlNoEntities,
+  pythonXpathVariables,
   pythonYamlSafeLoad,
   templateEscapedOutput,
 ];

@@ -3,7 +3,7 @@ import { fieldOf, kindOf } from '../../syntax.ts';
 import { isLiteral, type Part } from '../built-string.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
 import { appendArguments, argumentsOf, functionAround, pythonImportsModule, replace, statementOf } from '../edit-kit.ts';
-import { builtValue, moduleConstant, pythonString, quoteStyle } from './strings.ts';
+import { builtValue, moduleConstant, namesRead, pythonString, quoteStyle, reboundBetween } from './strings.ts';
 
 // A Jinja template built from strings and values → a fixed template with a `{{ name }}` slot for each
 // value and the values passed to the render as variables: render_template_string(tpl, name=value),
@@ -53,24 +53,6 @@ function templateOf(parts: Part[], taken: Set<string>): { template: string; vari
   }
   if (!variables.length) return { refuse: 'the template is not built from values' };
   return { template, variables };
-}
-
-/** The identifiers a value expression reads. */
-function namesRead(variables: { expr: string }[]): Set<string> {
-  const names = new Set<string>();
-  for (const v of variables) for (const m of v.expr.matchAll(/(?<![.\w])[A-Za-z_]\w*/g)) names.add(m[0]);
-  return names;
-}
-
-/** Whether one of `names` is bound again between two offsets of the scope. */
-function reboundBetween(scope: SgNode, from: number, to: number, names: Set<string>): boolean {
-  const kinds = ['assignment', 'augmented_assignment', 'for_statement', 'named_expression'];
-  return scope.findAll({ rule: { any: kinds.map((kind) => ({ kind })) } } as never).some((bind) => {
-    const at = bind.range().start.index;
-    if (at <= from || at >= to) return false;
-    const target = fieldOf(bind, 'left') ?? fieldOf(bind, 'name');
-    return !!target && [target, ...target.findAll({ rule: { kind: 'identifier' } } as never)].some((n) => kindOf(n) === 'identifier' && names.has(n.text()));
-  });
 }
 
 /** `<receiver>.render(...)` calls made on a node, directly (`Template(t).render()`). */
