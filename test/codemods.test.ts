@@ -56,6 +56,7 @@ async function refuses(file: string, vulnerable: string, ruleId: string, reason:
   assert.equal(after, vulnerable, 'nothing is written');
 }
 
+const HELPER = '\n\ndef as_operand(value):\n    """A command argument that a program cannot read as an option."""\n    value = str(value)\n    if value.startswith("-"):\n        raise ValueError("a command argument may not start with \'-\'")\n    return value\n';
 const flask = (body: string) => `from flask import Flask, request\n\napp = Flask(__name__)\n\n${body}`;
 
 describe('the catalog', () => {
@@ -178,13 +179,13 @@ describe('python output and configuration', () => {
     fixes('c.py', 'import ssl\nctx = ssl._create_unverified_context()\n', 'python.ssl.tls.unverified-context', 'import ssl\nctx = ssl.create_default_context()\n'));
   test('os.system of a built command → subprocess.call of an argument list: the same program gets the same arguments for ordinary values', () =>
     fixes('app.py', flask(`@app.route("/c")\ndef c():\n    os.system("cp %s %s" % (request.args["a"], request.args["b"]))\n`), 'python.lang.command-injection.shell-command',
-      `from flask import Flask, request\nimport subprocess\n\napp = Flask(__name__)\n\n@app.route("/c")\ndef c():\n    subprocess.call(["cp", request.args["a"], request.args["b"]])\n`));
+      `from flask import Flask, request\nimport subprocess\n\napp = Flask(__name__)\n\n@app.route("/c")\ndef c():\n    subprocess.call(["cp", "--", request.args["a"], request.args["b"]])\n`));
   test('subprocess.run(shell=True) → the argument list without a shell: output options and the captured text stay', () =>
     fixes('app.py', flask(`@app.route("/d")\ndef d():\n    return subprocess.run("nslookup " + request.args["d"], shell=True, stdout=subprocess.PIPE, text=True).stdout\n`), 'python.lang.command-injection.shell-command',
-      flask(`@app.route("/d")\ndef d():\n    return subprocess.run(["nslookup", request.args["d"]], stdout=subprocess.PIPE, text=True).stdout\n`)));
+      flask(`@app.route("/d")\ndef d():\n    return subprocess.run(["nslookup", as_operand(request.args["d"])], stdout=subprocess.PIPE, text=True).stdout\n`).replace('request\n\napp', `request\n${HELPER}\n\napp`)));
   test('a command string built before the call → the list built in the call, its variable gone: the same arguments on every run of a loop', () =>
     fixes('app.py', flask(`@app.route("/e")\ndef e():\n    word = request.args["w"]\n    cmd = "echo " + word\n    for _ in range(3):\n        os.system(cmd)\n`), 'python.lang.command-injection.shell-command',
-      `from flask import Flask, request\nimport subprocess\n\napp = Flask(__name__)\n\n@app.route("/e")\ndef e():\n    word = request.args["w"]\n    for _ in range(3):\n        subprocess.call(["echo", word])\n`));
+      `from flask import Flask, request\nimport subprocess\n\napp = Flask(__name__)\n\n@app.route("/e")\ndef e():\n    word = request.args["w"]\n    for _ in range(3):\n        subprocess.call(["echo", as_operand(word)])\n`.replace('import subprocess\n', `import subprocess\n${HELPER}\n`)));
   test('a command whose value changes between its assignment and the call is refused: building it later would change it', () =>
     refuses('app.py', flask(`@app.route("/e")\ndef e():\n    word = request.args["w"]\n    cmd = "echo " + word\n    word = word.upper()\n    os.system(cmd)\n`), 'python.lang.command-injection.shell-command', /word is assigned again/));
   test('the shell rule: an argument list with a fixed program is no command injection; a shell -c list and a program from input are', () => {
@@ -277,6 +278,28 @@ describe('python XPath built from strings → XPath variables', () => {
     await refuses('users.py', lxml(`def find(tree):\n    return tree.xpath("//user[" + request.args["pred"] + "]")\n`), XPATH, /XPath code there/);
     await refuses('users.py', lxml(`def find(root):\n    return root.findall(request.args["path"])\n`), XPATH, /ElementPath, which has no variables/);
     await refuses('users.py', `from flask import request\n\ndef find(doc):\n    return doc.xpath("//a[@x='" + request.args["x"] + "']")\n`, XPATH, /does not use lxml/);
+  });
+});
+
+describe('python argument lists → "--" before the values', () => {
+  const ARGV = 'python.lang.command-injection.argument-injection';
+  const ping = (list: string) => flask(`@app.route("/ping")\ndef ping():\n    ip = request.args.get("ip", "")\n    return subprocess.check_output(${list})\n`);
+
+  test('ping with a host from the request → "--" before it: a host name or address pings as before, "-f" is a host, not an option (run by /bin/sh)', async () => {
+    await fixes('app.py', ping(`['ping', '-c', '4', ip]`), ARGV, ping(`['ping', '-c', '4', '--', ip]`));
+    await fixes('app.py', ping(`("git", "log", ip)`), ARGV, ping(`("git", "log", "--", ip)`));
+    // getopt, which these programs use, stops reading options at "--"
+    const run = spawnSync('sh', ['-c', 'set -- -c 4 -- -f; while getopts c: o; do :; done; shift $((OPTIND - 1)); echo "$@"'], { encoding: 'utf8' });
+    assert.equal(run.stdout.trim(), '-f');
+  });
+
+  test('an option after the value, or a program that does not read "--" (nslookup, echo, python) → as_operand(value): values not starting with "-" pass unchanged (run by python3)', async () => {
+    const helped = (list: string) => ping(list).replace('request\n\napp', `request\n${HELPER}\n\napp`);
+    await fixes('app.py', ping(`["ping", ip, "-c", "4"]`), ARGV, helped(`["ping", as_operand(ip), "-c", "4"]`));
+    await fixes('app.py', ping(`["nslookup", ip]`), ARGV, helped(`["nslookup", as_operand(ip)]`));
+    await fixes('app.py', ping(`["python3", "tool.py", ip]`), ARGV, helped(`["python3", "tool.py", as_operand(ip)]`));
+    const run = spawnSync('python3', ['-c', `${HELPER}\nimport json\nout = []\nfor v in ["example.com", "10.0.0.1", "a-b", "-f", "--port=1"]:\n    try:\n        out.append(as_operand(v))\n    except ValueError:\n        out.append(None)\nprint(json.dumps(out))`], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(run.stdout), ['example.com', '10.0.0.1', 'a-b', null, null], run.stderr);
   });
 });
 

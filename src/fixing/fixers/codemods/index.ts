@@ -6,6 +6,7 @@ import { javascriptJwtAlgorithms } from './javascript/jwt-algorithms.ts';
 import { javascriptParameterizedSql } from './javascript/parameterized-sql.ts';
 import { javascriptSha256Hash } from './javascript/sha256-hash.ts';
 import { pythonDebugFromEnv } from './python/debug-from-env.ts';
+import { pythonEndOfOptions } from './python/end-of-options.ts';
 import { pythonEscapeHtml } from './python/escape-html.ts';
 import { pythonJwtVerify } from './python/jwt-verify.ts';
 import { pythonLiteralEval } from './python/literal-eval.ts';
@@ -33,6 +34,7 @@ export const CODEMODS: readonly Codemod[] = [
   javascriptParameterizedSql,
   javascriptSha256Hash,
   pythonDebugFromEnv,
+  pythonEndOfOptions,
   pythonEscapeHtml,
   pythonJwtVerify,
   pythonLiteralEval,
