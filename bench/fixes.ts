@@ -22,8 +22,14 @@
 // which commit). Each is copied into a temporary git repository, so the checkouts stay untouched and no
 // code of theirs enters this project.
 //
+// Dependency findings need advisories: `--osv PATH` imports an OSV export (a directory of OSV JSON records
+// or all.zip, as `bulwark osv import` reads) into the bench's database first; without it an sbom_scan
+// finds nothing. Dependency fixes ask the package registries (BULWARK_PYPI_URL, BULWARK_NPM_REGISTRY_URL
+// are passed on when set); where a registry cannot be reached, the fixer refuses, and the reason is
+// counted under "why fixes failed".
+//
 //   npm run bench:fixes -- [--repos DIR] [--only a,b] [--types semgrep_scan,secrets_scan,sbom_scan]
-//                          [--rules PREFIX] [--max-per-repo N] [--verbose]
+//                          [--rules PREFIX] [--max-per-repo N] [--osv PATH] [--verbose]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -34,6 +40,7 @@ import { analyzeSource } from '../src/engines/sast/sast-engine.ts';
 import { toFixFinding } from '../src/fixing/fix-finding.ts';
 import { codeParserFor, parseCode, syntaxErrors } from '../src/fixing/fixers/syntax.ts';
 import { verifyFix } from '../src/fixing/verify.ts';
+import { importOsv } from '../src/osv/import.ts';
 import { parserFor } from '../src/languages/index.ts';
 import { createHarness, testTokenBox } from '../test/support/api.ts';
 
@@ -45,6 +52,7 @@ const { values } = parseArgs({
     types: { type: 'string', default: 'semgrep_scan' },
     rules: { type: 'string' },
     'max-per-repo': { type: 'string', default: '1000' },
+    osv: { type: 'string' },
     verbose: { type: 'boolean', default: false },
   },
 });
@@ -123,7 +131,12 @@ function introduced(file: string, before: string, after: string, ruleId: string)
   return count;
 }
 
-const harness = await createHarness({ scanning: true });
+const registries = Object.fromEntries(['BULWARK_PYPI_URL', 'BULWARK_NPM_REGISTRY_URL'].flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
+const harness = await createHarness({ scanning: true, env: registries });
+if (values.osv) {
+  const report = await importOsv(harness.database.store.db, path.resolve(values.osv));
+  console.log(`imported OSV records from ${values.osv}: ${JSON.stringify(report)}`);
+}
 const org = await harness.org('bench');
 const started = Date.now();
 try {
