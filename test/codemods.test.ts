@@ -220,8 +220,18 @@ describe('python output and configuration', () => {
       { 'requirements.txt': 'Flask==0.12.2\nWerkzeug==0.14.1\n' }));
   test('a path that is wholly the request value is refused: there is no folder to keep it in', () =>
     refuses('app.py', flask(`@app.route("/f")\ndef f():\n    return open(request.args["f"]).read()\n`), 'python.lang.path-traversal.file-access', /no folder to keep it in/));
-  test('a path join outside Flask is refused with how to check it by hand', () =>
-    refuses('views.py', 'from django.http import HttpResponse\n\ndef read(request):\n    with open("/var/data/" + request.GET["name"]) as f:\n        return HttpResponse(f.read())\n', 'python.lang.path-traversal.file-access', /not a Flask app.*commonpath/));
+  test('a path join outside Flask → path_inside(folder, name): names inside the folder give the same path, names leaving it raise ValueError (run by python3)', async () => {
+    const django = (open: string) => `import os\nfrom django.http import HttpResponse\n\ndef read(request):\n    with open(${open}) as f:\n        return HttpResponse(f.read())\n`;
+    const { outcome, after } = await runCodemod('views.py', django('"/var/data/" + request.GET["name"]'), 'python.lang.path-traversal.file-access');
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.match(after, /^import os\nfrom django\.http import HttpResponse\n\n\ndef path_inside\(folder, \*names\):\n/);
+    assert.match(after, /    with open\(path_inside\("\/var\/data\/", request\.GET\["name"\]\)\) as f:\n/);
+    assert.ok(!analyzeSource(rules, 'python', after).some((m) => m.rule.id === 'python.lang.path-traversal.file-access'));
+    const helper = after.slice(after.indexOf('def path_inside'), after.indexOf('def read'));
+    const cases = [['/var/data/', 'report.txt'], ['/var/data', 'sub/a.txt'], ['/var/data/', '../../etc/passwd'], ['/var/data', '/etc/passwd'], ['/var/data', 'sub/../../data2/x']];
+    const run = spawnSync('python3', ['-c', `import os\n${helper}\nimport json, sys\nout = []\nfor folder, name in json.loads(sys.argv[1]):\n    try:\n        out.append(path_inside(folder, name))\n    except ValueError:\n        out.append(None)\nprint(json.dumps(out))`, JSON.stringify(cases)], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(run.stdout), ['/var/data/report.txt', '/var/data/sub/a.txt', null, null, null], run.stderr);
+  });
   test('shell command with shell syntax is refused: it needs a shell', () =>
     refuses('app.py', flask(`@app.route("/l")\ndef l():\n    os.system("ls " + request.args["d"] + " | wc -l")\n`), 'python.lang.command-injection.shell-command', /shell syntax/));
 });
