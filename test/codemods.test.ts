@@ -105,8 +105,17 @@ describe('python SQL → parameterized queries', () => {
       'python.lang.sqli.string-built-query',
       `from django.http import HttpResponse\n\ndef user(request):\n    users = User.objects.raw("SELECT * FROM app_user WHERE name = %s", [request.GET["name"]])\n    return HttpResponse(len(users))\n`,
     ));
-  test('a table name from input is refused: no placeholder can stand for a name', () =>
-    refuses('app.py', `import sqlite3\n${flask(`@app.route("/t")\ndef t():\n    cur.execute("SELECT * FROM " + request.args["t"])\n`)}`, 'python.lang.sqli.string-built-query', /SQL name/));
+  test('a table name the code chooses stays in the text and the value becomes a placeholder: the same rows are selected', () =>
+    fixes(
+      'views.py',
+      `from django.http import HttpResponse\n\ndef user(request):\n    table = User._meta.db_table\n    users = User.objects.raw("SELECT * FROM %s WHERE user_id='%s' ORDER BY is_admin='0'" % (table, request.POST["user_id"]))\n    return HttpResponse(len(users))\n`,
+      'python.lang.sqli.string-built-query',
+      `from django.http import HttpResponse\n\ndef user(request):\n    table = User._meta.db_table\n    users = User.objects.raw(f"SELECT * FROM {table} WHERE user_id=%s ORDER BY is_admin='0'", [request.POST["user_id"]])\n    return HttpResponse(len(users))\n`,
+    ));
+  test('a table name from input is refused, alone or beside a value: no placeholder can stand for a name', async () => {
+    await refuses('app.py', `import sqlite3\n${flask(`@app.route("/t")\ndef t():\n    cur.execute("SELECT * FROM " + request.args["t"])\n`)}`, 'python.lang.sqli.string-built-query', /SQL name/);
+    await refuses('app.py', `import sqlite3\n${flask(`@app.route("/t")\ndef t():\n    cur.execute("SELECT * FROM " + request.args["t"] + " WHERE id = '" + request.args["id"] + "'")\n`)}`, 'python.lang.sqli.string-built-query', /would still fire/);
+  });
   test('an unknown driver is refused rather than guessed', () =>
     refuses('app.py', flask(`@app.route("/u")\ndef u():\n    cur.execute("SELECT * FROM users WHERE id = " + request.args["id"])\n`), 'python.lang.sqli.string-built-query', /driver/));
 });
