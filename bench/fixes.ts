@@ -2,20 +2,34 @@
 // by default) through the real service, asks for one fix per open finding through the API (no LLM agent,
 // so only the deterministic fixers and codemods run), and checks each completed fix on its own:
 //   completed   the fix ended `completed` (the service's own verification passed)
-//   applies     its diff, as the API serves it, applies with `git apply` to the scanned commit
+//   masked      the diff the API serves masks a credential, so it differs from the one a pull request pushes
+//   applies     the diff a pull request of the fix pushes applies with `git apply` to the scanned commit
 //   parses      every file it changes parses (no more syntax errors than before)
 //   gone        the finding's rule no longer reports it in the patched tree (the rescan of verify.ts)
 //   new         findings of any rule in the changed files that were not there before
 // "verified" is completed ∧ applies ∧ parses ∧ gone ∧ no new finding. Figures are printed per rule and
 // per scan type, never asserted.
 //
+// Which diff is checked: the API serves a fix's diff with every credential masked (on both sides), so a
+// diff that removes a committed secret cannot apply as served; that masking is deliberate and stays. What
+// reaches the repository is the applicable diff the fix keeps sealed, which the pull-request opener
+// unseals and commits; the bench checks that one (unsealed with the harness's key), because it is what a
+// reviewer merges. Where the two differ, the masked column counts it; such a diff is the served one with
+// the credentials masked, nothing else.
+//
 // The checkouts are local folders, one per repository (`--repos DIR`, default $BULWARK_REALVULN_DIR or
 // ../.bench-cache/realvuln; see ../shared/bench/realvuln/dev-repos.json for where each comes from and at
 // which commit). Each is copied into a temporary git repository, so the checkouts stay untouched and no
 // code of theirs enters this project.
 //
+// Dependency findings need advisories: `--osv PATH` imports an OSV export (a directory of OSV JSON records
+// or all.zip, as `bulwark osv import` reads) into the bench's database first; without it an sbom_scan
+// finds nothing. Dependency fixes ask the package registries (BULWARK_PYPI_URL, BULWARK_NPM_REGISTRY_URL
+// are passed on when set); where a registry cannot be reached, the fixer refuses, and the reason is
+// counted under "why fixes failed".
+//
 //   npm run bench:fixes -- [--repos DIR] [--only a,b] [--types semgrep_scan,secrets_scan,sbom_scan]
-//                          [--rules PREFIX] [--max-per-repo N] [--verbose]
+//                          [--rules PREFIX] [--max-per-repo N] [--osv PATH] [--verbose]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,8 +40,9 @@ import { analyzeSource } from '../src/engines/sast/sast-engine.ts';
 import { toFixFinding } from '../src/fixing/fix-finding.ts';
 import { codeParserFor, parseCode, syntaxErrors } from '../src/fixing/fixers/syntax.ts';
 import { verifyFix } from '../src/fixing/verify.ts';
+import { importOsv } from '../src/osv/import.ts';
 import { parserFor } from '../src/languages/index.ts';
-import { createHarness } from '../test/support/api.ts';
+import { createHarness, testTokenBox } from '../test/support/api.ts';
 
 const PROJECT = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -37,6 +52,7 @@ const { values } = parseArgs({
     types: { type: 'string', default: 'semgrep_scan' },
     rules: { type: 'string' },
     'max-per-repo': { type: 'string', default: '1000' },
+    osv: { type: 'string' },
     verbose: { type: 'boolean', default: false },
   },
 });
@@ -75,10 +91,11 @@ interface Row {
   applies: number;
   parses: number;
   gone: number;
+  masked: number;
   introduced: number;
   verified: number;
 }
-const empty = (): Row => ({ findings: 0, noFixer: 0, completed: 0, applies: 0, parses: 0, gone: 0, introduced: 0, verified: 0 });
+const empty = (): Row => ({ findings: 0, noFixer: 0, completed: 0, masked: 0, applies: 0, parses: 0, gone: 0, introduced: 0, verified: 0 });
 const byRule = new Map<string, Row>();
 const byType = new Map<string, Row>();
 const failures = new Map<string, number>();
@@ -114,7 +131,12 @@ function introduced(file: string, before: string, after: string, ruleId: string)
   return count;
 }
 
-const harness = await createHarness({ scanning: true });
+const registries = Object.fromEntries(['BULWARK_PYPI_URL', 'BULWARK_NPM_REGISTRY_URL'].flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
+const harness = await createHarness({ scanning: true, env: registries });
+if (values.osv) {
+  const report = await importOsv(harness.database.store.db, path.resolve(values.osv));
+  console.log(`imported OSV records from ${values.osv}: ${JSON.stringify(report)}`);
+}
 const org = await harness.org('bench');
 const started = Date.now();
 try {
@@ -174,7 +196,10 @@ try {
             continue;
           }
           count('completed');
-          const diff: string = (await harness.call('GET', `${base}/fixes/${fixId}/diff`)).json().diff ?? '';
+          const served: string = (await harness.call('GET', `${base}/fixes/${fixId}/diff`)).json().diff ?? '';
+          const stored = await harness.database.store.db.selectFrom('fixes').select('diff_ciphertext').where('id', '=', fixId).executeTakeFirstOrThrow();
+          const diff = stored.diff_ciphertext ? testTokenBox.open(stored.diff_ciphertext) : served;
+          if (diff !== served) count('masked');
           const patch = path.join(os.tmpdir(), `bulwark-bench-fix-${fixId}.patch`);
           fs.writeFileSync(patch, diff);
           let applies = false;
@@ -219,8 +244,8 @@ try {
 const pct = (n: number, d: number) => (d ? `${Math.round((100 * n) / d)}%` : '-');
 function table(title: string, rows: Map<string, Row>) {
   console.log(`\n${title}`);
-  const header = ['', 'findings', 'no fixer', 'completed', 'applies', 'parses', 'gone', 'new found', 'verified', 'rate'];
-  const lines = [...rows.entries()].sort((a, b) => b[1].findings - a[1].findings || a[0].localeCompare(b[0])).map(([key, r]) => [key, r.findings, r.noFixer, r.completed, r.applies, r.parses, r.gone, r.introduced, r.verified, pct(r.verified, r.findings)].map(String));
+  const header = ['', 'findings', 'no fixer', 'completed', 'masked', 'applies', 'parses', 'gone', 'new found', 'verified', 'rate'];
+  const lines = [...rows.entries()].sort((a, b) => b[1].findings - a[1].findings || a[0].localeCompare(b[0])).map(([key, r]) => [key, r.findings, r.noFixer, r.completed, r.masked, r.applies, r.parses, r.gone, r.introduced, r.verified, pct(r.verified, r.findings)].map(String));
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   for (const line of [header, ...lines]) console.log(line.map((cell, i) => (i ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  '));
 }

@@ -56,6 +56,7 @@ async function refuses(file: string, vulnerable: string, ruleId: string, reason:
   assert.equal(after, vulnerable, 'nothing is written');
 }
 
+const HELPER = '\n\ndef as_operand(value):\n    """A command argument that a program cannot read as an option."""\n    value = str(value)\n    if value.startswith("-"):\n        raise ValueError("a command argument may not start with \'-\'")\n    return value\n';
 const flask = (body: string) => `from flask import Flask, request\n\napp = Flask(__name__)\n\n${body}`;
 
 describe('the catalog', () => {
@@ -104,8 +105,17 @@ describe('python SQL → parameterized queries', () => {
       'python.lang.sqli.string-built-query',
       `from django.http import HttpResponse\n\ndef user(request):\n    users = User.objects.raw("SELECT * FROM app_user WHERE name = %s", [request.GET["name"]])\n    return HttpResponse(len(users))\n`,
     ));
-  test('a table name from input is refused: no placeholder can stand for a name', () =>
-    refuses('app.py', `import sqlite3\n${flask(`@app.route("/t")\ndef t():\n    cur.execute("SELECT * FROM " + request.args["t"])\n`)}`, 'python.lang.sqli.string-built-query', /SQL name/));
+  test('a table name the code chooses stays in the text and the value becomes a placeholder: the same rows are selected', () =>
+    fixes(
+      'views.py',
+      `from django.http import HttpResponse\n\ndef user(request):\n    table = User._meta.db_table\n    users = User.objects.raw("SELECT * FROM %s WHERE user_id='%s' ORDER BY is_admin='0'" % (table, request.POST["user_id"]))\n    return HttpResponse(len(users))\n`,
+      'python.lang.sqli.string-built-query',
+      `from django.http import HttpResponse\n\ndef user(request):\n    table = User._meta.db_table\n    users = User.objects.raw(f"SELECT * FROM {table} WHERE user_id=%s ORDER BY is_admin='0'", [request.POST["user_id"]])\n    return HttpResponse(len(users))\n`,
+    ));
+  test('a table name from input is refused, alone or beside a value: no placeholder can stand for a name', async () => {
+    await refuses('app.py', `import sqlite3\n${flask(`@app.route("/t")\ndef t():\n    cur.execute("SELECT * FROM " + request.args["t"])\n`)}`, 'python.lang.sqli.string-built-query', /SQL name/);
+    await refuses('app.py', `import sqlite3\n${flask(`@app.route("/t")\ndef t():\n    cur.execute("SELECT * FROM " + request.args["t"] + " WHERE id = '" + request.args["id"] + "'")\n`)}`, 'python.lang.sqli.string-built-query', /would still fire/);
+  });
   test('an unknown driver is refused rather than guessed', () =>
     refuses('app.py', flask(`@app.route("/u")\ndef u():\n    cur.execute("SELECT * FROM users WHERE id = " + request.args["id"])\n`), 'python.lang.sqli.string-built-query', /driver/));
 });
@@ -178,13 +188,13 @@ describe('python output and configuration', () => {
     fixes('c.py', 'import ssl\nctx = ssl._create_unverified_context()\n', 'python.ssl.tls.unverified-context', 'import ssl\nctx = ssl.create_default_context()\n'));
   test('os.system of a built command → subprocess.call of an argument list: the same program gets the same arguments for ordinary values', () =>
     fixes('app.py', flask(`@app.route("/c")\ndef c():\n    os.system("cp %s %s" % (request.args["a"], request.args["b"]))\n`), 'python.lang.command-injection.shell-command',
-      `from flask import Flask, request\nimport subprocess\n\napp = Flask(__name__)\n\n@app.route("/c")\ndef c():\n    subprocess.call(["cp", request.args["a"], request.args["b"]])\n`));
+      `from flask import Flask, request\nimport subprocess\n\napp = Flask(__name__)\n\n@app.route("/c")\ndef c():\n    subprocess.call(["cp", "--", request.args["a"], request.args["b"]])\n`));
   test('subprocess.run(shell=True) → the argument list without a shell: output options and the captured text stay', () =>
     fixes('app.py', flask(`@app.route("/d")\ndef d():\n    return subprocess.run("nslookup " + request.args["d"], shell=True, stdout=subprocess.PIPE, text=True).stdout\n`), 'python.lang.command-injection.shell-command',
-      flask(`@app.route("/d")\ndef d():\n    return subprocess.run(["nslookup", request.args["d"]], stdout=subprocess.PIPE, text=True).stdout\n`)));
+      flask(`@app.route("/d")\ndef d():\n    return subprocess.run(["nslookup", as_operand(request.args["d"])], stdout=subprocess.PIPE, text=True).stdout\n`).replace('request\n\napp', `request\n${HELPER}\n\napp`)));
   test('a command string built before the call → the list built in the call, its variable gone: the same arguments on every run of a loop', () =>
     fixes('app.py', flask(`@app.route("/e")\ndef e():\n    word = request.args["w"]\n    cmd = "echo " + word\n    for _ in range(3):\n        os.system(cmd)\n`), 'python.lang.command-injection.shell-command',
-      `from flask import Flask, request\nimport subprocess\n\napp = Flask(__name__)\n\n@app.route("/e")\ndef e():\n    word = request.args["w"]\n    for _ in range(3):\n        subprocess.call(["echo", word])\n`));
+      `from flask import Flask, request\nimport subprocess\n\napp = Flask(__name__)\n\n@app.route("/e")\ndef e():\n    word = request.args["w"]\n    for _ in range(3):\n        subprocess.call(["echo", as_operand(word)])\n`.replace('import subprocess\n', `import subprocess\n${HELPER}\n`)));
   test('a command whose value changes between its assignment and the call is refused: building it later would change it', () =>
     refuses('app.py', flask(`@app.route("/e")\ndef e():\n    word = request.args["w"]\n    cmd = "echo " + word\n    word = word.upper()\n    os.system(cmd)\n`), 'python.lang.command-injection.shell-command', /word is assigned again/));
   test('the shell rule: an argument list with a fixed program is no command injection; a shell -c list and a program from input are', () => {
@@ -219,10 +229,97 @@ describe('python output and configuration', () => {
       { 'requirements.txt': 'Flask==0.12.2\nWerkzeug==0.14.1\n' }));
   test('a path that is wholly the request value is refused: there is no folder to keep it in', () =>
     refuses('app.py', flask(`@app.route("/f")\ndef f():\n    return open(request.args["f"]).read()\n`), 'python.lang.path-traversal.file-access', /no folder to keep it in/));
-  test('a path join outside Flask is refused with how to check it by hand', () =>
-    refuses('views.py', 'from django.http import HttpResponse\n\ndef read(request):\n    with open("/var/data/" + request.GET["name"]) as f:\n        return HttpResponse(f.read())\n', 'python.lang.path-traversal.file-access', /not a Flask app.*commonpath/));
+  test('a path join outside Flask → path_inside(folder, name): names inside the folder give the same path, names leaving it raise ValueError (run by python3)', async () => {
+    const django = (open: string) => `import os\nfrom django.http import HttpResponse\n\ndef read(request):\n    with open(${open}) as f:\n        return HttpResponse(f.read())\n`;
+    const { outcome, after } = await runCodemod('views.py', django('"/var/data/" + request.GET["name"]'), 'python.lang.path-traversal.file-access');
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.match(after, /^import os\nfrom django\.http import HttpResponse\n\n\ndef path_inside\(folder, \*names\):\n/);
+    assert.match(after, /    with open\(path_inside\("\/var\/data\/", request\.GET\["name"\]\)\) as f:\n/);
+    assert.ok(!analyzeSource(rules, 'python', after).some((m) => m.rule.id === 'python.lang.path-traversal.file-access'));
+    const helper = after.slice(after.indexOf('def path_inside'), after.indexOf('def read'));
+    const cases = [['/var/data/', 'report.txt'], ['/var/data', 'sub/a.txt'], ['/var/data/', '../../etc/passwd'], ['/var/data', '/etc/passwd'], ['/var/data', 'sub/../../data2/x']];
+    const run = spawnSync('python3', ['-c', `import os\n${helper}\nimport json, sys\nout = []\nfor folder, name in json.loads(sys.argv[1]):\n    try:\n        out.append(path_inside(folder, name))\n    except ValueError:\n        out.append(None)\nprint(json.dumps(out))`, JSON.stringify(cases)], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(run.stdout), ['/var/data/report.txt', '/var/data/sub/a.txt', null, null, null], run.stderr);
+  });
   test('shell command with shell syntax is refused: it needs a shell', () =>
     refuses('app.py', flask(`@app.route("/l")\ndef l():\n    os.system("ls " + request.args["d"] + " | wc -l")\n`), 'python.lang.command-injection.shell-command', /shell syntax/));
+});
+
+describe('python templates built from strings → fixed templates with variables', () => {
+  const SSTI = 'python.lang.ssti.template-from-string';
+  const hasJinja = spawnSync('python3', ['-c', 'import jinja2'], { encoding: 'utf8' }).status === 0;
+
+  test('render_template_string of a concatenation → a {{ name }} slot and name= passed: the page shows the same name, HTML in it escaped', () =>
+    fixes('app.py', flask(`@app.route("/hi")\ndef hi():\n    name = request.args.get("name")\n    return render_template_string("<h1>Hello " + name + "</h1>")\n`), SSTI,
+      flask(`@app.route("/hi")\ndef hi():\n    name = request.args.get("name")\n    return render_template_string("<h1>Hello {{ name }}</h1>", name=name)\n`)));
+
+  test('a %-formatted template kept in a variable → the variable holds the fixed template, the render gets the value', () =>
+    fixes('app.py', flask(`@app.route("/hi", methods=["POST"])\ndef hi():\n    name = request.form["name"]\n    template = """<p>Hi %s, 100%% sure</p>""" % (name)\n    return render_template_string(template)\n`), SSTI,
+      flask(`@app.route("/hi", methods=["POST"])\ndef hi():\n    name = request.form["name"]\n    template = "<p>Hi {{ name }}, 100% sure</p>"\n    return render_template_string(template, name=name)\n`)));
+
+  test('a jinja2 Template kept in a variable and rendered later: every render() gets the value, and renders the same text as before (run by python3)', { skip: !hasJinja && 'python3 has no jinja2' }, async () => {
+    const vulnerable = `from flask import request\nfrom jinja2 import Template\n\ndef show(args):\n    exp = request.args.get("exp", "test")\n    test = Template("my temp: " + exp)\n    if exp:\n        return test.render()\n    return test.render()\n`;
+    const expected = `from flask import request\nfrom jinja2 import Template\n\ndef show(args):\n    exp = request.args.get("exp", "test")\n    test = Template("my temp: {{ exp }}")\n    if exp:\n        return test.render(exp=exp)\n    return test.render(exp=exp)\n`;
+    await fixes('views.py', vulnerable, SSTI, expected);
+    const render = (template: string, value: string) => {
+      const run = spawnSync('python3', ['-c', 'import jinja2, sys\nprint(jinja2.Template(sys.argv[1]).render(exp=sys.argv[2]), end="")', template, value], { encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      return run.stdout;
+    };
+    assert.equal(render('my temp: {{ exp }}', 'Kepler & co'), 'my temp: ' + 'Kepler & co', 'an ordinary value renders as the concatenation did');
+    assert.equal(render('my temp: {{ exp }}', '{{ 7 * 7 }}'), 'my temp: {{ 7 * 7 }}', 'template syntax in the value is shown, not run');
+  });
+
+  test('Environment.from_string(...).render() chained: the values go to that render', () =>
+    fixes('main.py', `from jinja2 import Environment\nfrom fastapi import FastAPI\n\napp = FastAPI()\n\n@app.get("/")\nasync def root(username=None):\n    output = Environment().from_string("Welcome " + username + "!").render()\n    return output\n`, SSTI,
+      `from jinja2 import Environment\nfrom fastapi import FastAPI\n\napp = FastAPI()\n\n@app.get("/")\nasync def root(username=None):\n    output = Environment().from_string("Welcome {{ username }}!").render(username=username)\n    return output\n`));
+
+  test('refused: a value written inside template code, a template that is the input itself, and a Template not known to be Jinja\'s', async () => {
+    await refuses('app.py', flask(`@app.route("/e")\ndef e():\n    return render_template_string("{{ " + request.args["expr"] + " }}")\n`), SSTI, /inside \{\{ \}\}/);
+    await refuses('app.py', flask(`@app.route("/t")\ndef t():\n    return render_template_string(request.args["t"])\n`), SSTI, /may come whole from the input/);
+    await refuses('views.py', `from flask import request\nfrom mako.template import Template\n\ndef v():\n    return Template("Hi " + request.args["n"]).render()\n`, SSTI, /not known to be Jinja's/);
+  });
+});
+
+describe('python XPath built from strings → XPath variables', () => {
+  const XPATH = 'python.lang.xpath-injection.query';
+  const lxml = (body: string) => `import lxml.etree\nfrom flask import request\n\n${body}`;
+
+  test('a %-formatted quoted value → $name with name= passed: the same user is selected by the same name', () =>
+    fixes('users.py', lxml(`def find(tree):\n    return tree.xpath(".//user[name/text()='%s']" % request.args["name"])\n`), XPATH,
+      lxml(`def find(tree):\n    return tree.xpath(".//user[name/text()=$name]", name=request.args["name"])\n`)));
+
+  test('a value inside a longer quoted string → concat() of the text and the variable: the string compared is the same', () =>
+    fixes('users.py', lxml(`def find(tree):\n    user = request.form["user"]\n    q = "//user[@id=\\"u-" + user + "\\"]"\n    return tree.xpath(q, namespaces=NS)\n`), XPATH,
+      lxml(`def find(tree):\n    user = request.form["user"]\n    q = '//user[@id=concat("u-", $user)]'\n    return tree.xpath(q, namespaces=NS, user=user)\n`)));
+
+  test('refused: a value that is XPath code (unquoted), ElementPath find/findall, and a file without lxml', async () => {
+    await refuses('users.py', lxml(`def find(tree):\n    return tree.xpath("//user[" + request.args["pred"] + "]")\n`), XPATH, /XPath code there/);
+    await refuses('users.py', lxml(`def find(root):\n    return root.findall(request.args["path"])\n`), XPATH, /ElementPath, which has no variables/);
+    await refuses('users.py', `from flask import request\n\ndef find(doc):\n    return doc.xpath("//a[@x='" + request.args["x"] + "']")\n`, XPATH, /does not use lxml/);
+  });
+});
+
+describe('python argument lists → "--" before the values', () => {
+  const ARGV = 'python.lang.command-injection.argument-injection';
+  const ping = (list: string) => flask(`@app.route("/ping")\ndef ping():\n    ip = request.args.get("ip", "")\n    return subprocess.check_output(${list})\n`);
+
+  test('ping with a host from the request → "--" before it: a host name or address pings as before, "-f" is a host, not an option (run by /bin/sh)', async () => {
+    await fixes('app.py', ping(`['ping', '-c', '4', ip]`), ARGV, ping(`['ping', '-c', '4', '--', ip]`));
+    await fixes('app.py', ping(`("git", "log", ip)`), ARGV, ping(`("git", "log", "--", ip)`));
+    // getopt, which these programs use, stops reading options at "--"
+    const run = spawnSync('sh', ['-c', 'set -- -c 4 -- -f; while getopts c: o; do :; done; shift $((OPTIND - 1)); echo "$@"'], { encoding: 'utf8' });
+    assert.equal(run.stdout.trim(), '-f');
+  });
+
+  test('an option after the value, or a program that does not read "--" (nslookup, echo, python) → as_operand(value): values not starting with "-" pass unchanged (run by python3)', async () => {
+    const helped = (list: string) => ping(list).replace('request\n\napp', `request\n${HELPER}\n\napp`);
+    await fixes('app.py', ping(`["ping", ip, "-c", "4"]`), ARGV, helped(`["ping", as_operand(ip), "-c", "4"]`));
+    await fixes('app.py', ping(`["nslookup", ip]`), ARGV, helped(`["nslookup", as_operand(ip)]`));
+    await fixes('app.py', ping(`["python3", "tool.py", ip]`), ARGV, helped(`["python3", "tool.py", as_operand(ip)]`));
+    const run = spawnSync('python3', ['-c', `${HELPER}\nimport json\nout = []\nfor v in ["example.com", "10.0.0.1", "a-b", "-f", "--port=1"]:\n    try:\n        out.append(as_operand(v))\n    except ValueError:\n        out.append(None)\nprint(json.dumps(out))`], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(run.stdout), ['example.com', '10.0.0.1', 'a-b', null, null], run.stderr);
+  });
 });
 
 describe('javascript', () => {

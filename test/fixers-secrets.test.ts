@@ -200,7 +200,8 @@ describe('secrets fixer: fixes that keep the app running', () => {
 
   test('values that are not credentials are left alone: digests compared by code, test fixtures, published examples', async () => {
     const digest = '5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8';
-    assert.match(await refused('auth.py', `admin_password_hash = "${digest}"\n`, digest), /hash digest.*false positive/);
+    assert.match(await refused('auth.py', `ADMIN_PASSWORD = "${digest}"  # sha256 of the admin password\n`, digest), /hash digest.*false positive/);
+    assert.deepEqual(detectSecrets(`admin_password_hash = "${digest}"\n`), [], 'a digest named as one is not even reported');
     assert.match(await refused('tests/test_login.py', `password = "${PASSWORDS[2]}"\n`, PASSWORDS[2]), /test fixture/);
     const example = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
     const found = detectSecrets(`aws_secret_access_key = "${example}"\n`)[0];
@@ -318,6 +319,19 @@ describe('secrets fixer: configuration and other files', () => {
   test('documentation and committed environment templates are redacted', async () => {
     await fixed('docs/setup.md', `Log in with \`${GHP}\`.\n`, `Log in with \`<redacted>\`.\n`);
     await fixed('.env.example', `GH_TOKEN=${GHP}\nPORT=8080\n`, `GH_TOKEN=<redacted>\nPORT=8080\n`);
+  });
+
+  test('an example in an OpenAPI or Swagger description is redacted; other values of the description are left alone', async () => {
+    const spec = (value: string) =>
+      `openapi: 3.0.1\npaths:\n  /login:\n    post:\n      responses:\n        '200':\n          content:\n            application/json:\n              schema:\n` +
+      `                properties:\n                  auth_token:\n                    type: string\n                    example: '${value}'\n`;
+    await fixed('openapi_specs/openapi3.yml', spec(GHP), spec('<redacted>'));
+    const named = (value: string) => `swagger: "2.0"\nexamples:\n  bot:\n    summary: the bot's token\n    value: ${value}\n`;
+    await fixed('api/swagger.yaml', named(GHP), named('<redacted>'));
+    const json = (value: string) => `{\n  "openapi": "3.1.0",\n  "components": {\n    "schemas": {\n      "Login": { "properties": { "token": { "type": "string", "example": "${value}" } } }\n    }\n  }\n}\n`;
+    await fixed('openapi.json', json(GHP), json('<redacted>'));
+    assert.match(await refused('openapi.yml', `openapi: 3.0.1\nservers:\n  - url: https://api.example.test\ncomponents:\n  parameters:\n    token:\n      default: ${GHP}\n`), /openapi\.yml is a data file/);
+    assert.match(await refused('config.yml', `example: ${GHP}\n`), /config\.yml is a data file/);
   });
 
   test('.env and data files are left alone, with what to do instead', async () => {

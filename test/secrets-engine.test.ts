@@ -156,6 +156,14 @@ describe('filters', () => {
     assert.equal(matches[0].secret, generated);
   });
 
+  test('a hex digest under a name that says so is a recorded hash, not a credential; the same value under a plain name is reported', () => {
+    const digest = 'e5e9fa1ba31ecd1ae84f75caaa474f3a663f05f4';
+    assert.deepEqual(summary(detectSecrets(`{\n  "hashed_secret": "${digest}",\n  "is_verified": false\n}`)), [], 'a detect-secrets baseline entry');
+    assert.deepEqual(summary(detectSecrets(`password_hash = "${digest}"`)), []);
+    assert.deepEqual(summary(detectSecrets(`API_TOKEN_SHA256 = "${digest}${digest.slice(0, 24)}"`)), []);
+    assert.deepEqual(summary(detectSecrets(`api_token = "${digest}"`)), ['generic-secret-assignment@1-1']);
+  });
+
   test('the generic rule does not double-report a token a specific rule matched', () => {
     const ghp = sample('github-pat', 13);
     const matches = detectSecrets(`token = "${ghp}"`);

@@ -95,7 +95,7 @@ export function detectSecrets(text: string): SecretMatch[] {
       const end = offset + secret.length;
       if (taken.some(([s, e]) => offset < e && s < end)) continue;
       if (shannonEntropy(secret.replace(/\s+/g, '')) < rule.entropy || isPlaceholder(secret)) continue;
-      if (rule.id === 'generic-secret-assignment' && !looksLikeGeneratedSecret(secret)) continue;
+      if (rule.id === 'generic-secret-assignment' && (!looksLikeGeneratedSecret(secret) || isNamedDigest(text, m.index, secret))) continue;
       starts ??= lineStarts(text);
       const startLine = lineOf(starts, offset);
       if (INLINE_ALLOW.test(lineText(text, starts, startLine))) continue;
@@ -104,6 +104,22 @@ export function detectSecrets(text: string): SecretMatch[] {
     }
   }
   return matches.sort((a, b) => a.startLine - b.startLine);
+}
+
+const HEX_DIGEST = /^(?:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{96}|[0-9a-f]{128}|[0-9A-F]{32}|[0-9A-F]{40}|[0-9A-F]{64}|[0-9A-F]{96}|[0-9A-F]{128})$/;
+const DIGEST_NAME = /hash|digest|checksum|sha\d*|md5|fingerprint/i;
+
+/**
+ * A hex digest under a name that says it is one (`hashed_secret`, `password_hash`, `token_sha256`):
+ * a recorded hash, as in a detect-secrets baseline, not a credential anyone could use.
+ */
+function isNamedDigest(text: string, keywordAt: number, secret: string): boolean {
+  if (!HEX_DIGEST.test(secret)) return false;
+  let from = keywordAt;
+  while (from > 0 && /[\w.-]/.test(text[from - 1]!)) from--;
+  const rest = text.slice(keywordAt, text.indexOf(secret, keywordAt));
+  const name = text.slice(from, keywordAt) + /^[\w.-]*/.exec(rest)![0];
+  return DIGEST_NAME.test(name);
 }
 
 /** Every keyword any rule needs, for comparisons with plain keyword search tools. */

@@ -6,6 +6,7 @@ import { namesReadFromEnvironment } from './env-names.ts';
 import { listInEnvTemplate } from './env-template.ts';
 import { notACredential, servedToBrowsers } from './secret-exemptions.ts';
 import { moveSecretInCode, REDACTED, secretNameInCode, type NameChoice } from './secret-in-code.ts';
+import { inApiDescriptionExample } from './secret-in-api-description.ts';
 import { interpolatingFormatOf, referenceSecretInConfig } from './secret-in-config.ts';
 import { moveSecretInCSharp } from './secret-in-csharp.ts';
 import { isCredentialRule, locateSastCredentials, sastCredentialsIn } from './sast-credential-location.ts';
@@ -15,7 +16,8 @@ import { applyEdits } from './text-edits.ts';
 import { readTreeFile, writeTreeFile } from './tree-files.ts';
 
 // Moves a committed credential out of the code: source files read it from the environment instead,
-// Compose and Spring files reference an environment variable, comments and documentation lose it.
+// Compose and Spring files reference an environment variable, comments and documentation (examples of
+// an OpenAPI description included) lose it.
 // Notes name the rule, the file and the variable, never the value.
 
 /** Files people read, and environment templates meant to be committed with stand-in values: the secret is redacted. */
@@ -85,7 +87,7 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
         `move the calls that need it to a server endpoint that holds the credential, then ${REVOKE}`,
     );
   }
-  const unsupported = unsupportedFile(file, finding);
+  const unsupported = unsupportedFile(file, finding, original, secrets[0]);
   if (unsupported) return notFixed(`The ${what} in ${file} was left in place: ${unsupported}; ${REVOKE}`);
 
   const values = new Set(secrets.map((s) => original.slice(s.start, s.end)));
@@ -156,7 +158,7 @@ function changeFor(file: string, text: string, secret: LocatedSecret, choice: Na
     if (result.kind === 'refused') return { refused: result.reason };
     return { text: result.text, name: result.name, did: `is now the reference \${${result.name}}; set ${result.name} in the environment that runs it` };
   }
-  if (DOCUMENTATION.test(file)) {
+  if (DOCUMENTATION.test(file) || inApiDescriptionExample(file, text, secret)) {
     return { text: applyEdits(text, [{ start: secret.start, end: secret.end, text: REDACTED }]), did: `was replaced with ${REDACTED}` };
   }
   return { refused: 'the fixer does not know this file type' };
@@ -201,9 +203,10 @@ function lineOf(text: string, offset: number): number {
 }
 
 /** Why a file's secret cannot move to the environment by editing it, or undefined when it can. */
-function unsupportedFile(file: string, finding: FixFinding): string | undefined {
+function unsupportedFile(file: string, finding: FixFinding, text: string, secret: LocatedSecret): string | undefined {
   const base = path.posix.basename(file);
   if (codeParserFor(file) || CSHARP.test(file) || interpolatingFormatOf(file) || DOCUMENTATION.test(file)) return undefined;
+  if (inApiDescriptionExample(file, text, secret)) return undefined;
   if (/private-key$/.test(findingRule(finding))) {
     return `${base} holds a private key; take it out of the repository and keep it in a secret store`;
   }

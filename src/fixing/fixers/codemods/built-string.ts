@@ -23,9 +23,20 @@ export function normalizeParts(parts: Part[]): Part[] {
 export type PlaceholderStyle = 'qmark' | 'format' | 'numeric' | 'named';
 
 export interface Parameterized {
+  /** The statement; with `keepNames`, a value kept as an SQL name stands at a NAME_SLOT mark (its index in `names`). */
   sql: string;
   /** Each placeholder's value: a name (for `named`) and the expression, or pieces to join into a string. */
   params: { name: string; pieces: Part[] }[];
+  /** Values written into the statement as names (`keepNames`), in order. */
+  names: string[];
+}
+
+const NAME_SLOT = '\u0000';
+
+/** The statement as parts: its text, and the values kept as names where they stand. */
+export function statementParts(parameterized: Parameterized): Part[] {
+  const pieces = parameterized.sql.split(NAME_SLOT);
+  return normalizeParts(pieces.flatMap((literal, i) => (i < parameterized.names.length ? [{ literal }, { expr: parameterized.names[i]! }] : [{ literal }])));
 }
 
 /** SQL words after which a value would be a table or column name, which no placeholder can stand for. */
@@ -35,7 +46,8 @@ const NAME_CONTEXT = /(\b(from|join|into|update|table|by|select|exists|index|dat
  * The statement with a placeholder for every value, and the values in order. A value inside a quoted SQL
  * string becomes one parameter holding the whole quoted text (`'%' + term + '%'` → `?` with `%term%`).
  */
-export function parameterize(parts: Part[], style: PlaceholderStyle): Parameterized | { refuse: string } {
+export function parameterize(parts: Part[], style: PlaceholderStyle, options: { keepNames?: boolean } = {}): Parameterized | { refuse: string } {
+  const names: string[] = [];
   const params: Parameterized['params'] = [];
   if (!parts.some((p) => !isLiteral(p))) return { refuse: 'the statement is not built from values' };
   let sql = '';
@@ -54,7 +66,13 @@ export function parameterize(parts: Part[], style: PlaceholderStyle): Parameteri
   for (const part of parts) {
     if (!isLiteral(part)) {
       if (quoted) quoted.push(part);
-      else if (NAME_CONTEXT.test(sql) || /[\w.]$/.test(sql)) return { refuse: 'a value is part of an SQL name or keyword there, which no placeholder can stand for' };
+      else if (NAME_CONTEXT.test(sql) || /[\w.]$/.test(sql)) {
+        // A value that names a table or column stays in the text; the caller's check that the rule no
+        // longer fires is what tells it is not the untrusted one.
+        if (!options.keepNames) return { refuse: 'a value is part of an SQL name or keyword there, which no placeholder can stand for' };
+        names.push(part.expr);
+        sql += NAME_SLOT;
+      }
       else {
         push([part]);
         afterValue = true;
@@ -83,7 +101,8 @@ export function parameterize(parts: Part[], style: PlaceholderStyle): Parameteri
     }
   }
   if (quoted) return { refuse: 'the statement has an unbalanced quote' };
-  return { sql, params };
+  if (!params.length) return { refuse: 'every value is part of an SQL name or keyword there, which no placeholder can stand for' };
+  return { sql, params, names };
 }
 
 /** Splits a command line into arguments when its literal text needs no shell (no quotes, pipes, globs…). */

@@ -6,6 +6,7 @@ import { javascriptJwtAlgorithms } from './javascript/jwt-algorithms.ts';
 import { javascriptParameterizedSql } from './javascript/parameterized-sql.ts';
 import { javascriptSha256Hash } from './javascript/sha256-hash.ts';
 import { pythonDebugFromEnv } from './python/debug-from-env.ts';
+import { pythonEndOfOptions } from './python/end-of-options.ts';
 import { pythonEscapeHtml } from './python/escape-html.ts';
 import { pythonJwtVerify } from './python/jwt-verify.ts';
 import { pythonLiteralEval } from './python/literal-eval.ts';
@@ -16,7 +17,9 @@ import { pythonSecretsRandom } from './python/secrets-random.ts';
 import { pythonSecureCookie } from './python/secure-cookie.ts';
 import { pythonSha256Hash } from './python/sha256-hash.ts';
 import { pythonShellArgv } from './python/shell-argv.ts';
+import { pythonTemplateVariables } from './python/template-variables.ts';
 import { pythonVerifiedSslContext } from './python/verified-ssl-context.ts';
+import { pythonXpathVariables } from './python/xpath-variables.ts';
 import { pythonXmlNoEntities } from './python/xml-no-entities.ts';
 import { pythonYamlSafeLoad } from './python/yaml-safe-load.ts';
 import { templateEscapedOutput } from './template/escaped-output.ts';
@@ -31,6 +34,7 @@ export const CODEMODS: readonly Codemod[] = [
   javascriptParameterizedSql,
   javascriptSha256Hash,
   pythonDebugFromEnv,
+  pythonEndOfOptions,
   pythonEscapeHtml,
   pythonJwtVerify,
   pythonLiteralEval,
@@ -41,8 +45,10 @@ export const CODEMODS: readonly Codemod[] = [
   pythonSecureCookie,
   pythonSha256Hash,
   pythonShellArgv,
+  pythonTemplateVariables,
   pythonVerifiedSslContext,
   pythonXmlNoEntities,
+  pythonXpathVariables,
   pythonYamlSafeLoad,
   templateEscapedOutput,
 ];

@@ -1,6 +1,6 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../syntax.ts';
-import { parameterize, type Parameterized, type PlaceholderStyle } from '../built-string.ts';
+import { parameterize, statementParts, type Parameterized, type PlaceholderStyle } from '../built-string.ts';
 import { refuse, type Codemod, type CodemodContext, type CodemodEdit } from '../codemod.ts';
 import { appendArguments, argumentsOf, replace } from '../edit-kit.ts';
 import { builtValue, moduleConstant, pythonJoin, pythonString, quoteStyle } from './strings.ts';
@@ -44,6 +44,7 @@ function paramsText(parameterized: Parameterized, shape: 'tuple' | 'list' | 'dic
 function namesIn(parameterized: Parameterized): string[] {
   const names = new Set<string>();
   for (const p of parameterized.params) for (const piece of p.pieces) if ('expr' in piece) for (const m of piece.expr.matchAll(/\b[A-Za-z_]\w*\b/g)) names.add(m[0]);
+  for (const kept of parameterized.names) for (const m of kept.matchAll(/\b[A-Za-z_]\w*\b/g)) names.add(m[0]);
   return [...names];
 }
 
@@ -81,7 +82,7 @@ export const pythonParameterizedSql: Codemod = {
     const { parts, target } = built;
     const related = built.origin?.statement;
     if (!parts) return refuse('the statement is not built in a way this codemod reads (concatenation, % or format() of a literal, an f-string)');
-    const parameterized = parameterize(parts, style);
+    const parameterized = parameterize(parts, style, { keepNames: true });
     if ('refuse' in parameterized) return refuse(parameterized.refuse);
     if (related && reassignedBetween(related.parent()!, related.range().end.index, runner.range().start.index, namesIn(parameterized))) {
       return refuse('a value of the statement changes between building it and running it');
@@ -89,10 +90,11 @@ export const pythonParameterizedSql: Codemod = {
     const like = quoteStyle(target);
     const shape = style === 'named' ? 'dict' : /\.raw$/.test(callee) ? 'list' : 'tuple';
     const edits: CodemodEdit[] = [
-      { ...replace(target, pythonString(parameterized.sql, like)), ...(related ? { related } : {}) },
+      { ...replace(target, parameterized.names.length ? pythonJoin(statementParts(parameterized), like) : pythonString(parameterized.sql, like)), ...(related ? { related } : {}) },
       appendArguments(runner, [paramsText(parameterized, shape, like)], context.text),
     ];
     const how = style === 'named' ? 'bound :name parameters' : style === 'qmark' ? '? placeholders' : '%s placeholders';
-    return { edits, note: `Passed the statement's ${parameterized.params.length} value(s) as ${how} instead of formatting them into the SQL.` };
+    const kept = parameterized.names.length ? ` Kept in the text as table or column names: ${parameterized.names.join(', ')}.` : '';
+    return { edits, note: `Passed the statement's ${parameterized.params.length} value(s) as ${how} instead of formatting them into the SQL.${kept}` };
   },
 };

@@ -2,13 +2,26 @@ import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../syntax.ts';
 import { newlineOf } from '../../text-edits.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
-import { argumentsOf, callAround, functionAround, pythonImport, pythonImportsModule, replace, statementOf } from '../edit-kit.ts';
+import { argumentsOf, callAround, functionAround, pythonHelper, pythonImport, pythonImportsModule, replace, statementOf } from '../edit-kit.ts';
 import { soleAssignment } from './strings.ts';
 
 // A file path joined from a folder and request data in a Flask view → werkzeug's safe_join(folder, …),
 // which answers None for names that climb out of the folder ("../", absolute paths); the view then
 // aborts with 404. Names inside the folder open the same file as before. Werkzeug before 2.0 has it in
-// werkzeug.security, later versions in werkzeug.utils; the requirements tell which.
+// werkzeug.security, later versions in werkzeug.utils; the requirements tell which. Outside Flask the
+// join goes through a path_inside() helper added to the module, which answers the same joined path for
+// names that stay in the folder (resolved with realpath, so symlinks and ".." count as they would when
+// opened) and raises ValueError for one that leaves it.
+
+const PATH_INSIDE = `
+def path_inside(folder, *names):
+    """os.path.join(folder, *names), refused with ValueError when the result would leave folder."""
+    path = os.path.join(folder, *names)
+    base = os.path.realpath(folder)
+    if os.path.commonpath([base, os.path.realpath(path)]) != base:
+        raise ValueError("the path leaves its folder")
+    return path
+`;
 
 const OLD_WERKZEUG = /^\s*(werkzeug\s*(==|<=|~=)\s*[01]\.|flask\s*(==|<=|~=)\s*(0\.|1\.))/im;
 
@@ -35,14 +48,25 @@ export const pythonSafeJoin: Codemod = {
     if (/send_from_directory$/.test(fn)) return refuse('send_from_directory() already refuses names outside its folder; if the folder itself comes from the request, fix that by hand');
     const path = argumentsOf(call)[0];
     if (!path || kindOf(path) === 'keyword_argument') return refuse('the path is not the first argument');
-    if (!functionAround(call)) return refuse('the file is opened outside a view, where there is no request to answer with 404');
+    const flask = pythonImportsModule(root!, 'flask');
+    if (flask && !functionAround(call)) return refuse('the file is opened outside a view, where there is no request to answer with 404');
 
     const origin = kindOf(path) === 'identifier' ? soleAssignment(path, call) : null;
     if (kindOf(path) === 'identifier' && !origin) return refuse(`${path.text()} is assigned more than once or used elsewhere, so its join cannot be checked in one place`);
     const built = joined(origin ? origin.value : path);
     if (typeof built === 'string') return refuse(built);
     if (/\brequest\b/.test(built.folder)) return refuse('the folder itself comes from the request; choose it on the server');
-    if (!pythonImportsModule(root!, 'flask')) return refuse('this is not a Flask app: resolve the path with os.path.realpath() and check it stays inside the folder (os.path.commonpath) by hand');
+    if (!flask) {
+      const target = origin ? origin.value : path;
+      return {
+        edits: [
+          { ...replace(target, `path_inside(${[built.folder, ...built.parts].join(', ')})`), ...(origin ? { related: origin.statement } : {}) },
+          ...pythonHelper(root!, text, 'path_inside', PATH_INSIDE),
+          ...pythonImport(root!, text, 'import os', 'os'),
+        ],
+        note: 'Joined the path with a path_inside() helper, which gives the same path for names inside the folder and raises ValueError for one that leaves it.',
+      };
+    }
 
     const requirements = (await readFile('requirements.txt')) ?? '';
     const module = OLD_WERKZEUG.test(requirements) ? 'werkzeug.security' : 'werkzeug.utils';

@@ -3,13 +3,15 @@ import { fieldOf, kindOf } from '../../syntax.ts';
 import { argumentList, isLiteral, type Part } from '../built-string.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
 import { argumentsOf, functionAround, keywordArgument, pythonImport, removeArgument, removeStatement, replace } from '../edit-kit.ts';
+import { operandHelper, optionGuard, OPERAND_HELPER } from './end-of-options.ts';
 import { builtValue, moduleConstant, pythonJoin, quoteStyle } from './strings.ts';
 
 // A shell command built from a fixed program and values → an argument list run without a shell:
 // os.system(cmd) → subprocess.call([...]), os.popen(cmd).read() → subprocess.run([...], stdout=PIPE,
 // text=True).stdout, subprocess.*(cmd, shell=True) → subprocess.*([...]). Each value stays one
-// argument, so spaces, `;` or `$(…)` in it no longer reach a shell; the program sees the same arguments
-// for ordinary values.
+// argument, so spaces, `;` or `$(…)` in it no longer reach a shell, and "--" before the first value ends
+// the program's options, so a value starting with "-" is no option either; the program sees the same
+// arguments for ordinary values.
 
 function argvText(args: Part[][], like: string): string {
   const asText = (part: Part): Part => (isLiteral(part) || !/^(int|float)\(/.test(part.expr) ? part : { expr: `str(${part.expr})` });
@@ -61,14 +63,25 @@ export const pythonShellArgv: Codemod = {
     const unmovable = origin && parts ? whyNotMovable(origin.value, origin.statement) : null;
     if (unmovable) return refuse(`the command is built before the call and ${unmovable}, so building it in the call could change it`);
     if (!parts) return refuse('the whole command comes from a value, so there is no fixed program to run; check it against an allow-list');
-    const args = argumentList(parts);
-    if ('refuse' in args) return refuse(args.refuse);
+    const split = argumentList(parts);
+    if ('refuse' in split) return refuse(split.refuse);
+    // Without a shell a value can still be read as an option: "--" before the first one ends the options,
+    // or, for a program that does not read "--", each such value is checked by as_operand().
+    const guard = optionGuard(split);
+    if ('refuse' in guard) return refuse(guard.refuse);
+    const args =
+      'endAt' in guard
+        ? [...split.slice(0, guard.endAt), [{ literal: '--' }], ...split.slice(guard.endAt)]
+        : 'wrap' in guard
+          ? split.map((arg, i) => (guard.wrap.includes(i) ? [{ expr: `${OPERAND_HELPER}(${(arg[0] as { expr: string }).expr})` }, ...arg.slice(1)] : arg))
+          : split;
+    const guardEdits = 'wrap' in guard ? operandHelper(root!, text) : [];
     const list = argvText(args, quoteStyle(target));
     // The list goes into the call itself, where the rule sees a fixed program; the variable that only
     // carried the command string goes with its assignment.
     const edits: CodemodEdit[] = related ? [removeStatement(related, text)] : [];
     if (isSubprocess) {
-      edits.push(replace(command, list), removeArgument(call, shell!, text));
+      edits.push(replace(command, list), removeArgument(call, shell!, text), ...guardEdits);
       return { edits, note: 'Ran the command from an argument list without a shell, so each value stays one argument.' };
     }
     if (fn === 'os.system') {
@@ -82,7 +95,7 @@ export const pythonShellArgv: Codemod = {
       }
       edits.push(replace(readCall, `subprocess.run(${list}, stdout=subprocess.PIPE, text=True).stdout`));
     } else return refuse(`${fn} is not rewritten by this codemod`);
-    edits.push(...pythonImport(root!, text, 'import subprocess', 'subprocess'));
+    edits.push(...guardEdits, ...pythonImport(root!, text, 'import subprocess', 'subprocess'));
     return { edits, note: 'Ran the command from an argument list without a shell, so each value stays one argument.' };
   },
 };

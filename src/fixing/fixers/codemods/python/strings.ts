@@ -221,3 +221,21 @@ export function builtValue(
   if (!origin) return { reassigned: true };
   return { parts: builtParts(origin.value, constant), target: origin.value, origin };
 }
+
+/** The identifiers a value expression reads. */
+export function namesRead(variables: { expr: string }[]): Set<string> {
+  const names = new Set<string>();
+  for (const v of variables) for (const m of v.expr.matchAll(/(?<![.\w])[A-Za-z_]\w*/g)) names.add(m[0]);
+  return names;
+}
+
+/** Whether one of `names` is bound again between two offsets of the scope. */
+export function reboundBetween(scope: SgNode, from: number, to: number, names: Set<string>): boolean {
+  const kinds = ['assignment', 'augmented_assignment', 'for_statement', 'named_expression'];
+  return scope.findAll({ rule: { any: kinds.map((kind) => ({ kind })) } } as never).some((bind) => {
+    const at = bind.range().start.index;
+    if (at <= from || at >= to) return false;
+    const target = fieldOf(bind, 'left') ?? fieldOf(bind, 'name');
+    return !!target && [target, ...target.findAll({ rule: { kind: 'identifier' } } as never)].some((n) => kindOf(n) === 'identifier' && names.has(n.text()));
+  });
+}
