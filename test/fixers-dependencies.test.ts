@@ -400,7 +400,7 @@ describe('dependency fixer: pins that must move together (resolved against the r
     assert.equal(outcome.fixed, true);
   });
 
-  test('the registry out of reach: a file with other pins is refused, a lone pin gets the plain bump', async () => {
+  test('the registry out of reach: a new major version next to other pins is refused; a lone pin, or a move within the major version, gets the plain bump', async () => {
     const offline = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: 'http://127.0.0.1:9', npmUrl: 'http://127.0.0.1:9' }) });
     const workspace = workTree({ 'requirements.txt': flaskApp, 'solo/requirements.txt': 'Flask==0.12.2\n' });
     const refusal = await offline.apply(finding('requirements.txt', 'flask', 'PyPI', '0.12.2', '2.2.5'), workspace);
@@ -410,6 +410,10 @@ describe('dependency fixer: pins that must move together (resolved against the r
     const alone = await offline.apply(finding('solo/requirements.txt', 'flask', 'PyPI', '0.12.2', '2.2.5'), workspace);
     assert.equal(read(workspace, 'solo/requirements.txt'), 'Flask==2.2.5\n');
     assert.equal(alone.fixed, true);
+    const sameMajor = await offline.apply(finding('requirements.txt', 'jinja2', 'PyPI', '2.9.6', '2.10.1'), workspace);
+    assert.equal(read(workspace, 'requirements.txt'), flaskApp.replace('Jinja2==2.9.6', 'Jinja2==2.10.1'));
+    assert.equal(sameMajor.fixed, true);
+    assert.match(sameMajor.note, /requirements\.txt's other pins were not checked against what jinja2 2\.10\.1 requires/);
   });
 });
 
