@@ -24,8 +24,8 @@ export interface SastEngineOptions {
   pool?: WorkerPool | null;
 }
 
-/** The most files sent to a thread at once. */
-const MAX_BATCH_FILES = 32;
+/** The most files sent to a thread at once; a thread matches the files of a parser in a batch together. */
+const MAX_BATCH_FILES = 64;
 const ANALYZE_FILES = new URL('./analyze-files.ts', import.meta.url);
 
 /** Syntax-aware static analysis: ast-grep pattern rules and taint tracking over Python, JavaScript/TypeScript and more. */
@@ -55,6 +55,8 @@ export class SastEngine implements ScanEngine {
       const parser = parserFor(file);
       return parser && !isTestPath(file) ? [{ path: file, parser }] : [];
     });
+    // Batches of one parser each, as every parser's rules are compiled once per batch.
+    files.sort((a, b) => (a.parser < b.parser ? -1 : a.parser > b.parser ? 1 : 0));
     const pool = this.options.pool === undefined ? enginePool() : this.options.pool;
     const cacheDir = this.options.cacheDir ? path.join(this.options.cacheDir, 'sast') : null;
     const request = (batch: typeof files): AnalyzeFilesRequest => ({ dir: input.dir, files: batch, ruleDirs: this.ruleDirs(), cacheDir });
