@@ -18,7 +18,7 @@ export interface MatcherRule {
   constraints?: Record<string, AstRule>;
 }
 
-/** Whether a text holds a word (anywhere, not only as a whole word). */
+/** Whether a text holds a word, as a whole word. */
 type Holds = (word: string) => boolean;
 
 /** Whether a rule can match a text at all: the words its patterns spell out must all be there. */
@@ -54,13 +54,22 @@ export function feasibility(rule: unknown): Feasible {
   return specific.length === 1 ? specific[0] : (holds) => specific.every((f) => f(holds));
 }
 
-/** `Holds` for a text, each word looked for once. */
+const WORD = /\w+/g;
+
+/**
+ * `Holds` for a text. A pattern's literal words are whole words of any code it matches (an identifier, a
+ * keyword, a string's content), so looking them up among the text's words is as sound as a substring search,
+ * and costs one pass over the text for all of them.
+ */
 function holdsOf(text: string): Holds {
-  const known = new Map<string, boolean>();
+  let words: Set<string> | undefined;
   return (word) => {
-    let found = known.get(word);
-    if (found === undefined) known.set(word, (found = text.includes(word)));
-    return found;
+    if (!words) {
+      words = new Set();
+      WORD.lastIndex = 0;
+      for (let m = WORD.exec(text); m; m = WORD.exec(text)) words.add(m[0]);
+    }
+    return words.has(word);
   };
 }
 
@@ -202,9 +211,8 @@ export class CombinedMatcher {
   }
 
   /** The rules that can match one of `texts`: those joined in one walk, and those matched on their own. */
-  private split(parser: ParserName, texts: string[]): { joint: number[]; alone: number[] } {
+  private split(parser: ParserName, holds: Holds[]): { joint: number[]; alone: number[] } {
     const valid = this.validFor(parser);
-    const holds = texts.map(holdsOf);
     const joint: number[] = [];
     const alone: number[] = [];
     for (let i = 0; i < this.entries.length; i++) {
@@ -257,7 +265,7 @@ export class CombinedMatcher {
    */
   matchAll(root: SgNode, text: string, parser: ParserName): Found[][] {
     const result: Found[][] = this.entries.map(() => []);
-    const { joint, alone } = this.split(parser, [text]);
+    const { joint, alone } = this.split(parser, [holdsOf(text)]);
     for (const i of alone) result[i] = findAllOf(root, this.entries[i]);
     if (!joint.length) return result;
     let nodes: SgNode[];
@@ -274,30 +282,53 @@ export class CombinedMatcher {
 
   /**
    * matchAll for many files of one parser at once, read from disk by ast-grep: `files` holds their paths and
-   * the text they hold (valid UTF-8). A file no rule matches comes back without a tree.
+   * the text they hold (valid UTF-8). `onFile` gets each file's matches (without a tree when no rule matches
+   * it) as soon as they are known, in no set order: it should take what it needs from the nodes and let go of
+   * them, so that their trees go with the next minor garbage collection rather than pile up in the old space.
    */
-  async matchFiles(parser: ParserName, files: { path: string; text: string }[]): Promise<FileMatches[]> {
-    const { joint, alone } = this.split(parser, files.map((f) => f.text));
-    const byPath = new Map<string, SgNode[]>();
-    let joined = joint.length > 0;
-    if (joined) {
+  async matchFiles(parser: ParserName, files: { path: string; text: string }[], onFile: (index: number, matches: FileMatches | Error) => void): Promise<void> {
+    const holds = files.map((f) => holdsOf(f.text));
+    const { joint, alone } = this.split(parser, holds);
+    const done = new Set<number>();
+    const finish = (f: number, hits: SgNode[] | undefined) => {
+      done.add(f);
+      let matches: FileMatches | Error;
       try {
-        await findInFilesOf(parser, files.map((f) => f.path), this.joinedRule(joint), byPath);
+        const needsRoot = alone.some((i) => this.feasible[i](holds[f]));
+        const root = hits?.[0]?.getRoot().root() ?? (needsRoot ? parse(astGrepLang(parser) as never, files[f].text).root() : undefined);
+        const found: Found[][] = this.entries.map(() => []);
+        if (root) for (const i of alone) if (this.feasible[i](holds[f])) found[i] = findAllOf(root, this.entries[i]);
+        if (hits) this.sort(hits, joint, found);
+        matches = { root, found };
+      } catch (error) {
+        matches = error as Error;
+      }
+      onFile(f, matches);
+    };
+    if (joint.length) {
+      const indexOf = new Map(files.map((file, f) => [file.path, f]));
+      try {
+        await findInFilesOf(parser, [...indexOf.keys()], this.joinedRule(joint), (path, nodes) => {
+          const f = indexOf.get(path);
+          if (f !== undefined && !done.has(f)) finish(f, nodes);
+        });
       } catch {
-        joined = false;
+        // Should the joined rule fail where its parts do not, fall back to one walk per rule in each file.
+        for (let f = 0; f < files.length; f++) {
+          if (done.has(f)) continue;
+          done.add(f);
+          let matches: FileMatches | Error;
+          try {
+            const root = parse(astGrepLang(parser) as never, files[f].text).root();
+            matches = { root, found: this.matchAll(root, files[f].text, parser) };
+          } catch (error) {
+            matches = error as Error;
+          }
+          onFile(f, matches);
+        }
       }
     }
-    return files.map((file) => {
-      const hits = byPath.get(file.path);
-      const holds = holdsOf(file.text);
-      const needsRoot = !joined || alone.some((i) => this.feasible[i](holds));
-      const root = hits?.[0]?.getRoot().root() ?? (needsRoot ? parse(astGrepLang(parser) as never, file.text).root() : undefined);
-      if (!joined) return { root, found: root ? this.matchAll(root, file.text, parser) : this.entries.map(() => []) };
-      const found: Found[][] = this.entries.map(() => []);
-      if (root) for (const i of alone) if (this.feasible[i](holds)) found[i] = findAllOf(root, this.entries[i]);
-      if (hits) this.sort(hits, joint, found);
-      return { root, found };
-    });
+    for (let f = 0; f < files.length; f++) if (!done.has(f)) finish(f, undefined);
   }
 }
 
@@ -309,20 +340,26 @@ function findFirst(node: SgNode, entry: MatcherRule): SgNode | null {
   }
 }
 
-/** One findInFiles call: the nodes `config` matches in each of `paths` (by path) that it matches at all. */
-function findInFilesOf(parser: ParserName, paths: string[], config: JoinedRule, into: Map<string, SgNode[]>): Promise<void> {
+/** One findInFiles call: `onFile` gets the nodes `config` matches in each of `paths` that it matches at all. */
+function findInFilesOf(parser: ParserName, paths: string[], config: JoinedRule, onFile: (path: string, nodes: SgNode[]) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     let received = 0;
     let expected = -1;
-    const onFile = (error: Error | null, nodes: SgNode[]) => {
+    let failure: unknown;
+    const settle = () => (failure === undefined ? resolve() : reject(failure as Error));
+    const callback = (error: Error | null, nodes: SgNode[]) => {
       received++;
-      if (!error && nodes.length) into.set(nodes[0].getRoot().filename(), nodes);
-      if (received === expected) resolve();
+      try {
+        if (!error && nodes.length && failure === undefined) onFile(nodes[0].getRoot().filename(), nodes);
+      } catch (thrown) {
+        failure = thrown;
+      }
+      if (received === expected) settle();
     };
     // The promise gives the number of files sent to the callback, which may still be on their way.
-    findInFiles(astGrepLang(parser) as never, { paths, matcher: config as never }, onFile).then((count) => {
+    findInFiles(astGrepLang(parser) as never, { paths, matcher: config as never }, callback).then((count) => {
       expected = count;
-      if (received >= expected) resolve();
+      if (received >= expected) settle();
     }, reject);
   });
 }
