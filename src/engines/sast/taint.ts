@@ -79,6 +79,8 @@ export class TaintAnalyzer {
   private active = new Set<SastRule>();
   private cleaners = new Set<number>();
   private eventsOfScope = new Map<number | undefined, Event[]>();
+  /** The names the file's calls call (see calleeName). */
+  private readonly calledNames = new Set<string>();
   // Every SgNode the native binding hands out keeps native memory until the garbage collector finds it, which
   // it seldom does on its own; the walks below are repeated per rule, function and parameter, so their nodes
   // are looked up once per file and reused.
@@ -332,6 +334,7 @@ export class TaintAnalyzer {
       } else {
         // Calls to the file's own functions: their summaries may reach sinks.
         const name = this.calleeName(node);
+        if (name) this.calledNames.add(name);
         if (name && this.byName.has(name)) scope.calls.push({ at: node.range().start.index, kind: 'call', node });
       }
     }
@@ -387,10 +390,12 @@ export class TaintAnalyzer {
   }
 
   private summarize() {
+    if (!this.scopeEvents) this.walkScopes();
     for (let round = 0; round < 2; round++) {
       const next = new Map<string, Summary>();
       for (const fn of this.functions) {
-        if (!fn.name) continue;
+        // A summary is read only where a call names its function.
+        if (!fn.name || !this.calledNames.has(fn.name)) continue;
         const params = fn.params.filter((p) => !this.syntax.receivers.includes(p));
         const summary: Summary = { returns: new Set(), sinks: new Map() };
         params.forEach((param, i) => {
