@@ -156,12 +156,14 @@ export async function analyzeSources(ruleSet: RuleSet, parser: ParserName, files
   const plan = cachedPlan(ruleSet, language);
   if (!plan.rules.length) return files.map(() => []);
   if (parser === 'template') return files.map((f) => regexMatches(plan.rules, f.text));
-  const matched = await plan.matcher.matchFiles(parser, files);
-  return matched.map(({ root, found }) => {
+  const results: (SastMatch[] | Error)[] = files.map(() => new Error('it was not analyzed'));
+  // Each file's matches are taken while the native nodes are young: they hold the file's tree until collected.
+  await plan.matcher.matchFiles(parser, files, (index, matched) => {
     try {
-      return matchesOf(ruleSet, plan, language, root, found);
+      results[index] = matched instanceof Error ? matched : matchesOf(ruleSet, plan, language, matched.root, matched.found);
     } catch (error) {
-      return error as Error;
+      results[index] = error as Error;
     }
   });
+  return results;
 }

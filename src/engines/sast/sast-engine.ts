@@ -25,7 +25,7 @@ export interface SastEngineOptions {
 }
 
 /** The most files sent to a thread at once; a thread matches the files of a parser in a batch together. */
-const MAX_BATCH_FILES = 64;
+const MAX_BATCH_FILES = 32;
 const ANALYZE_FILES = new URL('./analyze-files.ts', import.meta.url);
 
 /** Syntax-aware static analysis: ast-grep pattern rules and taint tracking over Python, JavaScript/TypeScript and more. */
