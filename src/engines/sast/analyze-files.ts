@@ -21,6 +21,11 @@ export interface AnalyzeFilesRequest {
   files: { path: string; parser: ParserName }[];
   /** The operator's rule folders (the built-in ones are always read). */
   ruleDirs: string[];
+  /**
+   * Those rules as the scan loaded them: a thread that takes them from here need not read and parse the rule
+   * files itself (a good part of a small scan's time, in every thread).
+   */
+  ruleSet?: RuleSet;
   /** The SAST result cache folder; no caching when null. */
   cacheDir: string | null;
 }
@@ -115,8 +120,19 @@ async function analyzePending(ruleSet: RuleSet, dir: string, pending: Pending[])
   return results;
 }
 
+/** Rule sets handed over by scans, by version: each batch brings a copy, the first one is kept. */
+const handedOver = new Map<string, RuleSet>();
+
+function ruleSetOf(request: AnalyzeFilesRequest): RuleSet {
+  const given = request.ruleSet;
+  if (!given) return loadRuleSet(request.ruleDirs);
+  let kept = handedOver.get(given.version);
+  if (!kept) handedOver.set(given.version, (kept = given));
+  return kept;
+}
+
 export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<AnalyzeFilesResult> {
-  const ruleSet = loadRuleSet(request.ruleDirs);
+  const ruleSet = ruleSetOf(request);
   const rulesById = new Map<string, SastRule>(ruleSet.rules.map((r) => [r.id, r]));
   const cache = request.cacheDir ? new ResultCache(request.cacheDir, analysisVersion(ruleSet)) : undefined;
   const outcomes: FileOutcome[] = [];
