@@ -1,12 +1,14 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import type { RawFinding } from '../engine.ts';
 import { hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
 import { MAX_FILE_BYTES, readSourceText } from '../source-files.ts';
 import { ruleLanguageOf, type ParserName } from '../../languages/index.ts';
-import { analyzeSource, type SastMatch } from './analyze.ts';
+import { analyzeSource, analyzeSources, type SastMatch } from './analyze.ts';
 import { analysisVersion, ResultCache, type StoredMatch } from './result-cache.ts';
-import { loadRuleSet, type SastRule } from './rule-set.ts';
+import { loadRuleSet, type RuleSet, type SastRule } from './rule-set.ts';
 
 // The SAST work on a batch of files, run in a thread of the engine pool (see sast-engine.ts): read each
 // file, take its matches from the result cache or analyze it, and turn the matches into findings.
@@ -19,6 +21,11 @@ export interface AnalyzeFilesRequest {
   files: { path: string; parser: ParserName }[];
   /** The operator's rule folders (the built-in ones are always read). */
   ruleDirs: string[];
+  /**
+   * Those rules as the scan loaded them: a thread that takes them from here need not read and parse the rule
+   * files itself (a good part of a small scan's time, in every thread).
+   */
+  ruleSet?: RuleSet;
   /** The SAST result cache folder; no caching when null. */
   cacheDir: string | null;
 }
@@ -64,11 +71,72 @@ function toFinding(match: SastMatch, filePath: string, source: string): RawFindi
 
 const stored = (m: SastMatch): StoredMatch => ({ ruleId: m.rule.id, startLine: m.startLine, endLine: m.endLine, text: m.text, anchor: m.anchor });
 
+/**
+ * A full garbage collection. The native syntax trees behind ast-grep's nodes are invisible to V8, which lets
+ * nodes that outlived a minor collection (and their trees) wait for an old-space collection that its own heap
+ * size seldom calls for: resident memory grew by hundreds of MiB over a large scan. One collection after each
+ * analyzed batch keeps it to what a batch needs.
+ */
+const collectGarbage: () => void = (() => {
+  if (typeof globalThis.gc === 'function') return globalThis.gc;
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+})();
+
+/** A file to analyze: where its outcome goes and what it holds. */
+interface Pending {
+  at: number;
+  file: string;
+  parser: ParserName;
+  text: string;
+  key: string;
+}
+
+/** The matches of each pending file, or the error that stopped its analysis; files of a parser go together. */
+async function analyzePending(ruleSet: RuleSet, dir: string, pending: Pending[]): Promise<(SastMatch[] | Error)[]> {
+  const results: (SastMatch[] | Error)[] = [];
+  const alone = (p: Pending): SastMatch[] | Error => {
+    try {
+      return analyzeSource(ruleSet, p.parser, p.text);
+    } catch (error) {
+      return error as Error;
+    }
+  };
+  const byParser = new Map<ParserName, number[]>();
+  pending.forEach((p, i) => {
+    // ast-grep reads the files itself and skips one that is not valid UTF-8, which this thread reads lossily.
+    if (p.text.includes('\uFFFD')) results[i] = alone(p);
+    else byParser.set(p.parser, [...(byParser.get(p.parser) ?? []), i]);
+  });
+  for (const [parser, indexes] of byParser) {
+    let batch: (SastMatch[] | Error)[];
+    try {
+      batch = await analyzeSources(ruleSet, parser, indexes.map((i) => ({ path: path.join(dir, pending[i].file), text: pending[i].text })));
+    } catch {
+      batch = indexes.map((i) => alone(pending[i]));
+    }
+    indexes.forEach((i, k) => (results[i] = batch[k]));
+  }
+  return results;
+}
+
+/** Rule sets handed over by scans, by version: each batch brings a copy, the first one is kept. */
+const handedOver = new Map<string, RuleSet>();
+
+function ruleSetOf(request: AnalyzeFilesRequest): RuleSet {
+  const given = request.ruleSet;
+  if (!given) return loadRuleSet(request.ruleDirs);
+  let kept = handedOver.get(given.version);
+  if (!kept) handedOver.set(given.version, (kept = given));
+  return kept;
+}
+
 export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<AnalyzeFilesResult> {
-  const ruleSet = loadRuleSet(request.ruleDirs);
+  const ruleSet = ruleSetOf(request);
   const rulesById = new Map<string, SastRule>(ruleSet.rules.map((r) => [r.id, r]));
   const cache = request.cacheDir ? new ResultCache(request.cacheDir, analysisVersion(ruleSet)) : undefined;
   const outcomes: FileOutcome[] = [];
+  const pending: Pending[] = [];
   let cacheBytesWritten = 0;
   for (const { path: file, parser } of request.files) {
     const isScript = ruleLanguageOf(parser) === 'javascript';
@@ -81,20 +149,26 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
     }
     const key = cache ? ResultCache.keyOf(parser, source.text) : '';
     const hit = await cache?.get(key);
-    let matches: SastMatch[] | undefined = hit?.every((m) => rulesById.has(m.ruleId))
+    const matches: SastMatch[] | undefined = hit?.every((m) => rulesById.has(m.ruleId))
       ? hit.map(({ ruleId, ...rest }) => ({ rule: rulesById.get(ruleId)!, ...rest }))
       : undefined;
-    const cached = !!matches;
-    if (!matches) {
-      try {
-        matches = analyzeSource(ruleSet, parser, source.text);
-      } catch (error) {
-        outcomes.push({ findings: [], note: `skipped ${file}: it could not be analyzed (${(error as Error).message.split('\n')[0]})`, cached: false });
-        continue;
-      }
-      if (cache) cacheBytesWritten += await cache.put(key, matches.map(stored));
+    if (matches) {
+      outcomes.push({ findings: matches.map((m) => toFinding(m, file, source.text)), cached: true });
+      continue;
     }
-    outcomes.push({ findings: matches.map((m) => toFinding(m, file, source.text)), cached });
+    pending.push({ at: outcomes.length, file, parser, text: source.text, key });
+    outcomes.push({ findings: [], cached: false });
+  }
+  const analyzed = await analyzePending(ruleSet, request.dir, pending);
+  if (pending.length) collectGarbage();
+  for (const [k, p] of pending.entries()) {
+    const matches = analyzed[k];
+    if (matches instanceof Error) {
+      outcomes[p.at] = { findings: [], note: `skipped ${p.file}: it could not be analyzed (${matches.message.split('\n')[0]})`, cached: false };
+      continue;
+    }
+    if (cache) cacheBytesWritten += await cache.put(p.key, matches.map(stored));
+    outcomes[p.at] = { findings: matches.map((m) => toFinding(m, p.file, p.text)), cached: false };
   }
   return { outcomes, cacheBytesWritten };
 }

@@ -1,7 +1,7 @@
 import { parse, type SgNode } from '@ast-grep/napi';
 import { firstCallee } from '../match-identity.ts';
 import { astGrepLang, registerLanguages, ruleLanguageOf, taintSyntaxOf, type ParserName, type RuleLanguage } from '../../languages/index.ts';
-import { CombinedMatcher, type MatcherRule } from './combined-matcher.ts';
+import { CombinedMatcher, type Found, type MatcherRule } from './combined-matcher.ts';
 import type { RuleSet, SastRule } from './rule-set.ts';
 import { TaintAnalyzer, type TaintMatches } from './taint.ts';
 
@@ -74,8 +74,6 @@ interface LanguagePlan {
     ruleSanitizers: Map<string, number[]>;
     registrations: number[];
   };
-  /** Which entries of the matcher the taint rules use; taint tracking is skipped when no sink matches. */
-  isTaintEntry: (index: number) => boolean;
   matcher: CombinedMatcher;
 }
 
@@ -84,7 +82,6 @@ function planFor(ruleSet: RuleSet, language: RuleLanguage): LanguagePlan {
   const add = (entry: MatcherRule) => entries.push(entry) - 1;
   const rules = ruleSet.rules.filter((r) => r.language === language);
   const patternRules = rules.filter((r) => r.mode === 'pattern').map((rule) => ({ rule, at: add({ rule: rule.rule!, constraints: rule.constraints }) }));
-  const firstTaintEntry = entries.length;
   const profile = ruleSet.profiles[language];
   const taintRules = rules.filter((r) => r.mode === 'taint');
   let taint: LanguagePlan['taint'];
@@ -98,7 +95,7 @@ function planFor(ruleSet: RuleSet, language: RuleLanguage): LanguagePlan {
       registrations: profile.handlerRegistrations.map((rule) => add({ rule })),
     };
   }
-  return { rules, patternRules, taint, isTaintEntry: (index) => index >= firstTaintEntry, matcher: new CombinedMatcher(entries) };
+  return { rules, patternRules, taint, matcher: new CombinedMatcher(entries) };
 }
 
 const plans = new WeakMap<RuleSet, Map<RuleLanguage, LanguagePlan>>();
@@ -111,7 +108,32 @@ function cachedPlan(ruleSet: RuleSet, language: RuleLanguage): LanguagePlan {
   return plan;
 }
 
-const idsOf = (found: SgNode[][], at: number[]): Set<number> => new Set(at.flatMap((i) => found[i].map((n) => n.id())));
+const idsOf = (found: Found[][], at: number[]): Set<number> => new Set(at.flatMap((i) => found[i].map((f) => f.node.id())));
+
+/** The matches of a file from what the plan's rules found in its tree: pattern rules, then taint tracking. */
+function matchesOf(ruleSet: RuleSet, plan: LanguagePlan, language: RuleLanguage, root: SgNode | undefined, found: Found[][]): SastMatch[] {
+  const matches: SastMatch[] = [];
+  for (const { rule, at } of plan.patternRules) for (const { node } of found[at]) matches.push(fromNode(rule, node));
+  const { taint } = plan;
+  if (!root || !taint || !taint.sinks.some((s) => found[s.at].length)) return matches;
+  const sinkMatches: TaintMatches['sinkMatches'] = [];
+  for (const sink of taint.sinks) {
+    for (const { node, vars } of found[sink.at]) {
+      const focus = sink.focus ? node.getMatch(vars + sink.focus) : node;
+      if (focus) sinkMatches.push({ rule: sink.rule, node, focus });
+    }
+  }
+  const taintMatches: TaintMatches = {
+    sourceIds: idsOf(found, taint.sources),
+    sanitizerIds: idsOf(found, taint.sanitizers),
+    ruleSanitizerIds: new Map(taint.rules.map((r) => [r.id, idsOf(found, taint.ruleSanitizers.get(r.id)!)])),
+    sinkMatches,
+    registrationCalls: taint.registrations.flatMap((i) => found[i].map((f) => f.node)),
+  };
+  const profile = ruleSet.profiles[language]!;
+  for (const hit of new TaintAnalyzer(root, taintSyntaxOf(language)!, profile, taint.rules, taintMatches).analyze()) matches.push(fromNode(hit.rule, hit.sink));
+  return matches;
+}
 
 /** All findings of every rule of the file's language, the file parsed once for them all. */
 export function analyzeSource(ruleSet: RuleSet, parser: ParserName, source: string): SastMatch[] {
@@ -121,30 +143,27 @@ export function analyzeSource(ruleSet: RuleSet, parser: ParserName, source: stri
   if (!plan.rules.length) return [];
   if (parser === 'template') return regexMatches(plan.rules, source);
   const root = parse(astGrepLang(parser) as never, source).root();
-  const { taint } = plan;
-  // Sources, sanitizers and handler registrations matter only where a sink is: look for the sinks first.
-  const sinkEntries = new Set(taint?.sinks.map((s) => s.at));
-  let found = plan.matcher.matchAll(root, source, parser, (i) => !plan.isTaintEntry(i) || sinkEntries.has(i));
-  const matches: SastMatch[] = [];
-  for (const { rule, at } of plan.patternRules) for (const node of found[at]) matches.push(fromNode(rule, node));
-  if (!taint || !taint.sinks.some((s) => found[s.at].length)) return matches;
-  const rest = plan.matcher.matchAll(root, source, parser, (i) => plan.isTaintEntry(i) && !sinkEntries.has(i));
-  found = found.map((nodes, i) => (nodes.length ? nodes : rest[i]));
-  const sinkMatches: TaintMatches['sinkMatches'] = [];
-  for (const sink of taint.sinks) {
-    for (const node of found[sink.at]) {
-      const focus = sink.focus ? node.getMatch(sink.focus) : node;
-      if (focus) sinkMatches.push({ rule: sink.rule, node, focus });
+  return matchesOf(ruleSet, plan, language, root, plan.matcher.matchAll(root, source, parser));
+}
+
+/**
+ * analyzeSource for many files of one parser, read from disk by ast-grep in one call (`path` absolute, `text`
+ * what it holds, valid UTF-8): for each file its matches, or the error that stopped its analysis.
+ */
+export async function analyzeSources(ruleSet: RuleSet, parser: ParserName, files: { path: string; text: string }[]): Promise<(SastMatch[] | Error)[]> {
+  registerLanguages();
+  const language = ruleLanguageOf(parser);
+  const plan = cachedPlan(ruleSet, language);
+  if (!plan.rules.length) return files.map(() => []);
+  if (parser === 'template') return files.map((f) => regexMatches(plan.rules, f.text));
+  const results: (SastMatch[] | Error)[] = files.map(() => new Error('it was not analyzed'));
+  // Each file's matches are taken while the native nodes are young: they hold the file's tree until collected.
+  await plan.matcher.matchFiles(parser, files, (index, matched) => {
+    try {
+      results[index] = matched instanceof Error ? matched : matchesOf(ruleSet, plan, language, matched.root, matched.found);
+    } catch (error) {
+      results[index] = error as Error;
     }
-  }
-  const taintMatches: TaintMatches = {
-    sourceIds: idsOf(found, taint.sources),
-    sanitizerIds: idsOf(found, taint.sanitizers),
-    ruleSanitizerIds: new Map(taint.rules.map((r) => [r.id, idsOf(found, taint.ruleSanitizers.get(r.id)!)])),
-    sinkMatches,
-    registrationCalls: taint.registrations.flatMap((i) => found[i]),
-  };
-  const profile = ruleSet.profiles[language]!;
-  for (const hit of new TaintAnalyzer(root, taintSyntaxOf(language)!, profile, taint.rules, taintMatches).analyze()) matches.push(fromNode(hit.rule, hit.sink));
-  return matches;
+  });
+  return results;
 }

@@ -1,12 +1,16 @@
-import { parse, type SgNode } from '@ast-grep/napi';
+import { findInFiles, parse, type SgNode } from '@ast-grep/napi';
 import { astGrepLang, type ParserName } from '../../languages/index.ts';
 import type { AstRule } from './rule-set.ts';
 
 // Every ast-grep rule a file is checked against (pattern rules, taint sinks, sources, sanitizers) in one walk
-// of its tree instead of one walk per rule: the rules that can match the file's text are joined in one `any`,
-// each branch tagged with metavariables that spell its number in binary, so every node found tells which rule
-// found it. `any` stops at its first matching branch, so a second walk with the branches reversed tells the
-// last one; the rare node that more rules match is checked against those between one by one.
+// of its tree instead of one walk per rule. The rules that can match the files' text are joined in one rule
+// of two `any`s, each branch tagged with metavariables that spell its number in binary, so every node found
+// tells which rules found it: `any` stops at its first matching branch, so the first `any` names the first
+// rule that matches the node and the second, with the branches reversed, the last one; the rare node that
+// more rules match is checked against those between one by one. Each rule's metavariables are renamed apart
+// so that the two `any`s never disagree over a name. ast-grep compiles a rule anew on every call, and
+// compiling (regexes above all) costs more than matching, so a batch of files is matched with one call
+// (`findInFiles`), which compiles the joined rule once and parses the files on native threads.
 
 export interface MatcherRule {
   rule: AstRule;
@@ -14,8 +18,11 @@ export interface MatcherRule {
   constraints?: Record<string, AstRule>;
 }
 
+/** Whether a text holds a word, as a whole word. */
+type Holds = (word: string) => boolean;
+
 /** Whether a rule can match a text at all: the words its patterns spell out must all be there. */
-type Feasible = (text: string) => boolean;
+type Feasible = (holds: Holds) => boolean;
 
 const ALWAYS: Feasible = () => true;
 
@@ -40,51 +47,139 @@ export function feasibility(rule: unknown): Feasible {
   if (Array.isArray(r.all)) parts.push(...r.all.map(feasibility));
   if (Array.isArray(r.any)) {
     const branches = r.any.map(feasibility);
-    if (!branches.includes(ALWAYS)) parts.push((text) => branches.some((f) => f(text)));
+    if (!branches.includes(ALWAYS)) parts.push((holds) => branches.some((f) => f(holds)));
   }
   const specific = parts.filter((p) => p !== ALWAYS);
   if (!specific.length) return ALWAYS;
-  return specific.length === 1 ? specific[0] : (text) => specific.every((f) => f(text));
+  return specific.length === 1 ? specific[0] : (holds) => specific.every((f) => f(holds));
+}
+
+const WORD = /\w+/g;
+
+/**
+ * `Holds` for a text. A pattern's literal words are whole words of any code it matches (an identifier, a
+ * keyword, a string's content), so looking them up among the text's words is as sound as a substring search,
+ * and costs one pass over the text for all of them.
+ */
+function holdsOf(text: string): Holds {
+  let words: Set<string> | undefined;
+  return (word) => {
+    if (!words) {
+      words = new Set();
+      WORD.lastIndex = 0;
+      for (let m = WORD.exec(text); m; m = WORD.exec(text)) words.add(m[0]);
+    }
+    return words.has(word);
+  };
 }
 
 function wordsFeasible(words: string[]): Feasible {
   const unique = [...new Set(words)];
-  return unique.length ? (text) => unique.every((word) => text.includes(word)) : ALWAYS;
+  return unique.length ? (holds) => unique.every(holds) : ALWAYS;
 }
 
-const TAG = 'BWKTAG';
+const TAG_FIRST = 'BWKA';
+const TAG_LAST = 'BWKB';
 
-function tagged(rule: AstRule, tag: number): AstRule {
+/** A reference to rule `index` of the joined rule's utilities, tagged with `tag` in binary under `name`. */
+function tagged(index: number, tag: number, name: string): AstRule {
   const bits: AstRule[] = [];
-  for (let bit = 0; tag >> bit; bit++) if ((tag >> bit) & 1) bits.push({ pattern: `$${TAG}${bit}` });
-  return { all: [rule, ...bits] };
+  for (let bit = 0; tag >> bit; bit++) if ((tag >> bit) & 1) bits.push({ matches: `${name}${bit}` });
+  return { all: [{ matches: `r${index}` }, ...bits] };
 }
 
-function tagOf(node: SgNode, bits: number): number {
+function tagOf(node: SgNode, bits: number, name: string): number {
   let tag = 0;
-  for (let bit = 0; bit < bits; bit++) if (node.getMatch(`${TAG}${bit}`)) tag |= 1 << bit;
+  for (let bit = 0; bit < bits; bit++) if (node.getMatch(`${name}${bit}`)) tag |= 1 << bit;
   return tag;
 }
 
+/** A capturing metavariable written as a whole token ($X, $$$ARGS); `$_X` captures nothing and stays as it is. */
+const METAVARIABLE = /(?<![\w$])(\${1,3})([A-Z][A-Z0-9_]*)(?![\w$])/g;
+const QUOTES = new Set(['"', "'", '`']);
+
+/**
+ * Whether every metavariable of a pattern is a token of its own, or the whole of a quoted string: text inside
+ * a longer string literal is matched literally, and renaming it would change what the pattern matches.
+ */
+function renamable(pattern: string): boolean {
+  let quote: string | undefined;
+  let opened = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = undefined;
+      else if (c === '$') {
+        const m = /^\${1,3}[A-Z][A-Z0-9_]*/.exec(pattern.slice(i));
+        if (m && (i !== opened + 1 || pattern[i + m[0].length] !== quote)) return false;
+      }
+    } else if (QUOTES.has(c)) {
+      quote = c;
+      opened = i;
+    }
+  }
+  return true;
+}
+
+const PATTERN_KEYS = new Set(['pattern', 'context']);
+
+/** `rule` with its metavariables prefixed, or undefined when a pattern of it cannot be renamed safely. */
+export function withPrefixedMetavariables(rule: unknown, prefix: string): unknown {
+  let safe = true;
+  const visit = (value: unknown, key?: string): unknown => {
+    if (typeof value === 'string') {
+      if (!key || !PATTERN_KEYS.has(key)) return value;
+      if (!renamable(value)) safe = false;
+      return value.replace(METAVARIABLE, (_, dollars: string, name: string) => `${dollars}${prefix}${name}`);
+    }
+    if (Array.isArray(value)) return value.map((v) => visit(v, key));
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v, k)]));
+    }
+    return value;
+  };
+  const renamed = visit(rule);
+  return safe ? renamed : undefined;
+}
+
+type JoinedRule = { utils: Record<string, AstRule>; rule: AstRule };
+
+/** A node a rule matched, and the prefix of that rule's metavariable names in the node's captures. */
+export interface Found {
+  node: SgNode;
+  vars: string;
+}
+
 /** Runs one rule the way a scan always has: a rule that does not fit the grammar matches nothing. */
-function findAllOf(root: SgNode, entry: MatcherRule): SgNode[] {
+function findAllOf(root: SgNode, entry: MatcherRule): Found[] {
   try {
-    return root.findAll({ rule: entry.rule, constraints: entry.constraints } as never);
+    return root.findAll({ rule: entry.rule, constraints: entry.constraints } as never).map((node) => ({ node, vars: '' }));
   } catch {
     return [];
   }
+}
+
+/** What one file yields: its tree (when it was parsed) and, for each rule, what it matched there. */
+export interface FileMatches {
+  root: SgNode | undefined;
+  found: Found[][];
 }
 
 /** A fixed list of rules, checked against files together; build it once and reuse it for every file. */
 export class CombinedMatcher {
   private readonly entries: MatcherRule[];
   private readonly feasible: Feasible[];
+  /** Each rule with its metavariables renamed apart; undefined for one matched on its own. */
+  private readonly renamed: (AstRule | undefined)[];
   /** Per parser, whether each rule compiles for it (a JavaScript pattern may not parse as TSX). */
   private readonly valid = new Map<ParserName, boolean[]>();
+  private readonly joined = new Map<string, JoinedRule>();
 
   constructor(entries: MatcherRule[]) {
     this.entries = entries;
     this.feasible = entries.map((e) => feasibility(e.rule));
+    this.renamed = entries.map((e, i) => (e.constraints ? undefined : (withPrefixedMetavariables(e.rule, `BWKE${i}_`) as AstRule | undefined)));
   }
 
   get size(): number {
@@ -95,74 +190,176 @@ export class CombinedMatcher {
     let valid = this.valid.get(parser);
     if (!valid) {
       const empty = parse(astGrepLang(parser) as never, '').root();
-      valid = this.entries.map((entry) => {
+      const compiles = (rule: AstRule, constraints?: Record<string, AstRule>) => {
         try {
-          empty.findAll({ rule: entry.rule, constraints: entry.constraints } as never);
+          empty.findAll({ rule, constraints } as never);
           return true;
         } catch {
           return false;
         }
+      };
+      // Compiling costs more than matching: one rule of them all usually shows every one fits the grammar.
+      const together = this.entries.map((entry, i) => (entry.constraints ? undefined : (this.renamed[i] ?? entry.rule)));
+      const allFit = compiles({ any: together.filter((r) => r !== undefined) });
+      valid = this.entries.map((entry, i) => {
+        if (allFit && together[i]) return true;
+        return compiles(entry.rule, entry.constraints) && (!this.renamed[i] || compiles(this.renamed[i]!));
       });
       this.valid.set(parser, valid);
     }
     return valid;
   }
 
+  /** The rules that can match one of `texts`: those joined in one walk, and those matched on their own. */
+  private split(parser: ParserName, holds: Holds[]): { joint: number[]; alone: number[] } {
+    const valid = this.validFor(parser);
+    const joint: number[] = [];
+    const alone: number[] = [];
+    for (let i = 0; i < this.entries.length; i++) {
+      if (!valid[i] || !holds.some((h) => this.feasible[i](h))) continue;
+      (this.renamed[i] ? joint : alone).push(i);
+    }
+    return { joint, alone };
+  }
+
+  /** Each rule and each tag bit is a utility rule, compiled once however often the two `any`s name it. */
+  private joinedRule(joint: number[]): JoinedRule {
+    const key = joint.join(',');
+    let config = this.joined.get(key);
+    if (!config) {
+      const utils: Record<string, AstRule> = {};
+      for (const i of joint) utils[`r${i}`] = this.renamed[i]!;
+      for (let bit = 0; joint.length >> bit; bit++) {
+        utils[`${TAG_FIRST}${bit}`] = { pattern: `$${TAG_FIRST}${bit}` };
+        utils[`${TAG_LAST}${bit}`] = { pattern: `$${TAG_LAST}${bit}` };
+      }
+      const first = joint.map((i, k) => tagged(i, k + 1, TAG_FIRST));
+      const last = joint.map((i, k) => tagged(i, k + 1, TAG_LAST)).reverse();
+      config = { utils, rule: { all: [{ any: first }, { any: last }] } };
+      if (this.joined.size > 64) this.joined.clear();
+      this.joined.set(key, config);
+    }
+    return config;
+  }
+
+  /** Sorts what the joined rule found into `result`, per rule, in the order the walk met the nodes. */
+  private sort(nodes: SgNode[], joint: number[], result: Found[][]): void {
+    const bits = Math.floor(Math.log2(joint.length)) + 1;
+    for (const node of nodes) {
+      const first = tagOf(node, bits, TAG_FIRST) - 1;
+      const last = tagOf(node, bits, TAG_LAST) - 1;
+      if (first < 0) continue;
+      result[joint[first]].push({ node, vars: `BWKE${joint[first]}_` });
+      if (last <= first) continue;
+      for (let between = first + 1; between < last; between++) {
+        const again = findFirst(node, this.entries[joint[between]]);
+        if (again && again.id() === node.id()) result[joint[between]].push({ node: again, vars: '' });
+      }
+      result[joint[last]].push({ node, vars: `BWKE${joint[last]}_` });
+    }
+  }
+
   /**
    * For each rule (by its index in the list), the nodes it matches in `root`, in the order a walk of the tree
-   * meets them, each carrying that rule's metavariables. `only` limits the work to some of the rules.
+   * meets them, each with that rule's metavariables.
    */
-  matchAll(root: SgNode, text: string, parser: ParserName, only?: (index: number) => boolean): SgNode[][] {
-    const result: SgNode[][] = this.entries.map(() => []);
-    const valid = this.validFor(parser);
-    const live: number[] = [];
-    for (let i = 0; i < this.entries.length; i++) {
-      if (!valid[i] || (only && !only(i)) || !this.feasible[i](text)) continue;
-      if (this.entries[i].constraints) result[i] = findAllOf(root, this.entries[i]);
-      else live.push(i);
-    }
-    if (!live.length) return result;
+  matchAll(root: SgNode, text: string, parser: ParserName): Found[][] {
+    const result: Found[][] = this.entries.map(() => []);
+    const { joint, alone } = this.split(parser, [holdsOf(text)]);
+    for (const i of alone) result[i] = findAllOf(root, this.entries[i]);
+    if (!joint.length) return result;
+    let nodes: SgNode[];
     try {
-      this.matchTogether(root, live, result);
+      nodes = root.findAll(this.joinedRule(joint) as never);
     } catch {
       // Should the joined rule fail where its parts do not, fall back to one walk per rule.
-      for (const i of live) result[i] = findAllOf(root, this.entries[i]);
+      for (const i of joint) result[i] = findAllOf(root, this.entries[i]);
+      return result;
     }
+    this.sort(nodes, joint, result);
     return result;
   }
 
-  private matchTogether(root: SgNode, live: number[], result: SgNode[][]): void {
-    const bits = Math.floor(Math.log2(live.length)) + 1;
-    const first = root.findAll({ rule: { any: live.map((i, k) => tagged(this.entries[i].rule, k + 1)) } } as never);
-    if (!first.length) return;
-    const found: { node: SgNode; order: number; k: number }[] = [];
-    const firstTag = new Map<number, { node: SgNode; order: number; k: number }>();
-    let lowest = live.length;
-    first.forEach((node, order) => {
-      const k = tagOf(node, bits) - 1;
-      const hit = { node, order, k };
-      found.push(hit);
-      firstTag.set(node.id(), hit);
-      lowest = Math.min(lowest, k);
-    });
-    // The last rule matching each node: the branches after the lowest first one, in reverse.
-    const rest: number[] = [];
-    for (let k = live.length - 1; k > lowest; k--) rest.push(k);
-    if (rest.length) {
-      const last = root.findAll({ rule: { any: rest.map((k) => tagged(this.entries[live[k]].rule, k + 1)) } } as never);
-      for (const node of last) {
-        const hit = firstTag.get(node.id());
-        if (!hit) continue;
-        const k = tagOf(node, bits) - 1;
-        if (k <= hit.k) continue;
-        for (let between = hit.k + 1; between < k; between++) {
-          const again = node.find({ rule: this.entries[live[between]].rule } as never);
-          if (again && again.id() === node.id()) found.push({ node: again, order: hit.order, k: between });
+  /**
+   * matchAll for many files of one parser at once, read from disk by ast-grep: `files` holds their paths and
+   * the text they hold (valid UTF-8). `onFile` gets each file's matches (without a tree when no rule matches
+   * it) as soon as they are known, in no set order: it should take what it needs from the nodes and let go of
+   * them, so that their trees go with the next minor garbage collection rather than pile up in the old space.
+   */
+  async matchFiles(parser: ParserName, files: { path: string; text: string }[], onFile: (index: number, matches: FileMatches | Error) => void): Promise<void> {
+    const holds = files.map((f) => holdsOf(f.text));
+    const { joint, alone } = this.split(parser, holds);
+    const done = new Set<number>();
+    const finish = (f: number, hits: SgNode[] | undefined) => {
+      done.add(f);
+      let matches: FileMatches | Error;
+      try {
+        const needsRoot = alone.some((i) => this.feasible[i](holds[f]));
+        const root = hits?.[0]?.getRoot().root() ?? (needsRoot ? parse(astGrepLang(parser) as never, files[f].text).root() : undefined);
+        const found: Found[][] = this.entries.map(() => []);
+        if (root) for (const i of alone) if (this.feasible[i](holds[f])) found[i] = findAllOf(root, this.entries[i]);
+        if (hits) this.sort(hits, joint, found);
+        matches = { root, found };
+      } catch (error) {
+        matches = error as Error;
+      }
+      onFile(f, matches);
+    };
+    if (joint.length) {
+      const indexOf = new Map(files.map((file, f) => [file.path, f]));
+      try {
+        await findInFilesOf(parser, [...indexOf.keys()], this.joinedRule(joint), (path, nodes) => {
+          const f = indexOf.get(path);
+          if (f !== undefined && !done.has(f)) finish(f, nodes);
+        });
+      } catch {
+        // Should the joined rule fail where its parts do not, fall back to one walk per rule in each file.
+        for (let f = 0; f < files.length; f++) {
+          if (done.has(f)) continue;
+          done.add(f);
+          let matches: FileMatches | Error;
+          try {
+            const root = parse(astGrepLang(parser) as never, files[f].text).root();
+            matches = { root, found: this.matchAll(root, files[f].text, parser) };
+          } catch (error) {
+            matches = error as Error;
+          }
+          onFile(f, matches);
         }
-        found.push({ node, order: hit.order, k });
       }
     }
-    found.sort((a, b) => a.order - b.order);
-    for (const hit of found) result[live[hit.k]].push(hit.node);
+    for (let f = 0; f < files.length; f++) if (!done.has(f)) finish(f, undefined);
   }
+}
+
+function findFirst(node: SgNode, entry: MatcherRule): SgNode | null {
+  try {
+    return node.find({ rule: entry.rule, constraints: entry.constraints } as never);
+  } catch {
+    return null;
+  }
+}
+
+/** One findInFiles call: `onFile` gets the nodes `config` matches in each of `paths` that it matches at all. */
+function findInFilesOf(parser: ParserName, paths: string[], config: JoinedRule, onFile: (path: string, nodes: SgNode[]) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let received = 0;
+    let expected = -1;
+    let failure: unknown;
+    const settle = () => (failure === undefined ? resolve() : reject(failure as Error));
+    const callback = (error: Error | null, nodes: SgNode[]) => {
+      received++;
+      try {
+        if (!error && nodes.length && failure === undefined) onFile(nodes[0].getRoot().filename(), nodes);
+      } catch (thrown) {
+        failure = thrown;
+      }
+      if (received === expected) settle();
+    };
+    // The promise gives the number of files sent to the callback, which may still be on their way.
+    findInFiles(astGrepLang(parser) as never, { paths, matcher: config as never }, callback).then((count) => {
+      expected = count;
+      if (received >= expected) settle();
+    }, reject);
+  });
 }

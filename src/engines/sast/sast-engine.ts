@@ -24,7 +24,7 @@ export interface SastEngineOptions {
   pool?: WorkerPool | null;
 }
 
-/** The most files sent to a thread at once. */
+/** The most files sent to a thread at once; a thread matches the files of a parser in a batch together. */
 const MAX_BATCH_FILES = 32;
 const ANALYZE_FILES = new URL('./analyze-files.ts', import.meta.url);
 
@@ -55,9 +55,11 @@ export class SastEngine implements ScanEngine {
       const parser = parserFor(file);
       return parser && !isTestPath(file) ? [{ path: file, parser }] : [];
     });
+    // Batches of one parser each, as every parser's rules are compiled once per batch.
+    files.sort((a, b) => (a.parser < b.parser ? -1 : a.parser > b.parser ? 1 : 0));
     const pool = this.options.pool === undefined ? enginePool() : this.options.pool;
     const cacheDir = this.options.cacheDir ? path.join(this.options.cacheDir, 'sast') : null;
-    const request = (batch: typeof files): AnalyzeFilesRequest => ({ dir: input.dir, files: batch, ruleDirs: this.ruleDirs(), cacheDir });
+    const request = (batch: typeof files): AnalyzeFilesRequest => ({ dir: input.dir, files: batch, ruleDirs: this.ruleDirs(), ruleSet: this.rules(), cacheDir });
     const batches = batchesFor(files, pool, MAX_BATCH_FILES);
     let done = 0;
     input.onProgress?.({ phase: 'analyzing files', done, total: files.length });

@@ -36,7 +36,16 @@ type Event =
 const kindOf = (node: SgNode): string => String(node.kind());
 
 /** Hits are told apart by rule and sink, as the rules of a group are traced together. */
-const hitKey = (rule: SastRule, sink: SgNode): string => `${rule.id}\0${sink.id()}`;
+const sinkIds = new WeakMap<SgNode, number>();
+
+/** A sink node's id, asked of the native tree once per node object. */
+const sinkId = (sink: SgNode): number => {
+  let id = sinkIds.get(sink);
+  if (id === undefined) sinkIds.set(sink, (id = sink.id()));
+  return id;
+};
+
+const hitKey = (rule: SastRule, sink: SgNode): string => `${rule.id}\0${sinkId(sink)}`;
 
 /** What the file's combined rule match found for the taint rules (see analyze.ts). */
 export interface TaintMatches {
@@ -69,6 +78,9 @@ export class TaintAnalyzer {
    */
   private active = new Set<SastRule>();
   private cleaners = new Set<number>();
+  private eventsOfScope = new Map<number | undefined, Event[]>();
+  /** The names the file's calls call (see calleeName). */
+  private readonly calledNames = new Set<string>();
   // Every SgNode the native binding hands out keeps native memory until the garbage collector finds it, which
   // it seldom does on its own; the walks below are repeated per rule, function and parameter, so their nodes
   // are looked up once per file and reused.
@@ -150,7 +162,7 @@ export class TaintAnalyzer {
 
   /** The innermost function containing a node, or undefined at module level. */
   private owner(node: SgNode): SgNode | undefined {
-    const id = node.id();
+    const id = this.idOf(node);
     if (this.owners.has(id)) return this.owners.get(id);
     const r = node.range();
     const [start, end] = [r.start.index, r.end.index];
@@ -165,7 +177,7 @@ export class TaintAnalyzer {
   }
 
   private field(node: SgNode, name: string): SgNode | null {
-    const id = node.id();
+    const id = this.idOf(node);
     let known = this.fields.get(id);
     if (!known) this.fields.set(id, (known = new Map()));
     if (!known.has(name)) known.set(name, node.field(name));
@@ -173,14 +185,14 @@ export class TaintAnalyzer {
   }
 
   private named(node: SgNode): SgNode[] {
-    const id = node.id();
+    const id = this.idOf(node);
     let children = this.namedChildren.get(id);
     if (!children) this.namedChildren.set(id, (children = node.children().filter((c) => c.isNamed())));
     return children;
   }
 
   private calleeName(call: SgNode): string | undefined {
-    const id = call.id();
+    const id = this.idOf(call);
     if (this.callees.has(id)) return this.callees.get(id);
     let name: string | undefined;
     const callee = this.field(call, this.syntax.calls.callee);
@@ -195,7 +207,7 @@ export class TaintAnalyzer {
   }
 
   private args(call: SgNode): SgNode[] {
-    const id = call.id();
+    const id = this.idOf(call);
     let args = this.argLists.get(id);
     if (!args) {
       const list = this.field(call, this.syntax.calls.args);
@@ -241,7 +253,7 @@ export class TaintAnalyzer {
 
   /** Names bound by an assignment target: plain names, tuple and destructuring patterns. */
   private boundNames(target: SgNode): string[] {
-    const id = target.id();
+    const id = this.idOf(target);
     let names = this.bound.get(id);
     if (!names) this.bound.set(id, (names = this.findBoundNames(target)));
     return names;
@@ -261,12 +273,20 @@ export class TaintAnalyzer {
       .map((n) => n.text());
   }
 
+  /** A scope's events for the rules being traced; they change only with those rules. */
   private events(fn: SgNode | undefined): Event[] {
+    const fnId = fn ? this.idOf(fn) : undefined;
+    let events = this.eventsOfScope.get(fnId);
+    if (!events) this.eventsOfScope.set(fnId, (events = this.findEvents(fn, fnId)));
+    return events;
+  }
+
+  private findEvents(fn: SgNode | undefined, fnId: number | undefined): Event[] {
     const scope = fn ?? this.root;
-    const inScope = (n: SgNode) => this.owner(n)?.id() === fn?.id();
+    const inScope = (n: SgNode) => { const o = this.owner(n); return (o ? this.idOf(o) : undefined) === fnId; };
     const events: Event[] = [...this.scopeEventsOf(fn)];
     for (const sink of this.sinkMatches) {
-      if (this.active.has(sink.rule) && inScope(sink.node) && (scope.id() === this.root.id() || this.within(sink.node, scope))) {
+      if (this.active.has(sink.rule) && inScope(sink.node) && (!fn || this.within(sink.node, scope))) {
         events.push({ at: sink.node.range().start.index, kind: 'sink', node: sink.node, rule: sink.rule, focus: sink.focus });
       }
     }
@@ -314,6 +334,7 @@ export class TaintAnalyzer {
       } else {
         // Calls to the file's own functions: their summaries may reach sinks.
         const name = this.calleeName(node);
+        if (name) this.calledNames.add(name);
         if (name && this.byName.has(name)) scope.calls.push({ at: node.range().start.index, kind: 'call', node });
       }
     }
@@ -369,10 +390,12 @@ export class TaintAnalyzer {
   }
 
   private summarize() {
+    if (!this.scopeEvents) this.walkScopes();
     for (let round = 0; round < 2; round++) {
       const next = new Map<string, Summary>();
       for (const fn of this.functions) {
-        if (!fn.name) continue;
+        // A summary is read only where a call names its function.
+        if (!fn.name || !this.calledNames.has(fn.name)) continue;
         const params = fn.params.filter((p) => !this.syntax.receivers.includes(p));
         const summary: Summary = { returns: new Set(), sinks: new Map() };
         params.forEach((param, i) => {
@@ -399,6 +422,7 @@ export class TaintAnalyzer {
     const traced = new Map<SastRule, { hits: TaintHit[]; real?: Set<string> }>();
     for (const group of groups.values()) {
       this.active = new Set(group);
+      this.eventsOfScope = new Map();
       this.cleaners = this.ruleSanitizerIds.get(group[0].id) ?? new Set();
       this.summarize();
       const hits = this.trace(true);
@@ -407,6 +431,7 @@ export class TaintAnalyzer {
       for (const rule of group) traced.set(rule, { hits: hits.filter((h) => h.rule === rule), real });
     }
     this.active = new Set();
+    this.eventsOfScope = new Map();
     this.cleaners = new Set();
     const hits = new Map<number, TaintHit>();
     for (const rule of this.rules) {
@@ -465,12 +490,12 @@ export class TaintAnalyzer {
     const sorted = [...this.functions].sort((a, b) => a.node.range().start.index - b.node.range().start.index);
     for (const fn of sorted) {
       const parent = this.owner(fn.node);
-      const inherited = parent ? (outer.get(parent.id()) ?? new Set<string>()) : moduleRun.state;
+      const inherited = parent ? (outer.get(this.idOf(parent)) ?? new Set<string>()) : moduleRun.state;
       const initial = new Set(inherited);
       const untrusted = fn.isHandler || (publicParams && this.profile.untrustedParams && !!fn.name && !fn.name.startsWith('_'));
       if (untrusted) for (const p of fn.params) if (!this.profile.frameworkParams.includes(p) && !this.syntax.receivers.includes(p)) initial.add(p);
       const result = this.run(fn.node, initial);
-      outer.set(fn.node.id(), result.state);
+      outer.set(this.idOf(fn.node), result.state);
       for (const hit of result.hits) hits.set(hitKey(hit.rule, hit.sink), hit);
     }
     return [...hits.values()];
