@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SastEngine } from '../src/engines/sast/sast-engine.ts';
 import { pruneResultCache } from '../src/engines/sast/result-cache.ts';
+import { WorkerPool } from '../src/engines/worker-pool.ts';
 
 // A rescan takes an unchanged file's SAST results from the cache (by content), with the same findings;
 // a changed file, or a change to the rules, is analyzed again.
@@ -75,6 +76,30 @@ describe('SAST result cache', () => {
     const second = await new SastEngine({ cacheDir }).scan({ dir: repo, fingerprintKey });
     assert.deepEqual(second, first);
     assert.deepEqual(new Map(entries(cacheDir).map((file) => [file, fs.statSync(file).mtimeMs])), written, 'nothing was analyzed again');
+  });
+
+  test('a rescan of unchanged files hands no work to the engine threads; a changed file alone goes to them', async () => {
+    const { repo, cacheDir } = setup('threads');
+    const pool = new WorkerPool(1);
+    const sent: string[][] = [];
+    const run = pool.run.bind(pool);
+    pool.run = ((module, fn, args, signal) => {
+      sent.push((args[0] as { files: { path: string }[] }).files.map((f) => f.path));
+      return run(module, fn, args, signal);
+    }) as typeof pool.run;
+    try {
+      const first = await new SastEngine({ cacheDir, pool }).scan({ dir: repo, fingerprintKey });
+      assert.deepEqual(sent.flat().sort(), ['other.py', 'util.py', 'views.py']);
+      sent.length = 0;
+      assert.deepEqual(await new SastEngine({ cacheDir, pool }).scan({ dir: repo, fingerprintKey }), first);
+      assert.deepEqual(sent, []);
+      fs.appendFileSync(path.join(repo, 'views.py'), ADDED);
+      const changed = await new SastEngine({ cacheDir, pool }).scan({ dir: repo, fingerprintKey });
+      assert.deepEqual(sent.flat(), ['views.py']);
+      assert.deepEqual(changed, await new SastEngine({ pool: null }).scan({ dir: repo, fingerprintKey }));
+    } finally {
+      await pool.close();
+    }
   });
 
   test('a changed file is analyzed again and the others still come from the cache', async () => {

@@ -28,6 +28,8 @@ export interface AnalyzeFilesRequest {
   ruleSet?: RuleSet;
   /** The SAST result cache folder; no caching when null. */
   cacheDir: string | null;
+  /** Only take results from the cache: a file it has none for is reported `missed`, not analyzed. */
+  cachedOnly?: boolean;
 }
 
 export interface FileOutcome {
@@ -36,6 +38,8 @@ export interface FileOutcome {
   note?: string;
   /** Whether the matches came from the cache. */
   cached: boolean;
+  /** A `cachedOnly` request found nothing cached for the file: it is still to be analyzed. */
+  missed?: boolean;
 }
 
 export interface AnalyzeFilesResult {
@@ -77,11 +81,17 @@ const stored = (m: SastMatch): StoredMatch => ({ ruleId: m.rule.id, startLine: m
  * size seldom calls for: resident memory grew by hundreds of MiB over a large scan. One collection after each
  * analyzed batch keeps it to what a batch needs.
  */
-const collectGarbage: () => void = (() => {
-  if (typeof globalThis.gc === 'function') return globalThis.gc;
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc') as () => void;
-})();
+let gc: (() => void) | undefined;
+function collectGarbage(): void {
+  if (!gc) {
+    if (typeof globalThis.gc === 'function') gc = globalThis.gc;
+    else {
+      v8.setFlagsFromString('--expose-gc');
+      gc = vm.runInNewContext('gc') as () => void;
+    }
+  }
+  gc();
+}
 
 /** A file to analyze: where its outcome goes and what it holds. */
 interface Pending {
@@ -156,8 +166,8 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
       outcomes.push({ findings: matches.map((m) => toFinding(m, file, source.text)), cached: true });
       continue;
     }
-    pending.push({ at: outcomes.length, file, parser, text: source.text, key });
-    outcomes.push({ findings: [], cached: false });
+    if (!request.cachedOnly) pending.push({ at: outcomes.length, file, parser, text: source.text, key });
+    outcomes.push({ findings: [], cached: false, ...(request.cachedOnly ? { missed: true } : {}) });
   }
   const analyzed = await analyzePending(ruleSet, request.dir, pending);
   if (pending.length) collectGarbage();

@@ -5,7 +5,7 @@ import { isTestPath, loadIgnore, listFiles } from '../source-files.ts';
 import { batchesFor, enginePool, settledInOrder, type WorkerPool } from '../worker-pool.ts';
 import { externalSemgrepFindings, mergeFindings, type ExternalSemgrepOptions } from './external-semgrep.ts';
 import { parserFor } from '../../languages/index.ts';
-import { analyzeFiles, type AnalyzeFilesRequest, type AnalyzeFilesResult } from './analyze-files.ts';
+import { analyzeFiles, type AnalyzeFilesRequest, type AnalyzeFilesResult, type FileOutcome } from './analyze-files.ts';
 import { DEFAULT_CACHE_BYTES, pruneResultCache } from './result-cache.ts';
 import { loadRuleSet, type RuleSet } from './rule-set.ts';
 
@@ -26,6 +26,8 @@ export interface SastEngineOptions {
 
 /** The most files sent to a thread at once; a thread matches the files of a parser in a batch together. */
 const MAX_BATCH_FILES = 32;
+/** Files whose cached results are read at a time in the calling thread, between progress reports. */
+const CACHE_BATCH_FILES = 256;
 const ANALYZE_FILES = new URL('./analyze-files.ts', import.meta.url);
 
 /** Syntax-aware static analysis: ast-grep pattern rules and taint tracking over Python, JavaScript/TypeScript and more. */
@@ -60,23 +62,40 @@ export class SastEngine implements ScanEngine {
     const pool = this.options.pool === undefined ? enginePool() : this.options.pool;
     const cacheDir = this.options.cacheDir ? path.join(this.options.cacheDir, 'sast') : null;
     const request = (batch: typeof files): AnalyzeFilesRequest => ({ dir: input.dir, files: batch, ruleDirs: this.ruleDirs(), ruleSet: this.rules(), cacheDir });
-    const batches = batchesFor(files, pool, MAX_BATCH_FILES);
     let done = 0;
     input.onProgress?.({ phase: 'analyzing files', done, total: files.length });
-    const analyzed = (result: AnalyzeFilesResult, batch: typeof files) => {
-      done += batch.length;
+    const analyzed = (result: AnalyzeFilesResult, count: number) => {
+      done += count;
       input.onProgress?.({ phase: 'analyzing files', done, total: files.length });
       return result;
     };
+    // With threads and a cache, cached results are taken here first: a rescan of unchanged code then
+    // starts no thread and loads no parser, which would cost more than the whole rescan.
+    const fromCache: AnalyzeFilesResult[] = [];
+    let toAnalyze = files;
+    if (pool && cacheDir) {
+      toAnalyze = [];
+      for (const batch of batchesFor(files, null, CACHE_BATCH_FILES)) {
+        input.signal?.throwIfAborted();
+        const { outcomes } = await analyzeFiles({ ...request(batch), cachedOnly: true });
+        const hits: FileOutcome[] = [];
+        for (const [i, outcome] of outcomes.entries()) {
+          if (outcome.missed) toAnalyze.push(batch[i]);
+          else hits.push(outcome);
+        }
+        fromCache.push(analyzed({ outcomes: hits, cacheBytesWritten: 0 }, hits.length));
+      }
+    }
+    const batches = batchesFor(toAnalyze, pool, MAX_BATCH_FILES);
     const results = pool
-      ? batches.map((batch) => pool.run<AnalyzeFilesResult>(ANALYZE_FILES, 'analyzeFiles', [request(batch)], input.signal).then((r) => analyzed(r, batch)))
+      ? batches.map((batch) => pool.run<AnalyzeFilesResult>(ANALYZE_FILES, 'analyzeFiles', [request(batch)], input.signal).then((r) => analyzed(r, batch.length)))
       : batches.map(async (batch) => {
           input.signal?.throwIfAborted();
-          return analyzed(await analyzeFiles(request(batch)), batch);
+          return analyzed(await analyzeFiles(request(batch)), batch.length);
         });
     const found = new Map<string, RawFinding>();
     let cacheBytesWritten = 0;
-    for (const value of await settledInOrder(results)) {
+    for (const value of [...fromCache, ...(await settledInOrder(results))]) {
       cacheBytesWritten += value.cacheBytesWritten;
       for (const outcome of value.outcomes) {
         if (outcome.note) input.onNote?.(outcome.note);
