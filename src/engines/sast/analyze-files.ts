@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import pLimit from 'p-limit';
 import type { RawFinding } from '../engine.ts';
 import { hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
 import { MAX_FILE_BYTES, readSourceText } from '../source-files.ts';
@@ -15,6 +16,8 @@ import { loadRuleSet, type RuleSet, type SastRule } from './rule-set.ts';
 
 /** Hand-written application scripts stay well below this; larger ones are bundles or copied-in libraries. */
 const MAX_SCRIPT_BYTES = 200 * 1024;
+/** Files of a batch read (and looked up in the cache) at once. */
+const READS_AT_ONCE = 16;
 
 export interface AnalyzeFilesRequest {
   dir: string;
@@ -148,26 +151,31 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
   const outcomes: FileOutcome[] = [];
   const pending: Pending[] = [];
   let cacheBytesWritten = 0;
-  for (const { path: file, parser } of request.files) {
+  /** A file's outcome when it is skipped or cached; otherwise what analyzing it needs. */
+  const readFile = async ({ path: file, parser }: AnalyzeFilesRequest['files'][number]): Promise<FileOutcome | Omit<Pending, 'at'>> => {
     const isScript = ruleLanguageOf(parser) === 'javascript';
     const source = await readSourceText(path.join(request.dir, file), isScript ? MAX_SCRIPT_BYTES : MAX_FILE_BYTES);
     if ('skipped' in source) {
       const bundle = isScript && source.skipped === 'too large' && source.size <= MAX_FILE_BYTES;
       const note = bundle ? `skipped ${file}: at ${Math.round(source.size / 1024)} KiB it looks like a bundled library rather than application code` : undefined;
-      outcomes.push({ findings: [], note, cached: false });
-      continue;
+      return { findings: [], note, cached: false };
     }
     const key = cache ? ResultCache.keyOf(parser, source.text) : '';
     const hit = await cache?.get(key);
     const matches: SastMatch[] | undefined = hit?.every((m) => rulesById.has(m.ruleId))
       ? hit.map(({ ruleId, ...rest }) => ({ rule: rulesById.get(ruleId)!, ...rest }))
       : undefined;
-    if (matches) {
-      outcomes.push({ findings: matches.map((m) => toFinding(m, file, source.text)), cached: true });
-      continue;
+    if (matches) return { findings: matches.map((m) => toFinding(m, file, source.text)), cached: true };
+    return { file, parser, text: source.text, key };
+  };
+  // Reads overlap: one at a time, a batch of cached files waited on the disk more than it computed.
+  const read = pLimit(READS_AT_ONCE);
+  for (const result of await Promise.all(request.files.map((file) => read(() => readFile(file))))) {
+    if ('findings' in result) outcomes.push(result);
+    else {
+      if (!request.cachedOnly) pending.push({ at: outcomes.length, ...result });
+      outcomes.push({ findings: [], cached: false, ...(request.cachedOnly ? { missed: true } : {}) });
     }
-    if (!request.cachedOnly) pending.push({ at: outcomes.length, file, parser, text: source.text, key });
-    outcomes.push({ findings: [], cached: false, ...(request.cachedOnly ? { missed: true } : {}) });
   }
   const analyzed = await analyzePending(ruleSet, request.dir, pending);
   if (pending.length) collectGarbage();
