@@ -239,3 +239,22 @@ export function reboundBetween(scope: SgNode, from: number, to: number, names: S
     return !!target && [target, ...target.findAll({ rule: { kind: 'identifier' } } as never)].some((n) => kindOf(n) === 'identifier' && names.has(n.text()));
   });
 }
+
+/**
+ * A name for the variable a built string's value expression becomes: the expression's own name, its last
+ * attribute or key, else value<n>; suffixed where `reserved` (names the receiving API keeps) or an earlier
+ * variable has it.
+ */
+export function variableNameFor(expr: string, taken: Set<string>, index: number, reserved: ReadonlySet<string>): string {
+  const inner = expr.replace(/^(?:str|int|float)\((.*)\)$/s, '$1');
+  const base =
+    /^[A-Za-z_]\w*$/.exec(inner)?.[0] ??
+    /\.([A-Za-z_]\w*)$/.exec(inner)?.[1] ??
+    /\[\s*["']([A-Za-z_]\w*)["']\s*\]$/.exec(inner)?.[1] ??
+    /\.get\(\s*["']([A-Za-z_]\w*)["'][^()]*\)$/.exec(inner)?.[1] ??
+    `value${index + 1}`;
+  let name = reserved.has(base) ? `${base}_value` : base;
+  for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
+  taken.add(name);
+  return name;
+}

@@ -3,7 +3,7 @@ import { fieldOf, kindOf } from '../../syntax.ts';
 import { isLiteral, type Part } from '../built-string.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
 import { appendArguments, argumentsOf, functionAround, pythonImportsModule, replace, statementOf } from '../edit-kit.ts';
-import { builtValue, moduleConstant, namesRead, pythonString, quoteStyle, reboundBetween } from './strings.ts';
+import { builtValue, moduleConstant, namesRead, pythonString, quoteStyle, reboundBetween, variableNameFor } from './strings.ts';
 
 // A Jinja template built from strings and values → a fixed template with a `{{ name }}` slot for each
 // value and the values passed to the render as variables: render_template_string(tpl, name=value),
@@ -17,21 +17,6 @@ const RESERVED = new Set([
   'true', 'false', 'none', 'True', 'False', 'None', 'and', 'or', 'not', 'in', 'is', 'if', 'else', 'for', 'loop', 'self', 'super',
   'range', 'dict', 'lipsum', 'cycler', 'joiner', 'namespace', 'config', 'request', 'session', 'g', 'url_for', 'get_flashed_messages',
 ]);
-
-/** A template variable name for a value expression: its own name, its attribute or key, else value<n>. */
-function variableName(expr: string, taken: Set<string>, index: number): string {
-  const unwrapped = expr.replace(/^(?:str|int|float)\((.*)\)$/s, '$1');
-  const base =
-    /^[A-Za-z_]\w*$/.exec(unwrapped)?.[0] ??
-    /\.([A-Za-z_]\w*)$/.exec(unwrapped)?.[1] ??
-    /\[\s*["']([A-Za-z_]\w*)["']\s*\]$/.exec(unwrapped)?.[1] ??
-    /\.get\(\s*["']([A-Za-z_]\w*)["'][^()]*\)$/.exec(unwrapped)?.[1] ??
-    `value${index + 1}`;
-  let name = RESERVED.has(base) ? `${base}_value` : base;
-  for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
-  taken.add(name);
-  return name;
-}
 
 /** The template text with slots, or why a value cannot become a variable there. */
 function templateOf(parts: Part[], taken: Set<string>): { template: string; variables: { name: string; expr: string }[] } | { refuse: string } {
@@ -47,7 +32,7 @@ function templateOf(parts: Part[], taken: Set<string>): { template: string; vari
     const close = Math.max(template.lastIndexOf('}}'), template.lastIndexOf('%}'), template.lastIndexOf('#}'));
     if (open > close) return { refuse: 'a value is written into template code (inside {{ }}, {% %} or {# #}), so it cannot become a variable' };
     const existing = variables.find((v) => v.expr === part.expr);
-    const name = existing?.name ?? variableName(part.expr, taken, variables.length);
+    const name = existing?.name ?? variableNameFor(part.expr, taken, variables.length, RESERVED);
     if (!existing) variables.push({ name, expr: part.expr });
     template += `{{ ${name} }}`;
   }

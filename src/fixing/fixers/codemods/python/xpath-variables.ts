@@ -2,7 +2,7 @@ import { fieldOf, kindOf } from '../../syntax.ts';
 import { isLiteral, normalizeParts, type Part } from '../built-string.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
 import { appendArguments, argumentsOf, functionAround, pythonImportsModule, replace, statementOf } from '../edit-kit.ts';
-import { builtValue, moduleConstant, namesRead, pythonString, quoteStyle, reboundBetween } from './strings.ts';
+import { builtValue, moduleConstant, namesRead, pythonString, quoteStyle, reboundBetween, variableNameFor } from './strings.ts';
 
 // An XPath query built from strings → the same query with an XPath variable (`$name`) where each value
 // was quoted, and the value passed as a keyword argument, which lxml (and parsel/Scrapy selectors) bind
@@ -13,27 +13,13 @@ import { builtValue, moduleConstant, namesRead, pythonString, quoteStyle, reboun
 /** Keyword arguments lxml's xpath() takes for itself, which a variable must not be named. */
 const RESERVED = new Set(['namespaces', 'extensions', 'smart_strings', 'regexp', '_path', 'query']);
 
-function variableName(expr: string, taken: Set<string>, index: number): string {
-  const inner = expr.replace(/^(?:str|int|float)\((.*)\)$/s, '$1');
-  const base =
-    /^[A-Za-z_]\w*$/.exec(inner)?.[0] ??
-    /\.([A-Za-z_]\w*)$/.exec(inner)?.[1] ??
-    /\[\s*["']([A-Za-z_]\w*)["']\s*\]$/.exec(inner)?.[1] ??
-    /\.get\(\s*["']([A-Za-z_]\w*)["'][^()]*\)$/.exec(inner)?.[1] ??
-    `value${index + 1}`;
-  let name = RESERVED.has(base) ? `${base}_value` : base;
-  for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
-  taken.add(name);
-  return name;
-}
-
 /** The query with variables, or why a value cannot become one. */
 function withVariables(parts: Part[], taken: Set<string>): { query: string; variables: { name: string; expr: string }[] } | { refuse: string } {
   const variables: { name: string; expr: string }[] = [];
   const variableFor = (expr: string) => {
     const existing = variables.find((v) => v.expr === expr);
     if (existing) return existing.name;
-    const name = variableName(expr, taken, variables.length);
+    const name = variableNameFor(expr, taken, variables.length, RESERVED);
     variables.push({ name, expr: /^(int|float)\(/.test(expr) ? `str(${expr})` : expr });
     return name;
   };
