@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import type { KyselyPlugin, RootOperationNode } from 'kysely';
@@ -139,5 +140,41 @@ describe('scan results', () => {
     // Pages of RESULTS_PAGE_SIZE: every finding once, and one last, empty page that ends the cursor.
     assert.ok(RESULTS_PAGE_SIZE <= 500);
     assert.deepEqual(recorded.limits, Array(Math.floor(total / RESULTS_PAGE_SIZE) + 1).fill(RESULTS_PAGE_SIZE));
+  });
+
+  test('read slowly over a socket, arrive byte for byte as read in-process, however the pages queue', async () => {
+    const batchId = await createBatch();
+    // Distinct text per finding, so a page overwritten before it left would show.
+    // About 13 MB, more than the loopback socket buffers hold while the client waits.
+    const rows = Array.from({ length: 15_000 }, (_, i) =>
+      findingRow(unit, { scan_batch_id: batchId, fingerprint: `slow-${i}`, file_path: `src/f${i % 13}.py`, start_line: i, snippet: `${i}:`.padEnd(450, String.fromCharCode(97 + (i % 26))) }),
+    );
+    await insertFindings(h, rows);
+    const key = (await h.key(org, ['read'])).key;
+    const url = `/api/v1/repositories/${unit.id}/scans/${batchId}/results`;
+    const inProcess = expectStatus(await counted.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}` } }), 200);
+    assert.equal(inProcess.findings.length, rows.length);
+
+    await counted.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = counted.server.address() as { port: number };
+    const body = await new Promise<string>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port, path: url, headers: { authorization: `Bearer ${key}` } }, (res) => {
+        const chunks: Buffer[] = [];
+        let sincePause = 0;
+        let first = true;
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          sincePause += chunk.length;
+          if (sincePause < 1024 * 1024 && !first) return;
+          sincePause = 0;
+          res.pause();
+          setTimeout(() => res.resume(), first ? 500 : 20);
+          first = false;
+        });
+        res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        res.on('error', reject);
+      }).on('error', reject);
+    });
+    assert.deepEqual(JSON.parse(body), inProcess);
   });
 });

@@ -42,3 +42,22 @@ test('a short read is answered before the bulk reads that arrived ahead of it', 
   assert.deepEqual(await Promise.all([...bulk, short]), [3_000_000, 3_000_000, 1]);
   assert.equal(finished[0], 'short', `order of answers: ${finished.join(', ')}`);
 });
+
+// A bulk read may bring a shared buffer: the bytes it reads are then placed there, not copied to the event
+// loop's heap, as far as they fit; what does not fit is copied as usual. Either way the values are the same.
+test('a bulk read with a shared buffer gets its byte values as views of it, and copies of what does not fit', async () => {
+  const into = new SharedArrayBuffer(64);
+  const read = () => sql<{ small: Uint8Array; large: Uint8Array; text: string }>`select cast('{"a":1}' as blob) as small, randomblob(100) as large, 'text' as text`.execute(db);
+  const { rows } = await bulkRead(read, { into });
+  const [row] = rows;
+  assert.ok(Buffer.isBuffer(row.small));
+  assert.equal(row.small.buffer, into, 'the bytes that fit are read in place');
+  assert.equal(Buffer.from(row.small).toString(), '{"a":1}');
+  assert.notEqual(row.large.buffer, into);
+  assert.equal(row.large.byteLength, 100);
+  assert.equal(row.text, 'text');
+
+  const plain = (await read()).rows[0];
+  assert.notEqual(plain.small.buffer, into, 'without a buffer, bytes are copied');
+  assert.equal(Buffer.from(plain.small).toString(), '{"a":1}');
+});

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.ts';
+import { isPostgres } from '../store/dialect.ts';
 import { bulkRead } from '../store/read-lanes.ts';
 import { countBatchFindings, pageOfBatchResults, type BatchFindingCursor } from '../store/findings.ts';
 import type { Database, ScanBatchRow } from '../store/schema.ts';
@@ -102,20 +103,31 @@ export async function getScanProgress(db: Kysely<Database>, unit: Unit, batchId:
 /** Findings a results read takes from the database at a time: what one response holds in memory at most. */
 export const RESULTS_PAGE_SIZE = 500;
 
+/** Bytes a results page is read into, twice per stream; a larger page is copied as usual. */
+const PAGE_BUFFER_BYTES = 512 * 1024;
+
 export interface ScanResults {
   batch: ScanBatchRow;
   /** How many findings the batch holds as the read starts. */
   count: number;
-  /** The result entries' JSON text in file and line order, comma-joined a page at a time, read as consumed. */
+  /**
+   * The result entries' JSON text in file and line order, comma-joined a page at a time, read as consumed.
+   * A page's bytes may be reused for the page after next: write each out before asking for that one.
+   */
   pages: AsyncIterable<Buffer>;
 }
 
 async function* batchFindingPages(db: Kysely<Database>, scope: { unitId: string; batchId: string }, pageSize: number) {
+  // From the second page on, two buffers taken in turn: one page is read while the one before it is still
+  // being written out. A batch of one page, the usual case, allocates none.
+  let buffers: SharedArrayBuffer[] = [];
   let after: BatchFindingCursor | null = null;
+  let n = 0;
   do {
-    const page = await bulkRead(() => pageOfBatchResults(db, scope, after, pageSize));
+    const page = await bulkRead(() => pageOfBatchResults(db, scope, after, pageSize), { into: buffers[n++ % 2] });
     if (page.entries.byteLength) yield page.entries;
     after = page.next;
+    if (n === 1 && !isPostgres(db)) buffers = [new SharedArrayBuffer(PAGE_BUFFER_BYTES), new SharedArrayBuffer(PAGE_BUFFER_BYTES)];
   } while (after);
 }
 

@@ -6,14 +6,24 @@ import pLimit from 'p-limit';
 // reads take turns: at most half the cores' worth run at once in a process, in arrival order, so the
 // database and its threads keep room for every other request. Their queries are also marked, so a pool
 // can keep connections for everyone else: on SQLite, bulk reads never take the first reader thread.
+//
+// A bulk read may also bring its own shared buffer for the byte values it reads. A SQLite thread then
+// writes them there rather than posting a copy: hundreds of pages copied into fresh buffers are external
+// memory of the event loop's heap that only a full collection gives back, and at tens of MB/s those
+// collections pause every other request about once a second. Other databases ignore it.
 
-const bulk = new AsyncLocalStorage<true>();
+export interface BulkRead {
+  /** Where a SQLite reader places the rows' byte values, as far as they fit; they are then views of it. */
+  into?: SharedArrayBuffer;
+}
+
+const bulk = new AsyncLocalStorage<BulkRead>();
 const turns = pLimit(Math.max(1, Math.floor(os.availableParallelism() / 2)));
 
 /** Runs `read` (and every query it sends) as a bulk read, waiting for its turn first. */
-export function bulkRead<T>(read: () => Promise<T>): Promise<T> {
-  return turns(() => bulk.run(true, read));
+export function bulkRead<T>(read: () => Promise<T>, options: BulkRead = {}): Promise<T> {
+  return turns(() => bulk.run(options, read));
 }
 
-/** Whether the code running now is inside `bulkRead`. */
-export const inBulkRead = (): boolean => bulk.getStore() === true;
+/** The bulk read the code running now is part of, if any. */
+export const currentBulkRead = (): BulkRead | undefined => bulk.getStore();

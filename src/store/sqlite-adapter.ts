@@ -11,11 +11,11 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
-import { inBulkRead } from './read-lanes.ts';
-import type { SqliteReply, SqliteRequest } from './sqlite-worker.ts';
+import { currentBulkRead } from './read-lanes.ts';
+import type { SharedBytes, SqliteReply, SqliteRequest } from './sqlite-worker.js';
 
 // node:sqlite is synchronous: run on the event loop, one slow query would stall every request. So each
-// SQLite connection lives in a worker thread (sqlite-worker.ts): one writer, which runs every write and
+// SQLite connection lives in a worker thread (sqlite-worker.js): one writer, which runs every write and
 // every transaction, one at a time as SQLite allows, and a few readers (WAL mode lets them read while
 // the writer writes) that share the reads made outside transactions. Kysely talks to them through this
 // dialect; parameters are converted here as node:sqlite wants them (no booleans, no Dates).
@@ -31,6 +31,18 @@ interface Pending {
   resolve: (reply: SqliteReply) => void;
 }
 
+/** The rows with each byte value the thread placed in `into` (see sqlite-worker.js) made a Buffer view of it. */
+function viewsOfPlacedBytes(rows: Record<string, unknown>[], into: SharedArrayBuffer) {
+  for (const row of rows) {
+    for (const [column, value] of Object.entries(row)) {
+      if (value === null || typeof value !== 'object' || !('sharedOffset' in value)) continue;
+      const { sharedOffset, sharedLength } = value as SharedBytes;
+      row[column] = Buffer.from(into, sharedOffset, sharedLength);
+    }
+  }
+  return rows;
+}
+
 /** One worker thread holding one connection; statements queue in order. */
 class SqliteThread {
   private readonly worker: Worker;
@@ -42,7 +54,7 @@ class SqliteThread {
   constructor(filename: string, reader: boolean) {
     // Every page a reader hands over is garbage at once; a small young generation collects it early
     // instead of letting each thread's dead pages grow to V8's default tens of megabytes.
-    this.worker = new Worker(new URL('./sqlite-worker.ts', import.meta.url), {
+    this.worker = new Worker(new URL('./sqlite-worker.js', import.meta.url), {
       workerData: { filename, reader },
       resourceLimits: { maxYoungGenerationSizeMb: 4 },
     });
@@ -69,17 +81,17 @@ class SqliteThread {
     return this.pending.size;
   }
 
-  async run(query: CompiledQuery): Promise<QueryResult<unknown>> {
+  async run(query: CompiledQuery, into?: SharedArrayBuffer): Promise<QueryResult<unknown>> {
     if (this.failure) throw new Error(this.failure);
     const id = this.nextId++;
-    const request: SqliteRequest = { id, sql: query.sql, parameters: query.parameters.map(toSqlite) };
+    const request: SqliteRequest = { id, sql: query.sql, parameters: query.parameters.map(toSqlite), into };
     const reply = await new Promise<SqliteReply>((resolve) => {
       this.pending.set(id, { resolve });
       this.worker.ref();
       this.worker.postMessage(request);
     });
     if (reply.error) throw Object.assign(new Error(reply.error.message), reply.error);
-    if (reply.rows) return { rows: reply.rows };
+    if (reply.rows) return { rows: into ? viewsOfPlacedBytes(reply.rows as Record<string, unknown>[], into) : reply.rows };
     return { rows: [], numAffectedRows: BigInt(reply.changes ?? 0), insertId: BigInt(reply.lastInsertRowid ?? 0) };
   }
 
@@ -121,7 +133,10 @@ class WorkerConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (this.releaseWriter) return (await this.driver.writer.run(query)) as QueryResult<R>;
-    if (onlyReads(query)) return (await this.driver.leastBusyReader(inBulkRead()).run(query)) as QueryResult<R>;
+    if (onlyReads(query)) {
+      const bulk = currentBulkRead();
+      return (await this.driver.leastBusyReader(bulk !== undefined).run(query, bulk?.into)) as QueryResult<R>;
+    }
     const release = await this.driver.writerLock.acquire();
     try {
       return (await this.driver.liveWriter().run(query)) as QueryResult<R>;

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { toPage } from '../../core/pagination.ts';
@@ -15,6 +14,7 @@ import type { ScanType } from '../../scan-types/index.ts';
 import { quotaTypeForScan } from '../../scan-types/index.ts';
 import type { Deps } from '../deps.ts';
 import type { Family } from '../family.ts';
+import { sendPiecewise } from '../piecewise-reply.ts';
 import { answerIdempotently, IdempotencyKeyHeaders } from '../idempotency.ts';
 import { operationId, responses, unitParams, unitScope } from '../route-kit.ts';
 import {
@@ -135,9 +135,9 @@ export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps:
     async (request, reply) => {
       const unit = await unitOf(request);
       const results = await getScanResults(db, unit, params(request).scan_id);
-      // Streamed as it is read, page by page (a batch can hold hundreds of thousands of findings); the
-      // stream pulls the next page only when the socket has taken the last, and stops if the client leaves.
-      return reply.type('application/json; charset=utf-8').send(Readable.from(serializeResultsJson(results), { objectMode: false }));
+      // Streamed as it is read, page by page (a batch can hold hundreds of thousands of findings): the next
+      // page is read while the socket takes the last, and reading stops if the client leaves.
+      await sendPiecewise(reply, 'application/json; charset=utf-8', serializeResultsJson(results));
     },
   );
 
