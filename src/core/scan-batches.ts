@@ -103,31 +103,41 @@ export async function getScanProgress(db: Kysely<Database>, unit: Unit, batchId:
 /** Findings a results read takes from the database at a time: what one response holds in memory at most. */
 export const RESULTS_PAGE_SIZE = 500;
 
-/** Bytes a results page is read into, twice per stream; a larger page is copied as usual. */
+/** Bytes a results page is read into on SQLite, twice per stream; a larger page is copied as usual. */
 const PAGE_BUFFER_BYTES = 512 * 1024;
+
+/**
+ * The text a results page aims at on PostgreSQL, whose driver hands it over as one string: V8 allocates a
+ * string over 128 KB straight in the old generation, which only a full collection frees.
+ */
+const POSTGRES_PAGE_TEXT = 96 * 1024;
 
 export interface ScanResults {
   batch: ScanBatchRow;
   /** How many findings the batch holds as the read starts. */
   count: number;
   /**
-   * The result entries' JSON text in file and line order, comma-joined a page at a time, read as consumed.
-   * A page's bytes may be reused for the page after next: write each out before asking for that one.
+   * The result entries' JSON text in file and line order, a page at a time, read as consumed; each page
+   * after the first starts with its comma. A page's bytes may be reused for the page after next: write
+   * each out before asking for that one.
    */
-  pages: AsyncIterable<Buffer>;
+  pages: AsyncIterable<Buffer | string>;
 }
 
 async function* batchFindingPages(db: Kysely<Database>, scope: { unitId: string; batchId: string }, pageSize: number) {
-  // From the second page on, two buffers taken in turn: one page is read while the one before it is still
-  // being written out. A batch of one page, the usual case, allocates none.
+  const postgres = isPostgres(db);
+  // On SQLite, from the second page on, two buffers taken in turn: one page is read while the one before
+  // it is still being written out. A batch of one page, the usual case, allocates none.
   let buffers: SharedArrayBuffer[] = [];
   let after: BatchFindingCursor | null = null;
+  let limit = pageSize;
   let n = 0;
   do {
-    const page = await bulkRead(() => pageOfBatchResults(db, scope, after, pageSize), { into: buffers[n++ % 2] });
-    if (page.entries.byteLength) yield page.entries;
+    const page = await bulkRead(() => pageOfBatchResults(db, scope, after, limit), { into: buffers[n++ % 2] });
+    if (page.entries.length) yield page.entries;
     after = page.next;
-    if (n === 1 && !isPostgres(db)) buffers = [new SharedArrayBuffer(PAGE_BUFFER_BYTES), new SharedArrayBuffer(PAGE_BUFFER_BYTES)];
+    if (postgres && page.rows) limit = Math.max(1, Math.min(pageSize, Math.floor((POSTGRES_PAGE_TEXT * page.rows) / page.entries.length)));
+    if (n === 1 && !postgres) buffers = [new SharedArrayBuffer(PAGE_BUFFER_BYTES), new SharedArrayBuffer(PAGE_BUFFER_BYTES)];
   } while (after);
 }
 

@@ -2,15 +2,15 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 
 /** Resolves once `chunk` has been handed to the operating system (or the response is gone). */
-function written(res: ServerResponse, chunk: Buffer): Promise<void> {
+function written(res: ServerResponse, chunk: Buffer | string): Promise<void> {
   return new Promise((resolve) => res.write(chunk, () => resolve()));
 }
 
 /**
  * Answers 200 with a body written piece by piece as `pieces` yields them, reading one piece ahead while the
- * last one is written. Each Buffer has left for the socket before the one after next is asked for, so a
- * producer may reuse a buffer every other piece (see ScanResults.pages); strings are written as they come.
- * A Fastify stream reply cannot promise that: its pipe buffers chunks it does not report as written.
+ * last one is written. Each piece has left for the socket before the one after next is asked for, so a
+ * producer may reuse a buffer every other piece (see ScanResults.pages), and reading keeps the socket's
+ * pace. A Fastify stream reply cannot promise that: its pipe buffers chunks it does not report as written.
  * Stops reading when the client leaves; an error from `pieces` once the head is out cuts the connection.
  */
 export async function sendPiecewise(reply: FastifyReply, contentType: string, pieces: AsyncIterable<Buffer | string>): Promise<void> {
@@ -23,11 +23,6 @@ export async function sendPiecewise(reply: FastifyReply, contentType: string, pi
   let writing: Promise<void> = Promise.resolve();
   try {
     for (let piece = first; !piece.done; piece = await pending) {
-      if (typeof piece.value === 'string') {
-        res.write(piece.value);
-        pending = iterator.next();
-        continue;
-      }
       await writing;
       if (res.destroyed) break;
       pending = iterator.next();

@@ -72,12 +72,7 @@ export async function* serializeResultsJson(results: ScanResults): AsyncGenerato
   const { batch } = results;
   const head = JSON.stringify({ batch_id: batch.id, scan_type: batch.scan_type, status: batch.status, findings_count: results.count });
   yield `${head.slice(0, -1)},"findings":[`;
-  let first = true;
-  for await (const entries of results.pages) {
-    if (!first) yield ',';
-    yield entries;
-    first = false;
-  }
+  yield* results.pages;
   yield ']}';
 }
 

@@ -74,8 +74,13 @@ function resultEntryJson(db: Kysely<Database>) {
 
 /** A page of a batch's results: its entries' JSON text joined by commas, and where the next page starts. */
 export interface BatchResultsPage {
-  /** UTF-8 JSON, empty when the page is. */
-  entries: Buffer;
+  /**
+   * The entries, comma-joined, led by a comma on every page but the first, so pages simply follow one
+   * another; empty when the page is. UTF-8 bytes on SQLite, a string on PostgreSQL (its driver decodes text).
+   */
+  entries: Buffer | string;
+  /** How many findings the page holds. */
+  rows: number;
   next: BatchFindingCursor | null;
 }
 
@@ -104,11 +109,12 @@ export async function pageOfBatchResults(
     .selectFrom(page.as('p'))
     .select(['p.entry', 'p.file_path', 'p.line', 'p.id', sql<number>`row_number() over (order by p.file_path, p.line, p.id)`.as('n')])
     .as('q');
+  const lead = after ? ',' : '';
   const row = isPostgres(db)
     ? await db
         .selectFrom(numbered)
         .select([
-          sql<string | null>`string_agg(q.entry, ',' order by q.n)`.as('body'),
+          sql<string | null>`${lead}::text || string_agg(q.entry, ',' order by q.n)`.as('body'),
           sql<number | string>`count(*)`.as('rows'),
           sql<string>`(array_agg(q.file_path order by q.n desc))[1]`.as('file_path'),
           sql<number>`(array_agg(q.line order by q.n desc))[1]`.as('line'),
@@ -118,12 +124,14 @@ export async function pageOfBatchResults(
     : // SQLite gives the bare columns of an aggregate with a single max() the values of the row holding the max.
       await db
         .selectFrom(numbered)
-        .select([sql<Uint8Array | null>`cast(group_concat(q.entry, ',' order by q.n) as blob)`.as('body'), sql<number | null>`max(q.n)`.as('rows'), 'q.file_path', 'q.line', 'q.id'])
+        .select([sql<Uint8Array | null>`cast(${lead} || group_concat(q.entry, ',' order by q.n) as blob)`.as('body'), sql<number | null>`max(q.n)`.as('rows'), 'q.file_path', 'q.line', 'q.id'])
         .executeTakeFirstOrThrow();
   const body = row.body ?? '';
+  const rows = Number(row.rows ?? 0);
   return {
-    entries: typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
-    next: Number(row.rows ?? 0) === limit ? { filePath: row.file_path, line: Number(row.line), id: row.id } : null,
+    entries: typeof body === 'string' || Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+    rows,
+    next: rows === limit ? { filePath: row.file_path, line: Number(row.line), id: row.id } : null,
   };
 }
 
