@@ -13,7 +13,8 @@
 //   max      --connections keep-alive clients, each sending its next request on an answer: req/s, p50, p99
 //   @rate    requests due at --rate per second (open loop): p50, p99 counted from when each was due
 // Last, the results scenario: four clients read a 200,000-finding scan's results over and over while
-// /me is called at 100 req/s; it prints /me's p50/p99 and the server's peak RSS (VmHWM: the whole run).
+// /me is called at 100 req/s (readers and timer each in a child process); it prints /me's p50/p99 and
+// the server's peak RSS (VmHWM: the whole run).
 // Figures are printed, never asserted; all traffic stays on 127.0.0.1.
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -323,20 +324,6 @@ function get(port: number, p: string, key: string): Promise<{ status: number; bo
   });
 }
 
-/** A GET whose body is counted and dropped as it arrives. */
-function drain(port: number, p: string, key: string): Promise<{ status: number; length: number }> {
-  return new Promise((resolve, reject) => {
-    http
-      .get({ host: '127.0.0.1', port, path: p, headers: { authorization: `Bearer ${key}` } }, (response) => {
-        let length = 0;
-        response.on('data', (c: Buffer) => (length += c.length));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, length }));
-        response.on('error', reject);
-      })
-      .on('error', reject);
-  });
-}
-
 /** The peak (VmHWM) and current (VmRSS) resident memory of a process, in MB. */
 function memoryOf(pid: number): { peak: number; now: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -406,31 +393,72 @@ async function measureRoutes(o: Options, bulwark: Server, raw: Awaited<ReturnTyp
   if (firstAndDeep.first && firstAndDeep.deep) console.log(`  deep skip p50 / first page p50: ${(firstAndDeep.deep / firstAndDeep.first).toFixed(2)}×`);
 }
 
-/** /me at 100 req/s while four clients read a big scan's results again and again. */
-async function resultsScenario(o: Options, bulwark: Server, s: Seeded) {
-  const p = `/api/v1/repositories/${s.large}/scans/${s.bigBatch}/results`;
-  let reading = true;
+/**
+ * The results readers (`--read-results PORT PATH KEY`): four clients read the path again and again until
+ * SIGTERM, then print the bytes they received and the reads they finished, as JSON.
+ */
+async function resultsReaders([port, p, key]: string[]) {
   let reads = 0;
   let bytes = 0;
+  process.on('SIGTERM', () => {
+    process.stdout.write(JSON.stringify({ reads, bytes }), () => process.exit(0));
+  });
+  const read = () =>
+    new Promise<void>((resolve, reject) => {
+      http
+        .get({ host: '127.0.0.1', port: Number(port), path: p, headers: { authorization: `Bearer ${key}` } }, (response) => {
+          if (response.statusCode !== 200) reject(new Error(`results answered ${response.statusCode}`));
+          response.on('data', (c: Buffer) => (bytes += c.length));
+          response.on('end', () => resolve());
+          response.on('error', reject);
+        })
+        .on('error', reject);
+    });
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (;;) {
+        await read();
+        reads++;
+      }
+    }),
+  );
+}
+
+/** The /me timer (`--time-me PORT KEY SECONDS`): /me at 100 req/s, the LoadResult printed as JSON. */
+async function timeMe([port, key, seconds]: string[]) {
+  const target = { port: Number(port), path: '/api/v1/me', headers: { authorization: `Bearer ${key}` } };
+  // A second untimed first, so the timer's own start-up (loading, compiling) is not counted as latency.
+  await fixedRate(target, { rate: 100, seconds: 1, connections: 8 });
+  process.stdout.write(JSON.stringify(await fixedRate(target, { rate: 100, seconds: Number(seconds), connections: 8 })));
+}
+
+/** Runs this file in `mode` as a child process and gives what it printed on stdout once it exits. */
+function child(mode: string, args: string[]) {
+  const process = spawn(node, [import.meta.filename, mode, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let printed = '';
+  process.stdout!.on('data', (data: Buffer) => (printed += data.toString()));
+  const output = new Promise<string>((resolve) => process.once('exit', () => resolve(printed)));
+  return { process, output };
+}
+
+/**
+ * /me at 100 req/s while four clients read a big scan's results again and again. Readers and timer are
+ * processes of their own: this one's heap is full from seeding, and draining hundreds of MB would delay
+ * the timer's own event loop.
+ */
+async function resultsScenario(o: Options, bulwark: Server, s: Seeded) {
+  const p = `/api/v1/repositories/${s.large}/scans/${s.bigBatch}/results`;
   let rssPeakDuring = 0;
   const sampler = setInterval(() => (rssPeakDuring = Math.max(rssPeakDuring, memoryOf(bulwark.child.pid!).now)), 50);
-  // The readers count bytes as they arrive rather than keep bodies: this process also times /me.
-  const readers = Array.from({ length: 4 }, async () => {
-    while (reading) {
-      const { status, length } = await drain(bulwark.port, p, s.key);
-      if (status !== 200) throw new Error(`results answered ${status}`);
-      reads++;
-      bytes += length;
-    }
-  });
+  const readers = child('--read-results', [String(bulwark.port), p, s.key]);
   await new Promise((r) => setTimeout(r, 500));
-  const me = await fixedRate({ port: bulwark.port, path: '/api/v1/me', headers: { authorization: `Bearer ${s.key}` } }, { rate: 100, seconds: Math.max(5, o.seconds * 2), connections: 8 });
-  reading = false;
-  await Promise.all(readers);
+  const me = JSON.parse(await child('--time-me', [String(bulwark.port), s.key, String(Math.max(5, o.seconds * 2))]).output) as LoadResult;
+  readers.process.kill('SIGTERM');
+  const { reads, bytes } = JSON.parse((await readers.output) || '{"reads":0,"bytes":0}') as { reads: number; bytes: number };
   clearInterval(sampler);
   console.log(
     `  /me while 4 clients read ${s.bigBatchFindings.toLocaleString()}-finding results: p50 ${ms(me.p50)} ms, p99 ${ms(me.p99)} ms${errs(me)}; ` +
-      `${reads} results reads done (${(bytes / reads / 1e6).toFixed(0)} MB each), server RSS peak during them ${Math.round(rssPeakDuring)} MB`,
+      `${(bytes / 1e6).toFixed(0)} MB of results read (${reads} whole reads), server RSS peak during them ${Math.round(rssPeakDuring)} MB`,
   );
 }
 
@@ -498,6 +526,10 @@ async function main() {
 
 if (process.argv.includes('--raw-server')) {
   await rawServer();
+} else if (process.argv[2] === '--read-results') {
+  await resultsReaders(process.argv.slice(3));
+} else if (process.argv[2] === '--time-me') {
+  await timeMe(process.argv.slice(3));
 } else {
   await main();
 }

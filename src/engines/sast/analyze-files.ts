@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import pLimit from 'p-limit';
+import { collectGarbage } from '../../observability/collect-garbage.ts';
 import type { RawFinding } from '../engine.ts';
 import { hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
 import { MAX_FILE_BYTES, readSourceText } from '../source-files.ts';
@@ -77,24 +76,6 @@ function toFinding(match: SastMatch, filePath: string, source: string): RawFindi
 }
 
 const stored = (m: SastMatch): StoredMatch => ({ ruleId: m.rule.id, startLine: m.startLine, endLine: m.endLine, text: m.text, anchor: m.anchor });
-
-/**
- * A full garbage collection. The native syntax trees behind ast-grep's nodes are invisible to V8, which lets
- * nodes that outlived a minor collection (and their trees) wait for an old-space collection that its own heap
- * size seldom calls for: resident memory grew by hundreds of MiB over a large scan. One collection after each
- * analyzed batch keeps it to what a batch needs.
- */
-let gc: (() => void) | undefined;
-function collectGarbage(): void {
-  if (!gc) {
-    if (typeof globalThis.gc === 'function') gc = globalThis.gc;
-    else {
-      v8.setFlagsFromString('--expose-gc');
-      gc = vm.runInNewContext('gc') as () => void;
-    }
-  }
-  gc();
-}
 
 /** A file to analyze: where its outcome goes and what it holds. */
 interface Pending {
@@ -178,6 +159,10 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
     }
   }
   const analyzed = await analyzePending(ruleSet, request.dir, pending);
+  // The native syntax trees behind ast-grep's nodes are invisible to V8, which lets nodes that outlived a
+  // minor collection (and their trees) wait for an old-space collection its own heap size seldom calls
+  // for: resident memory grew by hundreds of MiB over a large scan. One collection per batch keeps it to
+  // what a batch needs.
   if (pending.length) collectGarbage();
   for (const [k, p] of pending.entries()) {
     const matches = analyzed[k];
