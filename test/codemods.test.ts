@@ -383,3 +383,17 @@ describe('javascript', () => {
   test('createHash("md5") of a file → sha256: still a hex digest', () =>
     fixes('sum.js', 'const d = crypto.createHash("md5").update(body).digest("hex");\n', 'javascript.lang.crypto.weak-hash', 'const d = crypto.createHash("sha256").update(body).digest("hex");\n'));
 });
+
+describe('java', () => {
+  test('new Random() for a token → SecureRandom: the same methods, the same range of values', () =>
+    fixes('Tokens.java', 'class Tokens {\n  String newResetToken() {\n    return Long.toHexString(new Random().nextLong());\n  }\n}\n', 'java.lang.crypto.insecure-random',
+      'class Tokens {\n  String newResetToken() {\n    return Long.toHexString(new java.security.SecureRandom().nextLong());\n  }\n}\n'));
+  test('a seeded Random → an unseeded SecureRandom: the seed made every value predictable', () =>
+    fixes('Otp.java', 'import java.util.Random;\n\nclass Otp {\n  void issue() {\n    int otp = new java.util.Random(42L).nextInt(1000000);\n  }\n}\n', 'java.lang.crypto.insecure-random',
+      'import java.util.Random;\n\nclass Otp {\n  void issue() {\n    int otp = new java.security.SecureRandom().nextInt(1000000);\n  }\n}\n'));
+  test('Math.random() → SecureRandom().nextDouble(): a double in [0, 1) as before', () =>
+    fixes('Tokens.java', 'class Tokens {\n  String token() {\n    return Double.toString(Math.random());\n  }\n}\n', 'java.lang.crypto.insecure-random',
+      'class Tokens {\n  String token() {\n    return Double.toString(new java.security.SecureRandom().nextDouble());\n  }\n}\n'));
+  test('ThreadLocalRandom is refused: its bounded methods need Java 17 on SecureRandom', () =>
+    refuses('Codes.java', 'class Codes {\n  String resetCode() {\n    return String.valueOf(ThreadLocalRandom.current().nextInt(100000, 999999));\n  }\n}\n', 'java.lang.crypto.insecure-random', /Java 17/));
+});

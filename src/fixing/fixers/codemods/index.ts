@@ -1,4 +1,5 @@
 import type { Codemod } from './codemod.ts';
+import { javaSecureRandom } from './java/secure-random.ts';
 import { javascriptCookieFlags } from './javascript/cookie-flags.ts';
 import { javascriptDomText } from './javascript/dom-text.ts';
 import { javascriptExecFile } from './javascript/exec-file.ts';
@@ -27,6 +28,7 @@ import { templateEscapedOutput } from './template/escaped-output.ts';
 // The catalog: one small module per codemod, each naming the rules it fixes. A rule has at most one.
 
 export const CODEMODS: readonly Codemod[] = [
+  javaSecureRandom,
   javascriptCookieFlags,
   javascriptDomText,
   javascriptExecFile,
