@@ -396,4 +396,12 @@ describe('java', () => {
       'class Tokens {\n  String token() {\n    return Double.toString(new java.security.SecureRandom().nextDouble());\n  }\n}\n'));
   test('ThreadLocalRandom is refused: its bounded methods need Java 17 on SecureRandom', () =>
     refuses('Codes.java', 'class Codes {\n  String resetCode() {\n    return String.valueOf(ThreadLocalRandom.current().nextInt(100000, 999999));\n  }\n}\n', 'java.lang.crypto.insecure-random', /Java 17/));
+  test('MessageDigest MD5 of a file → SHA-256: still a MessageDigest over the same bytes', () =>
+    fixes('Files.java', 'class Files {\n  byte[] digest(byte[] data) throws Exception {\n    return MessageDigest.getInstance("MD5").digest(data);\n  }\n}\n', 'java.lang.crypto.weak-hash',
+      'class Files {\n  byte[] digest(byte[] data) throws Exception {\n    return MessageDigest.getInstance("SHA-256").digest(data);\n  }\n}\n'));
+  test('DigestUtils.sha1Hex → sha256Hex: still a hex string of the same input', () =>
+    fixes('Sig.java', 'class Sig {\n  String sig(String s) { return DigestUtils.sha1Hex(s); }\n}\n', 'java.lang.crypto.weak-hash',
+      'class Sig {\n  String sig(String s) { return DigestUtils.sha256Hex(s); }\n}\n'));
+  test('MD5 of a password is refused with a note about migrating stored hashes', () =>
+    refuses('Users.java', 'class Users {\n  String hashPassword(String password) throws Exception {\n    return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(password.getBytes()));\n  }\n}\n', 'java.lang.crypto.weak-hash', /password hash.*migrate/));
 });

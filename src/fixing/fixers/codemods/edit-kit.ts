@@ -64,7 +64,7 @@ export function callAround(node: SgNode, kinds = ['call', 'call_expression']): S
 /** The innermost function the node is in, or null at module level. */
 export function functionAround(node: SgNode): SgNode | null {
   for (let n = node.parent(); n; n = n.parent()) {
-    if (/^(function_definition|function_declaration|function_expression|arrow_function|method_definition|function)$/.test(kindOf(n))) return n;
+    if (/^(function_definition|function_declaration|function_expression|arrow_function|method_definition|method_declaration|constructor_declaration|function)$/.test(kindOf(n))) return n;
   }
   return null;
 }
