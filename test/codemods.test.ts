@@ -404,4 +404,12 @@ describe('java', () => {
       'class Sig {\n  String sig(String s) { return DigestUtils.sha256Hex(s); }\n}\n'));
   test('MD5 of a password is refused with a note about migrating stored hashes', () =>
     refuses('Users.java', 'class Users {\n  String hashPassword(String password) throws Exception {\n    return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(password.getBytes()));\n  }\n}\n', 'java.lang.crypto.weak-hash', /password hash.*migrate/));
+  test('Guava Hashing.md5() → Hashing.sha256(): still a HashFunction', () =>
+    fixes('Keys.java', 'class Keys {\n  String key(String s) { return Hashing.md5().hashString(s, UTF_8).toString(); }\n}\n', 'java.lang.crypto.weak-hash',
+      'class Keys {\n  String key(String s) { return Hashing.sha256().hashString(s, UTF_8).toString(); }\n}\n'));
+  test('DocumentBuilderFactory → DOCTYPEs refused: documents without one parse as before', () =>
+    fixes('Parser.java', 'class Parser {\n  Document parse(InputStream xml) throws Exception {\n    DocumentBuilderFactory dbf = DocumentBuilderFactory.newInstance();\n    return dbf.newDocumentBuilder().parse(xml);\n  }\n}\n', 'java.lang.xxe.document-builder-defaults',
+      'class Parser {\n  Document parse(InputStream xml) throws Exception {\n    DocumentBuilderFactory dbf = DocumentBuilderFactory.newInstance();\n    dbf.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);\n    return dbf.newDocumentBuilder().parse(xml);\n  }\n}\n'));
+  test('a factory whose parser is made elsewhere is refused: the checked exception may not be handled there', () =>
+    refuses('Factory.java', 'class Factory {\n  DocumentBuilderFactory make() {\n    DocumentBuilderFactory dbf = DocumentBuilderFactory.newInstance();\n    return dbf;\n  }\n}\n', 'java.lang.xxe.document-builder-defaults', /checked exception/));
 });

@@ -1,6 +1,7 @@
 import type { Codemod } from './codemod.ts';
 import { javaSecureRandom } from './java/secure-random.ts';
 import { javaSha256Hash } from './java/sha256-hash.ts';
+import { javaXmlNoDoctype } from './java/xml-no-doctype.ts';
 import { javascriptCookieFlags } from './javascript/cookie-flags.ts';
 import { javascriptDomText } from './javascript/dom-text.ts';
 import { javascriptExecFile } from './javascript/exec-file.ts';
@@ -31,6 +32,7 @@ import { templateEscapedOutput } from './template/escaped-output.ts';
 export const CODEMODS: readonly Codemod[] = [
   javaSecureRandom,
   javaSha256Hash,
+  javaXmlNoDoctype,
   javascriptCookieFlags,
   javascriptDomText,
   javascriptExecFile,
