@@ -1,4 +1,4 @@
-import { kindOf } from '../../syntax.ts';
+import { fieldOf, kindOf } from '../../syntax.ts';
 import { refuse, type Codemod } from '../codemod.ts';
 import { argumentsOf, replace } from '../edit-kit.ts';
 import { SHA256_NOTE, whyHashMustStay } from '../hash-use.ts';
@@ -6,8 +6,6 @@ import { SHA256_NOTE, whyHashMustStay } from '../hash-use.ts';
 // MessageDigest.getInstance("MD5"/"SHA-1") → "SHA-256"; commons-codec DigestUtils.md5Hex/sha1Hex/... →
 // sha256Hex/sha256; Guava Hashing.md5()/sha1() → Hashing.sha256(). Each returns the same type as before
 // (a MessageDigest, a hex String or byte[], a HashFunction); only the digest's length grows.
-
-const DIGEST_UTILS = /^(DigestUtils\.)(md5|sha1|sha)(Hex)?$/;
 
 export const javaSha256Hash: Codemod = {
   name: 'java/sha256-hash',
@@ -22,16 +20,14 @@ export const javaSha256Hash: Codemod = {
       if (!algorithm || kindOf(algorithm) !== 'string_literal') return refuse('the algorithm is not a string literal of MessageDigest.getInstance()');
       return { edits: [replace(algorithm, '"SHA-256"')], note: SHA256_NOTE };
     }
-    const callee = text.slice(0, text.indexOf('(')).replace(/\s+/g, '');
-    const digestUtils = DIGEST_UTILS.exec(callee);
-    if (digestUtils) {
-      const start = call.range().start.index;
-      return { edits: [{ start, end: start + text.indexOf('('), text: `DigestUtils.sha256${digestUtils[3] ?? ''}` }], note: SHA256_NOTE };
-    }
-    if (/^Hashing\.(md5|sha1)$/.test(callee)) {
-      const start = call.range().start.index;
-      return { edits: [{ start, end: start + text.indexOf('('), text: 'Hashing.sha256' }], note: SHA256_NOTE };
-    }
+    // The rule reports the whole chain (Hashing.md5().hashString(s)); the digest is its first call.
+    let first = call;
+    for (let inner = fieldOf(first, 'object'); inner && kindOf(inner) === 'method_invocation'; inner = fieldOf(first, 'object')) first = inner;
+    const method = fieldOf(first, 'name')!;
+    const owner = fieldOf(first, 'object')?.text();
+    const digestUtils = owner === 'DigestUtils' ? /^(?:md5|sha1|sha)(Hex)?$/.exec(method.text()) : null;
+    if (digestUtils) return { edits: [replace(method, `sha256${digestUtils[1] ?? ''}`)], note: SHA256_NOTE };
+    if (owner === 'Hashing' && /^(md5|sha1)$/.test(method.text())) return { edits: [replace(method, 'sha256')], note: SHA256_NOTE };
     return refuse('this digest call has no SHA-256 counterpart the codemod knows');
   },
 };
