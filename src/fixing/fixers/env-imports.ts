@@ -1,6 +1,6 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from './syntax.ts';
-import type { TextEdit } from './text-edits.ts';
+import { lineIndent, lineStartOf, type TextEdit } from './text-edits.ts';
 
 // The imports an environment lookup needs: `import os` in Python, the "os" package in Go. Each function
 // answers the name to call through and the edit that adds the import, if one is missing.
@@ -75,7 +75,7 @@ export function goOsImport(sourceFile: SgNode, source: string, newline: string):
     group.push(spec);
   }
   const after = group.find((spec) => importPath(spec) > 'os');
-  const indent = lineIndent(source, group[0]);
+  const indent = lineIndent(source, group[0].range().start.index);
   if (after) {
     const lineStart = lineStartOf(source, after.range().start.index);
     return { binding: 'os', edit: { start: lineStart, end: lineStart, text: `${indent}"os"${newline}` } };
@@ -94,10 +94,3 @@ function importPathOfText(text: string): string {
   return /["`]([^"`]*)["`]/.exec(text)?.[1] ?? text;
 }
 
-function lineStartOf(source: string, offset: number): number {
-  return source.lastIndexOf('\n', offset - 1) + 1;
-}
-
-function lineIndent(source: string, node: SgNode): string {
-  return /^[ \t]*/.exec(source.slice(lineStartOf(source, node.range().start.index)))![0];
-}

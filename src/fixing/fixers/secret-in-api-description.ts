@@ -1,4 +1,5 @@
 import type { LocatedSecret } from './secret-location.ts';
+import { lineStartOf } from './text-edits.ts';
 
 // OpenAPI and Swagger descriptions are documentation: the values under `example`, `x-example` and an
 // `examples` entry's `value` are shown to readers (and echoed by mock servers), never read by the
@@ -24,7 +25,7 @@ export function inApiDescriptionExample(file: string, text: string, secret: Loca
   const index = secret.startLine - 1;
   const line = lines[index];
   if (line === undefined || text.slice(secret.start, secret.end).includes('\n')) return false;
-  const lineStart = text.lastIndexOf('\n', secret.start - 1) + 1;
+  const lineStart = lineStartOf(text, secret.start);
   // The key the value belongs to: the last one before it on its line, so inline JSON objects count too.
   const key = /["']?([\w$.-]+)["']?\s*:\s*["']?$/.exec(text.slice(lineStart, secret.start))?.[1];
   if (key === undefined) return false;

@@ -23,6 +23,16 @@ export function newlineOf(text: string): string {
   return text.includes('\r\n') ? '\r\n' : '\n';
 }
 
+/** Where the line holding `offset` starts. */
+export function lineStartOf(text: string, offset: number): number {
+  return text.lastIndexOf('\n', offset - 1) + 1;
+}
+
+/** The spaces and tabs that open the line holding `offset`, for a line inserted beside it. */
+export function lineIndent(text: string, offset: number): string {
+  return /^[ \t]*/.exec(text.slice(lineStartOf(text, offset)))![0];
+}
+
 /** Offsets where each line starts; line n (1-based) starts at `starts[n - 1]`. */
 export function lineStarts(text: string): number[] {
   const starts = [0];

@@ -1,6 +1,6 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../syntax.ts';
-import { newlineOf } from '../text-edits.ts';
+import { lineStartOf, newlineOf } from '../text-edits.ts';
 import type { CodemodEdit } from './codemod.ts';
 
 // Small tree helpers the codemods share: the statement a node sits in, replacing a node, and adding an
@@ -22,7 +22,7 @@ export function statementOf(node: SgNode): SgNode {
  * line break when nothing follows it on the line; otherwise the statement alone.
  */
 export function statementLines(text: string, start: number, end: number): { start: number; end: number } {
-  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  const lineStart = lineStartOf(text, start);
   const lineEnd = text.indexOf('\n', end);
   const to = lineEnd === -1 ? text.length : lineEnd + 1;
   if (!/^[ \t]*$/.test(text.slice(lineStart, start)) || !/^[ \t\r]*$/.test(text.slice(end, lineEnd === -1 ? text.length : lineEnd))) return { start, end };

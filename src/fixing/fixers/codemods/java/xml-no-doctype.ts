@@ -1,5 +1,6 @@
 import { fieldOf, kindOf } from '../../syntax.ts';
 import { refuse, type Codemod } from '../codemod.ts';
+import { lineIndent, newlineOf } from '../../text-edits.ts';
 import { functionAround, insertAt, statementOf } from '../edit-kit.ts';
 
 // DocumentBuilderFactory / SAXParserFactory kept in a local variable → the next statement sets
@@ -28,10 +29,9 @@ export const javaXmlNoDoctype: Codemod = {
     if (!method || !new RegExp(`\\b${name}\\s*\\.\\s*${newParser}\\s*\\(`).test(method.text())) {
       return refuse(`the parser is not made with ${name}.${newParser}() in the same method, so setFeature()'s checked exception may not be handled there`);
     }
-    const at = statement.range().start.index;
-    const indent = /[ \t]*$/.exec(text.slice(text.lastIndexOf('\n', at - 1) + 1, at))![0];
+    const indent = lineIndent(text, statement.range().start.index);
     return {
-      edits: [insertAt(statement.range().end.index, `\n${indent}${name}.setFeature(${DISALLOW_DOCTYPE}, true);`)],
+      edits: [insertAt(statement.range().end.index, `${newlineOf(text)}${indent}${name}.setFeature(${DISALLOW_DOCTYPE}, true);`)],
       note: 'Refused documents with a DOCTYPE, so no external entity or DTD is ever loaded; documents without one parse as before.',
     };
   },

@@ -1,6 +1,6 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../syntax.ts';
-import { newlineOf } from '../../text-edits.ts';
+import { lineStartOf, newlineOf } from '../../text-edits.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
 import { argumentsOf, callAround, functionAround, pythonHelper, pythonImport, pythonImportsModule, replace, statementOf } from '../edit-kit.ts';
 import { soleAssignment } from './strings.ts';
@@ -73,7 +73,7 @@ export const pythonSafeJoin: Codemod = {
     const safe = `safe_join(${[built.folder, ...built.parts].join(', ')})`;
     const nl = newlineOf(text);
     const statement = statementOf(origin ? origin.statement : call);
-    const lineStart = text.lastIndexOf('\n', statement.range().start.index - 1) + 1;
+    const lineStart = lineStartOf(text, statement.range().start.index);
     const indent = text.slice(lineStart, statement.range().start.index);
     if (!/^[ \t]*$/.test(indent)) return refuse('the statement shares its line with another, so the check cannot go before it');
     const unit = indent.includes('\t') ? '\t' : '    ';
