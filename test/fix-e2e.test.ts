@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { authenticate } from '../src/core/api-keys.ts';
 import { createFix } from '../src/core/fixes.ts';
 import { getUnit } from '../src/core/units.ts';
 import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
@@ -282,7 +283,7 @@ describe('autofix over HTTP on a real repository', () => {
     const secret = (await scan('secrets_scan')).find((f) => f.file_path === 'app/payments.py');
     const db = h.database.store.db;
     const unit = await getUnit(db, org.id, unitId);
-    const principal = { orgId: org.id, keyId: org.keyId, scopes: [] };
+    const principal = (await authenticate(db, org.key))!;
     const view = await createFix(db, principal, unit, { finding_ids: [secret.id], title: 'Crash test', instructions: 'x', source_repo: 'acme/shop' }, {
       dispatch: async () => {},
       agentConfigured: false,

@@ -57,11 +57,12 @@ export async function revokeApiKey(db: Kysely<Database>, idOrPrefix: string): Pr
 /** Resolves a presented key to its principal; undefined for malformed, unknown or revoked keys. */
 export async function authenticate(db: Kysely<Database>, presented: string): Promise<Principal | undefined> {
   if (!isWellFormedApiKey(presented)) return undefined;
-  const key = await apiKeyByHash(db, hashApiKey(presented));
-  if (!key || key.revoked_at) return undefined;
+  const found = await apiKeyByHash(db, hashApiKey(presented));
+  if (!found || found.key.revoked_at) return undefined;
+  const { key, organization } = found;
   const now = Date.now();
   if (!key.last_used_at || now - Date.parse(key.last_used_at) > LAST_USED_RESOLUTION_MS) {
     await setApiKeyLastUsedAt(db, key.id, new Date(now).toISOString());
   }
-  return { orgId: key.org_id, keyId: key.id, scopes: key.scopes };
+  return { orgId: key.org_id, keyId: key.id, scopes: key.scopes, apiKey: key, organization };
 }

@@ -1,3 +1,4 @@
+import type { OrganizationName, StoredApiKey } from '../store/api-keys.ts';
 import type { Scope } from './scopes.ts';
 
 /** Who is calling: one API key of one organization. */
@@ -5,4 +6,7 @@ export interface Principal {
   orgId: string;
   keyId: string;
   scopes: Scope[];
+  /** The key and its organization as read when the request was authenticated, for routes that show them. */
+  apiKey: StoredApiKey;
+  organization: OrganizationName;
 }

@@ -4,7 +4,8 @@ import type { QuotaBalance } from '../core/quotas.ts';
 import type { BatchView, ProgressView, ScanResults } from '../core/scan-batches.ts';
 import type { Unit } from '../core/units.ts';
 import { decodeJson } from '../store/json-columns.ts';
-import type { FindingEventRow, FindingRow, FixPullRequestRow, Organization } from '../store/schema.ts';
+import type { OrganizationName } from '../store/api-keys.ts';
+import type { FindingEventRow, FindingRow, FixPullRequestRow } from '../store/schema.ts';
 import type { Family } from './family.ts';
 
 // Rows to wire objects. The response schemas decide what is sent; these decide where each value comes from.
@@ -184,7 +185,7 @@ export function serializeFixProgress(family: Family, view: FixView) {
   };
 }
 
-export function serializeMe(org: Organization, key: ApiKeySummary) {
+export function serializeMe(org: OrganizationName, key: ApiKeySummary) {
   return {
     organization_id: org.id,
     organization_name: org.name,

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Scope } from '../core/scopes.ts';
 import { decodeJson, encodeJson } from './json-columns.ts';
-import type { ApiKeyRow, Database } from './schema.ts';
+import type { ApiKeyRow, Database, Organization } from './schema.ts';
 
 /** A stored key with its scopes decoded; the hash stays in the store. */
 export interface StoredApiKey extends Omit<ApiKeyRow, 'scopes' | 'key_hash'> {
@@ -35,9 +35,24 @@ export async function apiKeyByIdOrPrefix(db: Kysely<Database>, idOrPrefix: strin
   return row && decode(row);
 }
 
-export async function apiKeyByHash(db: Kysely<Database>, keyHash: string): Promise<StoredApiKey | undefined> {
-  const row = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
-  return row && decode(row);
+/** How an organization is named to its callers. */
+export type OrganizationName = Pick<Organization, 'id' | 'name' | 'slug'>;
+
+/** The key with this hash and its organization, in one query: every authenticated request starts here. */
+export async function apiKeyByHash(
+  db: Kysely<Database>,
+  keyHash: string,
+): Promise<{ key: StoredApiKey; organization: OrganizationName } | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('organizations', 'organizations.id', 'api_keys.org_id')
+    .selectAll('api_keys')
+    .select(['organizations.name as organization_name', 'organizations.slug as organization_slug'])
+    .where('api_keys.key_hash', '=', keyHash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { organization_name, organization_slug, ...key } = row;
+  return { key: decode(key), organization: { id: key.org_id, name: organization_name, slug: organization_slug } };
 }
 
 export async function setApiKeyRevokedAt(db: Kysely<Database>, keyId: string, revokedAt: string): Promise<void> {

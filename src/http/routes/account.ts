@@ -1,6 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { getApiKey } from '../../core/api-keys.ts';
-import { getOrganization } from '../../core/organizations.ts';
 import { readBalance } from '../../core/quotas.ts';
 import type { Store } from '../../store/database.ts';
 import { responses, typed } from '../route-kit.ts';
@@ -21,11 +19,7 @@ export async function accountRoutes(app: FastifyInstance, { store }: { store: St
         response: responses({ 200: MeResponse }, [401, 403], false),
       },
     },
-    async (request) => {
-      const { orgId, keyId } = request.principal;
-      const [org, key] = await Promise.all([getOrganization(store.db, orgId), getApiKey(store.db, keyId)]);
-      return serializeMe(org!, key!);
-    },
+    async (request) => serializeMe(request.principal.organization, request.principal.apiKey),
   );
 
   api.get(
