@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Kysely, sql } from 'kysely';
-import { bulkRead } from '../src/store/read-lanes.ts';
+import { bulkRead, placeText } from '../src/store/read-lanes.ts';
 import { sqliteWorkerDialect } from '../src/store/sqlite-adapter.ts';
 
 // On SQLite, bulk reads (a results stream's pages) never take the first reader thread, so a short read
@@ -60,4 +60,15 @@ test('a bulk read with a shared buffer gets its byte values as views of it, and 
   const plain = (await read()).rows[0];
   assert.notEqual(plain.small.buffer, into, 'without a buffer, bytes are copied');
   assert.equal(Buffer.from(plain.small).toString(), '{"a":1}');
+});
+
+test('text a driver decoded is placed in the bulk read\'s buffer as UTF-8 when it fits, and kept as it is otherwise', async () => {
+  const into = new SharedArrayBuffer(16);
+  const placed = await bulkRead(async () => placeText('{"é":1}'), { into });
+  assert.ok(Buffer.isBuffer(placed));
+  assert.equal(placed.buffer, into);
+  assert.equal(placed.toString(), '{"é":1}', 'its bytes are the text\'s UTF-8');
+  assert.equal(await bulkRead(async () => placeText('x'.repeat(17)), { into }), 'x'.repeat(17), 'a text larger than the buffer stays a string');
+  assert.equal(await bulkRead(async () => placeText('ééééééééé'), { into }), 'ééééééééé', 'so does one whose UTF-8 is larger than the buffer');
+  assert.equal(placeText('outside'), 'outside', 'outside a bulk read there is no buffer');
 });

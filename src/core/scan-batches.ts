@@ -103,7 +103,7 @@ export async function getScanProgress(db: Kysely<Database>, unit: Unit, batchId:
 /** Findings a results read takes from the database at a time: what one response holds in memory at most. */
 export const RESULTS_PAGE_SIZE = 500;
 
-/** Bytes a results page is read into on SQLite, twice per stream; a larger page is copied as usual. */
+/** Bytes a results page is read into, twice per stream; a larger page is copied as usual. */
 const PAGE_BUFFER_BYTES = 512 * 1024;
 
 /**
@@ -126,8 +126,8 @@ export interface ScanResults {
 
 async function* batchFindingPages(db: Kysely<Database>, scope: { unitId: string; batchId: string }, pageSize: number) {
   const postgres = isPostgres(db);
-  // On SQLite, from the second page on, two buffers taken in turn: one page is read while the one before
-  // it is still being written out. A batch of one page, the usual case, allocates none.
+  // From the second page on, two buffers taken in turn: one page is read while the one before it is
+  // still being written out. A batch of one page, the usual case, allocates none.
   let buffers: SharedArrayBuffer[] = [];
   let after: BatchFindingCursor | null = null;
   let limit = pageSize;
@@ -137,7 +137,7 @@ async function* batchFindingPages(db: Kysely<Database>, scope: { unitId: string;
     if (page.entries.length) yield page.entries;
     after = page.next;
     if (postgres && page.rows) limit = Math.max(1, Math.min(pageSize, Math.floor((POSTGRES_PAGE_TEXT * page.rows) / page.entries.length)));
-    if (n === 1 && !postgres) buffers = [new SharedArrayBuffer(PAGE_BUFFER_BYTES), new SharedArrayBuffer(PAGE_BUFFER_BYTES)];
+    if (n === 1) buffers = [new SharedArrayBuffer(PAGE_BUFFER_BYTES), new SharedArrayBuffer(PAGE_BUFFER_BYTES)];
   } while (after);
 }
 

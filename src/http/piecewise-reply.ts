@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
+import { RequestCancelledError } from '../core/cancellation.ts';
 
 /** Resolves once `chunk` has been handed to the operating system (or the response is gone). */
 function written(res: ServerResponse, chunk: Buffer | string): Promise<void> {
@@ -31,7 +32,8 @@ export async function sendPiecewise(reply: FastifyReply, contentType: string, pi
     await writing;
     res.end();
   } catch (error) {
-    reply.log.error({ err: error }, 'response cut short: reading its body failed');
+    if (error instanceof RequestCancelledError) reply.log.debug('response cut short: the client left');
+    else reply.log.error({ err: error }, 'response cut short: reading its body failed');
     res.destroy(error as Error);
   } finally {
     if (res.destroyed) {

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { PageRequest } from '../core/pagination.ts';
 import { countFindings } from './counts.ts';
 import { isPostgres } from './dialect.ts';
+import { placeText } from './read-lanes.ts';
 import { seekNewestFirst } from './pagination.ts';
 import { FINDING_STATUS, type FindingStatus } from '../core/states/finding-status.ts';
 import type { Database, FindingRow } from './schema.ts';
@@ -76,7 +77,8 @@ function resultEntryJson(db: Kysely<Database>) {
 export interface BatchResultsPage {
   /**
    * The entries, comma-joined, led by a comma on every page but the first, so pages simply follow one
-   * another; empty when the page is. UTF-8 bytes on SQLite, a string on PostgreSQL (its driver decodes text).
+   * another; empty when the page is. UTF-8 bytes, in the bulk read's buffer where it brings one and they
+   * fit (see read-lanes.ts); else a string on PostgreSQL, whose driver decodes text.
    */
   entries: Buffer | string;
   /** How many findings the page holds. */
@@ -127,9 +129,12 @@ export async function pageOfBatchResults(
         .select([sql<Uint8Array | null>`cast(${lead} || group_concat(q.entry, ',' order by q.n) as blob)`.as('body'), sql<number | null>`max(q.n)`.as('rows'), 'q.file_path', 'q.line', 'q.id'])
         .executeTakeFirstOrThrow();
   const body = row.body ?? '';
+  // The driver's result object is old by now (it lived through the query), and a young string it points
+  // to survives every young collection until the next full one. Dropped here, the page text dies young.
+  row.body = null;
   const rows = Number(row.rows ?? 0);
   return {
-    entries: typeof body === 'string' || Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+    entries: typeof body === 'string' ? placeText(body) : Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
     rows,
     next: rows === limit ? { filePath: row.file_path, line: Number(row.line), id: row.id } : null,
   };

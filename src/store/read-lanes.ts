@@ -10,7 +10,8 @@ import pLimit from 'p-limit';
 // A bulk read may also bring its own shared buffer for the byte values it reads. A SQLite thread then
 // writes them there rather than posting a copy: hundreds of pages copied into fresh buffers are external
 // memory of the event loop's heap that only a full collection gives back, and at tens of MB/s those
-// collections pause every other request about once a second. Other databases ignore it.
+// collections pause every other request about once a second. A driver that decodes text into strings
+// (PostgreSQL's) has its page copied there with placeText(), for the same reason: see there.
 
 export interface BulkRead {
   /** Where a SQLite reader places the rows' byte values, as far as they fit; they are then views of it. */
@@ -27,3 +28,19 @@ export function bulkRead<T>(read: () => Promise<T>, options: BulkRead = {}): Pro
 
 /** The bulk read the code running now is part of, if any. */
 export const currentBulkRead = (): BulkRead | undefined => bulk.getStore();
+
+/**
+ * `text` as UTF-8 bytes at the start of the current bulk read's buffer, when it brings one and they fit;
+ * else `text` itself. A page string is held until the page after it has been read, which outlives a
+ * young-generation collection or two: at tens of MB/s, such strings fill the old generation and its
+ * collections pause every request about once a second. Copied out at once, the string dies young.
+ */
+export function placeText(text: string): Buffer | string {
+  const into = currentBulkRead()?.into;
+  if (!into || text.length > into.byteLength) return text;
+  const length = Buffer.byteLength(text);
+  if (length > into.byteLength) return text;
+  const view = Buffer.from(into, 0, length);
+  view.write(text);
+  return view;
+}
