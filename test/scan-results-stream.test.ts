@@ -4,10 +4,11 @@ import { after, before, describe, test } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import type { KyselyPlugin, RootOperationNode } from 'kysely';
 import type { FastifyInstance } from 'fastify';
-import { RESULTS_PAGE_SIZE } from '../src/core/scan-batches.ts';
+import { getScanResults, RESULTS_PAGE_SIZE } from '../src/core/scan-batches.ts';
 import type { Unit } from '../src/core/units.ts';
 import { buildApp } from '../src/http/app.ts';
 import { ScanResultsResponse } from '../src/http/schemas.ts';
+import { serializeResultsJson } from '../src/http/serializers.ts';
 import type { FindingRow } from '../src/store/schema.ts';
 import { expectStatus } from './helpers.ts';
 import { createHarness, type Harness, type TestOrg } from './support/api.ts';
@@ -144,6 +145,37 @@ describe('scan results', () => {
     assert.ok(recorded.limits.every((limit) => limit > 0 && limit <= RESULTS_PAGE_SIZE), `page limits: ${recorded.limits.join(', ')}`);
     const beforeLast = recorded.limits.slice(0, -1).reduce((a, b) => a + b, 0);
     assert.ok(beforeLast <= total && total - beforeLast < recorded.limits.at(-1)!, `page limits: ${recorded.limits.join(', ')}`);
+  });
+
+  test('a read gives its page buffer to later reads once its last page has been written, not before', async () => {
+    const [a, b] = [await createBatch(), await createBatch()];
+    const entries = (batchId: string, tag: string) =>
+      Array.from({ length: 20 }, (_, i) => findingRow(unit, { scan_batch_id: batchId, fingerprint: `${tag}-${i}`, file_path: `src/${tag}.py`, start_line: i, snippet: tag.repeat(200) }));
+    await insertFindings(h, [...entries(a, 'a'), ...entries(b, 'b')]);
+    const db = h.database.store.db;
+    const pieces = async (batchId: string) => serializeResultsJson(await getScanResults(db, unit, batchId))[Symbol.asyncIterator]();
+
+    // A's page is out for writing, and the piece after it (the closing bracket) already taken, as a
+    // writer reading one piece ahead does, while B is read from end to end.
+    const readingA = await pieces(a);
+    await readingA.next();
+    const pageA = (await readingA.next()).value as Buffer;
+    const textA = pageA.toString();
+    assert.equal((await readingA.next()).value, ']}');
+    const readingB = await pieces(b);
+    const piecesB: (string | Buffer)[] = [];
+    for (let piece = await readingB.next(); !piece.done; piece = await readingB.next()) piecesB.push(piece.value);
+    assert.ok(Buffer.isBuffer(pageA) && Buffer.isBuffer(piecesB[1]), 'pages are read into shared buffers');
+    assert.notEqual((piecesB[1] as Buffer).buffer, pageA.buffer, 'B did not get the buffer A\'s page is still in');
+    assert.equal(pageA.toString(), textA, 'A\'s page is untouched');
+    assert.match(textA, /"snippet":"a{200}"/);
+
+    // Asked for what follows its closing bracket, A's page has been written: its buffer serves the next read.
+    assert.equal((await readingA.next()).done, true);
+    const readingC = await pieces(b);
+    await readingC.next();
+    assert.equal(((await readingC.next()).value as Buffer).buffer, pageA.buffer);
+    await readingC.return?.(undefined);
   });
 
   test('read slowly over a socket, arrive byte for byte as read in-process, however the pages queue', async () => {

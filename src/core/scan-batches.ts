@@ -103,8 +103,15 @@ export async function getScanProgress(db: Kysely<Database>, unit: Unit, batchId:
 /** Findings a results read takes from the database at a time: what one response holds in memory at most. */
 export const RESULTS_PAGE_SIZE = 500;
 
-/** Bytes a results page is read into, twice per stream; a larger page is copied as usual. */
+/** Bytes a results page is read into; a larger page is copied as usual. */
 const PAGE_BUFFER_BYTES = 512 * 1024;
+
+/**
+ * Page buffers that finished results reads gave back, for the next ones: most batches fit one page, and a
+ * fresh buffer per read is memory outside the heap that only a full collection returns.
+ */
+const idlePageBuffers: SharedArrayBuffer[] = [];
+const IDLE_PAGE_BUFFERS_KEPT = 16;
 
 /**
  * The text a results page aims at on PostgreSQL, whose driver hands it over as one string: V8 allocates a
@@ -122,22 +129,23 @@ export interface ScanResults {
    * each out before asking for that one.
    */
   pages: AsyncIterable<Buffer | string>;
+  /** Gives the pages' buffers to later reads. Call it only once every page has been written out. */
+  release(): void;
 }
 
-async function* batchFindingPages(db: Kysely<Database>, scope: { unitId: string; batchId: string }, pageSize: number) {
+async function* batchFindingPages(db: Kysely<Database>, scope: { unitId: string; batchId: string }, pageSize: number, buffers: SharedArrayBuffer[]) {
   const postgres = isPostgres(db);
-  // From the second page on, two buffers taken in turn: one page is read while the one before it is
-  // still being written out. A batch of one page, the usual case, allocates none.
-  let buffers: SharedArrayBuffer[] = [];
   let after: BatchFindingCursor | null = null;
   let limit = pageSize;
   let n = 0;
   do {
-    const page = await bulkRead(() => pageOfBatchResults(db, scope, after, limit), { into: buffers[n++ % 2] });
+    // Two buffers taken in turn (the second from the second page on): one page is read while the one
+    // before it is still being written out.
+    const into = (buffers[n++ % 2] ??= idlePageBuffers.pop() ?? new SharedArrayBuffer(PAGE_BUFFER_BYTES));
+    const page = await bulkRead(() => pageOfBatchResults(db, scope, after, limit), { into });
     if (page.entries.length) yield page.entries;
     after = page.next;
     if (postgres && page.rows) limit = Math.max(1, Math.min(pageSize, Math.floor((POSTGRES_PAGE_TEXT * page.rows) / page.entries.length)));
-    if (n === 1) buffers = [new SharedArrayBuffer(PAGE_BUFFER_BYTES), new SharedArrayBuffer(PAGE_BUFFER_BYTES)];
   } while (after);
 }
 
@@ -154,7 +162,11 @@ export async function getScanResults(
 ): Promise<ScanResults> {
   const batch = await findBatch(db, unit, batchId);
   const scope = { unitId: unit.id, batchId: batch.id };
-  return { batch, count: await countBatchFindings(db, scope), pages: batchFindingPages(db, scope, pageSize) };
+  const buffers: SharedArrayBuffer[] = [];
+  const release = () => {
+    for (const buffer of buffers.splice(0)) if (idlePageBuffers.length < IDLE_PAGE_BUFFERS_KEPT) idlePageBuffers.push(buffer);
+  };
+  return { batch, count: await countBatchFindings(db, scope), pages: batchFindingPages(db, scope, pageSize, buffers), release };
 }
 
 /**

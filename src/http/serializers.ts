@@ -75,6 +75,8 @@ export async function* serializeResultsJson(results: ScanResults): AsyncGenerato
   yield `${head.slice(0, -1)},"findings":[`;
   yield* results.pages;
   yield ']}';
+  // Asked for what follows the closing bracket, so (see ScanResults.pages) the last page has been written.
+  results.release();
 }
 
 export function serializeFinding(family: Family, unit: Unit, f: FindingRow) {
