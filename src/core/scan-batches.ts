@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.ts';
 import { isPostgres } from '../store/dialect.ts';
-import { bulkRead } from '../store/read-lanes.ts';
 import { countBatchFindings, pageOfBatchResults, type BatchFindingCursor } from '../store/findings.ts';
 import type { Database, ScanBatchRow } from '../store/schema.ts';
 import { artifactOfScan, batchOfUnit, insertBatch, pageOfBatches, scansOfBatches } from '../store/scan-batches.ts';
@@ -142,7 +141,7 @@ async function* batchFindingPages(db: Kysely<Database>, scope: { unitId: string;
     // Two buffers taken in turn (the second from the second page on): one page is read while the one
     // before it is still being written out.
     const into = (buffers[n++ % 2] ??= idlePageBuffers.pop() ?? new SharedArrayBuffer(PAGE_BUFFER_BYTES));
-    const page = await bulkRead(() => pageOfBatchResults(db, scope, after, limit), { into });
+    const page = await pageOfBatchResults(db, scope, after, limit, into);
     if (page.entries.length) yield page.entries;
     after = page.next;
     if (postgres && page.rows) limit = Math.max(1, Math.min(pageSize, Math.floor((POSTGRES_PAGE_TEXT * page.rows) / page.entries.length)));

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { PageRequest } from '../core/pagination.ts';
 import { countFindings } from './counts.ts';
 import { isPostgres } from './dialect.ts';
-import { placeText } from './read-lanes.ts';
+import { bulkRead, placeText } from './read-lanes.ts';
 import { seekNewestFirst } from './pagination.ts';
 import { FINDING_STATUS, type FindingStatus } from '../core/states/finding-status.ts';
 import type { Database, FindingRow } from './schema.ts';
@@ -77,8 +77,7 @@ function resultEntryJson(db: Kysely<Database>) {
 export interface BatchResultsPage {
   /**
    * The entries, comma-joined, led by a comma on every page but the first, so pages simply follow one
-   * another; empty when the page is. UTF-8 bytes, in the bulk read's buffer where it brings one and they
-   * fit (see read-lanes.ts); else a string on PostgreSQL, whose driver decodes text.
+   * another; empty when the page is. UTF-8 bytes in `into` where they fit, else a string.
    */
   entries: Buffer | string;
   /** How many findings the page holds. */
@@ -91,9 +90,20 @@ export interface BatchResultsPage {
  * result entries' JSON text: a keyset cursor over the index `findings_batch_order` (which indexes the same
  * `coalesce(start_line, -1)`), so each page costs the same however deep it is. `next` is null on the last
  * page. The database also joins the page into one text and reports its last row, so the page crosses to
- * the event loop as one value (on SQLite, bytes ready for the socket) rather than as hundreds of rows.
+ * the event loop as one value rather than as hundreds of rows: UTF-8 bytes in `into` (a bulk read, see
+ * read-lanes.ts), ready for the socket.
  */
-export async function pageOfBatchResults(
+export function pageOfBatchResults(
+  db: Kysely<Database>,
+  scope: { unitId: string; batchId: string },
+  after: BatchFindingCursor | null,
+  limit: number,
+  into: SharedArrayBuffer,
+): Promise<BatchResultsPage> {
+  return bulkRead(() => readPageOfBatchResults(db, scope, after, limit), { into: { buffer: into, column: 'body' } });
+}
+
+async function readPageOfBatchResults(
   db: Kysely<Database>,
   scope: { unitId: string; batchId: string },
   after: BatchFindingCursor | null,
@@ -126,7 +136,7 @@ export async function pageOfBatchResults(
     : // SQLite gives the bare columns of an aggregate with a single max() the values of the row holding the max.
       await db
         .selectFrom(numbered)
-        .select([sql<Uint8Array | null>`cast(${lead} || group_concat(q.entry, ',' order by q.n) as blob)`.as('body'), sql<number | null>`max(q.n)`.as('rows'), 'q.file_path', 'q.line', 'q.id'])
+        .select([sql<string | Buffer | null>`${lead} || group_concat(q.entry, ',' order by q.n)`.as('body'), sql<number | null>`max(q.n)`.as('rows'), 'q.file_path', 'q.line', 'q.id'])
         .executeTakeFirstOrThrow();
   const body = row.body ?? '';
   // The driver's result object is old by now (it lived through the query), and a young string it points
@@ -134,7 +144,7 @@ export async function pageOfBatchResults(
   row.body = null;
   const rows = Number(row.rows ?? 0);
   return {
-    entries: typeof body === 'string' ? placeText(body) : Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+    entries: typeof body === 'string' ? placeText(body) : body,
     rows,
     next: rows === limit ? { filePath: row.file_path, line: Number(row.line), id: row.id } : null,
   };

@@ -7,15 +7,15 @@ import pLimit from 'p-limit';
 // database and its threads keep room for every other request. Their queries are also marked, so a pool
 // can keep connections for everyone else: on SQLite, bulk reads never take the first reader thread.
 //
-// A bulk read may also bring its own shared buffer for the byte values it reads. A SQLite thread then
-// writes them there rather than posting a copy: hundreds of pages copied into fresh buffers are external
-// memory of the event loop's heap that only a full collection gives back, and at tens of MB/s those
-// collections pause every other request about once a second. A driver that decodes text into strings
-// (PostgreSQL's) has its page copied there with placeText(), for the same reason: see there.
+// A bulk read may also bring its own shared buffer for the values of one column. A SQLite thread then
+// writes them there as UTF-8 rather than posting a copy: hundreds of pages copied into fresh buffers are
+// memory outside the heaps (the event loop's and the thread's) that only full collections give back, and
+// at tens of MB/s those collections pause every other request about once a second. A driver that decodes
+// text into strings (PostgreSQL's) has its page copied there with placeText(), for the same reason.
 
 export interface BulkRead {
-  /** Where a SQLite reader places the rows' byte values, as far as they fit; they are then views of it. */
-  into?: SharedArrayBuffer;
+  /** Where the values of `column` are written, as UTF-8, as far as they fit; they are then Buffer views of it. */
+  into?: { buffer: SharedArrayBuffer; column: string };
 }
 
 const bulk = new AsyncLocalStorage<BulkRead>();
@@ -36,7 +36,7 @@ export const currentBulkRead = (): BulkRead | undefined => bulk.getStore();
  * collections pause every request about once a second. Copied out at once, the string dies young.
  */
 export function placeText(text: string): Buffer | string {
-  const into = currentBulkRead()?.into;
+  const into = currentBulkRead()?.into?.buffer;
   if (!into || text.length > into.byteLength) return text;
   const length = Buffer.byteLength(text);
   if (length > into.byteLength) return text;

@@ -11,7 +11,7 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
-import { currentBulkRead } from './read-lanes.ts';
+import { currentBulkRead, type BulkRead } from './read-lanes.ts';
 import type { SharedBytes, SqliteReply, SqliteRequest } from './sqlite-worker.js';
 
 // node:sqlite is synchronous: run on the event loop, one slow query would stall every request. So each
@@ -31,8 +31,8 @@ interface Pending {
   resolve: (reply: SqliteReply) => void;
 }
 
-/** The rows with each byte value the thread placed in `into` (see sqlite-worker.js) made a Buffer view of it. */
-function viewsOfPlacedBytes(rows: Record<string, unknown>[], into: SharedArrayBuffer) {
+/** The rows with each value the thread placed in `into` (see sqlite-worker.js) made a Buffer view of it. */
+function viewsOfPlacedValues(rows: Record<string, unknown>[], into: SharedArrayBuffer) {
   for (const row of rows) {
     for (const [column, value] of Object.entries(row)) {
       if (value === null || typeof value !== 'object' || !('sharedOffset' in value)) continue;
@@ -81,7 +81,7 @@ class SqliteThread {
     return this.pending.size;
   }
 
-  async run(query: CompiledQuery, into?: SharedArrayBuffer): Promise<QueryResult<unknown>> {
+  async run(query: CompiledQuery, into?: BulkRead['into']): Promise<QueryResult<unknown>> {
     if (this.failure) throw new Error(this.failure);
     const id = this.nextId++;
     const request: SqliteRequest = { id, sql: query.sql, parameters: query.parameters.map(toSqlite), into };
@@ -91,7 +91,7 @@ class SqliteThread {
       this.worker.postMessage(request);
     });
     if (reply.error) throw Object.assign(new Error(reply.error.message), reply.error);
-    if (reply.rows) return { rows: into ? viewsOfPlacedBytes(reply.rows as Record<string, unknown>[], into) : reply.rows };
+    if (reply.rows) return { rows: into ? viewsOfPlacedValues(reply.rows as Record<string, unknown>[], into.buffer) : reply.rows };
     return { rows: [], numAffectedRows: BigInt(reply.changes ?? 0), insertId: BigInt(reply.lastInsertRowid ?? 0) };
   }
 

@@ -14,11 +14,11 @@ import { parentPort, workerData } from 'node:worker_threads';
  * @property {number} id
  * @property {string} sql
  * @property {import('node:sqlite').SQLInputValue[]} parameters
- * @property {SharedArrayBuffer} [into] Where byte values of the rows are placed, as far as they fit (see read-lanes.ts).
+ * @property {{ buffer: SharedArrayBuffer, column: string }} [into] Where the column's values are placed as UTF-8, as far as they fit (see read-lanes.ts).
  */
 
 /**
- * A byte value placed in the request's shared buffer instead of being copied with the reply.
+ * A value placed in the request's shared buffer instead of being copied with the reply.
  * @typedef {{ sharedOffset: number, sharedLength: number }} SharedBytes
  */
 
@@ -60,22 +60,33 @@ function prepared(sql) {
   return entry;
 }
 
+const utf8 = new TextEncoder();
+
 /**
- * Copies the rows' byte values into `into`, one after another while they fit, each replaced by where it lies.
+ * Writes the values of `into.column` into `into.buffer`, one after another while they fit, text as UTF-8,
+ * each replaced by where it lies. Text is read as a string, which the thread's young generation collects
+ * at once: a BLOB would come as a fresh buffer outside the heap for every row.
  * @param {Record<string, unknown>[]} rows
- * @param {SharedArrayBuffer} into
+ * @param {{ buffer: SharedArrayBuffer, column: string }} into
  */
-function placeBytes(rows, into) {
+function placeColumn(rows, { buffer, column }) {
   let offset = 0;
   for (const row of rows) {
-    for (const [column, value] of Object.entries(row)) {
-      if (!(value instanceof Uint8Array) || offset + value.byteLength > into.byteLength) continue;
-      new Uint8Array(into, offset, value.byteLength).set(value);
-      /** @type {SharedBytes} */
-      const placed = { sharedOffset: offset, sharedLength: value.byteLength };
-      row[column] = placed;
-      offset += value.byteLength;
-    }
+    const value = row[column];
+    const room = new Uint8Array(buffer, offset);
+    let length;
+    if (typeof value === 'string') {
+      const { read, written } = utf8.encodeInto(value, room);
+      if (read !== value.length) continue;
+      length = written;
+    } else if (value instanceof Uint8Array && value.byteLength <= room.byteLength) {
+      room.set(value);
+      length = value.byteLength;
+    } else continue;
+    /** @type {SharedBytes} */
+    const placed = { sharedOffset: offset, sharedLength: length };
+    row[column] = placed;
+    offset += length;
   }
 }
 
@@ -90,7 +101,7 @@ parentPort?.on('message', (/** @type {SqliteRequest | 'close'} */ request) => {
     const { statement, reader: returnsRows } = prepared(request.sql);
     if (returnsRows) {
       const rows = /** @type {Record<string, unknown>[]} */ (statement.all(...request.parameters));
-      if (request.into) placeBytes(rows, request.into);
+      if (request.into) placeColumn(rows, request.into);
       reply = { id: request.id, rows };
     } else {
       const result = statement.run(...request.parameters);
