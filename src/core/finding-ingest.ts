@@ -11,7 +11,7 @@ import {
   writeFindingStatus,
   type FindingDetection,
 } from '../store/findings.ts';
-import { foldFindingCounts, foldFindingEventCounts } from '../store/counts.ts';
+import { foldFindingCounts, foldFindingEventCounts, foldFindingEventOrgCounts } from '../store/counts.ts';
 import { encodeJson } from '../store/json-columns.ts';
 import { markScanAssessed } from '../store/scan-batches.ts';
 import { lockSourceScanHead, setSourceScanHead, type SourceScanHead } from '../store/source-scan-heads.ts';
@@ -221,4 +221,5 @@ export async function resolveUnseenFindings(db: Kysely<Database>, batch: ScanBat
 async function foldCounters(db: Kysely<Database>, batch: ScanBatchRow): Promise<void> {
   await foldFindingCounts(db, batch.unit_id);
   await foldFindingEventCounts(db, batch.org_id);
+  await foldFindingEventOrgCounts(db, batch.org_id);
 }

@@ -2,8 +2,8 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { isPostgres } from './dialect.ts';
 import type { Database } from './schema.ts';
 
-// The counter tables of migration 012: exact list totals without counting rows. Triggers write them;
-// this module reads them, and on PostgreSQL folds the delta rows its triggers append.
+// The counter tables of migrations 012 and 013: exact list totals without counting rows. Triggers write
+// them; this module reads them, and on PostgreSQL folds the delta rows its triggers append.
 
 /** A scope holding more counter rows than this gets its PostgreSQL deltas folded after a read. */
 const FOLD_ABOVE_ROWS = 2000;
@@ -23,14 +23,14 @@ function matching(filters: [column: string, value: string | undefined][]): RawBu
 
 async function sumCounters(
   db: Kysely<Database>,
-  table: 'finding_counts' | 'finding_event_counts',
-  scope: [column: string, value: string],
+  table: 'finding_counts' | 'finding_event_counts' | 'finding_event_org_counts',
+  scope: [column: string, value: string][],
   filters: [column: string, value: string | undefined][],
   fold: () => Promise<void>,
 ): Promise<Counted> {
   const { rows } = await sql<{ total: number | null; version: number | null; counters: number }>`
     select sum(case when ${matching(filters)} then n else 0 end) as total, sum(v) as version, count(*) as counters
-    from ${sql.table(table)} where ${sql.ref(scope[0])} = ${scope[1]}`.execute(db);
+    from ${sql.table(table)} where ${matching(scope)}`.execute(db);
   const row = rows[0];
   if (Number(row?.counters ?? 0) > FOLD_ABOVE_ROWS && isPostgres(db)) void fold().catch(() => {});
   return { total: Number(row?.total ?? 0), version: Number(row?.version ?? 0) };
@@ -45,25 +45,27 @@ export function countFindings(
   return sumCounters(
     db,
     'finding_counts',
-    ['unit_id', unitId],
+    [['unit_id', unitId]],
     [['scan_batch_id', filters.scanBatchId], ['scan_type', filters.scanType], ['severity', filters.severity], ['status', filters.status]],
     () => foldFindingCounts(db, unitId),
   );
 }
 
-/** How many of an organization's events match the filters, from its counters. */
+/**
+ * How many of an organization's events match the filters, from its counters: with a unit, that unit's
+ * rows of the per-unit counters; without, the counters that leave the unit out (a few dozen rows where
+ * the per-unit ones are thousands). The version then moves with the unit's events, or the organization's.
+ */
 export function countFindingEvents(
   db: Kysely<Database>,
   orgId: string,
   filters: { unitId?: string; scanType?: string; severity?: string; eventType?: string },
 ): Promise<Counted> {
-  return sumCounters(
-    db,
-    'finding_event_counts',
-    ['org_id', orgId],
-    [['unit_id', filters.unitId], ['scan_type', filters.scanType], ['severity', filters.severity], ['event_type', filters.eventType]],
-    () => foldFindingEventCounts(db, orgId),
-  );
+  const kind: [column: string, value: string | undefined][] = [['scan_type', filters.scanType], ['severity', filters.severity], ['event_type', filters.eventType]];
+  if (filters.unitId) {
+    return sumCounters(db, 'finding_event_counts', [['org_id', orgId], ['unit_id', filters.unitId]], kind, () => foldFindingEventCounts(db, orgId));
+  }
+  return sumCounters(db, 'finding_event_org_counts', [['org_id', orgId]], kind, () => foldFindingEventOrgCounts(db, orgId));
 }
 
 /**
@@ -107,4 +109,12 @@ export function foldFindingEventCounts(db: Kysely<Database>, orgId: string): Pro
     insert into finding_event_counts (org_id, unit_id, scan_type, severity, event_type, n, v)
     select org_id, unit_id, scan_type, severity, event_type, sum(n), sum(v) from folded
     group by org_id, unit_id, scan_type, severity, event_type`);
+}
+
+/** The same for an organization's event counters without the unit. */
+export function foldFindingEventOrgCounts(db: Kysely<Database>, orgId: string): Promise<void> {
+  return foldOnce(db, `finding_event_org_counts:${orgId}`, sql`with folded as (delete from finding_event_org_counts where org_id = ${orgId} returning *)
+    insert into finding_event_org_counts (org_id, scan_type, severity, event_type, n, v)
+    select org_id, scan_type, severity, event_type, sum(n), sum(v) from folded
+    group by org_id, scan_type, severity, event_type`);
 }

@@ -12,6 +12,7 @@ import * as fixBranches from './migrations/009_fix_branches.ts';
 import * as jobGroups from './migrations/010_job_groups.ts';
 import * as fixOutcomes from './migrations/011_fix_outcomes.ts';
 import * as listIndexesAndCounts from './migrations/012_list_indexes_and_counts.ts';
+import * as eventCountsPerOrg from './migrations/013_event_counts_per_org.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
 const migrations: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '010_job_groups': jobGroups,
   '011_fix_outcomes': fixOutcomes,
   '012_list_indexes_and_counts': listIndexesAndCounts,
+  '013_event_counts_per_org': eventCountsPerOrg,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -338,6 +338,9 @@ export interface FindingEventCountsTable {
   v: number;
 }
 
+/** Migration 013: event counters without the unit, for the organization-wide feed. */
+export type FindingEventOrgCountsTable = Omit<FindingEventCountsTable, 'unit_id'>;
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -351,6 +354,7 @@ export interface Database {
   finding_events: FindingEventsTable;
   finding_counts: FindingCountsTable;
   finding_event_counts: FindingEventCountsTable;
+  finding_event_org_counts: FindingEventOrgCountsTable;
   fixes: FixesTable;
   fix_findings: FixFindingsTable;
   fix_refinements: FixRefinementsTable;
