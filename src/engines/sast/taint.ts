@@ -84,7 +84,8 @@ export class TaintAnalyzer {
   // Every SgNode the native binding hands out keeps native memory until the garbage collector finds it, which
   // it seldom does on its own; the walks below are repeated per rule, function and parameter, so their nodes
   // are looked up once per file and reused.
-  private spans: { node: SgNode; id: number; start: number; end: number }[] = [];
+  /** The file's functions in the order of the text, each with the innermost function around it (`outer`). */
+  private spans: { node: SgNode; id: number; start: number; end: number; outer: number }[] = [];
   private readonly owners = new Map<number, SgNode | undefined>();
   private readonly fields = new Map<number, Map<string, SgNode | null>>();
   private readonly namedChildren = new Map<number, SgNode[]>();
@@ -126,9 +127,16 @@ export class TaintAnalyzer {
   private collectFunctions() {
     const kinds = this.syntax.functions.map((kind) => ({ kind }));
     const nodes = this.root.findAll({ rule: { any: kinds } as never });
-    this.spans = nodes.map((node) => {
+    // findAll walks the tree in pre-order: by start, an enclosing function before the ones inside it.
+    const open: number[] = [];
+    this.spans = nodes.map((node, index) => {
       const r = node.range();
-      return { node, id: node.id(), start: r.start.index, end: r.end.index };
+      const [start, end] = [r.start.index, r.end.index];
+      while (open.length && this.spans[open.at(-1)!].end < end) open.pop();
+      const span = { node, id: node.id(), start, end, outer: open.at(-1) ?? -1 };
+      this.spans[index] = span;
+      open.push(index);
+      return span;
     });
     const handlers = new Set<number>();
     for (const call of this.registrationCalls) {
@@ -166,11 +174,22 @@ export class TaintAnalyzer {
     if (this.owners.has(id)) return this.owners.get(id);
     const r = node.range();
     const [start, end] = [r.start.index, r.end.index];
+    // Functions nest, so the innermost one around the node encloses the last function starting at or
+    // before it, or is that one: walk out from there.
+    let low = 0;
+    let high = this.spans.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      if (this.spans[middle].start <= start) low = middle + 1;
+      else high = middle - 1;
+    }
     let best: (typeof this.spans)[number] | undefined;
-    for (const f of this.spans) {
+    for (let at = high; at >= 0; at = this.spans[at].outer) {
+      const f = this.spans[at];
       // a node spanning exactly a function's text is the function or a wrapper around it, not inside it
-      if (f.id === id || f.start > start || f.end < end || (f.start === start && f.end === end)) continue;
-      if (!best || f.end - f.start < best.end - best.start) best = f;
+      if (f.id === id || f.end < end || (f.start === start && f.end === end)) continue;
+      best = f;
+      break;
     }
     this.owners.set(id, best?.node);
     return best?.node;
