@@ -3,7 +3,6 @@ import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../crypto/api-ke
 import { newId, nowIso } from '../ids.ts';
 import {
   apiKeyByHash,
-  apiKeyById,
   apiKeyByIdOrPrefix,
   apiKeysOf,
   insertApiKey,
@@ -42,8 +41,6 @@ export async function createApiKey(
 }
 
 export const listApiKeys = apiKeysOf;
-
-export const getApiKey = apiKeyById;
 
 /** Revokes by id or visible prefix; returns the revoked key, or undefined when none matched. */
 export async function revokeApiKey(db: Kysely<Database>, idOrPrefix: string): Promise<ApiKeySummary | undefined> {

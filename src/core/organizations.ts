@@ -3,7 +3,7 @@ import { newId, nowIso } from '../ids.ts';
 import { insertOrganization, organizationByIdOrSlug, organizationBySlug } from '../store/organizations.ts';
 import type { Database, Organization } from '../store/schema.ts';
 
-export { countOrganizations, listOrganizations, organizationById as getOrganization } from '../store/organizations.ts';
+export { countOrganizations, listOrganizations } from '../store/organizations.ts';
 
 export function slugify(name: string): string {
   const slug = name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);

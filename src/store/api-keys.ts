@@ -21,11 +21,6 @@ export async function apiKeysOf(db: Kysely<Database>, orgId: string): Promise<St
   return rows.map(decode);
 }
 
-export async function apiKeyById(db: Kysely<Database>, keyId: string): Promise<StoredApiKey | undefined> {
-  const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
-  return row && decode(row);
-}
-
 export async function apiKeyByIdOrPrefix(db: Kysely<Database>, idOrPrefix: string): Promise<StoredApiKey | undefined> {
   const row = await db
     .selectFrom('api_keys')

@@ -32,13 +32,12 @@ interface Pending {
 }
 
 /** The rows with each value the thread placed in `into` (see sqlite-worker.js) made a Buffer view of it. */
-function viewsOfPlacedValues(rows: Record<string, unknown>[], into: SharedArrayBuffer) {
+function viewsOfPlacedValues(rows: Record<string, unknown>[], { buffer, column }: NonNullable<BulkRead['into']>) {
   for (const row of rows) {
-    for (const [column, value] of Object.entries(row)) {
-      if (value === null || typeof value !== 'object' || !('sharedOffset' in value)) continue;
-      const { sharedOffset, sharedLength } = value as SharedBytes;
-      row[column] = Buffer.from(into, sharedOffset, sharedLength);
-    }
+    const value = row[column];
+    if (value === null || typeof value !== 'object' || !('sharedOffset' in value)) continue;
+    const { sharedOffset, sharedLength } = value as SharedBytes;
+    row[column] = Buffer.from(buffer, sharedOffset, sharedLength);
   }
   return rows;
 }
@@ -91,7 +90,7 @@ class SqliteThread {
       this.worker.postMessage(request);
     });
     if (reply.error) throw Object.assign(new Error(reply.error.message), reply.error);
-    if (reply.rows) return { rows: into ? viewsOfPlacedValues(reply.rows as Record<string, unknown>[], into.buffer) : reply.rows };
+    if (reply.rows) return { rows: into ? viewsOfPlacedValues(reply.rows as Record<string, unknown>[], into) : reply.rows };
     return { rows: [], numAffectedRows: BigInt(reply.changes ?? 0), insertId: BigInt(reply.lastInsertRowid ?? 0) };
   }
 
