@@ -12,6 +12,8 @@ export interface Settings {
   encryptionKey: string | null;
   /** Largest accepted request body, in bytes. */
   bodyLimit: number;
+  /** BULWARK_PAGE_CACHE_MB: how much of the list answers asked again before the data changed is kept, in bytes. */
+  pageCacheBytes: number;
   /** A Bearer token `/metrics` requires; null serves it to anyone who reaches the port. */
   metricsToken: string | null;
   /** Where a `bulwark worker` process serves its own `GET /metrics`; null: it serves none. */
@@ -217,6 +219,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     logLevel: env.LOG_LEVEL || 'info',
     encryptionKey: env.BULWARK_ENCRYPTION_KEY || null,
     bodyLimit: intFromEnv(env, 'BULWARK_BODY_LIMIT', 1024 * 1024),
+    pageCacheBytes: Math.max(0, intFromEnv(env, 'BULWARK_PAGE_CACHE_MB', 64)) * 1024 * 1024,
     metricsToken: env.BULWARK_METRICS_TOKEN || null,
     workerMetricsPort: env.BULWARK_WORKER_METRICS_PORT ? intFromEnv(env, 'BULWARK_WORKER_METRICS_PORT', 0) : null,
     ...requestLimitsFromEnv(env),

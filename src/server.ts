@@ -48,6 +48,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     hasFixer: services.hasFixer,
     sourceBranchExists: services.sourceBranchExists,
     bodyLimit: settings.bodyLimit,
+    pageCacheBytes: settings.pageCacheBytes,
     metrics: services.metrics,
     metricsToken: settings.metricsToken,
     limits: settings,

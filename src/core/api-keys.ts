@@ -10,7 +10,9 @@ import {
   setApiKeyRevokedAt,
   type StoredApiKey,
 } from '../store/api-keys.ts';
+import type { ChangeEpoch } from '../store/change-epoch.ts';
 import type { Database } from '../store/schema.ts';
+import { VersionedCache } from '../store/versioned-cache.ts';
 import type { Principal } from './principal.ts';
 import type { Scope } from './scopes.ts';
 
@@ -54,12 +56,38 @@ export async function revokeApiKey(db: Kysely<Database>, idOrPrefix: string): Pr
 /** Resolves a presented key to its principal; undefined for malformed, unknown or revoked keys. */
 export async function authenticate(db: Kysely<Database>, presented: string): Promise<Principal | undefined> {
   if (!isWellFormedApiKey(presented)) return undefined;
-  const found = await apiKeyByHash(db, hashApiKey(presented));
+  return principalOf(db, hashApiKey(presented));
+}
+
+async function principalOf(db: Kysely<Database>, hash: string): Promise<Principal | undefined> {
+  const found = await apiKeyByHash(db, hash);
   if (!found || found.key.revoked_at) return undefined;
   const { key, organization } = found;
   const now = Date.now();
-  if (!key.last_used_at || now - Date.parse(key.last_used_at) > LAST_USED_RESOLUTION_MS) {
-    await setApiKeyLastUsedAt(db, key.id, new Date(now).toISOString());
-  }
+  if (lastUseDue(key, now)) await setApiKeyLastUsedAt(db, key.id, new Date(now).toISOString());
   return { orgId: key.org_id, keyId: key.id, scopes: key.scopes, apiKey: key, organization };
+}
+
+function lastUseDue(key: StoredApiKey, now: number): boolean {
+  return !key.last_used_at || now - Date.parse(key.last_used_at) > LAST_USED_RESOLUTION_MS;
+}
+
+/**
+ * authenticate(), with each key's principal kept while the database's change epoch stays the same: a
+ * revocation, a change of scopes or organization, by this process or another, moves the epoch, and the
+ * next request reads the key again; so does a request that finds its `last_used_at` due for a refresh.
+ * Unknown and revoked keys are never kept.
+ */
+export function cachedAuthentication(db: Kysely<Database>, changes: ChangeEpoch): (presented: string) => Promise<Principal | undefined> {
+  const known = new VersionedCache<Principal>(10_000);
+  return async (presented) => {
+    if (!isWellFormedApiKey(presented)) return undefined;
+    const hash = hashApiKey(presented);
+    const epoch = changes.current();
+    const kept = epoch === null ? undefined : known.get(hash, epoch);
+    if (kept && !lastUseDue(kept.apiKey, Date.now())) return kept;
+    const principal = await principalOf(db, hash);
+    if (principal && epoch !== null) known.set(hash, epoch, principal);
+    return principal;
+  };
 }

@@ -5,10 +5,12 @@ import { withCancelSignal } from '../core/cancellation.ts';
 import { noPullRequestOpener } from '../core/fixes.ts';
 import { toFixFinding } from '../fixing/fix-finding.ts';
 import { fixerFor } from '../fixing/fixers/index.ts';
+import { cachedAuthentication } from '../core/api-keys.ts';
 import { authPlugin } from './auth.ts';
 import type { Deps } from './deps.ts';
 import { installErrorHandling, sendError } from './errors.ts';
 import { installMetrics } from './metrics.ts';
+import { DEFAULT_PAGE_CACHE_BYTES, pageCachePlugin } from './page-cache.ts';
 import { FAMILIES } from './family.ts';
 import { redactingLogger } from './logging.ts';
 import { requestLimitsPlugin, serverTimeouts, type RequestLimits } from './request-limits.ts';
@@ -27,6 +29,8 @@ export interface AppOptions extends Partial<Omit<Deps, 'store'>> {
   bodyLimit?: number;
   /** Timeouts and per-key limits; without them (tests of the API alone) Fastify's defaults and no per-key limits. */
   limits?: RequestLimits;
+  /** How many bytes of list answers the page cache keeps (page-cache.ts); 0 keeps none. */
+  pageCacheBytes?: number;
 }
 
 /**
@@ -112,8 +116,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
     withCancelSignal(controller.signal, done);
   });
-  await app.register(authPlugin, { store: deps.store });
+  const changes = deps.store.watchChanges();
+  app.addHook('onClose', () => changes.close());
+  await app.register(authPlugin, { authenticate: cachedAuthentication(deps.store.db, changes) });
   await app.register(requestLimitsPlugin, { limits: options.limits });
+  await app.register(pageCachePlugin, { changes, maxBytes: options.pageCacheBytes ?? DEFAULT_PAGE_CACHE_BYTES });
   await app.register(accountRoutes, { store: deps.store });
   await app.register(eventRoutes, { store: deps.store });
   for (const family of FAMILIES) {

@@ -1,10 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { authenticate } from '../core/api-keys.ts';
 import { missingScope, unauthorized } from '../core/errors.ts';
 import type { Principal } from '../core/principal.ts';
 import type { Scope } from '../core/scopes.ts';
-import type { Store } from '../store/database.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,14 +23,14 @@ function presentedKey(request: FastifyRequest): string | undefined {
 }
 
 /** Every /api/v1 request carries `Authorization: Bearer <key>`; runs before validation, as FastAPI's auth dependency does. */
-export const authPlugin = fp(async (app: FastifyInstance, options: { store: Store }) => {
+export const authPlugin = fp(async (app: FastifyInstance, options: { authenticate: (presented: string) => Promise<Principal | undefined> }) => {
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRequest', async (request) => {
     if (!request.url.startsWith('/api/')) return;
     const key = presentedKey(request);
     if (!request.headers.authorization) throw unauthorized('Missing Authorization header: send "Authorization: Bearer <API key>"');
     if (!key) throw unauthorized('Malformed Authorization header: expected "Bearer <API key>"');
-    const principal = await authenticate(options.store.db, key);
+    const principal = await options.authenticate(key);
     if (!principal) throw unauthorized('Invalid or revoked API key');
     request.principal = principal;
     const scope = request.routeOptions.config?.scope;

@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, sql, type KyselyPlugin } from 'kysely';
 import type { Settings } from '../config.ts';
 import type { Database } from './schema.ts';
 import { currentCancelSignal, RequestCancelledError } from '../core/cancellation.ts';
+import { countingWrites, postgresChangeEpoch, sqliteChangeEpoch, type ChangeEpoch, type WriteCount } from './change-epoch.ts';
 import { sqliteWorkerDialect } from './sqlite-adapter.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -15,6 +16,8 @@ export interface Store {
   location: string;
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
+  /** Starts following commits to this database, by any process (see change-epoch.ts); the caller closes it. */
+  watchChanges(): ChangeEpoch;
   close(): Promise<void>;
 }
 
@@ -62,11 +65,19 @@ export function openStore(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>): 
       pool.on('error', () => {});
       return pool;
     };
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [skipCancelled] });
-    return { db, dialect: 'postgres', location: redactDatabaseUrl(settings.databaseUrl), ping: () => ping(db), close: () => db.destroy() };
+    const writes: WriteCount = { count: 0 };
+    const db = new Kysely<Database>({ dialect: countingWrites(new PostgresDialect({ pool }), writes), plugins: [skipCancelled] });
+    return {
+      db,
+      dialect: 'postgres',
+      location: redactDatabaseUrl(databaseUrl),
+      ping: () => ping(db),
+      watchChanges: () => postgresChangeEpoch(databaseUrl, writes),
+      close: () => db.destroy(),
+    };
   }
   fs.mkdirSync(settings.dataDir, { recursive: true });
   const file = path.join(settings.dataDir, 'bulwark.db');
   const db = new Kysely<Database>({ dialect: sqliteWorkerDialect(file), plugins: [skipCancelled] });
-  return { db, dialect: 'sqlite', location: file, ping: () => ping(db), close: () => db.destroy() };
+  return { db, dialect: 'sqlite', location: file, ping: () => ping(db), watchChanges: () => sqliteChangeEpoch(file), close: () => db.destroy() };
 }

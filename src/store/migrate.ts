@@ -13,6 +13,7 @@ import * as jobGroups from './migrations/010_job_groups.ts';
 import * as fixOutcomes from './migrations/011_fix_outcomes.ts';
 import * as listIndexesAndCounts from './migrations/012_list_indexes_and_counts.ts';
 import * as eventCountsPerOrg from './migrations/013_event_counts_per_org.ts';
+import * as changeNotices from './migrations/014_change_notices.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
 const migrations: Record<string, Migration> = {
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '011_fix_outcomes': fixOutcomes,
   '012_list_indexes_and_counts': listIndexesAndCounts,
   '013_event_counts_per_org': eventCountsPerOrg,
+  '014_change_notices': changeNotices,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { PageRequest } from '../core/pagination.ts';
 import type { Database } from './schema.ts';
+import { VersionedCache } from './versioned-cache.ts';
 
 type TimeColumn = 'created_at' | 'event_timestamp';
 
@@ -37,40 +38,12 @@ interface Cursor {
  * good only while its list's `version` (a sum of change counters the triggers of migration 012 keep)
  * is unchanged: any insert, delete or change of a filtered column in the scope moves it.
  */
-class PageStarts {
-  private readonly entries = new Map<string, { version: number; cursor: Cursor }>();
-  private readonly capacity: number;
-
-  constructor(capacity: number) {
-    this.capacity = capacity;
-  }
-
-  get(key: string, version: number): Cursor | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.version !== version) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    // Most recently used last, so the oldest is evicted first.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry.cursor;
-  }
-
-  set(key: string, version: number, cursor: Cursor) {
-    this.entries.delete(key);
-    this.entries.set(key, { version, cursor });
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
-  }
-}
-
-const pageStarts = new PageStarts(20_000);
+const pageStarts = new VersionedCache<Cursor>(20_000);
 
 export interface CountedList {
   /** Names the list: the table, its scope and its filters. */
   key: string;
-  /** The list's change counter (see PageStarts). */
+  /** The list's change counter (see pageStarts). */
   version: number;
 }
 

@@ -11,6 +11,7 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
+import { onlyReads } from './dialect.ts';
 import { currentBulkRead, type BulkRead } from './read-lanes.ts';
 import type { SharedBytes, SqliteReply, SqliteRequest } from './sqlite-worker.js';
 
@@ -116,11 +117,6 @@ class Lock {
   }
 }
 
-/** Statements that only read: they may go to a reader when outside a transaction. */
-function onlyReads(query: CompiledQuery): boolean {
-  return query.query.kind === 'SelectQueryNode' || (query.query.kind === 'RawNode' && /^\s*(select|explain)\b/i.test(query.sql));
-}
-
 class WorkerConnection implements DatabaseConnection {
   private readonly driver: WorkerSqliteDriver;
   /** Set while this connection holds the writer for a transaction. */
@@ -132,6 +128,7 @@ class WorkerConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (this.releaseWriter) return (await this.driver.writer.run(query)) as QueryResult<R>;
+    // Reads may go to a reader when outside a transaction.
     if (onlyReads(query)) {
       const bulk = currentBulkRead();
       return (await this.driver.leastBusyReader(bulk !== undefined).run(query, bulk?.into)) as QueryResult<R>;

@@ -20,7 +20,7 @@ export async function eventRoutes(app: FastifyInstance, { store }: { store: Stor
   api.get(
     '/api/v1/finding-events',
     {
-      config: { scope: 'read' },
+      config: { scope: 'read', cachedPerOrganization: true },
       schema: {
         tags: ['events'],
         summary: 'Organization-wide finding lifecycle events, newest first',

@@ -16,7 +16,7 @@ export async function findingRoutes(app: FastifyInstance, { deps, family }: { de
   api.get(
     base,
     {
-      config: { scope: 'read' },
+      config: { scope: 'read', cachedPerOrganization: true },
       schema: {
         tags,
         summary: `List findings of a ${family.kind}, newest first`,

@@ -15,6 +15,7 @@ import { quotaTypeForScan } from '../../scan-types/index.ts';
 import type { Deps } from '../deps.ts';
 import type { Family } from '../family.ts';
 import { sendPiecewise } from '../piecewise-reply.ts';
+import { keptWhenSmall } from '../page-cache.ts';
 import { answerIdempotently, IdempotencyKeyHeaders } from '../idempotency.ts';
 import { operationId, responses, unitParams, unitScope } from '../route-kit.ts';
 import {
@@ -29,6 +30,9 @@ import {
 } from '../schemas.ts';
 import { serializeBatch, serializeProgress, serializeResultsJson } from '../serializers.ts';
 
+/** The largest results answer kept whole in the page cache. */
+const KEPT_RESULTS_BYTES = 1024 * 1024;
+
 export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps: Deps; family: Family }) {
   const { db } = deps.store;
   const { api, base, tags, params, unitOf } = unitScope(app, db, family, 'scans');
@@ -37,7 +41,7 @@ export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps:
   api.get(
     base,
     {
-      config: { scope: 'read' },
+      config: { scope: 'read', cachedPerOrganization: true },
       schema: {
         tags,
         summary: `List scan batches of a ${family.kind}, newest first`,
@@ -122,7 +126,7 @@ export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps:
   api.get(
     `${base}/:scan_id/results`,
     {
-      config: { scope: 'read' },
+      config: { scope: 'read', cachedPerOrganization: true },
       schema: {
         tags,
         summary: 'Every finding attributed to the batch, across all its repositories',
@@ -136,8 +140,9 @@ export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps:
       const unit = await unitOf(request);
       const results = await getScanResults(db, unit, params(request).scan_id);
       // Streamed as it is read, page by page (a batch can hold hundreds of thousands of findings): the next
-      // page is read while the socket takes the last, and reading stops if the client leaves.
-      await sendPiecewise(reply, 'application/json; charset=utf-8', serializeResultsJson(results));
+      // page is read while the socket takes the last, and reading stops if the client leaves. A small answer
+      // is also kept whole, for the next read before the data changes.
+      await sendPiecewise(reply, 'application/json; charset=utf-8', keptWhenSmall(request, serializeResultsJson(results), KEPT_RESULTS_BYTES));
     },
   );
 

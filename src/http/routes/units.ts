@@ -16,7 +16,7 @@ export async function unitRoutes(app: FastifyInstance, { store, family }: { stor
   api.get(
     base,
     {
-      config: { scope: 'read' },
+      config: { scope: 'read', cachedPerOrganization: true },
       schema: {
         tags: [family.tag],
         summary: `List the organization's ${family.collection}`,
