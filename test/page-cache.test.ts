@@ -7,7 +7,7 @@ import type { Unit } from '../src/core/units.ts';
 import { buildApp } from '../src/http/app.ts';
 import { openStore, type Store } from '../src/store/database.ts';
 import { VersionedCache } from '../src/store/versioned-cache.ts';
-import { expectStatus } from './helpers.ts';
+import { expectStatus, waitFor } from './helpers.ts';
 import { findingRow } from './support/finding-rows.ts';
 import { createHarness, type Harness, type TestOrg } from './support/api.ts';
 import { TEST_DATABASE } from './support/store.ts';
@@ -31,13 +31,7 @@ function findingReads() {
  * Asks until `check` holds: on PostgreSQL another process's commit reaches this one as a notice, a moment
  * later. Fails when it never holds, as a cache serving stale answers would.
  */
-async function eventually(check: () => Promise<boolean>, what: string) {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  assert.fail(`never saw ${what}`);
-}
+const eventually = (check: () => Promise<boolean>, what: string) => waitFor(what, 5, async () => ((await check()) ? true : undefined));
 
 describe('answers kept until the data changes', () => {
   let h: Harness;

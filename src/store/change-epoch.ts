@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryCompiler, TransactionSettings } from 'kysely';
 import { onlyReads } from './dialect.ts';
@@ -66,13 +67,16 @@ export interface WriteCount {
 }
 
 const HEARTBEAT_MS = 5000;
+/** Notices whose payload starts so are a listener's heartbeats, not changes. */
+const HEARTBEAT_PREFIX = 'heartbeat:';
 
 /**
  * PostgreSQL tells every listening session after each commit that touched a watched table (LISTEN/NOTIFY,
  * migration 014). The notice comes a moment after the commit, so this process's own writes also move the
- * epoch as they complete (a client reads its own writes at once). While the listening connection is down,
- * not yet up, or has not answered a heartbeat lately (a connection can die without a word), the epoch is
- * unknown; a reconnection moves it, since notices sent while nobody listened are lost.
+ * epoch as they complete (a client reads its own writes at once). The listener notifies itself every few
+ * seconds: until that heartbeat has come back lately, the epoch is unknown, so a connection that died
+ * without a word, or a pooler that does not pass notices on (PgBouncer in transaction mode), turns caching
+ * off rather than leaving it stale. A reconnection moves the epoch: notices sent while nobody listened are lost.
  */
 class PostgresChangeEpoch implements ChangeEpoch {
   private readonly url: string;
@@ -95,9 +99,14 @@ class PostgresChangeEpoch implements ChangeEpoch {
     const { default: pg } = await import('pg');
     const client = new pg.Client({ connectionString: this.url, keepAlive: true, application_name: 'bulwark change listener' });
     this.client = client;
-    client.on('notification', () => this.epoch++);
+    const beat = `${HEARTBEAT_PREFIX}${randomUUID()}`;
+    client.on('notification', ({ payload }) => {
+      if (payload === beat) this.lastHeartbeat = Date.now();
+      else if (!payload?.startsWith(HEARTBEAT_PREFIX)) this.epoch++;
+    });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
+    const sendBeat = () => client.query('select pg_notify($1, $2)', [CHANGES_CHANNEL, beat]).catch(() => this.lost(client));
     try {
       await client.connect();
       await client.query(`listen ${CHANGES_CHANNEL}`);
@@ -108,13 +117,8 @@ class PostgresChangeEpoch implements ChangeEpoch {
     if (this.client !== client) return;
     this.epoch++;
     this.listening = true;
-    this.lastHeartbeat = Date.now();
-    this.heartbeat = setInterval(() => {
-      client.query('select 1').then(
-        () => (this.lastHeartbeat = Date.now()),
-        () => this.lost(client),
-      );
-    }, HEARTBEAT_MS);
+    void sendBeat();
+    this.heartbeat = setInterval(sendBeat, HEARTBEAT_MS);
     this.heartbeat.unref();
   }
 
@@ -122,6 +126,7 @@ class PostgresChangeEpoch implements ChangeEpoch {
     if (this.client !== client) return;
     this.client = null;
     this.listening = false;
+    this.lastHeartbeat = 0;
     this.epoch++;
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
