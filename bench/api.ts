@@ -11,7 +11,8 @@
 // runs as a child process, and for every list route and filter the bench measures, alternately in one
 // run, Bulwark and a raw node:http server (another child) answering the same bytes from memory:
 //   max      --connections keep-alive clients, each sending its next request on an answer: req/s, p50, p99
-//   @rate    requests due at --rate per second (open loop): p50, p99 counted from when each was due
+//   @rate    requests due at --rate per second (open loop, from a client process of its own, after half a
+//            second untimed): p50, p99 counted from when each was due
 // Last, the results scenario: four clients read a 200,000-finding scan's results over and over while
 // /me is called at 100 req/s (readers and timer each in a child process); it prints /me's p50/p99 and
 // the server's peak RSS (VmHWM: the whole run).
@@ -383,7 +384,7 @@ async function measureRoutes(o: Options, bulwark: Server, raw: Awaited<ReturnTyp
     const mine = await closedLoop(b, { connections: o.connections, seconds: o.seconds });
     await closedLoop(r, { connections: o.connections, seconds: 0.5 });
     const ceiling = await closedLoop(r, { connections: o.connections, seconds: o.seconds });
-    const paced = await fixedRate(b, { rate: o.rate, seconds: o.seconds, connections: Math.max(o.connections, 32) });
+    const paced = JSON.parse(await child('--paced', [String(bulwark.port), p, s.key, String(o.rate), String(o.seconds), String(Math.max(o.connections, 32))]).output) as LoadResult;
     if (name.startsWith('findings, large repo, limit=50')) firstAndDeep.first = mine.p50;
     if (name.startsWith('findings, large repo, skip=')) firstAndDeep.deep = mine.p50;
     console.log(
@@ -430,6 +431,17 @@ async function timeMe([port, key, seconds]: string[]) {
   // A second untimed first, so the timer's own start-up (loading, compiling) is not counted as latency.
   await fixedRate(target, { rate: 100, seconds: 1, connections: 8 });
   process.stdout.write(JSON.stringify(await fixedRate(target, { rate: 100, seconds: Number(seconds), connections: 8 })));
+}
+
+/**
+ * The open-loop client (`--paced PORT PATH KEY RATE SECONDS CONNECTIONS`), a process of its own so that
+ * its latencies are the server's, not pauses of this process's heap (full from seeding) or its backlog
+ * from the run before: half a second untimed, then the LoadResult printed as JSON.
+ */
+async function paced([port, p, key, rate, seconds, connections]: string[]) {
+  const target = { port: Number(port), path: p, headers: { authorization: `Bearer ${key}` } };
+  await fixedRate(target, { rate: Number(rate), seconds: 0.5, connections: Number(connections) });
+  process.stdout.write(JSON.stringify(await fixedRate(target, { rate: Number(rate), seconds: Number(seconds), connections: Number(connections) })));
 }
 
 /** Runs this file in `mode` as a child process and gives what it printed on stdout once it exits. */
@@ -530,6 +542,8 @@ if (process.argv.includes('--raw-server')) {
   await resultsReaders(process.argv.slice(3));
 } else if (process.argv[2] === '--time-me') {
   await timeMe(process.argv.slice(3));
+} else if (process.argv[2] === '--paced') {
+  await paced(process.argv.slice(3));
 } else {
   await main();
 }

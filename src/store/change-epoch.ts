@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryCompiler, TransactionSettings } from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, TransactionSettings } from 'kysely';
 import { onlyReads } from './dialect.ts';
 
 /**
@@ -17,37 +17,51 @@ export interface ChangeEpoch {
 /** The channel migration 014's triggers notify on PostgreSQL after every statement that changes an API-visible table. */
 export const CHANGES_CHANNEL = 'bulwark_changes';
 
+/** How many statements that may have written this process has seen complete (see countingWrites). */
+export interface WriteCount {
+  count: number;
+}
+
 /**
  * SQLite counts commits for us: `PRAGMA data_version` on a connection changes whenever another
  * connection (the writer thread, another process) has committed since the last time it was asked. The
  * connection is this thread's own, read-only, and asking costs a few microseconds without waiting on any
- * lock (busy_timeout 0: a locked file means "cannot tell", never a stall of the event loop).
+ * lock (busy_timeout 0: a locked file means "cannot tell", never a stall of the event loop). It is asked
+ * once per turn of the event loop, which also answers every request that turn parses; this process's own
+ * writes move the epoch as each completes, so a client still reads its own writes at once.
  */
 class SqliteChangeEpoch implements ChangeEpoch {
   private readonly file: string;
+  private readonly writes: WriteCount;
   private database: DatabaseSync | null = null;
   private statement: StatementSync | null = null;
-  private seen: number | null = null;
-  private epoch = 0;
+  private epoch: number | null = null;
+  private askedThisTurn = false;
+  private readonly nextTurn = () => (this.askedThisTurn = false);
 
-  constructor(file: string) {
+  constructor(file: string, writes: WriteCount) {
     this.file = file;
+    this.writes = writes;
   }
 
   current(): number | null {
+    if (!this.askedThisTurn) {
+      this.askedThisTurn = true;
+      setImmediate(this.nextTurn);
+      this.epoch = this.ask();
+    }
+    return this.epoch === null ? null : this.epoch + this.writes.count;
+  }
+
+  private ask(): number | null {
     try {
       if (!this.statement) {
         this.database = new DatabaseSync(this.file, { readOnly: true, timeout: 0 });
         this.statement = this.database.prepare('pragma data_version');
       }
-      const version = Number((this.statement.get() as { data_version: number }).data_version);
-      if (version !== this.seen) {
-        this.seen = version;
-        this.epoch++;
-      }
-      return this.epoch;
+      // A count that only grows, so the sum with this process's own writes moves whenever either does.
+      return Number((this.statement.get() as { data_version: number }).data_version);
     } catch {
-      this.epoch++;
       return null;
     }
   }
@@ -60,11 +74,6 @@ class SqliteChangeEpoch implements ChangeEpoch {
 }
 
 const RECONNECT_MS = 1000;
-
-/** How many statements that may have written this process has seen complete (see countingWrites). */
-export interface WriteCount {
-  count: number;
-}
 
 const HEARTBEAT_MS = 5000;
 /** Notices whose payload starts so are a listener's heartbeats, not changes. */
@@ -155,8 +164,8 @@ class PostgresChangeEpoch implements ChangeEpoch {
   }
 }
 
-export function sqliteChangeEpoch(file: string): ChangeEpoch {
-  return new SqliteChangeEpoch(file);
+export function sqliteChangeEpoch(file: string, writes: WriteCount): ChangeEpoch {
+  return new SqliteChangeEpoch(file, writes);
 }
 
 export function postgresChangeEpoch(url: string, writes: WriteCount): ChangeEpoch {
@@ -170,7 +179,7 @@ export function postgresChangeEpoch(url: string, writes: WriteCount): ChangeEpoc
 export function countingWrites(dialect: Dialect, writes: WriteCount): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
-    createDriver: () => new CountingDriver(dialect.createDriver(), writes),
+    createDriver: () => countingDriver(dialect.createDriver(), writes),
     createIntrospector: (db) => dialect.createIntrospector(db),
     createQueryCompiler: () => dialect.createQueryCompiler(),
   };
@@ -227,18 +236,6 @@ class CountingDriver implements Driver {
     return this.inner.rollbackTransaction(innerOf(connection));
   }
 
-  async savepoint(connection: DatabaseConnection, name: string, compileQuery: QueryCompiler['compileQuery']) {
-    await this.inner.savepoint?.(innerOf(connection), name, compileQuery);
-  }
-
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compileQuery: QueryCompiler['compileQuery']) {
-    await this.inner.rollbackToSavepoint?.(innerOf(connection), name, compileQuery);
-  }
-
-  async releaseSavepoint(connection: DatabaseConnection, name: string, compileQuery: QueryCompiler['compileQuery']) {
-    await this.inner.releaseSavepoint?.(innerOf(connection), name, compileQuery);
-  }
-
   releaseConnection(connection: DatabaseConnection) {
     return this.inner.releaseConnection(innerOf(connection));
   }
@@ -246,6 +243,16 @@ class CountingDriver implements Driver {
   destroy() {
     return this.inner.destroy();
   }
+}
+
+/** The counting driver, with savepoints where the dialect's own driver has them (Kysely asks which it has). */
+function countingDriver(inner: Driver, writes: WriteCount): Driver {
+  const driver: Driver = new CountingDriver(inner, writes);
+  for (const method of ['savepoint', 'rollbackToSavepoint', 'releaseSavepoint'] as const) {
+    const own = inner[method];
+    if (own) driver[method] = (connection, name, compileQuery) => own.call(inner, innerOf(connection), name, compileQuery);
+  }
+  return driver;
 }
 
 function innerOf(connection: DatabaseConnection): DatabaseConnection {

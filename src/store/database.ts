@@ -78,6 +78,7 @@ export function openStore(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>): 
   }
   fs.mkdirSync(settings.dataDir, { recursive: true });
   const file = path.join(settings.dataDir, 'bulwark.db');
-  const db = new Kysely<Database>({ dialect: sqliteWorkerDialect(file), plugins: [skipCancelled] });
-  return { db, dialect: 'sqlite', location: file, ping: () => ping(db), watchChanges: () => sqliteChangeEpoch(file), close: () => db.destroy() };
+  const writes: WriteCount = { count: 0 };
+  const db = new Kysely<Database>({ dialect: countingWrites(sqliteWorkerDialect(file), writes), plugins: [skipCancelled] });
+  return { db, dialect: 'sqlite', location: file, ping: () => ping(db), watchChanges: () => sqliteChangeEpoch(file, writes), close: () => db.destroy() };
 }
