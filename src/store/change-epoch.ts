@@ -5,7 +5,7 @@ import { onlyReads } from './dialect.ts';
 
 /**
  * A number that moves whenever a commit may have changed what a read returns, by this process or any
- * other sharing the database: what a cache of reads checks its entries against (see http/read-cache.ts).
+ * other sharing the database: what a cache of reads checks its entries against (see http/page-cache.ts).
  * An entry stored with the epoch read before its data was read is good while the epoch stays the same.
  */
 export interface ChangeEpoch {
