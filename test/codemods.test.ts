@@ -413,3 +413,51 @@ describe('java', () => {
   test('a factory whose parser is made elsewhere is refused: the checked exception may not be handled there', () =>
     refuses('Factory.java', 'class Factory {\n  DocumentBuilderFactory make() {\n    DocumentBuilderFactory dbf = DocumentBuilderFactory.newInstance();\n    return dbf;\n  }\n}\n', 'java.lang.xxe.document-builder-defaults', /checked exception/));
 });
+
+describe('ruby', () => {
+  const controller = (body: string) => `class ImportsController < ApplicationController\n  def create\n    ${body}\n  end\nend\n`;
+  test('YAML.load of a request body → YAML.safe_load: plain data, symbols, times and dates load as before', () =>
+    fixes('app/controllers/imports_controller.rb', controller('data = YAML.load(request.body.read)'), 'ruby.lang.deserialization.unsafe-load',
+      controller("data = YAML.safe_load(request.body.read, permitted_classes: [Symbol, Time, 'Date'])")));
+  test('Psych.unsafe_load without parentheses → Psych.safe_load with them', () =>
+    fixes('app/controllers/imports_controller.rb', controller('data = Psych.unsafe_load params[:doc]'), 'ruby.lang.deserialization.unsafe-load',
+      controller("data = Psych.safe_load(params[:doc], permitted_classes: [Symbol, Time, 'Date'])")));
+  test('Marshal.load is refused: there is no safe mode, the data needs JSON', () =>
+    refuses('app/controllers/sessions_controller.rb', controller('state = Marshal.load(Base64.decode64(cookies[:state]))'), 'ruby.lang.deserialization.unsafe-load', /JSON/));
+});
+
+describe('php', () => {
+  test('echo of $_GET → htmlspecialchars of it: text without markup characters prints the same', () =>
+    fixes('hello.php', '<?php\necho "Hello, " . $_GET["name"];\n', 'php.lang.xss.echo-superglobal',
+      '<?php\necho "Hello, " . htmlspecialchars($_GET["name"], ENT_QUOTES, \'UTF-8\');\n'));
+  test('<?= of a nested request value → escaped, the whole value read', () =>
+    fixes('search.php', '<p>Results for <?= $_GET["q"]["text"] ?></p>\n', 'php.lang.xss.echo-superglobal',
+      '<p>Results for <?= htmlspecialchars($_GET["q"]["text"], ENT_QUOTES, \'UTF-8\') ?></p>\n'));
+  test('a value interpolated in a string is refused: a call cannot go inside the string', () =>
+    refuses('q.php', '<?php\nprint "<p>{$_REQUEST[\'q\']}</p>";\n', 'php.lang.xss.echo-superglobal', /interpolated/));
+  test('unserialize of a cookie → allowed_classes false: arrays and scalars load as before, no object is built', () =>
+    fixes('prefs.php', '<?php\n$prefs = unserialize(base64_decode($_COOKIE["prefs"]));\n', 'php.lang.deserialization.unserialize',
+      '<?php\n$prefs = unserialize(base64_decode($_COOKIE["prefs"]), [\'allowed_classes\' => false]);\n'));
+});
+
+describe('go', () => {
+  const file = (imports: string, body: string) => `package cache\n\n${imports}\n\n${body}\n`;
+  test('md5.New() → sha256.New(): still a hash.Hash; the import follows', () =>
+    fixes('cache/key.go', file('import (\n\t"crypto/md5"\n\t"hash"\n)', 'func Hasher() hash.Hash { return md5.New() }'), 'go.crypto.weak-hash',
+      file('import (\n\t"crypto/sha256"\n\t"hash"\n)', 'func Hasher() hash.Hash { return sha256.New() }')));
+  test('sha1.Sum printed with %x → sha256.Sum256: still printed as hex', () =>
+    fixes('cache/key.go', file('import (\n\t"crypto/sha1"\n\t"fmt"\n)', 'func Key(b []byte) string { return fmt.Sprintf("%x", sha1.Sum(b)) }'), 'go.crypto.weak-hash',
+      file('import (\n\t"crypto/sha256"\n\t"fmt"\n)', 'func Key(b []byte) string { return fmt.Sprintf("%x", sha256.Sum256(b)) }')));
+  test('md5 still used elsewhere in the file: its import stays and crypto/sha256 is added', async () => {
+    const before = file('import (\n\t"crypto/md5"\n\t"hash"\n)', 'func A() hash.Hash { return md5.New() }\n\nfunc B() hash.Hash { return md5.New() }');
+    const { outcome, after } = await runCodemod('cache/key.go', before, 'go.crypto.weak-hash');
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.equal(after, file('import (\n\t"crypto/md5"\n\t"hash"\n)\n\nimport "crypto/sha256"', 'func A() hash.Hash { return sha256.New() }\n\nfunc B() hash.Hash { return md5.New() }'));
+    assert.equal(syntaxErrors(parseCode('go', after)).count, 0, 'the fixed snippet parses');
+    assert.equal(analyzeSource(rules, 'go', after).filter((m) => m.rule.id === 'go.crypto.weak-hash').length, 1, 'only the other call is left');
+  });
+  test('md5.Sum kept as a [16]byte is refused: the digest type would change', () =>
+    refuses('cache/key.go', file('import "crypto/md5"', 'func Sum(b []byte) [16]byte { return md5.Sum(b) }'), 'go.crypto.weak-hash', /\[32\]byte/));
+  test('MD5 of a password is refused with a note about migrating stored hashes', () =>
+    refuses('auth/users.go', file('import (\n\t"crypto/md5"\n\t"fmt"\n)', 'func HashPassword(p string) string { return fmt.Sprintf("%x", md5.Sum([]byte(p))) }'), 'go.crypto.weak-hash', /password hash.*migrate/));
+});

@@ -6,7 +6,7 @@ import type { CodemodEdit } from './codemod.ts';
 // Small tree helpers the codemods share: the statement a node sits in, replacing a node, and adding an
 // import or a helper function at the top of a module without touching anything else.
 
-const STATEMENT_PARENTS = new Set(['module', 'block', 'program', 'statement_block', 'switch_case', 'switch_default', 'else_clause']);
+const STATEMENT_PARENTS = new Set(['module', 'block', 'program', 'statement_block', 'switch_case', 'switch_default', 'else_clause', 'source_file', 'statement_list']);
 
 /** The statement the node belongs to (itself when it is one). */
 export function statementOf(node: SgNode): SgNode {

@@ -1,4 +1,5 @@
 import type { Codemod } from './codemod.ts';
+import { goSha256Hash } from './go/sha256-hash.ts';
 import { javaSecureRandom } from './java/secure-random.ts';
 import { javaSha256Hash } from './java/sha256-hash.ts';
 import { javaXmlNoDoctype } from './java/xml-no-doctype.ts';
@@ -8,6 +9,8 @@ import { javascriptExecFile } from './javascript/exec-file.ts';
 import { javascriptJwtAlgorithms } from './javascript/jwt-algorithms.ts';
 import { javascriptParameterizedSql } from './javascript/parameterized-sql.ts';
 import { javascriptSha256Hash } from './javascript/sha256-hash.ts';
+import { phpEscapeEcho } from './php/escape-echo.ts';
+import { phpUnserializeNoClasses } from './php/unserialize-no-classes.ts';
 import { pythonDebugFromEnv } from './python/debug-from-env.ts';
 import { pythonEndOfOptions } from './python/end-of-options.ts';
 import { pythonEscapeHtml } from './python/escape-html.ts';
@@ -25,11 +28,13 @@ import { pythonVerifiedSslContext } from './python/verified-ssl-context.ts';
 import { pythonXpathVariables } from './python/xpath-variables.ts';
 import { pythonXmlNoEntities } from './python/xml-no-entities.ts';
 import { pythonYamlSafeLoad } from './python/yaml-safe-load.ts';
+import { rubyYamlSafeLoad } from './ruby/yaml-safe-load.ts';
 import { templateEscapedOutput } from './template/escaped-output.ts';
 
 // The catalog: one small module per codemod, each naming the rules it fixes. A rule has at most one.
 
 export const CODEMODS: readonly Codemod[] = [
+  goSha256Hash,
   javaSecureRandom,
   javaSha256Hash,
   javaXmlNoDoctype,
@@ -39,6 +44,8 @@ export const CODEMODS: readonly Codemod[] = [
   javascriptJwtAlgorithms,
   javascriptParameterizedSql,
   javascriptSha256Hash,
+  phpEscapeEcho,
+  phpUnserializeNoClasses,
   pythonDebugFromEnv,
   pythonEndOfOptions,
   pythonEscapeHtml,
@@ -56,6 +63,7 @@ export const CODEMODS: readonly Codemod[] = [
   pythonXmlNoEntities,
   pythonXpathVariables,
   pythonYamlSafeLoad,
+  rubyYamlSafeLoad,
   templateEscapedOutput,
 ];
 
