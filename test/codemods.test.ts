@@ -424,6 +424,28 @@ describe('ruby', () => {
       controller("data = Psych.safe_load(params[:doc], permitted_classes: [Symbol, Time, 'Date'])")));
   test('Marshal.load is refused: there is no safe mode, the data needs JSON', () =>
     refuses('app/controllers/sessions_controller.rb', controller('state = Marshal.load(Base64.decode64(cookies[:state]))'), 'ruby.lang.deserialization.unsafe-load', /JSON/));
+  const lock = (rails: string) => ({ 'Gemfile.lock': `GEM\n  remote: https://rubygems.org/\n  specs:\n    actionpack (${rails})\n      rack (~> 2.2)\n    rails (${rails})\n      actionpack (= ${rails})\n\nDEPENDENCIES\n  rails (~> ${rails})\n` });
+  test('redirect_to params[...] on Rails 7 → allow_other_host: false: paths of the app redirect as before', () =>
+    fixes('app/controllers/sessions_controller.rb', controller('redirect_to params[:return_to]'), 'ruby.rails.open-redirect.redirect-to-params',
+      controller('redirect_to params[:return_to], allow_other_host: false'), lock('7.1.3')));
+  test('redirect_to(target) from a request value, with parentheses → the option inside them', () =>
+    fixes('app/controllers/sessions_controller.rb', controller('target = params[:next]\n    redirect_to(target)'), 'ruby.rails.open-redirect.redirect-to-params',
+      controller('target = params[:next]\n    redirect_to(target, allow_other_host: false)'), lock('7.0.8')));
+  test('Rails 6 is refused: it ignores allow_other_host', async () => {
+    const { outcome } = await runCodemod('app/controllers/sessions_controller.rb', controller('redirect_to params[:return_to]'), 'ruby.rails.open-redirect.redirect-to-params', lock('6.1.7'));
+    assert.equal(outcome.fixed, false);
+    assert.match(outcome.note, /Rails 6 ignores allow_other_host/);
+  });
+  test('an app without Gemfile.lock is refused: the Rails version is unknown', () =>
+    refuses('app/controllers/sessions_controller.rb', controller('redirect_to params[:return_to]'), 'ruby.rails.open-redirect.redirect-to-params', /not locked/));
+  test('"...#{params[...]}...".html_safe → the value escaped inside: the markup stays markup, plain names print the same', () =>
+    fixes('app/controllers/greetings_controller.rb', controller('render html: "<h1>Hello #{params[:name]}</h1>".html_safe'), 'ruby.rails.xss.unescaped-output',
+      controller('render html: "<h1>Hello #{ERB::Util.html_escape(params[:name])}</h1>".html_safe')));
+  test('render html: of a string not marked html_safe is refused: Rails escapes it already', () =>
+    refuses('app/controllers/greetings_controller.rb', controller('render html: "<h1>Hello #{params[:name]}</h1>"'), 'ruby.rails.xss.unescaped-output', /escapes a string/));
+  test('raw() of a string built from a variable holding request data → that variable escaped', () =>
+    fixes('app/helpers/greeting_helper.rb', 'module GreetingHelper\n  def greeting\n    name = params[:name]\n    raw("Hello " + name)\n  end\nend\n', 'ruby.rails.xss.unescaped-output',
+      'module GreetingHelper\n  def greeting\n    name = params[:name]\n    raw("Hello " + ERB::Util.html_escape(name))\n  end\nend\n'));
 });
 
 describe('php', () => {

@@ -28,6 +28,8 @@ import { pythonVerifiedSslContext } from './python/verified-ssl-context.ts';
 import { pythonXpathVariables } from './python/xpath-variables.ts';
 import { pythonXmlNoEntities } from './python/xml-no-entities.ts';
 import { pythonYamlSafeLoad } from './python/yaml-safe-load.ts';
+import { rubyEscapeHtml } from './ruby/escape-html.ts';
+import { rubyRedirectSameHost } from './ruby/redirect-same-host.ts';
 import { rubyYamlSafeLoad } from './ruby/yaml-safe-load.ts';
 import { templateEscapedOutput } from './template/escaped-output.ts';
 
@@ -63,6 +65,8 @@ export const CODEMODS: readonly Codemod[] = [
   pythonXmlNoEntities,
   pythonXpathVariables,
   pythonYamlSafeLoad,
+  rubyEscapeHtml,
+  rubyRedirectSameHost,
   rubyYamlSafeLoad,
   templateEscapedOutput,
 ];
