@@ -457,6 +457,16 @@ describe('php', () => {
       '<p>Results for <?= htmlspecialchars($_GET["q"]["text"], ENT_QUOTES, \'UTF-8\') ?></p>\n'));
   test('a value interpolated in a string is refused: a call cannot go inside the string', () =>
     refuses('q.php', '<?php\nprint "<p>{$_REQUEST[\'q\']}</p>";\n', 'php.lang.xss.echo-superglobal', /interpolated/));
+  test('a request value concatenated into system() → escapeshellarg(): a host name reaches ping as the same argument', () =>
+    fixes('ping.php', '<?php\nsystem("ping -c 1 " . $_GET["host"]);\n', 'php.lang.command-injection.superglobal-in-command',
+      '<?php\nsystem("ping -c 1 " . escapeshellarg($_GET["host"]));\n'));
+  test('a variable assigned from $_REQUEST in a command → escapeshellarg() at its use', () =>
+    fixes('ls.php', '<?php\n$dir = $_REQUEST["dir"];\necho shell_exec("ls -la " . $dir . " | head");\n', 'php.lang.command-injection.superglobal-in-command',
+      '<?php\n$dir = $_REQUEST["dir"];\necho shell_exec("ls -la " . escapeshellarg($dir) . " | head");\n'));
+  test('a value already inside quotes of the command is refused: it would be quoted twice', () =>
+    refuses('grep.php', '<?php\nsystem("grep \\"" . $_GET["q"] . "\\" /var/log/app.log");\n', 'php.lang.command-injection.superglobal-in-command', /inside quotes/));
+  test('a value interpolated in the command string is refused', () =>
+    refuses('ls.php', '<?php\n$dir = $_REQUEST["dir"];\necho shell_exec("ls -la $dir");\n', 'php.lang.command-injection.superglobal-in-command', /interpolated/));
   test('unserialize of a cookie → allowed_classes false: arrays and scalars load as before, no object is built', () =>
     fixes('prefs.php', '<?php\n$prefs = unserialize(base64_decode($_COOKIE["prefs"]));\n', 'php.lang.deserialization.unserialize',
       '<?php\n$prefs = unserialize(base64_decode($_COOKIE["prefs"]), [\'allowed_classes\' => false]);\n'));

@@ -10,6 +10,7 @@ import { javascriptJwtAlgorithms } from './javascript/jwt-algorithms.ts';
 import { javascriptParameterizedSql } from './javascript/parameterized-sql.ts';
 import { javascriptSha256Hash } from './javascript/sha256-hash.ts';
 import { phpEscapeEcho } from './php/escape-echo.ts';
+import { phpEscapeShellArg } from './php/escape-shell-arg.ts';
 import { phpUnserializeNoClasses } from './php/unserialize-no-classes.ts';
 import { pythonDebugFromEnv } from './python/debug-from-env.ts';
 import { pythonEndOfOptions } from './python/end-of-options.ts';
@@ -47,6 +48,7 @@ export const CODEMODS: readonly Codemod[] = [
   javascriptParameterizedSql,
   javascriptSha256Hash,
   phpEscapeEcho,
+  phpEscapeShellArg,
   phpUnserializeNoClasses,
   pythonDebugFromEnv,
   pythonEndOfOptions,
