@@ -488,6 +488,21 @@ describe('go', () => {
     assert.equal(syntaxErrors(parseCode('go', after)).count, 0, 'the fixed snippet parses');
     assert.equal(analyzeSource(rules, 'go', after).filter((m) => m.rule.id === 'go.crypto.weak-hash').length, 1, 'only the other call is left');
   });
+  const pq = 'import (\n\t"database/sql"\n\t"fmt"\n\n\t_ "github.com/lib/pq"\n)';
+  const mysql = 'import (\n\t"database/sql"\n\t"net/http"\n\n\t_ "github.com/go-sql-driver/mysql"\n)';
+  test('fmt.Sprintf of a quoted value into SELECT, lib/pq → $1 and the value bound (same rows for any name), fmt no longer imported', () =>
+    fixes('users/find.go', file(pq, 'func Find(db *sql.DB, name string) (*sql.Rows, error) {\n\treturn db.Query(fmt.Sprintf("SELECT * FROM users WHERE name = \'%s\'", name))\n}'), 'go.database-sql.sqli.string-built-query',
+      file('import (\n\t"database/sql"\n\n\t_ "github.com/lib/pq"\n)', 'func Find(db *sql.DB, name string) (*sql.Rows, error) {\n\treturn db.Query("SELECT * FROM users WHERE name = $1", name)\n}')));
+  test('a query variable built with + and executed, MySQL → ? in its declaration and the value at the call', () =>
+    fixes('users/delete.go', file(mysql, 'func Delete(db *sql.DB, r *http.Request) error {\n\tq := "DELETE FROM users WHERE id = " + r.URL.Query().Get("id")\n\t_, err := db.Exec(q)\n\treturn err\n}'), 'go.database-sql.sqli.string-built-query',
+      file(mysql, 'func Delete(db *sql.DB, r *http.Request) error {\n\tq := "DELETE FROM users WHERE id = ?"\n\t_, err := db.Exec(q, r.URL.Query().Get("id"))\n\treturn err\n}')));
+  test('a LIKE pattern built around the value → one bound value holding the whole pattern', () =>
+    fixes('users/search.go', file(mysql, 'func Search(db *sql.DB, term string) (*sql.Rows, error) {\n\treturn db.QueryContext(ctx, "SELECT id FROM users WHERE name LIKE \'%" + term + "%\'")\n}'), 'go.database-sql.sqli.string-built-query',
+      file(mysql, 'func Search(db *sql.DB, term string) (*sql.Rows, error) {\n\treturn db.QueryContext(ctx, "SELECT id FROM users WHERE name LIKE ?", "%" + term + "%")\n}')));
+  test('a table name from a value is refused: no placeholder can stand for a name', () =>
+    refuses('users/count.go', file(pq, 'func Count(db *sql.DB, table string) *sql.Row {\n\treturn db.QueryRow(fmt.Sprintf("SELECT count(*) FROM %s", table))\n}'), 'go.database-sql.sqli.string-built-query', /name/));
+  test('without a known driver the placeholder style is unknown: refused', () =>
+    refuses('users/find.go', file('import (\n\t"database/sql"\n\t"fmt"\n)', 'func Find(db *sql.DB, name string) (*sql.Rows, error) {\n\treturn db.Query(fmt.Sprintf("SELECT * FROM users WHERE name = \'%s\'", name))\n}'), 'go.database-sql.sqli.string-built-query', /driver/));
   test('md5.Sum kept as a [16]byte is refused: the digest type would change', () =>
     refuses('cache/key.go', file('import "crypto/md5"', 'func Sum(b []byte) [16]byte { return md5.Sum(b) }'), 'go.crypto.weak-hash', /\[32\]byte/));
   test('MD5 of a password is refused with a note about migrating stored hashes', () =>

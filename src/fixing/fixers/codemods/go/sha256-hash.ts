@@ -1,7 +1,7 @@
-import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../syntax.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
-import { insertAt, removeStatement, replace } from '../edit-kit.ts';
+import { insertAt, replace } from '../edit-kit.ts';
+import { importSpecOf, removeImport, usedOutside } from './imports.ts';
 import { SHA256_NOTE, whyHashMustStay } from '../hash-use.ts';
 
 // md5.New() / sha1.New() → sha256.New(): still a hash.Hash. md5.Sum(b) / sha1.Sum(b) → sha256.Sum256(b)
@@ -10,18 +10,6 @@ import { SHA256_NOTE, whyHashMustStay } from '../hash-use.ts';
 // when nothing else in the file uses it (Go refuses an unused import).
 
 const FMT_PRINT = /^fmt\.(S|F)?print(f|ln)?$/;
-
-function importSpecOf(root: SgNode, path: string): SgNode | undefined {
-  return root.findAll({ rule: { kind: 'import_spec' } } as never).find((spec) => fieldOf(spec, 'path')?.text() === `"${path}"`);
-}
-
-/** Whether the file calls `pkg.` anywhere but inside `except`. */
-function usedElsewhere(root: SgNode, pkg: string, except: SgNode): boolean {
-  const { start, end } = { start: except.range().start.index, end: except.range().end.index };
-  return root
-    .findAll({ rule: { kind: 'selector_expression', has: { field: 'operand', regex: `^${pkg}$` } } } as never)
-    .some((s) => s.range().start.index < start || s.range().end.index > end);
-}
 
 export const goSha256Hash: Codemod = {
   name: 'go/sha256-hash',
@@ -39,11 +27,10 @@ export const goSha256Hash: Codemod = {
     const edits: CodemodEdit[] = [replace(fieldOf(call, 'function')!, fn === 'Sum' ? 'sha256.Sum256' : 'sha256.New')];
     const oldImport = importSpecOf(root!, `crypto/${pkg}`);
     const hasSha256 = importSpecOf(root!, 'crypto/sha256') !== undefined;
-    const oldGoes = oldImport !== undefined && !usedElsewhere(root!, pkg, call);
+    const oldGoes = oldImport !== undefined && !usedOutside(root!, pkg, call);
     if (oldGoes && !hasSha256) edits.push({ ...replace(fieldOf(oldImport, 'path')!, '"crypto/sha256"'), related: oldImport });
     else {
-      // A lone `import "crypto/md5"` goes whole; a spec of an import list, with its line.
-      if (oldGoes) edits.push(removeStatement(kindOf(oldImport.parent()!) === 'import_declaration' ? oldImport.parent()! : oldImport, text));
+      if (oldGoes) edits.push(removeImport(oldImport, text));
       if (!hasSha256) {
         const imports = root!.children().filter((c) => kindOf(c) === 'import_declaration' || kindOf(c) === 'package_clause');
         edits.push({ ...insertAt(imports.at(-1)!.range().end.index, '\n\nimport "crypto/sha256"'), topLevel: true });

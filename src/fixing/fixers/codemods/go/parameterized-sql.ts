@@ -1,0 +1,158 @@
+import type { SgNode } from '@ast-grep/napi';
+import { fieldOf, kindOf } from '../../syntax.ts';
+import { isLiteral, normalizeParts, parameterize, type Part, type PlaceholderStyle } from '../built-string.ts';
+import { refuse, type Codemod, type CodemodContext, type CodemodEdit } from '../codemod.ts';
+import { argumentsOf, functionAround, replace } from '../edit-kit.ts';
+import { importSpecOf, removeImport, usedOutside } from './imports.ts';
+
+// SQL built with + or fmt.Sprintf → placeholders, with the values passed to the same call for the driver
+// to bind: lib/pq and pgx `$1, $2`, go-sql-driver/mysql and the SQLite drivers `?` (gorm's Raw: `?`).
+// The driver is read from the file's imports, else from go.mod.
+
+const DRIVERS: { pattern: RegExp; style: PlaceholderStyle }[] = [
+  { pattern: /"github\.com\/(lib\/pq|jackc\/pgx[^"]*)"/, style: 'numeric' },
+  { pattern: /"(github\.com\/(go-sql-driver\/mysql|mattn\/go-sqlite3)|modernc\.org\/sqlite)"/, style: 'qmark' },
+];
+const MODULE_DRIVERS: { pattern: RegExp; style: PlaceholderStyle }[] = [
+  { pattern: /github\.com\/(lib\/pq|jackc\/pgx)/, style: 'numeric' },
+  { pattern: /github\.com\/(go-sql-driver\/mysql|mattn\/go-sqlite3)|modernc\.org\/sqlite/, style: 'qmark' },
+];
+
+/** Where each method takes its statement: after a context, or after the destination of sqlx's Select and Get. */
+const STATEMENT_AT: Record<string, number> = {
+  Query: 0, QueryRow: 0, Exec: 0, Queryx: 0, QueryRowx: 0, MustExec: 0, Raw: 0,
+  QueryContext: 1, QueryRowContext: 1, ExecContext: 1, Select: 1, Get: 1,
+};
+
+async function driverStyle(context: CodemodContext, method: string): Promise<PlaceholderStyle | null> {
+  if (method === 'Raw') return 'qmark';
+  const styles = (text: string | null, drivers: typeof DRIVERS) => new Set(drivers.filter((d) => text && d.pattern.test(text)).map((d) => d.style));
+  const inFile = styles(context.text, DRIVERS);
+  const found = inFile.size ? inFile : styles(await context.readFile('go.mod'), MODULE_DRIVERS);
+  return found.size === 1 ? [...found][0]! : null;
+}
+
+const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', '"': '"', "'": "'" };
+
+/** A Go string literal's text, or null for escapes this codemod does not read. */
+function stringValue(node: SgNode): string | null {
+  const text = node.text();
+  if (kindOf(node) === 'raw_string_literal') return text.slice(1, -1);
+  if (kindOf(node) !== 'interpreted_string_literal') return null;
+  const body = text.slice(1, -1);
+  if (/\\[^ntr\\"']/.test(body)) return null;
+  return body.replace(/\\(.)/g, (_, e: string) => ESCAPES[e]!);
+}
+
+/** fmt.Sprintf's format and arguments as parts; null for verbs other than a plain %s, %d or %v. */
+function sprintfParts(call: SgNode): Part[] | null {
+  const [format, ...values] = argumentsOf(call);
+  const text = format ? stringValue(format) : null;
+  if (text === null) return null;
+  const parts: Part[] = [];
+  let next = 0;
+  for (const piece of text.split(/(%[%sdv]|%)/)) {
+    if (piece === '%%') parts.push({ literal: '%' });
+    else if (piece === '%s' || piece === '%d' || piece === '%v') {
+      const value = values[next++];
+      if (!value) return null;
+      parts.push({ expr: value.text() });
+    } else if (piece === '%') return null;
+    else parts.push({ literal: piece });
+  }
+  return next === values.length ? normalizeParts(parts) : null;
+}
+
+/** The statement as literal text and values: a string literal, a + concatenation or an fmt.Sprintf call. */
+function builtParts(node: SgNode): Part[] | null {
+  const kind = kindOf(node);
+  if (kind === 'parenthesized_expression') return builtParts(node.children().find((c) => c.isNamed())!);
+  if (kind === 'interpreted_string_literal' || kind === 'raw_string_literal') {
+    const text = stringValue(node);
+    return text === null ? null : [{ literal: text }];
+  }
+  if (kind === 'call_expression' && fieldOf(node, 'function')?.text() === 'fmt.Sprintf') return sprintfParts(node);
+  if (kind === 'binary_expression' && fieldOf(node, 'operator')?.text() === '+') {
+    const left = fieldOf(node, 'left')!;
+    const right = fieldOf(node, 'right')!;
+    const a = builtParts(left) ?? [{ expr: left.text() }];
+    const b = builtParts(right) ?? [{ expr: right.text() }];
+    if (!a.some(isLiteral) && !b.some(isLiteral)) return null;
+    return normalizeParts([...a, ...b]);
+  }
+  return null;
+}
+
+/** A Go literal for `text`: a raw string when it has quotes, backslashes or lines, else an interpreted one. */
+function goString(text: string): string {
+  if (/["\\\n]/.test(text) && !text.includes('`')) return `\`${text}\``;
+  return `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n')}"`;
+}
+
+/**
+ * One bound value: the expression itself, or its text and values joined: with + where the statement was
+ * joined with + (every value is a string there), else with fmt.Sprint (any type; fmt is imported).
+ */
+function goValue(pieces: Part[], joinWithPlus: boolean): string {
+  if (pieces.length === 1 && !isLiteral(pieces[0]!)) return pieces[0]!.expr;
+  const items = pieces.map((p) => (isLiteral(p) ? goString(p.literal) : p.expr));
+  return joinWithPlus ? items.join(' + ') : `fmt.Sprint(${items.join(', ')})`;
+}
+
+/** The one declaration that gave a variable its value in the same function, when nothing else uses it. */
+function soleDeclaration(variable: SgNode, use: SgNode): { declaration: SgNode; value: SgNode } | null {
+  const scope = functionAround(use);
+  if (!scope) return null;
+  const name = variable.text();
+  const mentions = scope.findAll({ rule: { kind: 'identifier', regex: `^${name}$` } } as never);
+  if (mentions.length !== 2) return null;
+  const list = mentions[0]!.parent();
+  const declaration = list && kindOf(list) === 'expression_list' ? list.parent() : list;
+  if (!declaration || !/^(short_var_declaration|var_spec)$/.test(kindOf(declaration))) return null;
+  const values = fieldOf(declaration, kindOf(declaration) === 'var_spec' ? 'value' : 'right');
+  const named = values ? values.children().filter((c) => c.isNamed()) : [];
+  return named.length === 1 ? { declaration, value: named[0]! } : null;
+}
+
+export const goParameterizedSql: Codemod = {
+  name: 'go/parameterized-sql',
+  rules: ['go.database-sql.sqli.string-built-query'],
+  async rewrite(context) {
+    const call = context.node!;
+    const method = fieldOf(fieldOf(call, 'function')!, 'field')?.text() ?? '';
+    const at = STATEMENT_AT[method];
+    if (at === undefined) return refuse(`${method} prepares a statement whose values are bound later; pass them where it is executed`);
+    const args = argumentsOf(call);
+    const query = args[at];
+    if (!query) return refuse('the call has no statement');
+    if (args.length > at + 1) return refuse('the call already passes values; merge them into the placeholders by hand');
+    const style = await driverStyle(context, method);
+    if (!style) return refuse('the database driver (and so its placeholder style) cannot be told from the imports or go.mod');
+
+    let parts = builtParts(query);
+    let target: SgNode = query;
+    let related: SgNode | undefined;
+    if (!parts && kindOf(query) === 'identifier') {
+      const origin = soleDeclaration(query, call);
+      if (!origin) return refuse(`${query.text()} is assigned more than once or used elsewhere, so the statement cannot be rebuilt safely`);
+      parts = builtParts(origin.value);
+      target = origin.value;
+      related = origin.declaration;
+    }
+    if (!parts) return refuse('the statement is not built in a way this codemod reads (+ or fmt.Sprintf with %s, %d, %v)');
+    const parameterized = parameterize(parts, style);
+    if ('refuse' in parameterized) return refuse(parameterized.refuse);
+    const end = query.range().end.index;
+    const builtWithSprintf = target.text().includes('fmt.Sprintf(');
+    const values = parameterized.params.map((p) => goValue(p.pieces, !builtWithSprintf));
+    const edits: CodemodEdit[] = [
+      { ...replace(target, goString(parameterized.sql)), ...(related ? { related } : {}) },
+      { start: end, end, text: `, ${values.join(', ')}` },
+    ];
+    const fmtImport = builtWithSprintf ? importSpecOf(context.root!, 'fmt') : undefined;
+    if (fmtImport && !values.some((v) => v.startsWith('fmt.')) && !usedOutside(context.root!, 'fmt', target)) {
+      edits.push({ ...removeImport(fmtImport, context.text), related: fmtImport });
+    }
+    return { edits, note: `Passed the statement's ${parameterized.params.length} value(s) as ${style === 'numeric' ? '$n' : '?'} parameters instead of building them into the SQL.` };
+  },
+};
