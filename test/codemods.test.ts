@@ -503,6 +503,17 @@ describe('go', () => {
     refuses('users/count.go', file(pq, 'func Count(db *sql.DB, table string) *sql.Row {\n\treturn db.QueryRow(fmt.Sprintf("SELECT count(*) FROM %s", table))\n}'), 'go.database-sql.sqli.string-built-query', /name/));
   test('without a known driver the placeholder style is unknown: refused', () =>
     refuses('users/find.go', file('import (\n\t"database/sql"\n\t"fmt"\n)', 'func Find(db *sql.DB, name string) (*sql.Rows, error) {\n\treturn db.Query(fmt.Sprintf("SELECT * FROM users WHERE name = \'%s\'", name))\n}'), 'go.database-sql.sqli.string-built-query', /driver/));
+  test('sh -c with fmt.Sprintf → the program run directly: ping gets the same arguments, fmt no longer imported', () =>
+    fixes('net/ping.go', file('import (\n\t"fmt"\n\t"os/exec"\n)', 'func Ping(host string) ([]byte, error) {\n\treturn exec.Command("sh", "-c", fmt.Sprintf("ping -c 1 %s", host)).Output()\n}'), 'go.os-exec.command-injection.shell-command',
+      file('import (\n\t"os/exec"\n)', 'func Ping(host string) ([]byte, error) {\n\treturn exec.Command("ping", "-c", "1", host).Output()\n}')));
+  test('a %d value of the command line → fmt.Sprint of it, the text Sprintf wrote; fmt stays imported', () =>
+    fixes('net/ping.go', file('import (\n\t"fmt"\n\t"os/exec"\n)', 'func Ping(host string, n int) ([]byte, error) {\n\treturn exec.Command("sh", "-c", fmt.Sprintf("ping -c %d %s", n, host)).Output()\n}'), 'go.os-exec.command-injection.shell-command',
+      file('import (\n\t"fmt"\n\t"os/exec"\n)', 'func Ping(host string, n int) ([]byte, error) {\n\treturn exec.Command("ping", "-c", fmt.Sprint(n), host).Output()\n}')));
+  test('bash -c with + under CommandContext → the program and its arguments after the context', () =>
+    fixes('net/ls.go', file('import (\n\t"context"\n\t"os/exec"\n)', 'func Run(ctx context.Context, dir string) error {\n\treturn exec.CommandContext(ctx, "/bin/bash", "-c", "ls -la "+dir).Run()\n}'), 'go.os-exec.command-injection.shell-command',
+      file('import (\n\t"context"\n\t"os/exec"\n)', 'func Run(ctx context.Context, dir string) error {\n\treturn exec.CommandContext(ctx, "ls", "-la", dir).Run()\n}')));
+  test('a command line with a pipe is refused: it needs the shell', () =>
+    refuses('net/grep.go', file('import "os/exec"', 'func Grep(p string) ([]byte, error) {\n\treturn exec.Command("sh", "-c", "grep "+p+" /var/log/app.log | head").Output()\n}'), 'go.os-exec.command-injection.shell-command', /shell syntax/));
   test('md5.Sum kept as a [16]byte is refused: the digest type would change', () =>
     refuses('cache/key.go', file('import "crypto/md5"', 'func Sum(b []byte) [16]byte { return md5.Sum(b) }'), 'go.crypto.weak-hash', /\[32\]byte/));
   test('MD5 of a password is refused with a note about migrating stored hashes', () =>

@@ -1,4 +1,5 @@
 import type { Codemod } from './codemod.ts';
+import { goExecArgv } from './go/exec-argv.ts';
 import { goParameterizedSql } from './go/parameterized-sql.ts';
 import { goSha256Hash } from './go/sha256-hash.ts';
 import { javaSecureRandom } from './java/secure-random.ts';
@@ -38,6 +39,7 @@ import { templateEscapedOutput } from './template/escaped-output.ts';
 // The catalog: one small module per codemod, each naming the rules it fixes. A rule has at most one.
 
 export const CODEMODS: readonly Codemod[] = [
+  goExecArgv,
   goParameterizedSql,
   goSha256Hash,
   javaSecureRandom,

@@ -1,9 +1,10 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../syntax.ts';
-import { isLiteral, normalizeParts, parameterize, type Part, type PlaceholderStyle } from '../built-string.ts';
+import { isLiteral, parameterize, type Part, type PlaceholderStyle } from '../built-string.ts';
 import { refuse, type Codemod, type CodemodContext, type CodemodEdit } from '../codemod.ts';
 import { argumentsOf, functionAround, replace } from '../edit-kit.ts';
 import { importSpecOf, removeImport, usedOutside } from './imports.ts';
+import { builtParts, goString } from './strings.ts';
 
 // SQL built with + or fmt.Sprintf → placeholders, with the values passed to the same call for the driver
 // to bind: lib/pq and pgx `$1, $2`, go-sql-driver/mysql and the SQLite drivers `?` (gorm's Raw: `?`).
@@ -30,63 +31,6 @@ async function driverStyle(context: CodemodContext, method: string): Promise<Pla
   const inFile = styles(context.text, DRIVERS);
   const found = inFile.size ? inFile : styles(await context.readFile('go.mod'), MODULE_DRIVERS);
   return found.size === 1 ? [...found][0]! : null;
-}
-
-const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', '"': '"', "'": "'" };
-
-/** A Go string literal's text, or null for escapes this codemod does not read. */
-function stringValue(node: SgNode): string | null {
-  const text = node.text();
-  if (kindOf(node) === 'raw_string_literal') return text.slice(1, -1);
-  if (kindOf(node) !== 'interpreted_string_literal') return null;
-  const body = text.slice(1, -1);
-  if (/\\[^ntr\\"']/.test(body)) return null;
-  return body.replace(/\\(.)/g, (_, e: string) => ESCAPES[e]!);
-}
-
-/** fmt.Sprintf's format and arguments as parts; null for verbs other than a plain %s, %d or %v. */
-function sprintfParts(call: SgNode): Part[] | null {
-  const [format, ...values] = argumentsOf(call);
-  const text = format ? stringValue(format) : null;
-  if (text === null) return null;
-  const parts: Part[] = [];
-  let next = 0;
-  for (const piece of text.split(/(%[%sdv]|%)/)) {
-    if (piece === '%%') parts.push({ literal: '%' });
-    else if (piece === '%s' || piece === '%d' || piece === '%v') {
-      const value = values[next++];
-      if (!value) return null;
-      parts.push({ expr: value.text() });
-    } else if (piece === '%') return null;
-    else parts.push({ literal: piece });
-  }
-  return next === values.length ? normalizeParts(parts) : null;
-}
-
-/** The statement as literal text and values: a string literal, a + concatenation or an fmt.Sprintf call. */
-function builtParts(node: SgNode): Part[] | null {
-  const kind = kindOf(node);
-  if (kind === 'parenthesized_expression') return builtParts(node.children().find((c) => c.isNamed())!);
-  if (kind === 'interpreted_string_literal' || kind === 'raw_string_literal') {
-    const text = stringValue(node);
-    return text === null ? null : [{ literal: text }];
-  }
-  if (kind === 'call_expression' && fieldOf(node, 'function')?.text() === 'fmt.Sprintf') return sprintfParts(node);
-  if (kind === 'binary_expression' && fieldOf(node, 'operator')?.text() === '+') {
-    const left = fieldOf(node, 'left')!;
-    const right = fieldOf(node, 'right')!;
-    const a = builtParts(left) ?? [{ expr: left.text() }];
-    const b = builtParts(right) ?? [{ expr: right.text() }];
-    if (!a.some(isLiteral) && !b.some(isLiteral)) return null;
-    return normalizeParts([...a, ...b]);
-  }
-  return null;
-}
-
-/** A Go literal for `text`: a raw string when it has quotes, backslashes or lines, else an interpreted one. */
-function goString(text: string): string {
-  if (/["\\\n]/.test(text) && !text.includes('`')) return `\`${text}\``;
-  return `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n')}"`;
 }
 
 /**
