@@ -424,6 +424,15 @@ describe('ruby', () => {
       controller("data = Psych.safe_load(params[:doc], permitted_classes: [Symbol, Time, 'Date'])")));
   test('Marshal.load is refused: there is no safe mode, the data needs JSON', () =>
     refuses('app/controllers/sessions_controller.rb', controller('state = Marshal.load(Base64.decode64(cookies[:state]))'), 'ruby.lang.deserialization.unsafe-load', /JSON/));
+  const users = (body: string) => `class UsersController < ApplicationController\n  def index\n    ${body}\n  end\nend\n`;
+  test('where("name = \'#{params[:name]}\'") → where(\'name = ?\', params[:name]): the same rows for any name', () =>
+    fixes('app/controllers/users_controller.rb', users('@users = User.where("name = \'#{params[:name]}\'")'), 'ruby.rails.sqli.string-built-query',
+      users("@users = User.where('name = ?', params[:name])")));
+  test('find_by_sql with a LIKE pattern around a request variable → the array form, the pattern one bound value', () =>
+    fixes('app/controllers/users_controller.rb', users('term = params[:q]\n    @users = User.find_by_sql("SELECT * FROM users WHERE name LIKE \'%#{term}%\'")'), 'ruby.rails.sqli.string-built-query',
+      users('term = params[:q]\n    @users = User.find_by_sql([\'SELECT * FROM users WHERE name LIKE ?\', "%#{term}%"])')));
+  test('order(params[:sort]) is refused: a sort column is a name, which no placeholder can stand for', () =>
+    refuses('app/controllers/users_controller.rb', users('@users = User.order(params[:sort])'), 'ruby.rails.sqli.string-built-query', /takes no bound values/));
   const lock = (rails: string) => ({ 'Gemfile.lock': `GEM\n  remote: https://rubygems.org/\n  specs:\n    actionpack (${rails})\n      rack (~> 2.2)\n    rails (${rails})\n      actionpack (= ${rails})\n\nDEPENDENCIES\n  rails (~> ${rails})\n` });
   test('redirect_to params[...] on Rails 7 → allow_other_host: false: paths of the app redirect as before', () =>
     fixes('app/controllers/sessions_controller.rb', controller('redirect_to params[:return_to]'), 'ruby.rails.open-redirect.redirect-to-params',

@@ -32,6 +32,7 @@ import { pythonXpathVariables } from './python/xpath-variables.ts';
 import { pythonXmlNoEntities } from './python/xml-no-entities.ts';
 import { pythonYamlSafeLoad } from './python/yaml-safe-load.ts';
 import { rubyEscapeHtml } from './ruby/escape-html.ts';
+import { rubyParameterizedSql } from './ruby/parameterized-sql.ts';
 import { rubyRedirectSameHost } from './ruby/redirect-same-host.ts';
 import { rubyYamlSafeLoad } from './ruby/yaml-safe-load.ts';
 import { templateEscapedOutput } from './template/escaped-output.ts';
@@ -72,6 +73,7 @@ export const CODEMODS: readonly Codemod[] = [
   pythonXpathVariables,
   pythonYamlSafeLoad,
   rubyEscapeHtml,
+  rubyParameterizedSql,
   rubyRedirectSameHost,
   rubyYamlSafeLoad,
   templateEscapedOutput,
