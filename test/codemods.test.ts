@@ -433,6 +433,15 @@ describe('ruby', () => {
       users('term = params[:q]\n    @users = User.find_by_sql([\'SELECT * FROM users WHERE name LIKE ?\', "%#{term}%"])')));
   test('order(params[:sort]) is refused: a sort column is a name, which no placeholder can stand for', () =>
     refuses('app/controllers/users_controller.rb', users('@users = User.order(params[:sort])'), 'ruby.rails.sqli.string-built-query', /takes no bound values/));
+  const ping = (body: string) => `class PingController < ApplicationController\n  def show\n    ${body}\n  end\nend\n`;
+  test('system("ping -c 1 #{params[:host]}") → system with the arguments apart: ping gets the same arguments, no shell', () =>
+    fixes('app/controllers/ping_controller.rb', ping('system("ping -c 1 #{params[:host]}")'), 'ruby.lang.command-injection.shell-command',
+      ping("system('ping', '-c', '1', params[:host].to_s)")));
+  test('backticks with a request variable → IO.popen(argv, &:read): the same output string, no shell', () =>
+    fixes('app/controllers/ping_controller.rb', ping('dir = params[:dir]\n    @listing = `ls -la #{dir}`'), 'ruby.lang.command-injection.shell-command',
+      ping("dir = params[:dir]\n    @listing = IO.popen(['ls', '-la', dir.to_s], &:read)")));
+  test('a command line with a pipe is refused: it needs the shell', () =>
+    refuses('app/controllers/ping_controller.rb', ping('system("grep #{params[:q]} log/app.log | head")'), 'ruby.lang.command-injection.shell-command', /shell syntax/));
   const lock = (rails: string) => ({ 'Gemfile.lock': `GEM\n  remote: https://rubygems.org/\n  specs:\n    actionpack (${rails})\n      rack (~> 2.2)\n    rails (${rails})\n      actionpack (= ${rails})\n\nDEPENDENCIES\n  rails (~> ${rails})\n` });
   test('redirect_to params[...] on Rails 7 → allow_other_host: false: paths of the app redirect as before', () =>
     fixes('app/controllers/sessions_controller.rb', controller('redirect_to params[:return_to]'), 'ruby.rails.open-redirect.redirect-to-params',

@@ -34,6 +34,7 @@ import { pythonYamlSafeLoad } from './python/yaml-safe-load.ts';
 import { rubyEscapeHtml } from './ruby/escape-html.ts';
 import { rubyParameterizedSql } from './ruby/parameterized-sql.ts';
 import { rubyRedirectSameHost } from './ruby/redirect-same-host.ts';
+import { rubyShellArgv } from './ruby/shell-argv.ts';
 import { rubyYamlSafeLoad } from './ruby/yaml-safe-load.ts';
 import { templateEscapedOutput } from './template/escaped-output.ts';
 
@@ -75,6 +76,7 @@ export const CODEMODS: readonly Codemod[] = [
   rubyEscapeHtml,
   rubyParameterizedSql,
   rubyRedirectSameHost,
+  rubyShellArgv,
   rubyYamlSafeLoad,
   templateEscapedOutput,
 ];

@@ -1,8 +1,8 @@
-import type { SgNode } from '@ast-grep/napi';
-import { fieldOf, kindOf } from '../../syntax.ts';
-import { isLiteral, normalizeParts, parameterize, type Part } from '../built-string.ts';
+import { fieldOf } from '../../syntax.ts';
+import { parameterize } from '../built-string.ts';
 import { refuse, type Codemod } from '../codemod.ts';
 import { argumentsOf, replace } from '../edit-kit.ts';
+import { builtParts, rubyString, rubyValue } from './strings.ts';
 
 // ActiveRecord SQL fragments built with interpolation or + → `?` placeholders and the values passed
 // beside them, which Active Record quotes for the database: where/not/rewhere/having/find_by take them
@@ -11,54 +11,6 @@ import { argumentsOf, replace } from '../edit-kit.ts';
 
 const BINDS_AS_ARGUMENTS = /^(where|not|rewhere|having|find_by|exists\?)$/;
 const BINDS_AS_ARRAY = /^(find_by_sql|count_by_sql)$/;
-const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', '"': '"', "'": "'", '#': '#' };
-
-/** A Ruby string (double- or single-quoted, with interpolations) or + concatenation as parts. */
-function builtParts(node: SgNode): Part[] | null {
-  const kind = kindOf(node);
-  if (kind === 'parenthesized_statements') return builtParts(node.children().find((c) => c.isNamed())!);
-  if (kind === 'string') {
-    const quote = node.text()[0];
-    if (quote !== '"' && quote !== "'") return null;
-    const parts: Part[] = [];
-    for (const child of node.children()) {
-      const k = kindOf(child);
-      if (k === 'string_content') parts.push({ literal: child.text() });
-      else if (k === 'escape_sequence') {
-        const decoded = ESCAPES[child.text().slice(1)];
-        if (decoded === undefined) return null;
-        parts.push({ literal: decoded });
-      } else if (k === 'interpolation') {
-        const inner = child.children().filter((c) => c.isNamed());
-        if (inner.length !== 1) return null;
-        parts.push({ expr: inner[0]!.text() });
-      }
-    }
-    return normalizeParts(parts);
-  }
-  if (kind === 'binary' && fieldOf(node, 'operator')?.text() === '+') {
-    const left = fieldOf(node, 'left')!;
-    const right = fieldOf(node, 'right')!;
-    const a = builtParts(left) ?? [{ expr: left.text() }];
-    const b = builtParts(right) ?? [{ expr: right.text() }];
-    if (!a.some(isLiteral) && !b.some(isLiteral)) return null;
-    return normalizeParts([...a, ...b]);
-  }
-  return null;
-}
-
-/** Literal text as a Ruby string: single-quoted when it can be, else double-quoted with escapes. */
-function rubyString(text: string): string {
-  if (!/['\\\n]/.test(text)) return `'${text}'`;
-  return `"${text.replace(/[\\"#]/g, (c) => `\\${c}`).replaceAll('\n', '\\n')}"`;
-}
-
-/** One bound value: the expression, or an interpolated string of its text and values. */
-function rubyValue(pieces: Part[]): string {
-  if (pieces.length === 1 && !isLiteral(pieces[0]!)) return pieces[0]!.expr;
-  return `"${pieces.map((p) => (isLiteral(p) ? p.literal.replace(/[\\"#]/g, (c) => `\\${c}`).replaceAll('\n', '\\n') : `#{${p.expr}}`)).join('')}"`;
-}
-
 export const rubyParameterizedSql: Codemod = {
   name: 'ruby/parameterized-sql',
   rules: ['ruby.rails.sqli.string-built-query'],
