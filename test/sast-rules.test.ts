@@ -96,6 +96,16 @@ describe('operator rule folders', () => {
     }
   });
 
+  test('a rule file that is not valid YAML stops the load with its name and the parser\'s reason', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-rules-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'broken.yml'), 'language: python\nrules:\n  - id: x\n    pattern: [unclosed\n');
+      assert.throws(() => loadRuleSet([dir]), /broken\.yml: not valid YAML: /);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('the engine, the fixers and verification all use the configured folders, read once', async () => {
     const dir = houseFolder();
     const previous = process.env.BULWARK_SAST_RULES_DIRS;
