@@ -2,6 +2,9 @@
 // template literals), read into parts so a codemod can rebuild it another way: SQL with placeholders
 // and the values passed beside it, or a command as an argument list.
 
+import type { SgNode } from '@ast-grep/napi';
+import { fieldOf } from '../syntax.ts';
+
 export type Part = { literal: string } | { expr: string };
 
 export const isLiteral = (part: Part): part is { literal: string } => 'literal' in part;
@@ -18,6 +21,49 @@ export function normalizeParts(parts: Part[]): Part[] {
     } else out.push({ expr: part.expr });
   }
   return out;
+}
+
+/**
+ * `left + right` as parts, each side read by `read` (null: a value as a whole); null when neither side
+ * holds text, where + adds numbers.
+ */
+export function concatenationParts(node: SgNode, read: (side: SgNode) => Part[] | null): Part[] | null {
+  const left = fieldOf(node, 'left')!;
+  const right = fieldOf(node, 'right')!;
+  const a = read(left) ?? [{ expr: left.text() }];
+  const b = read(right) ?? [{ expr: right.text() }];
+  if (!a.some(isLiteral) && !b.some(isLiteral)) return null;
+  return normalizeParts([...a, ...b]);
+}
+
+/** The statement a query call runs, read into parts: built in the call, or in the one declaration of the variable it gets. */
+export interface BuiltStatement {
+  parts: Part[];
+  /** The node the statement was built in (the argument, or the variable's value). */
+  target: SgNode;
+  /** The variable's declaration, when the statement was built there. */
+  related?: SgNode;
+}
+
+/**
+ * Reads a query argument with `read`; an identifier is followed to its sole declaration (`origin`). A
+ * string says why the statement cannot be rebuilt; `how` names the ways `read` understands.
+ */
+export function builtStatement(
+  query: SgNode,
+  read: (node: SgNode) => Part[] | null,
+  origin: () => { declaration: SgNode; value: SgNode } | null,
+  how: string,
+): BuiltStatement | string {
+  const parts = read(query);
+  if (parts) return { parts, target: query };
+  if (query.kind() === 'identifier') {
+    const found = origin();
+    if (!found) return `${query.text()} is assigned more than once or used elsewhere, so the statement cannot be rebuilt safely`;
+    const declared = read(found.value);
+    if (declared) return { parts: declared, target: found.value, related: found.declaration };
+  }
+  return `the statement is not built in a way this codemod reads (${how})`;
 }
 
 export type PlaceholderStyle = 'qmark' | 'format' | 'numeric' | 'named';

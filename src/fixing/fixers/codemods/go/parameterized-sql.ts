@@ -1,6 +1,6 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../syntax.ts';
-import { isLiteral, parameterize, type Part, type PlaceholderStyle } from '../built-string.ts';
+import { builtStatement, isLiteral, parameterize, type Part, type PlaceholderStyle } from '../built-string.ts';
 import { refuse, type Codemod, type CodemodContext, type CodemodEdit } from '../codemod.ts';
 import { argumentsOf, functionAround, replace } from '../edit-kit.ts';
 import { importSpecOf, removeImport, usedOutside } from './imports.ts';
@@ -73,18 +73,10 @@ export const goParameterizedSql: Codemod = {
     const style = await driverStyle(context, method);
     if (!style) return refuse('the database driver (and so its placeholder style) cannot be told from the imports or go.mod');
 
-    let parts = builtParts(query);
-    let target: SgNode = query;
-    let related: SgNode | undefined;
-    if (!parts && kindOf(query) === 'identifier') {
-      const origin = soleDeclaration(query, call);
-      if (!origin) return refuse(`${query.text()} is assigned more than once or used elsewhere, so the statement cannot be rebuilt safely`);
-      parts = builtParts(origin.value);
-      target = origin.value;
-      related = origin.declaration;
-    }
-    if (!parts) return refuse('the statement is not built in a way this codemod reads (+ or fmt.Sprintf with %s, %d, %v)');
-    const parameterized = parameterize(parts, style);
+    const built = builtStatement(query, (node) => builtParts(node), () => soleDeclaration(query, call), '+ or fmt.Sprintf with %s, %d, %v');
+    if (typeof built === 'string') return refuse(built);
+    const { target, related } = built;
+    const parameterized = parameterize(built.parts, style);
     if ('refuse' in parameterized) return refuse(parameterized.refuse);
     const end = query.range().end.index;
     const builtWithSprintf = target.text().includes('fmt.Sprintf(');

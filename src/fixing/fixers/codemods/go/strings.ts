@@ -1,6 +1,6 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../syntax.ts';
-import { isLiteral, normalizeParts, type Part } from '../built-string.ts';
+import { concatenationParts, normalizeParts, type Part } from '../built-string.ts';
 import { argumentsOf } from '../edit-kit.ts';
 
 // Go strings as the codemods read and write them: literals, + concatenations and fmt.Sprintf calls into
@@ -50,12 +50,7 @@ export function builtParts(node: SgNode, asText = false): Part[] | null {
   }
   if (kind === 'call_expression' && fieldOf(node, 'function')?.text() === 'fmt.Sprintf') return sprintfParts(node, asText);
   if (kind === 'binary_expression' && fieldOf(node, 'operator')?.text() === '+') {
-    const left = fieldOf(node, 'left')!;
-    const right = fieldOf(node, 'right')!;
-    const a = builtParts(left, asText) ?? [{ expr: left.text() }];
-    const b = builtParts(right, asText) ?? [{ expr: right.text() }];
-    if (!a.some(isLiteral) && !b.some(isLiteral)) return null;
-    return normalizeParts([...a, ...b]);
+    return concatenationParts(node, (side) => builtParts(side, asText));
   }
   return null;
 }

@@ -71,7 +71,7 @@ export const javascriptExecFile: Codemod = {
     if (kindOf(command) === 'identifier') {
       const origin = soleDeclaration(command, call);
       if (!origin) return refuse(`${command.text()} is declared more than once or used elsewhere, so the command cannot be rebuilt safely`);
-      const declaration = statementOf(origin.declarator);
+      const declaration = statementOf(origin.declaration);
       // Built in the statement right before the call, with no call of its own: the same value at the call.
       if (declaration.next()?.range().start.index !== statementOf(call).range().start.index || declaration.findAll({ rule: { kind: 'variable_declarator' } } as never).length !== 1 || origin.value.find({ rule: { kind: 'call_expression' } } as never)) {
         return refuse(`${command.text()} is built away from the call, so building it in the call could change it; pass execFile its program and arguments by hand`);

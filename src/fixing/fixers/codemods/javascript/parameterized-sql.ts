@@ -1,6 +1,5 @@
-import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../syntax.ts';
-import { parameterize, type PlaceholderStyle } from '../built-string.ts';
+import { builtStatement, parameterize, type PlaceholderStyle } from '../built-string.ts';
 import { refuse, type Codemod, type CodemodContext, type CodemodEdit } from '../codemod.ts';
 import { argumentsOf, replace } from '../edit-kit.ts';
 import { builtParts, jsJoin, jsString, soleDeclaration } from './strings.ts';
@@ -42,18 +41,10 @@ export const javascriptParameterizedSql: Codemod = {
     const style = await driverStyle(context);
     if (!style) return refuse('the database driver (and so its placeholder style) cannot be told from the file or package.json');
 
-    let parts = builtParts(query);
-    let target: SgNode = query;
-    let related: SgNode | undefined;
-    if (!parts && kindOf(query) === 'identifier') {
-      const origin = soleDeclaration(query, call);
-      if (!origin) return refuse(`${query.text()} is assigned more than once or used elsewhere, so the statement cannot be rebuilt safely`);
-      parts = builtParts(origin.value);
-      target = origin.value;
-      related = origin.declarator;
-    }
-    if (!parts) return refuse('the statement is not built in a way this codemod reads (concatenation or a template literal)');
-    const parameterized = parameterize(parts, style);
+    const built = builtStatement(query, builtParts, () => soleDeclaration(query, call), 'concatenation or a template literal');
+    if (typeof built === 'string') return refuse(built);
+    const { target, related } = built;
+    const parameterized = parameterize(built.parts, style);
     if ('refuse' in parameterized) return refuse(parameterized.refuse);
     const firstString = kindOf(target) === 'string' ? target : target.find({ rule: { kind: 'string' } as never });
     const like = firstString?.text()[0] === "'" ? "'" : '"';

@@ -1,7 +1,7 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../syntax.ts';
 import { functionAround } from '../edit-kit.ts';
-import { isLiteral, normalizeParts, type Part } from '../built-string.ts';
+import { concatenationParts, isLiteral, normalizeParts, type Part } from '../built-string.ts';
 
 // JavaScript strings as the codemods read and write them: concatenations and template literals into
 // parts, a `const` back to where it was built, and text back into a literal.
@@ -24,19 +24,13 @@ export function builtParts(node: SgNode): Part[] | null {
     return normalizeParts(parts);
   }
   if (kind === 'binary_expression' && fieldOf(node, 'operator')?.text() === '+') {
-    const left = fieldOf(node, 'left')!;
-    const right = fieldOf(node, 'right')!;
-    const a = builtParts(left) ?? [{ expr: left.text() }];
-    const b = builtParts(right) ?? [{ expr: right.text() }];
-    // `a + b` adds numbers unless one side is text: a string must be in it.
-    if (!a.some(isLiteral) && !b.some(isLiteral)) return null;
-    return normalizeParts([...a, ...b]);
+    return concatenationParts(node, builtParts);
   }
   return null;
 }
 
 /** The one `const`/`let` declaration that gave a variable its value in the same function, when nothing else uses it. */
-export function soleDeclaration(variable: SgNode, use: SgNode): { declarator: SgNode; value: SgNode } | null {
+export function soleDeclaration(variable: SgNode, use: SgNode): { declaration: SgNode; value: SgNode } | null {
   const scope = functionAround(use);
   if (!scope) return null;
   const name = variable.text();
@@ -45,7 +39,7 @@ export function soleDeclaration(variable: SgNode, use: SgNode): { declarator: Sg
   const declarator = mentions[0]!.parent();
   if (!declarator || kindOf(declarator) !== 'variable_declarator' || fieldOf(declarator, 'name')?.text() !== name) return null;
   const value = fieldOf(declarator, 'value');
-  return value ? { declarator, value } : null;
+  return value ? { declaration: declarator, value } : null;
 }
 
 export function jsString(text: string, like = '"'): string {

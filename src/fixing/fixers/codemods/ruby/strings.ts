@@ -1,6 +1,6 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../syntax.ts';
-import { isLiteral, normalizeParts, type Part } from '../built-string.ts';
+import { concatenationParts, isLiteral, normalizeParts, type Part } from '../built-string.ts';
 
 // Ruby strings as the codemods read and write them: literals with interpolations, backtick commands and
 // + concatenations into parts, and text and values back into a literal.
@@ -31,12 +31,7 @@ export function builtParts(node: SgNode): Part[] | null {
     return normalizeParts(parts);
   }
   if (kind === 'binary' && fieldOf(node, 'operator')?.text() === '+') {
-    const left = fieldOf(node, 'left')!;
-    const right = fieldOf(node, 'right')!;
-    const a = builtParts(left) ?? [{ expr: left.text() }];
-    const b = builtParts(right) ?? [{ expr: right.text() }];
-    if (!a.some(isLiteral) && !b.some(isLiteral)) return null;
-    return normalizeParts([...a, ...b]);
+    return concatenationParts(node, (side) => builtParts(side));
   }
   return null;
 }
