@@ -81,9 +81,10 @@ export function removeArgument(call: SgNode, argument: SgNode, text: string): Co
   return { start: range.start.index, end, text: '' };
 }
 
-/** Edit that appends arguments at the end of a call's argument list. */
+/** Edit that appends arguments at the end of a call's argument list, in its parentheses when it has them (Ruby's may not). */
 export function appendArguments(call: SgNode, added: string[], text: string): CodemodEdit {
   const list = fieldOf(call, 'arguments')!;
+  if (!list.text().startsWith('(')) return { start: list.range().end.index, end: list.range().end.index, text: `, ${added.join(', ')}` };
   const close = list.range().end.index - 1;
   let before = close;
   while (/\s/.test(text[before - 1] ?? '')) before--;

@@ -1,9 +1,9 @@
 import { fieldOf } from '../../syntax.ts';
-import { argumentList, isLiteral } from '../built-string.ts';
+import { argumentList } from '../built-string.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
 import { argumentsOf } from '../edit-kit.ts';
-import { importSpecOf, removeImport, usedOutside } from './imports.ts';
-import { builtParts, goString } from './strings.ts';
+import { dropImportLeftUnused } from './imports.ts';
+import { builtParts, goJoin } from './strings.ts';
 
 // exec.Command("sh", "-c", "ping -c 1 " + host) → exec.Command("ping", "-c", "1", host): the program
 // gets the same arguments for values without spaces or shell syntax, and a value with them stays one
@@ -25,17 +25,12 @@ export const goExecArgv: Codemod = {
     const argv = argumentList(parts);
     if ('refuse' in argv) return refuse(argv.refuse);
     const builtWithSprintf = line.text().includes('fmt.Sprintf(');
-    const rendered = argv.map((pieces) => {
-      if (pieces.length === 1) return isLiteral(pieces[0]!) ? goString(pieces[0]!.literal) : pieces[0]!.expr;
-      const items = pieces.map((p) => (isLiteral(p) ? goString(p.literal) : p.expr));
-      return builtWithSprintf ? `fmt.Sprint(${items.join(', ')})` : items.join(' + ');
-    });
+    const rendered = argv.map((pieces) => goJoin(pieces, builtWithSprintf));
     const start = args[shellAt]!.range().start.index;
-    const edits: CodemodEdit[] = [{ start, end: line.range().end.index, text: rendered.join(', ') }];
-    const fmtImport = builtWithSprintf ? importSpecOf(root!, 'fmt') : undefined;
-    if (fmtImport && !rendered.some((r) => r.includes('fmt.')) && !usedOutside(root!, 'fmt', line)) {
-      edits.push({ ...removeImport(fmtImport, text), related: fmtImport });
-    }
+    const edits: CodemodEdit[] = [
+      { start, end: line.range().end.index, text: rendered.join(', ') },
+      ...(builtWithSprintf ? dropImportLeftUnused(root!, text, 'fmt', line, rendered) : []),
+    ];
     return { edits, note: `Ran ${rendered[0]} directly with its arguments instead of through a shell.` };
   },
 };

@@ -12,7 +12,8 @@ export function importSpecOf(root: SgNode, path: string): SgNode | undefined {
 
 /** Whether the file refers to `pkg.` anywhere outside `except`. */
 export function usedOutside(root: SgNode, pkg: string, except: SgNode): boolean {
-  const { start, end } = { start: except.range().start.index, end: except.range().end.index };
+  const start = except.range().start.index;
+  const end = except.range().end.index;
   return root
     .findAll({ rule: { kind: 'selector_expression', has: { field: 'operand', regex: `^${pkg}$` } } } as never)
     .some((s) => s.range().start.index < start || s.range().end.index > end);
@@ -21,4 +22,16 @@ export function usedOutside(root: SgNode, pkg: string, except: SgNode): boolean 
 /** Removes an import: a lone `import "x"` whole, a spec of an import list with its line. */
 export function removeImport(spec: SgNode, text: string): CodemodEdit {
   return removeStatement(kindOf(spec.parent()!) === 'import_declaration' ? spec.parent()! : spec, text);
+}
+
+/**
+ * The edit that drops the import of `pkg` (a standard package, whose path is its name) when a codemod
+ * replaces `replaced` with `written` and nothing
+ * else in the file uses it; none otherwise.
+ */
+export function dropImportLeftUnused(root: SgNode, text: string, pkg: string, replaced: SgNode, written: string[]): CodemodEdit[] {
+  const spec = importSpecOf(root, pkg);
+  const mentions = new RegExp(`(^|[^\\w.])${pkg}\\.`);
+  if (!spec || written.some((w) => mentions.test(w)) || usedOutside(root, pkg, replaced)) return [];
+  return [{ ...removeImport(spec, text), related: spec }];
 }

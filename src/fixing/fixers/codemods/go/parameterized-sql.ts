@@ -1,10 +1,10 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../syntax.ts';
-import { builtStatement, isLiteral, parameterize, type Part, type PlaceholderStyle } from '../built-string.ts';
+import { builtStatement, parameterize, type PlaceholderStyle } from '../built-string.ts';
 import { refuse, type Codemod, type CodemodContext, type CodemodEdit } from '../codemod.ts';
 import { argumentsOf, functionAround, replace } from '../edit-kit.ts';
-import { importSpecOf, removeImport, usedOutside } from './imports.ts';
-import { builtParts, goString } from './strings.ts';
+import { dropImportLeftUnused } from './imports.ts';
+import { builtParts, goJoin, goString } from './strings.ts';
 
 // SQL built with + or fmt.Sprintf → placeholders, with the values passed to the same call for the driver
 // to bind: lib/pq and pgx `$1, $2`, go-sql-driver/mysql and the SQLite drivers `?` (gorm's Raw: `?`).
@@ -31,16 +31,6 @@ async function driverStyle(context: CodemodContext, method: string): Promise<Pla
   const inFile = styles(context.text, DRIVERS);
   const found = inFile.size ? inFile : styles(await context.readFile('go.mod'), MODULE_DRIVERS);
   return found.size === 1 ? [...found][0]! : null;
-}
-
-/**
- * One bound value: the expression itself, or its text and values joined: with + where the statement was
- * joined with + (every value is a string there), else with fmt.Sprint (any type; fmt is imported).
- */
-function goValue(pieces: Part[], joinWithPlus: boolean): string {
-  if (pieces.length === 1 && !isLiteral(pieces[0]!)) return pieces[0]!.expr;
-  const items = pieces.map((p) => (isLiteral(p) ? goString(p.literal) : p.expr));
-  return joinWithPlus ? items.join(' + ') : `fmt.Sprint(${items.join(', ')})`;
 }
 
 /** The one declaration that gave a variable its value in the same function, when nothing else uses it. */
@@ -80,15 +70,12 @@ export const goParameterizedSql: Codemod = {
     if ('refuse' in parameterized) return refuse(parameterized.refuse);
     const end = query.range().end.index;
     const builtWithSprintf = target.text().includes('fmt.Sprintf(');
-    const values = parameterized.params.map((p) => goValue(p.pieces, !builtWithSprintf));
+    const values = parameterized.params.map((p) => goJoin(p.pieces, builtWithSprintf));
     const edits: CodemodEdit[] = [
       { ...replace(target, goString(parameterized.sql)), ...(related ? { related } : {}) },
       { start: end, end, text: `, ${values.join(', ')}` },
+      ...(builtWithSprintf ? dropImportLeftUnused(context.root!, context.text, 'fmt', target, values) : []),
     ];
-    const fmtImport = builtWithSprintf ? importSpecOf(context.root!, 'fmt') : undefined;
-    if (fmtImport && !values.some((v) => v.startsWith('fmt.')) && !usedOutside(context.root!, 'fmt', target)) {
-      edits.push({ ...removeImport(fmtImport, context.text), related: fmtImport });
-    }
     return { edits, note: `Passed the statement's ${parameterized.params.length} value(s) as ${style === 'numeric' ? '$n' : '?'} parameters instead of building them into the SQL.` };
   },
 };

@@ -1,6 +1,6 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../syntax.ts';
-import { concatenationParts, normalizeParts, type Part } from '../built-string.ts';
+import { concatenationParts, isLiteral, normalizeParts, type Part } from '../built-string.ts';
 import { argumentsOf } from '../edit-kit.ts';
 
 // Go strings as the codemods read and write them: literals, + concatenations and fmt.Sprintf calls into
@@ -53,6 +53,17 @@ export function builtParts(node: SgNode, asText = false): Part[] | null {
     return concatenationParts(node, (side) => builtParts(side, asText));
   }
   return null;
+}
+
+/**
+ * Literal text and values as one Go expression: a lone value as it is, a lone text as a literal, else
+ * joined with fmt.Sprint where the string was built with fmt.Sprintf (values of any type; fmt is
+ * imported), with + where it was built with + (every value is a string there).
+ */
+export function goJoin(pieces: Part[], builtWithSprintf: boolean): string {
+  const items = pieces.map((p) => (isLiteral(p) ? goString(p.literal) : p.expr));
+  if (items.length === 1) return items[0]!;
+  return builtWithSprintf ? `fmt.Sprint(${items.join(', ')})` : items.join(' + ');
 }
 
 /** A Go literal for `text`: a raw string when it has quotes, backslashes or lines, else an interpreted one. */

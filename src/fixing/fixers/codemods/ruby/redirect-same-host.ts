@@ -1,6 +1,5 @@
-import { fieldOf } from '../../syntax.ts';
 import { refuse, type Codemod } from '../codemod.ts';
-import { appendArguments, insertAt } from '../edit-kit.ts';
+import { appendArguments } from '../edit-kit.ts';
 
 // redirect_to a location from the request → redirect_to ..., allow_other_host: false (Rails 7+): a path
 // or URL of this application redirects as before; another host raises ActionController::Redirecting::
@@ -21,10 +20,8 @@ export const rubyRedirectSameHost: Codemod = {
     const major = railsMajor(await readFile('Gemfile.lock'));
     if (major === null) return refuse('the Rails version is not locked in Gemfile.lock; allow_other_host needs Rails 7');
     if (major < 7) return refuse(`Rails ${major} ignores allow_other_host (it came with Rails 7): redirect to a path you build instead`);
-    const list = fieldOf(call, 'arguments')!;
-    const edit = list.text().startsWith('(') ? appendArguments(call, ['allow_other_host: false'], text) : insertAt(list.range().end.index, ', allow_other_host: false');
     return {
-      edits: [edit],
+      edits: [appendArguments(call, ['allow_other_host: false'], text)],
       note: 'Redirects only within this application (allow_other_host: false); a location on another host now raises UnsafeRedirectError.',
     };
   },

@@ -39,11 +39,16 @@ export function builtParts(node: SgNode): Part[] | null {
 /** Literal text as a Ruby string: single-quoted when it can be, else double-quoted with escapes. */
 export function rubyString(text: string): string {
   if (!/['\\\n]/.test(text)) return `'${text}'`;
-  return `"${text.replace(/[\\"#]/g, (c) => `\\${c}`).replaceAll('\n', '\\n')}"`;
+  return `"${inDoubleQuotes(text)}"`;
+}
+
+/** Text as it is written inside a double-quoted Ruby string: backslashes, quotes, `#` and line breaks escaped. */
+function inDoubleQuotes(text: string): string {
+  return text.replace(/[\\"#]/g, (c) => `\\${c}`).replaceAll('\n', '\\n');
 }
 
 /** One bound value: the expression, or an interpolated string of its text and values. */
 export function rubyValue(pieces: Part[]): string {
   if (pieces.length === 1 && !isLiteral(pieces[0]!)) return pieces[0]!.expr;
-  return `"${pieces.map((p) => (isLiteral(p) ? p.literal.replace(/[\\"#]/g, (c) => `\\${c}`).replaceAll('\n', '\\n') : `#{${p.expr}}`)).join('')}"`;
+  return `"${pieces.map((p) => (isLiteral(p) ? inDoubleQuotes(p.literal) : `#{${p.expr}}`)).join('')}"`;
 }
