@@ -46,6 +46,17 @@ describe('taint propagation (Python)', () => {
     assert.deepEqual(hits, [8]);
   });
 
+  test('through helpers that call helpers, however deep, and past recursion', () => {
+    const chain = `def _run(sql):\n    cur.execute(sql)\n\ndef _middle(sql):\n    _run(sql)\n\ndef _outer(sql):\n    _middle(sql)\n\ndef _loop(sql, n):\n    if n:\n        _loop(sql, n - 1)\n    cur.execute(sql)\n`;
+    const sinkLines = (call: string) =>
+      analyzeSource(ruleSet, 'python', `${chain}\n@app.route("/x")\ndef handler():\n    ${call}\n`)
+        .filter((m) => m.rule.id === SQLI)
+        .map((m) => m.startLine);
+    assert.deepEqual(sinkLines(`_outer("SELECT " + request.args["q"])`), [2]);
+    assert.deepEqual(sinkLines(`_outer("SELECT 1")`), []);
+    assert.deepEqual(sinkLines(`_loop("SELECT " + request.args["q"], 3)`), [13]);
+  });
+
   test('stopped by sanitizers, and only for the rule they protect', () => {
     assert.deepEqual(reported(SQLI, `n = int(request.args["n"])\ncur.execute("SELECT %d" % n)`), []);
     assert.deepEqual(reported(CMDI, `h = shlex.quote(request.args["h"])\nos.system("ping " + h)`), []);

@@ -20,11 +20,10 @@ interface FunctionInfo {
   isHandler: boolean;
 }
 
-interface Summary {
-  /** Parameter positions whose taint reaches the return value. */
-  returns: Set<number>;
-  /** Sinks reached from each parameter position. */
-  sinks: Map<number, TaintHit[]>;
+/** What taint in one parameter of a function does: reach its return value, reach sinks. */
+interface ParamSummary {
+  returns: boolean;
+  sinks: TaintHit[];
 }
 
 type Event =
@@ -69,7 +68,15 @@ export class TaintAnalyzer {
   private readonly ruleSanitizerIds: Map<string, Set<number>>;
   private readonly functions: FunctionInfo[] = [];
   private readonly byName = new Map<string, FunctionInfo>();
-  private summaries = new Map<string, Summary>();
+  /** The function a call by name is summarized from: the last one of that name, as in the text. */
+  private readonly summarizedByName = new Map<string, FunctionInfo>();
+  /**
+   * Per-parameter summaries for the rules being traced, made when a call first passes that parameter tainted
+   * data: most calls never do.
+   */
+  private summaries = new Map<FunctionInfo, ParamSummary[]>();
+  /** Functions whose summary is being made: a call to one from within reads as an unknown function. */
+  private readonly summarizing = new Set<FunctionInfo>();
   private readonly sinkMatches: TaintMatches['sinkMatches'];
   private readonly registrationCalls: SgNode[];
   /**
@@ -79,8 +86,6 @@ export class TaintAnalyzer {
   private active = new Set<SastRule>();
   private cleaners = new Set<number>();
   private eventsOfScope = new Map<number | undefined, Event[]>();
-  /** The names the file's calls call (see calleeName). */
-  private readonly calledNames = new Set<string>();
   // Every SgNode the native binding hands out keeps native memory until the garbage collector finds it, which
   // it seldom does on its own; the walks below are repeated per rule, function and parameter, so their nodes
   // are looked up once per file and reused.
@@ -154,6 +159,7 @@ export class TaintAnalyzer {
       const info: FunctionInfo = { node, name, params: this.paramNames(node), isHandler };
       this.functions.push(info);
       if (name && !this.byName.has(name)) this.byName.set(name, info);
+      if (name) this.summarizedByName.set(name, info);
     }
   }
 
@@ -244,12 +250,8 @@ export class TaintAnalyzer {
     if (this.syntax.identifiers.includes(kind)) return state.has(node.text());
     if (this.syntax.functions.includes(kind)) return false;
     if (kind === this.syntax.calls.kind) {
-      const name = this.calleeName(node);
-      const summary = name ? this.summaries.get(name) : undefined;
-      if (summary) {
-        const args = this.args(node);
-        return args.some((arg, i) => summary.returns.has(i) && this.tainted(this.argValue(arg), state));
-      }
+      const fn = this.summarizedFunction(node);
+      if (fn) return this.args(node).some((arg, i) => this.tainted(this.argValue(arg), state) && this.summaryOf(fn, i).returns);
       const callee = this.field(node, this.syntax.calls.callee);
       const receiver = callee ? this.field(callee, 'object') : null;
       if (receiver && this.tainted(receiver, state)) return true;
@@ -353,7 +355,6 @@ export class TaintAnalyzer {
       } else {
         // Calls to the file's own functions: their summaries may reach sinks.
         const name = this.calleeName(node);
-        if (name) this.calledNames.add(name);
         if (name && this.byName.has(name)) scope.calls.push({ at: node.range().start.index, kind: 'call', node });
       }
     }
@@ -399,32 +400,34 @@ export class TaintAnalyzer {
 
   /** A call to a summarized function with tainted arguments reaches that function's sinks. */
   private callSinks(call: SgNode, state: Set<string>, hits: Map<string, TaintHit>) {
-    const name = this.calleeName(call);
-    const summary = name ? this.summaries.get(name) : undefined;
-    if (!summary) return;
+    const fn = this.summarizedFunction(call);
+    if (!fn) return;
     this.args(call).forEach((arg, i) => {
       if (!this.tainted(this.argValue(arg), state)) return;
-      for (const hit of summary.sinks.get(i) ?? []) hits.set(hitKey(hit.rule, hit.sink), hit);
+      for (const hit of this.summaryOf(fn, i).sinks) hits.set(hitKey(hit.rule, hit.sink), hit);
     });
   }
 
-  private summarize() {
-    if (!this.scopeEvents) this.walkScopes();
-    for (let round = 0; round < 2; round++) {
-      const next = new Map<string, Summary>();
-      for (const fn of this.functions) {
-        // A summary is read only where a call names its function.
-        if (!fn.name || !this.calledNames.has(fn.name)) continue;
-        const params = fn.params.filter((p) => !this.syntax.receivers.includes(p));
-        const summary: Summary = { returns: new Set(), sinks: new Map() };
-        params.forEach((param, i) => {
-          const result = this.run(fn.node, new Set([param]));
-          if (result.returns) summary.returns.add(i);
-          if (result.hits.length) summary.sinks.set(i, result.hits);
-        });
-        next.set(fn.name, summary);
-      }
-      this.summaries = next;
+  /** The file's function a call calls by name, unless its summary is being made (a recursive call). */
+  private summarizedFunction(call: SgNode): FunctionInfo | undefined {
+    const name = this.calleeName(call);
+    const fn = name ? this.summarizedByName.get(name) : undefined;
+    return fn && !this.summarizing.has(fn) ? fn : undefined;
+  }
+
+  /** What taint in the function's i-th parameter (receivers aside) reaches: its return value, sinks. */
+  private summaryOf(fn: FunctionInfo, i: number): ParamSummary {
+    let known = this.summaries.get(fn);
+    if (!known) this.summaries.set(fn, (known = []));
+    if (known[i]) return known[i];
+    const param = fn.params.filter((p) => !this.syntax.receivers.includes(p))[i];
+    if (param === undefined) return (known[i] = { returns: false, sinks: [] });
+    this.summarizing.add(fn);
+    try {
+      const result = this.run(fn.node, new Set([param]));
+      return (known[i] = { returns: result.returns, sinks: result.hits });
+    } finally {
+      this.summarizing.delete(fn);
     }
   }
 
@@ -438,26 +441,28 @@ export class TaintAnalyzer {
       if (!groups.has(key)) groups.set(key, []);
       groups.get(key)!.push(rule);
     }
-    const traced = new Map<SastRule, { hits: TaintHit[]; real?: Set<string> }>();
+    const traced = new Map<SastRule, TaintHit[]>();
     for (const group of groups.values()) {
       this.active = new Set(group);
       this.eventsOfScope = new Map();
+      this.summaries = new Map();
       this.cleaners = this.ruleSanitizerIds.get(group[0].id) ?? new Set();
-      this.summarize();
-      const hits = this.trace(true);
-      // A hit that only public-function parameters explain, reaching the sink as such a parameter, is a wrapper.
-      const real = wrappers ? new Set(this.trace(false).map((h) => hitKey(h.rule, h.sink))) : undefined;
-      for (const rule of group) traced.set(rule, { hits: hits.filter((h) => h.rule === rule), real });
+      // A hit that only public-function parameters explain, reaching the sink as such a parameter, is a
+      // wrapper. The trace without those parameters is run only for a hit that could be one.
+      let real: Set<string> | undefined;
+      const hits = this.trace(true).filter((hit) => {
+        if (!wrappers || !this.passesParam(hit)) return true;
+        real ??= new Set(this.trace(false).map((h) => hitKey(h.rule, h.sink)));
+        return real.has(hitKey(hit.rule, hit.sink));
+      });
+      for (const rule of group) traced.set(rule, hits.filter((h) => h.rule === rule));
     }
     this.active = new Set();
     this.eventsOfScope = new Map();
+    this.summaries = new Map();
     this.cleaners = new Set();
     const hits = new Map<number, TaintHit>();
-    for (const rule of this.rules) {
-      const found = traced.get(rule);
-      if (!found) continue;
-      for (const hit of found.hits) if (!found.real || found.real.has(hitKey(hit.rule, hit.sink)) || !this.passesParam(hit)) hits.set(hit.sink.id(), hit);
-    }
+    for (const rule of this.rules) for (const hit of traced.get(rule) ?? []) hits.set(hit.sink.id(), hit);
     return [...hits.values()];
   }
 
