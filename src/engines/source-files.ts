@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { isLockfileName } from '../sbom/extractors/index.ts';
+import { isLockfileName } from '../sbom/lockfiles.ts';
 
 const VENDORED_DIRS = new Set([
   '.git', '.hg', '.svn', 'node_modules', 'bower_components', 'jspm_packages', 'vendor', 'third_party', 'third-party',

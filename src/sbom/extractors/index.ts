@@ -40,11 +40,3 @@ export const EXTRACTORS: readonly Extractor[] = [
 export function extractorFor(fileName: string, extractors: readonly Extractor[] = EXTRACTORS): Extractor | undefined {
   return extractors.find((extractor) => claims(extractor, fileName));
 }
-
-/** Lockfiles of package managers no extractor reads yet; the scanners skip them all the same. */
-const UNREAD_LOCKFILES: readonly string[] = ['bun.lockb', 'go.sum', 'mix.lock', 'flake.lock'];
-
-/** Whether a file of this base name is a lockfile (generated, so the secrets and SAST scanners skip it). */
-export function isLockfileName(fileName: string): boolean {
-  return UNREAD_LOCKFILES.includes(fileName) || EXTRACTORS.some((extractor) => extractor.lockfile && claims(extractor, fileName));
-}

@@ -1,6 +1,7 @@
 import { parse as parseToml } from 'smol-toml';
 import { component, type Component } from '../../component.ts';
 import { ExtractError, parserReason, type Extractor, type ManifestFile } from '../extractor.ts';
+import { LOCKFILES } from '../../lockfiles.ts';
 
 interface LockedPackage {
   name: string;
@@ -19,7 +20,7 @@ interface DependencyRef {
 export const cargoLockExtractor: Extractor = {
   id: 'cargo-lock',
   ecosystem: 'crates.io',
-  fileNames: ['Cargo.lock'],
+  fileNames: LOCKFILES['cargo-lock'],
   lockfile: true,
   extract(file) {
     const packages = readPackages(file);

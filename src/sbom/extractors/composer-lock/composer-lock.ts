@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import { component, type Component } from '../../component.ts';
 import { ExtractError, parseJsonObject, type ExtractContext, type Extractor, type ManifestFile } from '../extractor.ts';
+import { LOCKFILES } from '../../lockfiles.ts';
 
 interface LockedPackage {
   name: string;
@@ -10,7 +11,7 @@ interface LockedPackage {
 export const composerLockExtractor: Extractor = {
   id: 'composer-lock',
   ecosystem: 'Packagist',
-  fileNames: ['composer.lock'],
+  fileNames: LOCKFILES['composer-lock'],
   lockfile: true,
   async extract(file, context) {
     const lock = parseJsonObject(file);

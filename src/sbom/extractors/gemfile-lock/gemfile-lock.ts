@@ -1,5 +1,6 @@
 import { component, type Component } from '../../component.ts';
 import { ExtractError, type Extractor, type ManifestFile } from '../extractor.ts';
+import { LOCKFILES } from '../../lockfiles.ts';
 
 // Bundler's lockfile: unindented section headers; in the GEM, GIT and PATH sections a `specs:` list
 // with each locked gem at four spaces (its own requirements at six); DEPENDENCIES lists the gems the
@@ -30,7 +31,7 @@ interface LockedGem {
 export const gemfileLockExtractor: Extractor = {
   id: 'gemfile-lock',
   ecosystem: 'RubyGems',
-  fileNames: ['Gemfile.lock', 'gems.locked'],
+  fileNames: LOCKFILES['gemfile-lock'],
   lockfile: true,
   extract(file) {
     const { gems, declared } = parseLockfile(file);

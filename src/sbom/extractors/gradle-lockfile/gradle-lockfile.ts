@@ -1,5 +1,6 @@
 import { component, type Component } from '../../component.ts';
 import { ExtractError, type Extractor } from '../extractor.ts';
+import { LOCKFILES } from '../../lockfiles.ts';
 
 // Gradle dependency locking: one `group:artifact:version=configuration,…` line per module, `#`
 // comments, and one `empty=…` line naming the configurations that resolve to nothing.
@@ -9,7 +10,7 @@ const MODULE_LINE = /^([^:=\s]+):([^:=\s]+):([^:=\s]+)=(.*)$/;
 export const gradleLockfileExtractor: Extractor = {
   id: 'gradle-lockfile',
   ecosystem: 'Maven',
-  fileNames: ['gradle.lockfile'],
+  fileNames: LOCKFILES['gradle-lockfile'],
   lockfile: true,
   extract(file) {
     const components: Component[] = [];

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import { ExtractError, isJsonObject, parseJsonObject, type ExtractContext, type Extractor, type JsonObject, type ManifestFile } from '../extractor.ts';
 import { lockedPackagesToComponents, type LockedPackage } from '../js/locked-package.ts';
 import { readPackageManifest } from '../js/package-manifest.ts';
+import { LOCKFILES } from '../../lockfiles.ts';
 
 // package-lock.json and npm-shrinkwrap.json. Version 1 (npm 5/6) nests a `dependencies` tree the way
 // node_modules is laid out; version 2 (npm 7/8) adds a flat `packages` map keyed by install path, which
@@ -15,7 +16,7 @@ const NODE_MODULES = 'node_modules/';
 export const npmLockExtractor: Extractor = {
   id: 'npm-lock',
   ecosystem: 'npm',
-  fileNames: ['package-lock.json', 'npm-shrinkwrap.json'],
+  fileNames: LOCKFILES['npm-lock'],
   lockfile: true,
   async extract(file, context) {
     const lock = parseJsonObject(file);

@@ -1,5 +1,6 @@
 import { component, type Component } from '../../component.ts';
 import { ExtractError, isJsonObject, parseJsonObject, type Extractor, type ManifestFile } from '../extractor.ts';
+import { LOCKFILES } from '../../lockfiles.ts';
 
 // NuGet's packages.lock.json: `dependencies` maps each target framework (and framework/runtime pair)
 // to the packages resolved for it, each with a `type` of Direct, Transitive, CentralTransitive
@@ -14,7 +15,7 @@ interface LockedPackage {
 export const nugetLockExtractor: Extractor = {
   id: 'nuget-lock',
   ecosystem: 'NuGet',
-  fileNames: ['packages.lock.json'],
+  fileNames: LOCKFILES['nuget-lock'],
   lockfile: true,
   extract(file) {
     const byKey = new Map<string, Component>();

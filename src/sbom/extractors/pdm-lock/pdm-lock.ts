@@ -6,6 +6,7 @@ import { normalizePythonName, requirementName, uniquePythonComponents } from '..
 import { packageTables, parseTomlFile, readSiblingToml } from '../python/python-project-files.ts';
 import type { Table } from '../python/python-project-files.ts';
 import { optionalDependencyGroups, pyprojectDependencies, lockedPythonComponent } from '../python/pyproject-dependencies.ts';
+import { LOCKFILES } from '../../lockfiles.ts';
 
 // pdm.lock: `[[package]]` entries with name, version and PEP 508 `dependencies` strings. A package
 // locked with extras appears once more with `extras = [...]`.
@@ -19,7 +20,7 @@ const ARCHIVE = /\.(?:whl|zip|tar|tgz|tar\.gz|tar\.bz2|tar\.xz)$/i;
 export const pdmLockExtractor: Extractor = {
   id: 'pdm-lock',
   ecosystem: 'PyPI',
-  fileNames: ['pdm.lock'],
+  fileNames: LOCKFILES['pdm-lock'],
   lockfile: true,
   async extract(file, context) {
     const packages = packageTables(file, parseTomlFile(file));

@@ -5,6 +5,7 @@ import type { Extractor } from '../extractor.ts';
 import { normalizePythonName, uniquePythonComponents } from '../python/python-names.ts';
 import { isTable, readSiblingToml } from '../python/python-project-files.ts';
 import type { Table } from '../python/python-project-files.ts';
+import { LOCKFILES } from '../../lockfiles.ts';
 
 // Pipfile.lock (pipenv): JSON with a `default` section for runtime packages and a `develop` one for
 // development packages, each mapping a name to `{ "version": "==x.y.z", ... }`. Entries without a
@@ -19,7 +20,7 @@ const SECTIONS = [
 export const pipfileLockExtractor: Extractor = {
   id: 'pipfile-lock',
   ecosystem: 'PyPI',
-  fileNames: ['Pipfile.lock'],
+  fileNames: LOCKFILES['pipfile-lock'],
   lockfile: true,
   async extract(file, context) {
     const lock = parseJsonObject(file);

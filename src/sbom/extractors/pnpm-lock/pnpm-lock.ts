@@ -2,6 +2,7 @@ import { parse } from 'yaml';
 import { ExtractError, isJsonObject, parserReason, type Extractor, type JsonObject, type ManifestFile } from '../extractor.ts';
 import { lockedPackagesToComponents, type LockedPackage } from '../js/locked-package.ts';
 import { nodeStandings, type DeclarationKind, type ProjectRoot } from '../js/node-standings.ts';
+import { LOCKFILES } from '../../lockfiles.ts';
 
 // pnpm-lock.yaml. The project's folders are `importers` (a single-project file before 9.0 puts the root's
 // sections at the top level instead), each mapping its dependencies to references into the package
@@ -33,7 +34,7 @@ interface ParsedLock {
 export const pnpmLockExtractor: Extractor = {
   id: 'pnpm-lock',
   ecosystem: 'npm',
-  fileNames: ['pnpm-lock.yaml'],
+  fileNames: LOCKFILES['pnpm-lock'],
   lockfile: true,
   extract(file) {
     const lock = parseLock(file);

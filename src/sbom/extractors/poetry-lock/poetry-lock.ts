@@ -7,6 +7,7 @@ import { normalizePythonName, uniquePythonComponents } from '../python/python-na
 import { isTable, packageTables, parseTomlFile, readSiblingToml } from '../python/python-project-files.ts';
 import type { Table } from '../python/python-project-files.ts';
 import { pyprojectDependencies, lockedPythonComponent } from '../python/pyproject-dependencies.ts';
+import { LOCKFILES } from '../../lockfiles.ts';
 
 // poetry.lock says whether a package is for development in one of three ways, by lock version:
 // 1.x `category = "main" | "dev"`, 2.1 `groups = [...]` (`main` being the runtime group), and 2.0
@@ -16,7 +17,7 @@ import { pyprojectDependencies, lockedPythonComponent } from '../python/pyprojec
 export const poetryLockExtractor: Extractor = {
   id: 'poetry-lock',
   ecosystem: 'PyPI',
-  fileNames: ['poetry.lock'],
+  fileNames: LOCKFILES['poetry-lock'],
   lockfile: true,
   async extract(file, context) {
     const packages = packageTables(file, parseTomlFile(file));

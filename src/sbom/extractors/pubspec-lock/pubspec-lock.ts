@@ -1,6 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { component, type Component } from '../../component.ts';
 import { ExtractError, isJsonObject, parserReason, type Extractor, type ManifestFile } from '../extractor.ts';
+import { LOCKFILES } from '../../lockfiles.ts';
 
 /** Sources that are not packages from a package repository: the Flutter SDK and local directories. */
 const SKIPPED_SOURCES = new Set(['sdk', 'path']);
@@ -14,7 +15,7 @@ const DEVELOPMENT_BY_KIND = new Map([
 export const pubspecLockExtractor: Extractor = {
   id: 'pubspec-lock',
   ecosystem: 'Pub',
-  fileNames: ['pubspec.lock'],
+  fileNames: LOCKFILES['pubspec-lock'],
   lockfile: true,
   extract(file) {
     const components: Component[] = [];

@@ -6,6 +6,7 @@ import { lockedPythonComponent, type DeclaredDependencies } from '../python/pypr
 import { normalizePythonName, uniquePythonComponents } from '../python/python-names.ts';
 import { isTable, packageTables, parseTomlFile } from '../python/python-project-files.ts';
 import type { Table } from '../python/python-project-files.ts';
+import { LOCKFILES } from '../../lockfiles.ts';
 
 // uv.lock (https://docs.astral.sh/uv/concepts/projects/layout/#the-lockfile) locks the project itself
 // alongside its dependencies: the entry whose source is the project directory (`editable = "."` or
@@ -17,7 +18,7 @@ import type { Table } from '../python/python-project-files.ts';
 export const uvLockExtractor: Extractor = {
   id: 'uv-lock',
   ecosystem: 'PyPI',
-  fileNames: ['uv.lock'],
+  fileNames: LOCKFILES['uv-lock'],
   lockfile: true,
   extract(file) {
     const document = parseTomlFile(file);

@@ -4,6 +4,7 @@ import { ExtractError, isJsonObject, parserReason, type ExtractContext, type Ext
 import { lockedPackagesToComponents, type LockedPackage } from '../js/locked-package.ts';
 import { nodeStandings, type ProjectRoot } from '../js/node-standings.ts';
 import { readPackageManifest } from '../js/package-manifest.ts';
+import { LOCKFILES } from '../../lockfiles.ts';
 
 // yarn.lock, both Yarn 1 (`# yarn lockfile v1`) and Berry (Yarn 2+, YAML with `__metadata`). Each entry is
 // keyed by the descriptors (`name@range`, comma-separated) that resolved to it. Berry also lists the
@@ -38,7 +39,7 @@ const LOCAL_PROTOCOLS = new Set(['link', 'portal', 'workspace']);
 export const yarnLockExtractor: Extractor = {
   id: 'yarn-lock',
   ecosystem: 'npm',
-  fileNames: ['yarn.lock'],
+  fileNames: LOCKFILES['yarn-lock'],
   lockfile: true,
   async extract(file, context) {
     const lock = parseLock(file);
