@@ -121,6 +121,36 @@ describe('request limits', () => {
       assert.equal(res.status, 200);
       assert.notEqual(res.headers.get('connection'), 'close');
     });
+
+    test('requests without a body keep their connection, answered from the page cache or not', async () => {
+      // GETs one after the other on one connection, each sent once the last was answered: none is answered
+      // with `connection: close`, not even one a hook answers before Node has seen the end of its message
+      // (a page and a key both remembered).
+      const socket = net.connect(server.port, '127.0.0.1');
+      const paths = ['/api/v1/me', `/api/v1/repositories/${unit.id}/scans`, `/api/v1/repositories/${unit.id}/scans`, `/api/v1/repositories/${unit.id}/scans`];
+      let text = '';
+      let answered: () => void = () => {};
+      socket.on('data', (chunk) => {
+        text += chunk.toString();
+        if (/\r\n\r\n[\s\S]*\}$/.test(text.slice(text.lastIndexOf('HTTP/1.1 ')))) answered();
+      });
+      const closed = new Promise((resolve) => socket.on('close', resolve));
+      try {
+        for (const [i, p] of paths.entries()) {
+          const answer = new Promise<void>((resolve, reject) => {
+            answered = () => ((text.match(/HTTP\/1\.1 \d{3} /g) ?? []).length > i ? resolve() : undefined);
+            setTimeout(() => reject(new Error(`no answer to request ${i + 1} on the connection: ${text.slice(-300)}`)), 5_000);
+            closed.then(() => reject(new Error(`the server closed the connection after ${i} answers: ${text.slice(-300)}`)));
+          });
+          socket.write(`GET ${p} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${org.key}\r\n\r\n`);
+          await answer;
+        }
+      } finally {
+        socket.destroy();
+      }
+      assert.equal((text.match(/HTTP\/1\.1 200 /g) ?? []).length, paths.length);
+      assert.doesNotMatch(text, /\r\nconnection: close\r\n/i);
+    });
   });
 
   describe('per-key limits', () => {

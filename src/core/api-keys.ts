@@ -78,16 +78,17 @@ function lastUseDue(key: StoredApiKey, now: number): boolean {
  * next request reads the key again; so does a request that finds its `last_used_at` due for a refresh.
  * Unknown and revoked keys are never kept.
  */
-export function cachedAuthentication(db: Kysely<Database>, changes: ChangeEpoch): (presented: string) => Promise<Principal | undefined> {
+export function cachedAuthentication(db: Kysely<Database>, changes: ChangeEpoch): (presented: string) => Principal | undefined | Promise<Principal | undefined> {
   const known = new VersionedCache<Principal>(10_000);
-  return async (presented) => {
+  return (presented) => {
     if (!isWellFormedApiKey(presented)) return undefined;
     const hash = hashApiKey(presented);
     const epoch = changes.current();
     const kept = epoch === null ? undefined : known.get(hash, epoch);
     if (kept && !lastUseDue(kept.apiKey, Date.now())) return kept;
-    const principal = await principalOf(db, hash);
-    if (principal && epoch !== null) known.set(hash, epoch, principal);
-    return principal;
+    return principalOf(db, hash).then((principal) => {
+      if (principal && epoch !== null) known.set(hash, epoch, principal);
+      return principal;
+    });
   };
 }

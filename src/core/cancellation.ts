@@ -4,7 +4,10 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 // The HTTP layer runs each request inside `withCancelSignal`; the store checks the signal before each
 // query it sends.
 
-const requestSignal = new AsyncLocalStorage<AbortSignal>();
+/** Whether the request is abandoned: an AbortSignal, or anything else that can tell. */
+export type CancelSignal = Pick<AbortSignal, 'aborted'>;
+
+const requestSignal = new AsyncLocalStorage<CancelSignal>();
 
 export class RequestCancelledError extends Error {
   constructor() {
@@ -14,11 +17,11 @@ export class RequestCancelledError extends Error {
 }
 
 /** Runs `fn` (and all it awaits) with `signal` as its cancellation signal. */
-export function withCancelSignal<T>(signal: AbortSignal, fn: () => T): T {
+export function withCancelSignal<T>(signal: CancelSignal, fn: () => T): T {
   return requestSignal.run(signal, fn);
 }
 
 /** The signal of the request this code runs for, if any. */
-export function currentCancelSignal(): AbortSignal | undefined {
+export function currentCancelSignal(): CancelSignal | undefined {
   return requestSignal.getStore();
 }

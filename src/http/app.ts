@@ -1,11 +1,11 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { withCancelSignal } from '../core/cancellation.ts';
 import { noPullRequestOpener } from '../core/fixes.ts';
 import { toFixFinding } from '../fixing/fix-finding.ts';
 import { fixerFor } from '../fixing/fixers/index.ts';
 import { cachedAuthentication } from '../core/api-keys.ts';
+import { cancellationPlugin } from './cancellation.ts';
 import { authPlugin } from './auth.ts';
 import type { Deps } from './deps.ts';
 import { installErrorHandling, sendError } from './errors.ts';
@@ -108,14 +108,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
 
-  // A request whose client hangs up before its answer is cancelled: the store sends none of its further queries.
-  app.addHook('onRequest', (request, reply, done) => {
-    const controller = new AbortController();
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) controller.abort();
-    });
-    withCancelSignal(controller.signal, done);
-  });
+  await app.register(cancellationPlugin);
   const changes = deps.store.watchChanges();
   app.addHook('onClose', () => changes.close());
   await app.register(authPlugin, { authenticate: cachedAuthentication(deps.store.db, changes) });

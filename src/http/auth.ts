@@ -22,18 +22,31 @@ function presentedKey(request: FastifyRequest): string | undefined {
   return BEARER.exec(header)?.[1];
 }
 
+/** A key's principal: known at once when remembered, otherwise after a read of the store. */
+export type Authenticate = (presented: string) => Principal | undefined | Promise<Principal | undefined>;
+
 /** Every /api/v1 request carries `Authorization: Bearer <key>`; runs before validation, as FastAPI's auth dependency does. */
-export const authPlugin = fp(async (app: FastifyInstance, options: { authenticate: (presented: string) => Promise<Principal | undefined> }) => {
+export const authPlugin = fp(async (app: FastifyInstance, options: { authenticate: Authenticate }) => {
   app.decorateRequest('principal', null as unknown as Principal);
-  app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith('/api/')) return;
-    const key = presentedKey(request);
-    if (!request.headers.authorization) throw unauthorized('Missing Authorization header: send "Authorization: Bearer <API key>"');
-    if (!key) throw unauthorized('Malformed Authorization header: expected "Bearer <API key>"');
-    const principal = await options.authenticate(key);
-    if (!principal) throw unauthorized('Invalid or revoked API key');
+  const admit = (request: FastifyRequest, principal: Principal | undefined, done: (error?: Error) => void) => {
+    if (!principal) return done(unauthorized('Invalid or revoked API key'));
     request.principal = principal;
     const scope = request.routeOptions.config?.scope;
-    if (scope && !principal.scopes.includes(scope)) throw missingScope(scope);
+    done(scope && !principal.scopes.includes(scope) ? missingScope(scope) : undefined);
+  };
+  // A callback hook, so that a key remembered by `authenticate` costs no promise.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!request.url.startsWith('/api/')) return done();
+    const key = presentedKey(request);
+    if (!request.headers.authorization) return done(unauthorized('Missing Authorization header: send "Authorization: Bearer <API key>"'));
+    if (!key) return done(unauthorized('Malformed Authorization header: expected "Bearer <API key>"'));
+    let found: ReturnType<Authenticate>;
+    try {
+      found = options.authenticate(key);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (found instanceof Promise) found.then((principal) => admit(request, principal, done), done);
+    else admit(request, found, done);
   });
 });

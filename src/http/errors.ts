@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError, BodyValueError, errors } from '../core/errors.ts';
 import { BranchExistsError, PullRequestError } from '../core/pull-request-errors.ts';
 import { maskCredentials, redactCredentials } from './redact.ts';
-import { nulCharacterError, toFastApiErrors, type FastApiError } from './validation.ts';
+import { mayHoldNul, nulCharacterError, toFastApiErrors, type FastApiError } from './validation.ts';
 
 /** The error envelope; a credential a caller sent (say, in a path) is masked in the message, never echoed. */
 function envelope(error: ApiError) {
@@ -78,9 +78,10 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(sendError);
 
   // Strings holding U+0000 can never match or be stored (see nulCharacterError): refuse them before any query runs.
-  app.addHook('preValidation', async (request) => {
-    const error = nulCharacterError({ path: request.params, query: request.query, body: request.body });
-    if (error) throw new BodyValueError(error.loc, error.msg, error.input, error.type);
+  app.addHook('preValidation', (request, _reply, done) => {
+    const parts = { path: request.params, query: request.query, body: request.body };
+    const error = mayHoldNul(parts) ? nulCharacterError(parts) : undefined;
+    done(error ? new BodyValueError(error.loc, error.msg, error.input, error.type) : undefined);
   });
 
   app.setNotFoundHandler((request, reply) => {

@@ -11,11 +11,12 @@ const digest = (text: string) => crypto.createHash('sha256').update(text).digest
  * in Prometheus' text format. With a token set, a scrape must send it as a Bearer token.
  */
 export function installMetrics(app: FastifyInstance, metrics: Metrics, token: string | null): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     metrics.httpDuration.observe(
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) },
       reply.elapsedTime / 1000,
     );
+    done();
   });
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (token) {

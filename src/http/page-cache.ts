@@ -34,21 +34,23 @@ export const pageCachePlugin = fp(async (app: FastifyInstance, options: { change
   const pages = new VersionedCache<Buffer>(options.maxBytes, (body) => body.byteLength);
   app.decorateRequest('keepAnswer', null);
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.method !== 'GET' || !request.routeOptions.config?.cachedPerOrganization || !request.principal) return;
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.method !== 'GET' || !request.routeOptions.config?.cachedPerOrganization || !request.principal) return done();
     const epoch = changes.current();
-    if (epoch === null) return;
+    if (epoch === null) return done();
     const key = `${request.principal.orgId} ${request.url}`;
     const body = pages.get(key, epoch);
-    if (body) return reply.type('application/json; charset=utf-8').send(body);
+    // Answered here, the request goes no further: done() is not called.
+    if (body) return void reply.type('application/json; charset=utf-8').send(body);
     request.keepAnswer = (body) => pages.set(key, epoch, body);
+    done();
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (!request.keepAnswer || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.keepAnswer || reply.statusCode !== 200 || typeof payload !== 'string') return done(null, payload);
     const body = Buffer.from(payload);
     request.keepAnswer(body);
-    return body;
+    done(null, body);
   });
 });
 

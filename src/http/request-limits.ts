@@ -1,4 +1,4 @@
-import type { ServerOptions } from 'node:http';
+import type { IncomingMessage, ServerOptions } from 'node:http';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Settings } from '../config.ts';
@@ -90,25 +90,37 @@ export class KeyLimiter {
 }
 
 /**
+ * Whether a request's body is still to come. A request without one may not be marked complete yet either
+ * when it is answered at once (from a hook, before Node has seen the end of its message).
+ */
+function bodyUnread(raw: IncomingMessage): boolean {
+  if (raw.complete) return false;
+  const length = raw.headers['content-length'];
+  return raw.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
  * Limits each API key's requests (after authentication, before the body is read) and closes the
  * connection whenever an answer leaves before its request's body was read (a 401, 403 or 429 to a POST):
  * otherwise Node would keep reading, and waiting for, a body nobody wants.
  */
 export const requestLimitsPlugin = fp(async (app: FastifyInstance, options: { limits?: RequestLimits }) => {
-  app.addHook('onSend', async (request, reply) => {
-    if (request.raw.complete === false) reply.header('connection', 'close');
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (bodyUnread(request.raw)) reply.header('connection', 'close');
+    done(null, payload);
   });
   const limits = options.limits;
   if (!limits || (limits.rateLimitPerMinute <= 0 && limits.maxConcurrentRequestsPerKey <= 0)) return;
   const limiter = new KeyLimiter(limits.rateLimitPerMinute, limits.maxConcurrentRequestsPerKey);
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.principal) return;
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!request.principal) return done();
     const slot = limiter.acquire(request.principal.keyId);
     if ('why' in slot) {
       reply.header('retry-after', String(slot.retryAfterSeconds));
-      throw errors.rateLimited(slot.why, slot.retryAfterSeconds);
+      return done(errors.rateLimited(slot.why, slot.retryAfterSeconds));
     }
     // 'close' comes once the response is sent or its connection is gone, whichever happens.
     reply.raw.once('close', slot.release);
+    done();
   });
 });

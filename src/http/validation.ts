@@ -201,6 +201,24 @@ export function toFastApiErrors(errors: ErrorObject[], context: string, bodyAbse
 }
 
 /**
+ * False when no string of the parts can hold U+0000: their values (path and query parameters, most often)
+ * are strings without one, numbers or absent. Looks one level down without allocating; anything nested is
+ * left to nulCharacterError.
+ */
+export function mayHoldNul(parts: Partial<Record<Part, unknown>>): boolean {
+  for (const key in parts) {
+    const part = parts[key as Part];
+    if (part === undefined || part === null) continue;
+    if (typeof part !== 'object') return true;
+    for (const name in part) {
+      const value = (part as Record<string, unknown>)[name];
+      if (typeof value === 'string' ? value.includes('\u0000') : value !== null && typeof value === 'object') return true;
+    }
+  }
+  return false;
+}
+
+/**
  * PostgreSQL text cannot hold U+0000, so no stored id or value contains one. A path, query or body string
  * carrying it is refused here as a 422 instead of failing inside the database. Iterative, with the
  * location built only on a hit, so deeply nested bodies cost neither stack nor quadratic copying.
