@@ -165,6 +165,8 @@ async function astGrepRules(ruleSet: RuleSet, dir: string): Promise<{ config: st
 
 interface AstGrepResult {
   seconds: number;
+  /** User and system CPU time of the process, all its threads. */
+  cpuSeconds: number;
   maxRssBytes: number;
   matches: number;
 }
@@ -174,11 +176,11 @@ async function scanAstGrep(config: string, dir: string, scratch: string): Promis
   const out = path.join(scratch, `ast-grep-${id}.jsonl`);
   const usage = path.join(scratch, `ast-grep-${id}.time`);
   const started = performance.now();
-  await child(TIME, ['-f', '%M', '-o', usage, AST_GREP, 'scan', '--config', config, '--json=stream', dir], { stdout: out });
+  await child(TIME, ['-f', '%M %U %S', '-o', usage, AST_GREP, 'scan', '--config', config, '--json=stream', dir], { stdout: out });
   const seconds = (performance.now() - started) / 1000;
-  const maxRssKiB = Number((await fsp.readFile(usage, 'utf8')).trim().split('\n').at(-1));
+  const [maxRssKiB, user, system] = (await fsp.readFile(usage, 'utf8')).trim().split('\n').at(-1)!.split(' ').map(Number);
   const text = await fsp.readFile(out, 'utf8');
-  return { seconds, maxRssBytes: maxRssKiB * 1024, matches: text.split('\n').filter((line) => line.trim()).length };
+  return { seconds, cpuSeconds: user + system, maxRssBytes: maxRssKiB * 1024, matches: text.split('\n').filter((line) => line.trim()).length };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -372,7 +374,7 @@ async function main(): Promise<void> {
     if (!picked.length) throw new Error('no source files found under /usr/lib/python3* or node_modules');
     console.log(`corpus: up to ${mib(picked.reduce((s, f) => s + f.size, 0))} picked from ${fmt(candidates.length)} candidate files in ${fmt((performance.now() - listed) / 1000, 1)} s`);
     console.log('');
-    console.log('scale  files   lines      | Bulwark: best s  lines/s   lines/s/core  peak RSS   | ast-grep: best s  lines/s    peak RSS   | wall ratio');
+    console.log('scale  files   lines      | Bulwark: best s  lines/s   lines/s/core  peak RSS   | ast-grep: best s  lines/s    lines/s/core  peak RSS   | wall ratio');
 
     const rows: { scale: number; lines: number; bulwark: ScanResult }[] = [];
     let last: { dir: string; bulwark: ScanResult } | undefined;
@@ -395,8 +397,8 @@ async function main(): Promise<void> {
         `${`${scale}×`.padEnd(6)} ${fmt(analyzedFiles).padStart(5)}  ${fmt(lines).padStart(9)}  | ` +
           `${fmt(b.seconds, 2).padStart(14)}  ${fmt(lines / b.seconds).padStart(8)}  ${fmt(lines / b.cpuSeconds).padStart(12)}  ${mib(Math.max(...bulwarkRuns.map((r) => r.maxRssBytes))).padStart(9)}  | ` +
           (a
-            ? `${fmt(a.seconds, 2).padStart(15)}  ${fmt(lines / a.seconds).padStart(9)}  ${mib(Math.max(...astGrepRuns.map((r) => r.maxRssBytes))).padStart(9)}  | ${fmt(b.seconds / a.seconds, 1)}×`
-            : `${'—'.padStart(15)}  ${'—'.padStart(9)}  ${'—'.padStart(9)}  | —`),
+            ? `${fmt(a.seconds, 2).padStart(15)}  ${fmt(lines / a.seconds).padStart(9)}  ${fmt(lines / a.cpuSeconds).padStart(12)}  ${mib(Math.max(...astGrepRuns.map((r) => r.maxRssBytes))).padStart(9)}  | ${fmt(b.seconds / a.seconds, 1)}×`
+            : `${'—'.padStart(15)}  ${'—'.padStart(9)}  ${'—'.padStart(12)}  ${'—'.padStart(9)}  | —`),
       );
       if (a) console.log(`       ast-grep matches: ${fmt(a.matches)}; Bulwark findings: ${fmt(b.findings.length)}`);
       rows.push({ scale, lines, bulwark: b });
