@@ -167,7 +167,7 @@ export class TaintAnalyzer {
     const params = fn.field('parameters') ?? fn.field('parameter');
     if (!params) return [];
     if (this.syntax.identifiers.includes(this.kindOf(params))) return [params.text()];
-    return params.children().filter((c) => c.isNamed()).map((p) => {
+    return params.namedChildren().map((p) => {
       if (this.syntax.identifiers.includes(this.kindOf(p))) return p.text();
       const inner = p.field('name') ?? p.field('pattern') ?? p.find({ rule: { kind: this.syntax.identifiers[0] } as never });
       return inner?.text() ?? p.text();
@@ -212,7 +212,7 @@ export class TaintAnalyzer {
   private named(node: SgNode): SgNode[] {
     const id = this.idOf(node);
     let children = this.namedChildren.get(id);
-    if (!children) this.namedChildren.set(id, (children = node.children().filter((c) => c.isNamed())));
+    if (!children) this.namedChildren.set(id, (children = node.namedChildren()));
     return children;
   }
 
