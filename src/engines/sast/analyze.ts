@@ -125,6 +125,7 @@ function matchesOf(ruleSet: RuleSet, plan: LanguagePlan, language: RuleLanguage,
   }
   const taintMatches: TaintMatches = {
     sourceIds: idsOf(found, taint.sources),
+    sourceStarts: taint.sources.flatMap((i) => found[i].map((f) => f.node.range().start.index)).sort((a, b) => a - b),
     sanitizerIds: idsOf(found, taint.sanitizers),
     ruleSanitizerIds: new Map(taint.rules.map((r) => [r.id, idsOf(found, taint.ruleSanitizers.get(r.id)!)])),
     sinkMatches,

@@ -31,6 +31,9 @@ type Event =
   | { at: number; kind: 'sink'; node: SgNode; rule: SastRule; focus: SgNode }
   | { at: number; kind: 'call'; node: SgNode };
 
+/** Identifier-like words of a text: every name an expression mentions is one. */
+const WORDS = /[\p{L}_$][\p{L}\p{N}_$]*/gu;
+
 /** A node's grammar kind as a plain string. */
 const kindOf = (node: SgNode): string => String(node.kind());
 
@@ -49,6 +52,8 @@ const hitKey = (rule: SastRule, sink: SgNode): string => `${rule.id}\0${sinkId(s
 /** What the file's combined rule match found for the taint rules (see analyze.ts). */
 export interface TaintMatches {
   sourceIds: Set<number>;
+  /** Where each source starts in the text, in ascending order. */
+  sourceStarts: number[];
   sanitizerIds: Set<number>;
   /** Per rule id, the nodes its own sanitizers match. */
   ruleSanitizerIds: Map<string, Set<number>>;
@@ -64,6 +69,7 @@ export class TaintAnalyzer {
   private readonly profile: TaintProfile;
   private readonly rules: SastRule[];
   private readonly sourceIds: Set<number>;
+  private readonly sourceStarts: number[];
   private readonly sanitizerIds: Set<number>;
   private readonly ruleSanitizerIds: Map<string, Set<number>>;
   private readonly functions: FunctionInfo[] = [];
@@ -100,6 +106,8 @@ export class TaintAnalyzer {
   private readonly argLists = new Map<number, SgNode[]>();
   private returnNodes: Map<number | undefined, SgNode[]> | undefined;
   private readonly kinds = new WeakMap<SgNode, string>();
+  /** Per expression evaluated from a run, the words of its text and where it lies (see mayCarry). */
+  private readonly mentions = new Map<number, { words: Set<string>; start: number; end: number }>();
   private readonly ids = new WeakMap<SgNode, number>();
 
   constructor(root: SgNode, syntax: TaintSyntax, profile: TaintProfile, rules: SastRule[], matches: TaintMatches) {
@@ -108,6 +116,7 @@ export class TaintAnalyzer {
     this.profile = profile;
     this.rules = rules;
     this.sourceIds = matches.sourceIds;
+    this.sourceStarts = matches.sourceStarts;
     this.sanitizerIds = matches.sanitizerIds;
     this.ruleSanitizerIds = matches.ruleSanitizerIds;
     this.sinkMatches = matches.sinkMatches;
@@ -241,8 +250,37 @@ export class TaintAnalyzer {
     return args;
   }
 
+  /**
+   * Whether an expression can carry tainted data at all: a source lies in it, or a word of its text is the
+   * name of a tainted variable. Only what it holds can taint an expression, so this look, made once however
+   * often the expression is evaluated, answers most of them before tainted() walks their trees.
+   */
+  private mayCarry(node: SgNode, state: Set<string>): boolean {
+    const id = this.idOf(node);
+    let mention = this.mentions.get(id);
+    if (!mention) {
+      const r = node.range();
+      this.mentions.set(id, (mention = { words: new Set(node.text().match(WORDS)), start: r.start.index, end: r.end.index }));
+    }
+    for (const name of state) if (mention.words.has(name)) return true;
+    const starts = this.sourceStarts;
+    let low = 0;
+    let high = starts.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (starts[middle] < mention.start) low = middle + 1;
+      else high = middle;
+    }
+    return low < starts.length && starts[low] <= mention.end;
+  }
+
+  /** tainted(), for an expression a run evaluates: most answer false at mayCarry. */
+  private carries(node: SgNode, state: Set<string>): boolean {
+    return this.mayCarry(node, state) && this.tainted(node, state);
+  }
+
   /** Whether an expression carries tainted data, given the tainted variable names. */
-  tainted(node: SgNode, state: Set<string>): boolean {
+  private tainted(node: SgNode, state: Set<string>): boolean {
     const id = this.idOf(node);
     if (this.sanitizerIds.has(id) || this.cleaners.has(id)) return false;
     if (this.sourceIds.has(id)) return true;
@@ -332,10 +370,13 @@ export class TaintAnalyzer {
    */
   private walkScopes(): void {
     const bindingKinds = Object.keys(this.syntax.bindings);
-    const kinds = [...new Set([...bindingKinds, this.syntax.calls.kind, ...this.syntax.returns])];
+    const kinds = [...new Set([...bindingKinds, ...this.syntax.returns])].filter((kind) => kind !== this.syntax.calls.kind);
     const scopes = new Map<number | undefined, { binds: Event[][]; calls: Event[] }>();
     const returns = new Map<number | undefined, SgNode[]>();
-    for (const node of this.root.findAll({ rule: { any: kinds.map((kind) => ({ kind })) } as never })) {
+    const rules: object[] = kinds.map((kind) => ({ kind }));
+    const calls = this.ownCallRule();
+    if (calls) rules.push(calls);
+    for (const node of this.root.findAll({ rule: { any: rules } as never })) {
       const kind = this.kindOf(node);
       const owner = this.owner(node);
       const key = owner ? this.idOf(owner) : undefined;
@@ -362,6 +403,17 @@ export class TaintAnalyzer {
     this.returnNodes = returns;
   }
 
+  /**
+   * Calls that may call one of the file's functions by name (`f(…)`, `self.f(…)`), for the tree walk to find
+   * natively rather than hand every call of the file over; calleeName has the last word on each.
+   */
+  private ownCallRule(): object | undefined {
+    if (!this.byName.size) return undefined;
+    const alternatives = (words: Iterable<string>) => [...words].map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+    const receiver = this.syntax.receivers.length ? `(?:(?:${alternatives(this.syntax.receivers)})\\s*\\??\\.\\s*)?` : '';
+    return { kind: this.syntax.calls.kind, has: { field: this.syntax.calls.callee, regex: `^${receiver}(?:${alternatives(this.byName.keys())})$` } };
+  }
+
   private within(node: SgNode, scope: SgNode): boolean {
     const r = node.range();
     const s = scope.range();
@@ -376,14 +428,14 @@ export class TaintAnalyzer {
     for (let pass = 0; pass < 2; pass++) {
       for (const event of events) {
         if (event.kind === 'bind') {
-          const isTainted = this.tainted(event.value, state);
+          const isTainted = this.carries(event.value, state);
           const augmented = this.kindOf(event.node).startsWith('augmented');
           for (const name of this.boundNames(event.target)) {
             if (isTainted) state.add(name);
             else if (!augmented && this.syntax.identifiers.includes(this.kindOf(event.target))) state.delete(name);
           }
         } else if (event.kind === 'sink') {
-          if (this.tainted(event.focus, state)) hits.set(hitKey(event.rule, event.node), { rule: event.rule, sink: event.node });
+          if (this.carries(event.focus, state)) hits.set(hitKey(event.rule, event.node), { rule: event.rule, sink: event.node });
         } else {
           this.callSinks(event.node, state, hits);
         }
@@ -392,8 +444,8 @@ export class TaintAnalyzer {
     let returns = false;
     if (fn) {
       const body = this.field(fn, 'body');
-      if (body && !this.syntax.blocks.includes(this.kindOf(body))) returns = this.tainted(body, state);
-      for (const ret of this.returnsOf(fn)) if (this.named(ret).some((c) => this.tainted(c, state))) returns = true;
+      if (body && !this.syntax.blocks.includes(this.kindOf(body))) returns = this.carries(body, state);
+      for (const ret of this.returnsOf(fn)) if (this.mayCarry(ret, state) && this.named(ret).some((c) => this.tainted(c, state))) returns = true;
     }
     return { hits: [...hits.values()], state, returns };
   }
@@ -403,7 +455,7 @@ export class TaintAnalyzer {
     const fn = this.summarizedFunction(call);
     if (!fn) return;
     this.args(call).forEach((arg, i) => {
-      if (!this.tainted(this.argValue(arg), state)) return;
+      if (!this.carries(this.argValue(arg), state)) return;
       for (const hit of this.summaryOf(fn, i).sinks) hits.set(hitKey(hit.rule, hit.sink), hit);
     });
   }
