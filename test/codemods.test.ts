@@ -158,6 +158,13 @@ describe('python output and configuration', () => {
   test('eval of data → ast.literal_eval: literals evaluate the same', () =>
     fixes('app.py', flask(`@app.route("/c")\ndef c():\n    return str(eval(request.args["v"]))\n`), 'python.lang.code-injection.eval',
       flask(`@app.route("/c")\ndef c():\n    return str(ast.literal_eval(request.args["v"]))\n`).replace('request\n', 'request\nimport ast\n')));
+  test('eval of data whose result is used as a mapping → ast.literal_eval: the same dict methods work', () =>
+    fixes('app.py', flask(`@app.route("/c")\ndef c():\n    options = eval(request.args["o"])\n    return str(options.get("page"))\n`), 'python.lang.code-injection.eval',
+      flask(`@app.route("/c")\ndef c():\n    options = ast.literal_eval(request.args["o"])\n    return str(options.get("page"))\n`).replace('request\n', 'request\nimport ast\n')));
+  test('eval that reaches a class or function by name is refused: no literal can stand for it', async () => {
+    await refuses('app.py', flask(`@app.route("/m")\ndef m():\n    model = eval(request.args["class"])\n    return str(model.objects.all())\n`), 'python.lang.code-injection.eval', /model\.objects is read.*allow-list/);
+    await refuses('app.py', flask(`@app.route("/f")\ndef f():\n    return str(eval(request.args["fn"])())\n`), 'python.lang.code-injection.eval', /is called/);
+  });
   test('pickle is refused: it needs a data format change', () =>
     refuses('app.py', flask(`@app.route("/p")\ndef p():\n    return pickle.loads(request.data)\n`), 'python.lang.deserialization.untrusted-load', /JSON/));
   test('random token → secrets.SystemRandom: same characters and length, unpredictable', () =>
@@ -175,6 +182,10 @@ describe('python output and configuration', () => {
     refuses('user.py', 'import hashlib\ndef check(user, password):\n    return user.pw == hashlib.md5(password.encode()).hexdigest()\n', 'python.lang.crypto.weak-hash', /password hash.*migrate/));
   test('lxml parser: entities off, documents without entities parse the same', () =>
     fixes('x.py', 'from lxml import etree\nparser = etree.XMLParser(resolve_entities=True)\n', 'python.lang.xxe.xml-parser-entities', 'from lxml import etree\nparser = etree.XMLParser(resolve_entities=False)\n'));
+  test('lxml parser that validates against a DTD: still validates, and resolves no entity the DTD or document declares', () =>
+    fixes('x.py', 'from lxml import etree\nparser = etree.XMLParser(no_network=False, dtd_validation=True)\n', 'python.lang.xxe.xml-parser-entities', 'from lxml import etree\nparser = etree.XMLParser(no_network=True, dtd_validation=True, resolve_entities=False)\n'));
+  test('lxml parser given more settings as **kwargs: refused, as one added beside them could be given twice', () =>
+    refuses('x.py', 'from lxml import etree\ndef parser(options):\n    return etree.XMLParser(load_dtd=True, **options)\n', 'python.lang.xxe.xml-parser-entities', /\*\*dict/));
   test('jwt.decode(verify=False) → verified with the algorithm the app signs with (never verify=True)', () =>
     fixes('auth.py', 'import jwt\ndef issue(claims):\n    return jwt.encode(claims, SECRET, algorithm="HS256")\ndef read(token):\n    return jwt.decode(token, SECRET, verify=False)\n', 'python.jwt.unverified-decode',
       'import jwt\ndef issue(claims):\n    return jwt.encode(claims, SECRET, algorithm="HS256")\ndef read(token):\n    return jwt.decode(token, SECRET, algorithms=["HS256"])\n'));
