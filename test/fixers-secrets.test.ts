@@ -152,6 +152,15 @@ describe('secrets fixer: fixes that keep the app running', () => {
     ]);
   });
 
+  test('a constant keeps its own name beside one that ends like it (API_KEY beside MAIL_API_KEY)', async () => {
+    const values = ['Xk8vQ2mZ7rTn4wLp9sBd3fHj6yCg1eUa', 'Pq3nR8tY5uWz2xVb7cMk4dLs9fGh6jKe'];
+    const settings = `import os\n\nMAIL_API_KEY = '${values[0]}'\nDEBUG = True\nAPI_KEY = '${values[1]}'\n`;
+    const { outcomes, after } = await fixAll('site/settings.py', settings, values);
+    assert.deepEqual(outcomes.map((o) => o.fixed), [true, true], outcomes.map((o) => o.note).join('\n'));
+    assert.match(after, /^MAIL_API_KEY = os\.environ\.get\("MAIL_API_KEY"\)$/m);
+    assert.match(after, /^API_KEY = os\.environ\.get\("API_KEY"\)$/m);
+  });
+
   test('a fixed Python module imports with the variables unset, and the function using one fails naming it (run by python3)', async () => {
     const { workspace } = await fixAll('app/seed.py', SEED_PY, PASSWORDS);
     fs.writeFileSync(path.join(workspace.dir, 'app', '__init__.py'), '');

@@ -225,7 +225,9 @@ function baseName(value: SgNode, syntax: CodeSyntax, secret: LocatedSecret): str
 function distinctName(base: string, value: SgNode, syntax: CodeSyntax, choice: NameChoice): string {
   if (choice.given) return choice.given;
   // `ADMIN_PASSWORD` taken means another value was told apart from this one's kind: this one is told apart too.
-  if (!choice.taken.has(base) && ![...choice.taken].some((name) => name.endsWith(`_${base}`))) return base;
+  // Not a constant of its own name (`KEY = …` beside `SECRET_KEY = …`): its name already tells it apart.
+  const toldApart = !namedConstant(value, syntax) && [...choice.taken].some((name) => name.endsWith(`_${base}`));
+  if (!choice.taken.has(base) && !toldApart) return base;
   for (const qualifier of qualifiers(value, syntax)) {
     const name = base.startsWith(`${qualifier}_`) ? base : `${qualifier}_${base}`;
     if (!choice.taken.has(name)) return name;
@@ -374,6 +376,18 @@ function unwrap(literal: SgNode, syntax: CodeSyntax): SgNode {
     node = parent;
   }
   return node;
+}
+
+const NAME_KINDS = new Set(['identifier', 'constant', 'variable_name', 'name']);
+const ASSIGNMENT_KINDS = new Set(['assignment', 'augmented_assignment', 'operator_assignment', 'variable_declarator', 'assignment_expression', 'var_spec', 'const_spec', 'short_var_declaration', 'assignment_statement']);
+
+/** Whether the value is assigned to a plain variable or constant (`KEY = "…"`), not a key, field or argument. */
+function namedConstant(value: SgNode, syntax: CodeSyntax): boolean {
+  const parent = value.parent();
+  if (!parent || !ASSIGNMENT_KINDS.has(kindOf(parent)) || !(kindOf(parent) in syntax.bindings)) return false;
+  const field = syntax.bindings[kindOf(parent)];
+  const target = field ? fieldOf(parent, field) : parent.namedChildren()[0];
+  return !!target && NAME_KINDS.has(kindOf(target));
 }
 
 function bindingName(value: SgNode, syntax: CodeSyntax): string | null {
