@@ -67,6 +67,23 @@ describe('SAST hard-coded credentials: moved to the environment by the secrets f
     ]);
   });
 
+  test('a default password of a function: read softly (defaults run at import), and the same short word elsewhere is left alone (run by python3)', async () => {
+    const text =
+      "def add_admin(password='admin'):\n    '''Create an admin user'''\n    print('Adding new admin user')\n" +
+      "    return {'username': 'admin', 'password': password}\n";
+    const { workspace, outcomes, after } = await fixAll('manage.py', text, PYTHON_RULE);
+    assert.equal(outcomes[0].fixed, true, outcomes[0].note);
+    assert.equal(
+      after,
+      "import os\n\ndef add_admin(password=os.environ.get(\"PASSWORD\")):\n    '''Create an admin user'''\n    print('Adding new admin user')\n" +
+        "    return {'username': 'admin', 'password': password}\n",
+    );
+    assertClean('manage.py', after, PYTHON_RULE);
+    const imported = runPython(workspace.dir, 'import manage; print(manage.add_admin("x")["username"])');
+    assert.equal(imported.status, 0, imported.output);
+    assert.equal(imported.output.trim(), 'Adding new admin user\nadmin');
+  });
+
   test('two passwords in one file get two names, told apart by the user beside them; a function fails naming its variable (run by python3)', async () => {
     const text =
       'def alice(db):\n    return db.connect(user="alice", password="hunter22")\n\n\n' +

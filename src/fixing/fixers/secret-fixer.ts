@@ -2,6 +2,7 @@ import path from 'node:path';
 import { notFixed, type Fixer, type FixerOutcome, type FixFinding, type FixWorkspace } from '../types.ts';
 import { loadRuleSet, type RuleSet } from '../../engines/sast/rule-set.ts';
 import { detectSecrets } from '../../engines/secrets/detector.ts';
+import { looksLikeGeneratedSecret } from '../../engines/secrets/text-checks.ts';
 import { namesReadFromEnvironment } from './env-names.ts';
 import { listInEnvTemplate } from './env-template.ts';
 import { notACredential, servedToBrowsers } from './secret-exemptions.ts';
@@ -114,8 +115,10 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
     const change = apply(next);
     if ('refused' in change) return notFixed(`The ${what} in ${file} line ${next.startLine} was left in place: ${change.refused}; ${REVOKE}`);
   }
-  // The same value elsewhere in the file is the same credential: it goes too, under the same name.
+  // The same value elsewhere in the file is the same credential: it goes too, under the same name. Only a
+  // value that could not be anything else: `admin` or `secret` elsewhere is a user name, a word of a message.
   for (const value of values) {
+    if (!distinctive(value)) continue;
     for (let skip = 0; ; ) {
       const at = occurrences(text, value)[skip];
       if (at === undefined) break;
@@ -190,9 +193,20 @@ function detectedSecrets(text: string): LocatedSecret[] {
   return found;
 }
 
+/** A value long and mixed enough that another occurrence of it is the same credential, not a common word. */
+function distinctive(value: string): boolean {
+  return value.length >= 8 && looksLikeGeneratedSecret(value);
+}
+
+/** Where the value occurs as a whole token: not inside a longer word or number. */
 function occurrences(text: string, value: string): number[] {
   const found: number[] = [];
-  for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + value.length)) found.push(at);
+  const word = /[A-Za-z0-9_]/;
+  for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + value.length)) {
+    const before = text[at - 1] ?? '';
+    const after = text[at + value.length] ?? '';
+    if (!(word.test(value[0]!) && word.test(before)) && !(word.test(value.at(-1)!) && word.test(after))) found.push(at);
+  }
   return found;
 }
 

@@ -101,7 +101,14 @@ function runsAtLoad(literal: SgNode, language: RuleLanguage): boolean {
   };
   const kinds = deferred[language];
   if (!kinds) return false;
-  return !literal.ancestors().some((a) => kinds.includes(kindOf(a)));
+  // Python evaluates a default parameter value when the `def` runs, with the module: only a body is deferred.
+  const deferredPart = (fn: SgNode) => (language === 'python' ? fieldOf(fn, 'body') : fn);
+  const start = literal.range().start.index;
+  return !literal.ancestors().some((a) => {
+    if (!kinds.includes(kindOf(a))) return false;
+    const part = deferredPart(a);
+    return !!part && part.range().start.index <= start && start < part.range().end.index;
+  });
 }
 
 function redact(text: string, secret: LocatedSecret): CodeSecretResult {
