@@ -252,6 +252,31 @@ describe('python output and configuration', () => {
     const run = spawnSync('python3', ['-c', `import os\n${helper}\nimport json, sys\nout = []\nfor folder, name in json.loads(sys.argv[1]):\n    try:\n        out.append(path_inside(folder, name))\n    except ValueError:\n        out.append(None)\nprint(json.dumps(out))`, JSON.stringify(cases)], { encoding: 'utf8' });
     assert.deepEqual(JSON.parse(run.stdout), ['/var/data/report.txt', '/var/data/sub/a.txt', null, null, null], run.stderr);
   });
+  test('an outbound request to a request URL → public_url(): public http(s) URLs are fetched as before, internal ones raise ValueError (run by python3)', async () => {
+    const vulnerable = flask('@app.route("/fetch")\ndef fetch():\n    url = request.args.get("url", "")\n    return urllib.request.urlopen(url).read()\n');
+    const { outcome, after } = await runCodemod('app.py', vulnerable, 'python.lang.ssrf.outbound-request');
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.match(after, /^from flask import Flask, request\nimport ipaddress\nimport socket\nimport urllib\.parse\n\n\ndef public_url\(url\):\n/);
+    assert.match(after, /    return urllib\.request\.urlopen\(public_url\(url\)\)\.read\(\)\n$/);
+    assert.equal(syntaxErrors(parseCode('python', after)).count, 0);
+    assert.ok(!analyzeSource(rules, 'python', after).some((m) => m.rule.id === 'python.lang.ssrf.outbound-request'));
+    const helper = after.slice(after.indexOf('def public_url'), after.indexOf('app = Flask'));
+    // Literal addresses only, so the check needs no DNS.
+    const cases = ['https://93.184.216.34/a?b=1', 'http://8.8.8.8:8080/', 'http://127.0.0.1/admin', 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.5/', 'http://[::1]/', 'file:///etc/passwd', 'gopher://8.8.8.8/', 'http:///x'];
+    const run = spawnSync('python3', ['-c', `import ipaddress, socket, urllib.parse\n${helper}\nimport json, sys\nout = []\nfor url in json.loads(sys.argv[1]):\n    try:\n        out.append(public_url(url))\n    except ValueError:\n        out.append(None)\nprint(json.dumps(out))`, JSON.stringify(cases)], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(run.stdout), ['https://93.184.216.34/a?b=1', 'http://8.8.8.8:8080/', null, null, null, null, null, null, null], run.stderr);
+  });
+  test('requests with the URL as a keyword, and a client request(method, url): the URL is what gets checked', async () => {
+    for (const [call, fixed] of [
+      ['requests.get(url=request.args["src"], timeout=2).content', 'requests.get(url=public_url(request.args["src"]), timeout=2).content'],
+      ['http.request("GET", request.args["src"]).data', 'http.request("GET", public_url(request.args["src"])).data'],
+    ]) {
+      const { outcome, after } = await runCodemod('app.py', flask(`@app.route("/i")\ndef i():\n    return ${call}\n`), 'python.lang.ssrf.outbound-request');
+      assert.equal(outcome.fixed, true, outcome.note);
+      assert.ok(after.endsWith(`    return ${fixed}\n`), after);
+      assert.ok(!analyzeSource(rules, 'python', after).some((m) => m.rule.id === 'python.lang.ssrf.outbound-request'));
+    }
+  });
   test('shell command with shell syntax is refused: it needs a shell', () =>
     refuses('app.py', flask(`@app.route("/l")\ndef l():\n    os.system("ls " + request.args["d"] + " | wc -l")\n`), 'python.lang.command-injection.shell-command', /shell syntax/));
 });

@@ -20,6 +20,7 @@ import { pythonEscapeHtml } from './python/escape-html.ts';
 import { pythonJwtVerify } from './python/jwt-verify.ts';
 import { pythonLiteralEval } from './python/literal-eval.ts';
 import { pythonParameterizedSql } from './python/parameterized-sql.ts';
+import { pythonPublicUrl } from './python/public-url.ts';
 import { pythonSafeJoin } from './python/safe-join.ts';
 import { pythonSameSiteRedirect } from './python/same-site-redirect.ts';
 import { pythonSecretsRandom } from './python/secrets-random.ts';
@@ -62,6 +63,7 @@ export const CODEMODS: readonly Codemod[] = [
   pythonJwtVerify,
   pythonLiteralEval,
   pythonParameterizedSql,
+  pythonPublicUrl,
   pythonSafeJoin,
   pythonSameSiteRedirect,
   pythonSecretsRandom,
