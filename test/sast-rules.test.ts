@@ -177,3 +177,15 @@ describe('the language registry', () => {
     }
   });
 });
+
+describe('inline allow comments', () => {
+  test('a hard-coded credential marked as a known test value on its line is not reported; other rules on the line still are', () => {
+    const source =
+      'SETTINGS = {\n    "SECRET_KEY": "test_key",  # pragma: allowlist secret\n    "PASSWORD": "k3y-n0t-m4rked",\n}\n' +
+      'API_KEY = "a9f3e1b7c2d4"  # gitleaks:allow\nh = hashlib.md5(data)  # bulwark:allow\n';
+    const found = analyzeSource(ruleSet, 'python', source).map((m) => `${m.rule.id}:${m.startLine}`);
+    assert.ok(found.includes('python.lang.secrets.hardcoded-secret-key:3'), found.join(', '));
+    assert.ok(!found.some((f) => /hardcoded-secret-key:(2|5)$/.test(f)), found.join(', '));
+    assert.ok(found.includes('python.lang.crypto.weak-hash:6'), 'the comment silences credential rules only');
+  });
+});

@@ -1,5 +1,6 @@
 import { parse, type SgNode } from '@ast-grep/napi';
 import { firstCallee } from '../match-identity.ts';
+import { INLINE_ALLOW } from '../secrets/text-checks.ts';
 import { astGrepLang, registerLanguages, ruleLanguageOf, taintSyntaxOf, type ParserName, type RuleLanguage } from '../../languages/index.ts';
 import { CombinedMatcher, type Found, type MatcherRule } from './combined-matcher.ts';
 import type { RuleSet, SastRule } from './rule-set.ts';
@@ -136,6 +137,17 @@ function matchesOf(ruleSet: RuleSet, plan: LanguagePlan, language: RuleLanguage,
   return matches;
 }
 
+/**
+ * A hard-coded credential a developer marked on its line as a known test value (`# pragma: allowlist secret`,
+ * `gitleaks:allow`, `bulwark:allow`) is not reported, as the secrets scan does not report it either.
+ */
+function withoutAllowedSecrets(matches: SastMatch[], source: string): SastMatch[] {
+  if (!matches.some((m) => m.rule.category === 'secrets')) return matches;
+  const lines = source.split('\n');
+  const allowed = (m: SastMatch) => lines.slice(m.startLine - 1, m.endLine).some((line) => INLINE_ALLOW.test(line));
+  return matches.filter((m) => m.rule.category !== 'secrets' || !allowed(m));
+}
+
 /** All findings of every rule of the file's language, the file parsed once for them all. */
 export function analyzeSource(ruleSet: RuleSet, parser: ParserName, source: string): SastMatch[] {
   registerLanguages();
@@ -144,7 +156,7 @@ export function analyzeSource(ruleSet: RuleSet, parser: ParserName, source: stri
   if (!plan.rules.length) return [];
   if (parser === 'template') return regexMatches(plan.rules, source);
   const root = parse(astGrepLang(parser) as never, source).root();
-  return matchesOf(ruleSet, plan, language, root, plan.matcher.matchAll(root, source, parser));
+  return withoutAllowedSecrets(matchesOf(ruleSet, plan, language, root, plan.matcher.matchAll(root, source, parser)), source);
 }
 
 /**
@@ -161,7 +173,7 @@ export async function analyzeSources(ruleSet: RuleSet, parser: ParserName, files
   // Each file's matches are taken while the native nodes are young: they hold the file's tree until collected.
   await plan.matcher.matchFiles(parser, files, (index, matched) => {
     try {
-      results[index] = matched instanceof Error ? matched : matchesOf(ruleSet, plan, language, matched.root, matched.found);
+      results[index] = matched instanceof Error ? matched : withoutAllowedSecrets(matchesOf(ruleSet, plan, language, matched.root, matched.found), files[index].text);
     } catch (error) {
       results[index] = error as Error;
     }
