@@ -42,15 +42,16 @@ def fetch(url):
 `;
 
 /** A request fetching a URL the user gives (SSRF): a finding no deterministic fixer handles. */
-const PREVIEW_PY = `from flask import Flask, request
-import requests
+const DIRECTORY_PY = `from flask import Flask, request
+import ldap
 
 app = Flask(__name__)
+conn = ldap.initialize("ldap://directory.internal")
 
 
-@app.route("/preview")
-def preview():
-    return requests.get(request.args["url"], timeout=5).text
+@app.route("/people")
+def people():
+    return str(conn.search_s("ou=people,dc=example", ldap.SCOPE_SUBTREE, "(uid=" + request.args["uid"] + ")"))
 `;
 
 const lock = (lodash: string) =>
@@ -103,7 +104,7 @@ describe('autofix over HTTP on a real repository', () => {
     repo.commit({
       'app/payments.py': PAYMENTS_PY,
       'app/client.py': CLIENT_PY,
-      'app/preview.py': PREVIEW_PY,
+      'app/directory.py': DIRECTORY_PY,
       'data/keys.json': KEYS_JSON,
       'package.json': PACKAGE_JSON,
       'package-lock.json': lock('4.17.20'),
@@ -316,7 +317,7 @@ describe('autofix over HTTP on a real repository', () => {
 
   test('without an LLM, a fix for a finding no deterministic fixer handles is refused at creation, charging and storing nothing', async () => {
     const found = await scan('semgrep_scan');
-    const withoutRuleFix = found.find((f) => f.file_path === 'app/preview.py');
+    const withoutRuleFix = found.find((f) => f.file_path === 'app/directory.py');
     if (!withoutRuleFix) return assert.fail(`expected a finding without a rule fix in ${JSON.stringify(found.map((f) => f.check_id))}`);
     const used = await prsUsed(h, org.key);
     const fixesBefore = (await h.call('GET', `${base()}/fixes?limit=100`)).json().total;
