@@ -365,6 +365,28 @@ describe('javascript', () => {
   test('res.cookie options missing secure: the other options stay', () =>
     fixes('app.js', 'app.get("/l", (req, res) => {\n  res.cookie("session", token, { httpOnly: true, maxAge: 1000 });\n});\n', 'javascript.express.cookie.insecure-cookie',
       'app.get("/l", (req, res) => {\n  res.cookie("session", token, { httpOnly: true, maxAge: 1000, secure: true, sameSite: "lax" });\n});\n'));
+  test('redirect to a request location → sameSiteLocation(): paths on this site redirect as before, other sites go to "/" (run by node)', async () => {
+    const vulnerable = 'const express = require("express");\nconst app = express();\n\napp.get("/go", (req, res) => {\n  res.redirect(302, req.query.next);\n});\n';
+    const { outcome, after } = await runCodemod('app.js', vulnerable, 'javascript.lang.open-redirect.redirect');
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.match(after, /^const express = require\("express"\);\n\nfunction sameSiteLocation\(location, fallback = "\/"\) \{\n/);
+    assert.ok(after.endsWith('  res.redirect(302, sameSiteLocation(req.query.next));\n});\n'), after);
+    assert.equal(syntaxErrors(parseCode('javascript', after)).count, 0);
+    assert.ok(!analyzeSource(rules, 'javascript', after).some((m) => m.rule.id === 'javascript.lang.open-redirect.redirect'));
+    const helper = after.slice(after.indexOf('function sameSiteLocation'), after.indexOf('const app'));
+    const cases = ['/account?tab=2', '/', '//evil.example/x', 'https://evil.example/', '/\\evil.example', '/\t/evil.example', 'javascript:alert(1)', ''];
+    const run = spawnSync(process.execPath, ['-e', `${helper}\nconsole.log(JSON.stringify(JSON.parse(process.argv[1]).map((c) => sameSiteLocation(c))))`, JSON.stringify(cases)], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(run.stdout), ['/account?tab=2', '/', '/', '/', '/', '/', '/', '/'], run.stderr);
+  });
+  test('a TypeScript Location header from the request → the typed helper: still compiles, the same paths pass', async () => {
+    const vulnerable = 'import type { Request, Response } from "express";\n\nexport function go(req: Request, res: Response) {\n  res.setHeader("Location", String(req.query.next));\n  res.status(302).end();\n}\n';
+    const { outcome, after } = await runCodemod('go.ts', vulnerable, 'javascript.lang.open-redirect.redirect');
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.match(after, /\nfunction sameSiteLocation\(location: unknown, fallback = "\/"\): string \{\n/);
+    assert.match(after, /  res\.setHeader\("Location", sameSiteLocation\(String\(req\.query\.next\)\)\);\n/);
+    assert.equal(syntaxErrors(parseCode('typescript', after)).count, 0);
+    assert.ok(!analyzeSource(rules, 'typescript', after).some((m) => m.rule.id === 'javascript.lang.open-redirect.redirect'));
+  });
   test('innerHTML of text → textContent: plain text shows the same', () =>
     fixes('page.js', 'const q = new URLSearchParams(location.search).get("q");\ndocument.getElementById("r").innerHTML = q;\n', 'javascript.browser.xss.dom-html-sink',
       'const q = new URLSearchParams(location.search).get("q");\ndocument.getElementById("r").textContent = q;\n'));

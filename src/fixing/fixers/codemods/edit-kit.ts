@@ -168,9 +168,24 @@ export function jsImport(root: SgNode, text: string, name: string, module: strin
   if (bound.test(text)) return [];
   const nl = newlineOf(text);
   const statement = isEsModule(root) ? `import ${name} from "${module}";` : `const ${name} = require("${module}");`;
+  const offset = jsImportOffset(root, text);
+  return [{ start: offset, end: offset, text: `${statement}${nl}`, topLevel: true }];
+}
+
+/** Where a line goes after a JavaScript module's imports (and its "use …" directive): the start of a line. */
+function jsImportOffset(root: SgNode, text: string): number {
   const imports = root.children().filter((c) => JS_IMPORT.test(c.text()));
   const directive = root.children().find((c) => kindOf(c) === 'expression_statement' && /^['"]use (strict|client|server)['"]/.test(c.text()));
   const after = imports.at(-1) ?? directive;
-  const offset = after ? lineEnd(text, after.range().end.index) : 0;
-  return [{ start: offset, end: offset, text: `${statement}${nl}`, topLevel: true }];
+  return after ? lineEnd(text, after.range().end.index) : 0;
+}
+
+/** Adds a top-level helper function after the imports unless a function of that name is declared already. */
+export function jsHelper(root: SgNode, text: string, name: string, source: string): CodemodEdit[] {
+  const declared = (c: SgNode) => kindOf(c) === 'function_declaration' && fieldOf(c, 'name')?.text() === name;
+  if (root.children().some((c) => declared(c) || (kindOf(c) === 'export_statement' && c.children().some(declared)))) return [];
+  const nl = newlineOf(text);
+  const offset = jsImportOffset(root, text);
+  const body = source.trim().split('\n').join(nl);
+  return [{ start: offset, end: offset, text: offset === 0 ? `${body}${nl}${nl}` : `${nl}${body}${nl}${nl}`, topLevel: true }];
 }

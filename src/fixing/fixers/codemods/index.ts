@@ -10,6 +10,7 @@ import { javascriptDomText } from './javascript/dom-text.ts';
 import { javascriptExecFile } from './javascript/exec-file.ts';
 import { javascriptJwtAlgorithms } from './javascript/jwt-algorithms.ts';
 import { javascriptParameterizedSql } from './javascript/parameterized-sql.ts';
+import { javascriptSameSiteRedirect } from './javascript/same-site-redirect.ts';
 import { javascriptSha256Hash } from './javascript/sha256-hash.ts';
 import { phpEscapeEcho } from './php/escape-echo.ts';
 import { phpEscapeShellArg } from './php/escape-shell-arg.ts';
@@ -53,6 +54,7 @@ export const CODEMODS: readonly Codemod[] = [
   javascriptExecFile,
   javascriptJwtAlgorithms,
   javascriptParameterizedSql,
+  javascriptSameSiteRedirect,
   javascriptSha256Hash,
   phpEscapeEcho,
   phpEscapeShellArg,
