@@ -387,6 +387,23 @@ describe('javascript', () => {
     assert.equal(syntaxErrors(parseCode('typescript', after)).count, 0);
     assert.ok(!analyzeSource(rules, 'typescript', after).some((m) => m.rule.id === 'javascript.lang.open-redirect.redirect'));
   });
+  test('Express HTML built from request values → each value through escapeHtml(): text without markup renders the same (run by node)', async () => {
+    const vulnerable = 'const express = require("express");\nconst app = express();\n\napp.get("/hello", (req, res) => {\n  res.send("<h1>Hello " + req.query.name + "</h1><p>" + `${req.query.greeting} x${2}` + "</p>");\n});\n';
+    const { outcome, after } = await runCodemod('app.js', vulnerable, 'javascript.express.xss.response-from-request');
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.ok(after.includes('  res.send("<h1>Hello " + escapeHtml(req.query.name) + "</h1><p>" + `${escapeHtml(req.query.greeting)} x${2}` + "</p>");\n'), after);
+    assert.match(after, /^const express = require\("express"\);\n\nfunction escapeHtml\(value\) \{\n/);
+    assert.equal(syntaxErrors(parseCode('javascript', after)).count, 0);
+    assert.ok(!analyzeSource(rules, 'javascript', after).some((m) => m.rule.id === 'javascript.express.xss.response-from-request'));
+    const helper = after.slice(after.indexOf('function escapeHtml'), after.indexOf('const app'));
+    const run = spawnSync(process.execPath, ['-e', `${helper}\nconsole.log(JSON.stringify(JSON.parse(process.argv[1]).map(escapeHtml)))`, JSON.stringify(['Ada Lovelace', '<script>x</script>', `a"b'c&d`, 42])], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(run.stdout), ['Ada Lovelace', '&#60;script&#62;x&#60;/script&#62;', 'a&#34;b&#39;c&#38;d', '42'], run.stderr);
+  });
+  test('Express HTML assembled in a const before res.send → escaped where it is built; a helper that returns markup is refused', async () => {
+    await fixes('app.js', 'app.get("/s", (req, res) => {\n  const page = `<p>You searched ${req.query.q}</p>`;\n  res.send(page);\n});\n', 'javascript.express.xss.response-from-request',
+      'function escapeHtml(value) {\n  // The value as text in HTML: markup characters become entities, so it cannot add tags or attributes.\n  return String(value).replace(/[&<>"\']/g, (c) => "&#" + c.charCodeAt(0) + ";");\n}\n\napp.get("/s", (req, res) => {\n  const page = `<p>You searched ${escapeHtml(req.query.q)}</p>`;\n  res.send(page);\n});\n');
+    await refuses('app.js', 'app.get("/r", (req, res) => {\n  res.send("<ul>" + renderRows(req.query.q) + "</ul>");\n});\n', 'javascript.express.xss.response-from-request', /may itself be markup/);
+  });
   test('innerHTML of text → textContent: plain text shows the same', () =>
     fixes('page.js', 'const q = new URLSearchParams(location.search).get("q");\ndocument.getElementById("r").innerHTML = q;\n', 'javascript.browser.xss.dom-html-sink',
       'const q = new URLSearchParams(location.search).get("q");\ndocument.getElementById("r").textContent = q;\n'));

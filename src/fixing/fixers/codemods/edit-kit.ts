@@ -164,8 +164,7 @@ export function isEsModule(root: SgNode): boolean {
 
 /** Adds `import name from "module"` or `const name = require("module")` unless `name` is bound at the top already. */
 export function jsImport(root: SgNode, text: string, name: string, module: string): CodemodEdit[] {
-  const bound = new RegExp(`^\\s*(import\\s+(\\*\\s+as\\s+)?${name}\\b|import\\s*\\{[^}]*\\b${name}\\b[^}]*\\}|(const|let|var)\\s+${name}\\s*=|(const|let|var)\\s*\\{[^}]*\\b${name}\\b[^}]*\\}\\s*=)`, 'm');
-  if (bound.test(text)) return [];
+  if (boundByImport(text, name)) return [];
   const nl = newlineOf(text);
   const statement = isEsModule(root) ? `import ${name} from "${module}";` : `const ${name} = require("${module}");`;
   const offset = jsImportOffset(root, text);
@@ -180,10 +179,16 @@ function jsImportOffset(root: SgNode, text: string): number {
   return after ? lineEnd(text, after.range().end.index) : 0;
 }
 
-/** Adds a top-level helper function after the imports unless a function of that name is declared already. */
+/** Whether a line of the file binds `name` by an import, a require or a destructuring of one. */
+function boundByImport(text: string, name: string): boolean {
+  const bound = new RegExp(`^\\s*(import\\s+(\\*\\s+as\\s+)?${name}\\b|import\\s*\\{[^}]*\\b${name}\\b[^}]*\\}|(const|let|var)\\s+${name}\\s*=|(const|let|var)\\s*\\{[^}]*\\b${name}\\b[^}]*\\}\\s*=)`, 'm');
+  return bound.test(text);
+}
+
+/** Adds a top-level helper function after the imports unless the module declares or imports that name already. */
 export function jsHelper(root: SgNode, text: string, name: string, source: string): CodemodEdit[] {
   const declared = (c: SgNode) => kindOf(c) === 'function_declaration' && fieldOf(c, 'name')?.text() === name;
-  if (root.children().some((c) => declared(c) || (kindOf(c) === 'export_statement' && c.children().some(declared)))) return [];
+  if (boundByImport(text, name) || root.children().some((c) => declared(c) || (kindOf(c) === 'export_statement' && c.children().some(declared)))) return [];
   const nl = newlineOf(text);
   const offset = jsImportOffset(root, text);
   const body = source.trim().split('\n').join(nl);

@@ -7,6 +7,7 @@ import { javaSha256Hash } from './java/sha256-hash.ts';
 import { javaXmlNoDoctype } from './java/xml-no-doctype.ts';
 import { javascriptCookieFlags } from './javascript/cookie-flags.ts';
 import { javascriptDomText } from './javascript/dom-text.ts';
+import { javascriptEscapeHtml } from './javascript/escape-html.ts';
 import { javascriptExecFile } from './javascript/exec-file.ts';
 import { javascriptJwtAlgorithms } from './javascript/jwt-algorithms.ts';
 import { javascriptParameterizedSql } from './javascript/parameterized-sql.ts';
@@ -51,6 +52,7 @@ export const CODEMODS: readonly Codemod[] = [
   javaXmlNoDoctype,
   javascriptCookieFlags,
   javascriptDomText,
+  javascriptEscapeHtml,
   javascriptExecFile,
   javascriptJwtAlgorithms,
   javascriptParameterizedSql,
