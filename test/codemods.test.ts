@@ -404,6 +404,19 @@ describe('javascript', () => {
       'function escapeHtml(value) {\n  // The value as text in HTML: markup characters become entities, so it cannot add tags or attributes.\n  return String(value).replace(/[&<>"\']/g, (c) => "&#" + c.charCodeAt(0) + ";");\n}\n\napp.get("/s", (req, res) => {\n  const page = `<p>You searched ${escapeHtml(req.query.q)}</p>`;\n  res.send(page);\n});\n');
     await refuses('app.js', 'app.get("/r", (req, res) => {\n  res.send("<ul>" + renderRows(req.query.q) + "</ul>");\n});\n', 'javascript.express.xss.response-from-request', /may itself be markup/);
   });
+  test('Math.random() for a reset token → secureRandom(): a float in [0, 1) as before, so toString(36) and slicing still make a token (run by node)', async () => {
+    const vulnerable = 'function newResetToken() {\n  return Math.random().toString(36).slice(2);\n}\nmodule.exports = { newResetToken };\n';
+    const { outcome, after } = await runCodemod('tokens.js', vulnerable, 'javascript.lang.crypto.insecure-random');
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.match(after, /^function secureRandom\(\) \{\n/);
+    assert.ok(after.includes('  return secureRandom().toString(36).slice(2);\n'), after);
+    assert.ok(!analyzeSource(rules, 'javascript', after).some((m) => m.rule.id === 'javascript.lang.crypto.insecure-random'));
+    const run = spawnSync(process.execPath, ['-e', `${after}\nconst values = Array.from({ length: 1000 }, () => secureRandom());\nconsole.log(JSON.stringify({ inRange: values.every((v) => v >= 0 && v < 1), distinct: new Set(values).size, token: /^[0-9a-z]{4,}$/.test(newResetToken()) }))`], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(run.stdout), { inRange: true, distinct: 1000, token: true }, run.stderr);
+  });
+  test('Math.random() in TypeScript → the typed helper: it parses and the rule is gone', () =>
+    fixes('otp.ts', 'export function generateOtp(): string {\n  return String(Math.floor(Math.random() * 1000000)).padStart(6, "0");\n}\n', 'javascript.lang.crypto.insecure-random',
+      'function secureRandom(): number {\n  // A float in [0, 1) like Math.random(), from the platform\'s cryptographic generator.\n  return crypto.getRandomValues(new Uint32Array(1))[0]! / 2 ** 32;\n}\n\nexport function generateOtp(): string {\n  return String(Math.floor(secureRandom() * 1000000)).padStart(6, "0");\n}\n'));
   test('innerHTML of text → textContent: plain text shows the same', () =>
     fixes('page.js', 'const q = new URLSearchParams(location.search).get("q");\ndocument.getElementById("r").innerHTML = q;\n', 'javascript.browser.xss.dom-html-sink',
       'const q = new URLSearchParams(location.search).get("q");\ndocument.getElementById("r").textContent = q;\n'));

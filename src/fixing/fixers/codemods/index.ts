@@ -12,6 +12,7 @@ import { javascriptExecFile } from './javascript/exec-file.ts';
 import { javascriptJwtAlgorithms } from './javascript/jwt-algorithms.ts';
 import { javascriptParameterizedSql } from './javascript/parameterized-sql.ts';
 import { javascriptSameSiteRedirect } from './javascript/same-site-redirect.ts';
+import { javascriptSecureRandom } from './javascript/secure-random.ts';
 import { javascriptSha256Hash } from './javascript/sha256-hash.ts';
 import { phpEscapeEcho } from './php/escape-echo.ts';
 import { phpEscapeShellArg } from './php/escape-shell-arg.ts';
@@ -57,6 +58,7 @@ export const CODEMODS: readonly Codemod[] = [
   javascriptJwtAlgorithms,
   javascriptParameterizedSql,
   javascriptSameSiteRedirect,
+  javascriptSecureRandom,
   javascriptSha256Hash,
   phpEscapeEcho,
   phpEscapeShellArg,
