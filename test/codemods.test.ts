@@ -417,6 +417,24 @@ describe('javascript', () => {
   test('Math.random() in TypeScript → the typed helper: it parses and the rule is gone', () =>
     fixes('otp.ts', 'export function generateOtp(): string {\n  return String(Math.floor(Math.random() * 1000000)).padStart(6, "0");\n}\n', 'javascript.lang.crypto.insecure-random',
       'function secureRandom(): number {\n  // A float in [0, 1) like Math.random(), from the platform\'s cryptographic generator.\n  return crypto.getRandomValues(new Uint32Array(1))[0]! / 2 ** 32;\n}\n\nexport function generateOtp(): string {\n  return String(Math.floor(secureRandom() * 1000000)).padStart(6, "0");\n}\n'));
+  test('a file path joined from a folder and request data → pathInside(): the same path for names inside the folder, an Error for names leaving it (run by node)', async () => {
+    const vulnerable = 'const fs = require("fs");\nconst express = require("express");\nconst app = express();\n\napp.get("/read", async (req, res) => {\n  const data = await fs.promises.readFile("/var/data/" + req.params.name + ".txt", "utf8");\n  res.type("text/plain").send(data);\n});\n';
+    const { outcome, after } = await runCodemod('app.js', vulnerable, 'javascript.lang.path-traversal.file-access');
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.ok(after.includes('  const data = await fs.promises.readFile(pathInside("/var/data/", `${req.params.name}.txt`), "utf8");\n'), after);
+    assert.match(after, /^const fs = require\("fs"\);\nconst express = require\("express"\);\nconst path = require\("node:path"\);\n\nfunction pathInside\(folder, \.\.\.names\) \{\n/);
+    assert.equal(syntaxErrors(parseCode('javascript', after)).count, 0);
+    assert.ok(!analyzeSource(rules, 'javascript', after).some((m) => m.rule.id === 'javascript.lang.path-traversal.file-access'));
+    const helper = after.slice(after.indexOf('function pathInside'), after.indexOf('const app'));
+    const cases = [['/var/data/', 'report.txt'], ['/var/data', 'sub/a.txt'], ['/var/data/', '../../etc/passwd'], ['/var/data', 'sub/../../data2/x'], ['/var/data', '/etc/passwd']];
+    const run = spawnSync(process.execPath, ['-e', `const path = require("node:path");\n${helper}\nconsole.log(JSON.stringify(JSON.parse(process.argv[1]).map(([f, n]) => { try { return pathInside(f, n); } catch { return null; } })))`, JSON.stringify(cases)], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(run.stdout), ['/var/data/report.txt', '/var/data/sub/a.txt', null, null, '/var/data/etc/passwd'], run.stderr);
+  });
+  test('path.join(__dirname, "files", name) sent with res.sendFile → pathInside with the same arguments; a path that is wholly the request value is refused', async () => {
+    await fixes('app.js', 'const path = require("path");\n\napp.get("/d", (req, res) => {\n  const file = path.join(__dirname, "files", req.query.name);\n  res.sendFile(file);\n});\n', 'javascript.lang.path-traversal.file-access',
+      'const path = require("path");\n\nfunction pathInside(folder, ...names) {\n  // path.join(folder, ...names), refused with an Error when the result would leave folder.\n  const joined = path.join(folder, ...names.map(String));\n  const base = path.resolve(folder);\n  const full = path.resolve(joined);\n  if (full !== base && !full.startsWith(base + path.sep)) throw new Error("the path leaves its folder");\n  return joined;\n}\n\napp.get("/d", (req, res) => {\n  const file = pathInside(__dirname, "files", req.query.name);\n  res.sendFile(file);\n});\n');
+    await refuses('app.js', 'const fs = require("fs");\napp.get("/f", (req, res) => {\n  res.send(fs.readFileSync(req.query.path, "utf8"));\n});\n', 'javascript.lang.path-traversal.file-access', /no folder to keep it in/);
+  });
   test('innerHTML of text → textContent: plain text shows the same', () =>
     fixes('page.js', 'const q = new URLSearchParams(location.search).get("q");\ndocument.getElementById("r").innerHTML = q;\n', 'javascript.browser.xss.dom-html-sink',
       'const q = new URLSearchParams(location.search).get("q");\ndocument.getElementById("r").textContent = q;\n'));

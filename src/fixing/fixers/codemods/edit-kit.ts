@@ -192,5 +192,7 @@ export function jsHelper(root: SgNode, text: string, name: string, source: strin
   const nl = newlineOf(text);
   const offset = jsImportOffset(root, text);
   const body = source.trim().split('\n').join(nl);
-  return [{ start: offset, end: offset, text: offset === 0 ? `${body}${nl}${nl}` : `${nl}${body}${nl}${nl}`, topLevel: true }];
+  // One blank line on each side: the line after the imports may be blank already.
+  const after = /^\r?\n/.test(text.slice(offset)) ? nl : `${nl}${nl}`;
+  return [{ start: offset, end: offset, text: offset === 0 ? `${body}${nl}${nl}` : `${nl}${body}${after}`, topLevel: true }];
 }

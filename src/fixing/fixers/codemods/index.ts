@@ -11,6 +11,7 @@ import { javascriptEscapeHtml } from './javascript/escape-html.ts';
 import { javascriptExecFile } from './javascript/exec-file.ts';
 import { javascriptJwtAlgorithms } from './javascript/jwt-algorithms.ts';
 import { javascriptParameterizedSql } from './javascript/parameterized-sql.ts';
+import { javascriptPathInside } from './javascript/path-inside.ts';
 import { javascriptSameSiteRedirect } from './javascript/same-site-redirect.ts';
 import { javascriptSecureRandom } from './javascript/secure-random.ts';
 import { javascriptSha256Hash } from './javascript/sha256-hash.ts';
@@ -57,6 +58,7 @@ export const CODEMODS: readonly Codemod[] = [
   javascriptExecFile,
   javascriptJwtAlgorithms,
   javascriptParameterizedSql,
+  javascriptPathInside,
   javascriptSameSiteRedirect,
   javascriptSecureRandom,
   javascriptSha256Hash,
