@@ -435,6 +435,23 @@ describe('javascript', () => {
       'const path = require("path");\n\nfunction pathInside(folder, ...names) {\n  // path.join(folder, ...names), refused with an Error when the result would leave folder.\n  const joined = path.join(folder, ...names.map(String));\n  const base = path.resolve(folder);\n  const full = path.resolve(joined);\n  if (full !== base && !full.startsWith(base + path.sep)) throw new Error("the path leaves its folder");\n  return joined;\n}\n\napp.get("/d", (req, res) => {\n  const file = pathInside(__dirname, "files", req.query.name);\n  res.sendFile(file);\n});\n');
     await refuses('app.js', 'const fs = require("fs");\napp.get("/f", (req, res) => {\n  res.send(fs.readFileSync(req.query.path, "utf8"));\n});\n', 'javascript.lang.path-traversal.file-access', /no folder to keep it in/);
   });
+  test('a request to a request URL in an async handler → await publicUrl(): public http(s) addresses pass, internal ones throw (run by node)', async () => {
+    const vulnerable = 'const express = require("express");\nconst app = express();\n\napp.get("/preview", async (req, res) => {\n  const page = await fetch(req.query.url);\n  res.send(await page.text());\n});\n';
+    const { outcome, after } = await runCodemod('app.js', vulnerable, 'javascript.lang.ssrf.outbound-request');
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.ok(after.includes('  const page = await fetch(await publicUrl(req.query.url));\n'), after);
+    assert.match(after, /^const express = require\("express"\);\nconst dns = require\("node:dns"\);\nconst net = require\("node:net"\);\n\nasync function publicUrl\(url\) \{\n/);
+    assert.equal(syntaxErrors(parseCode('javascript', after)).count, 0);
+    assert.ok(!analyzeSource(rules, 'javascript', after).some((m) => m.rule.id === 'javascript.lang.ssrf.outbound-request'));
+    const helper = after.slice(after.indexOf('async function publicUrl'), after.indexOf('const app'));
+    // Literal addresses only, so the check needs no DNS.
+    const cases = ['https://93.184.216.34/a?b=1', 'http://8.8.8.8:8080/', 'http://127.0.0.1/admin', 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.5/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'file:///etc/passwd', 'http://0.0.0.0/'];
+    const script = `const dns = require("node:dns");\nconst net = require("node:net");\n${helper}\nPromise.all(JSON.parse(process.argv[1]).map((u) => publicUrl(u).catch(() => null))).then((r) => console.log(JSON.stringify(r)));`;
+    const run = spawnSync(process.execPath, ['-e', script, JSON.stringify(cases)], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(run.stdout), ['https://93.184.216.34/a?b=1', 'http://8.8.8.8:8080/', null, null, null, null, null, null, null], run.stderr);
+  });
+  test('a request to a request URL outside an async function is refused: the address check could not be awaited', () =>
+    refuses('app.js', 'app.get("/p", (req, res) => {\n  axios.get(req.query.url).then((r) => res.send(r.data));\n});\n', 'javascript.lang.ssrf.outbound-request', /outside an async function/));
   test('innerHTML of text → textContent: plain text shows the same', () =>
     fixes('page.js', 'const q = new URLSearchParams(location.search).get("q");\ndocument.getElementById("r").innerHTML = q;\n', 'javascript.browser.xss.dom-html-sink',
       'const q = new URLSearchParams(location.search).get("q");\ndocument.getElementById("r").textContent = q;\n'));

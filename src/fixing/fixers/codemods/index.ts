@@ -12,6 +12,7 @@ import { javascriptExecFile } from './javascript/exec-file.ts';
 import { javascriptJwtAlgorithms } from './javascript/jwt-algorithms.ts';
 import { javascriptParameterizedSql } from './javascript/parameterized-sql.ts';
 import { javascriptPathInside } from './javascript/path-inside.ts';
+import { javascriptPublicUrl } from './javascript/public-url.ts';
 import { javascriptSameSiteRedirect } from './javascript/same-site-redirect.ts';
 import { javascriptSecureRandom } from './javascript/secure-random.ts';
 import { javascriptSha256Hash } from './javascript/sha256-hash.ts';
@@ -59,6 +60,7 @@ export const CODEMODS: readonly Codemod[] = [
   javascriptJwtAlgorithms,
   javascriptParameterizedSql,
   javascriptPathInside,
+  javascriptPublicUrl,
   javascriptSameSiteRedirect,
   javascriptSecureRandom,
   javascriptSha256Hash,
