@@ -11,7 +11,7 @@
 // bytes, in a seeded order; the corpus at scale k is the first k × --mb MiB of that order, so every scale has
 // the same mix and the larger ones hold the smaller. Folder names the engine skips (node_modules, vendor,
 // test, fixtures, hidden ones) are renamed so every copied file is scanned; test files and files the engine
-// would not read (.d.ts, minified, over its size limit) are not copied.
+// would not read (.d.ts, minified by name or by line length, over its size limits) are not copied.
 //
 // ast-grep (the @ast-grep/cli devDependency) runs every pattern rule of the rule set and, for each taint
 // rule, its sinks as one rule: what it can run of the same rules, without taint tracking. The two scanners
@@ -28,6 +28,7 @@ import { isTestPath, loadIgnore, looksBinary, MAX_FILE_BYTES, skipReason, walkFi
 import { parserFor, ruleLanguageOf, type ParserName } from '../src/languages/index.ts';
 import { loadRuleSet, type RuleSet } from '../src/engines/sast/rule-set.ts';
 import { SastEngine } from '../src/engines/sast/sast-engine.ts';
+import { looksMinified, MAX_SCRIPT_BYTES } from '../src/engines/sast/analyze-files.ts';
 import { seededRandom } from '../test/support/secret-samples.ts';
 import { filesBelow } from './source-tree.ts';
 
@@ -275,6 +276,8 @@ async function pickFiles(candidates: Candidate[], targetBytes: number, seed: num
     const candidate = pools[0][1].shift()!;
     const buffer = await fsp.readFile(candidate.source);
     if (buffer.length === 0 || buffer.length > MAX_FILE_BYTES || looksBinary(buffer)) continue;
+    // Scripts the engine skips (bundles, minified builds) would count lines it never reads.
+    if (candidate.pool === 'js/ts' && (buffer.length > MAX_SCRIPT_BYTES || looksMinified(buffer.toString('utf8')))) continue;
     const digest = crypto.createHash('sha1').update(buffer).digest('hex');
     if (seen.has(digest)) continue;
     seen.add(digest);

@@ -189,3 +189,22 @@ describe('inline allow comments', () => {
     assert.ok(found.includes('python.lang.crypto.weak-hash:6'), 'the comment silences credential rules only');
   });
 });
+
+describe('what the engine reads', () => {
+  test('a minified script is skipped with a note; the same code written by hand is analyzed', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-minified-'));
+    try {
+      const handler = 'app.get("/go", (req, res) => { res.redirect(req.query.next); });';
+      const filler = Array.from({ length: 40 }, (_, i) => `var a${i}=function(b,c){return b+c*${i}};`).join('');
+      fs.mkdirSync(path.join(dir, 'static'));
+      fs.writeFileSync(path.join(dir, 'static', 'bundle.js'), `${filler}${handler}${filler}\n${filler}\n`);
+      fs.writeFileSync(path.join(dir, 'app.js'), `${handler.replace('{ res', '{\n  res').replace('; }', ';\n}')}\n`);
+      const notes: string[] = [];
+      const findings = await new SastEngine({ pool: null }).scan({ dir, fingerprintKey: Buffer.alloc(32, 1), onNote: (note) => notes.push(note) });
+      assert.deepEqual(findings.map((f) => `${f.filePath}:${f.checkId}`), ['app.js:javascript.lang.open-redirect.redirect']);
+      assert.ok(notes.some((n) => /^skipped static\/bundle\.js: with lines of \d+ characters on average it looks minified/.test(n)), notes.join('\n'));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

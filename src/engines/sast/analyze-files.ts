@@ -14,7 +14,21 @@ import { loadRuleSet, type RuleSet, type SastRule } from './rule-set.ts';
 // file, take its matches from the result cache or analyze it, and turn the matches into findings.
 
 /** Hand-written application scripts stay well below this; larger ones are bundles or copied-in libraries. */
-const MAX_SCRIPT_BYTES = 200 * 1024;
+export const MAX_SCRIPT_BYTES = 200 * 1024;
+/**
+ * Scripts whose lines are this long on average are minified or generated (the measure GitHub's linguist
+ * uses): a library shipped as a build output, not code whose flows a fix could change.
+ */
+const MINIFIED_LINE_LENGTH = 110;
+
+function averageLineLength(text: string): number {
+  const lines = text.split('\n').filter((line) => line.trim());
+  return lines.length ? lines.reduce((sum, line) => sum + line.length, 0) / lines.length : 0;
+}
+
+/** Whether a script reads as minified or generated, which the engine skips. */
+export const looksMinified = (text: string): boolean => averageLineLength(text) > MINIFIED_LINE_LENGTH;
+
 /** Files of a batch read (and looked up in the cache) at once. */
 const READS_AT_ONCE = 16;
 
@@ -140,6 +154,10 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
       const bundle = isScript && source.skipped === 'too large' && source.size <= MAX_FILE_BYTES;
       const note = bundle ? `skipped ${file}: at ${Math.round(source.size / 1024)} KiB it looks like a bundled library rather than application code` : undefined;
       return { findings: [], note, cached: false };
+    }
+    const lineLength = isScript ? averageLineLength(source.text) : 0;
+    if (lineLength > MINIFIED_LINE_LENGTH) {
+      return { findings: [], note: `skipped ${file}: with lines of ${Math.round(lineLength)} characters on average it looks minified rather than written by hand`, cached: false };
     }
     const key = cache ? ResultCache.keyOf(parser, source.text) : '';
     const hit = await cache?.get(key);
