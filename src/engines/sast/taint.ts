@@ -73,9 +73,8 @@ export class TaintAnalyzer {
   private readonly sanitizerIds: Set<number>;
   private readonly ruleSanitizerIds: Map<string, Set<number>>;
   private readonly functions: FunctionInfo[] = [];
+  /** The file's functions by name; a call by name is summarized from the last one of that name, as in the text. */
   private readonly byName = new Map<string, FunctionInfo>();
-  /** The function a call by name is summarized from: the last one of that name, as in the text. */
-  private readonly summarizedByName = new Map<string, FunctionInfo>();
   /**
    * Per-parameter summaries for the rules being traced, made when a call first passes that parameter tainted
    * data: most calls never do.
@@ -167,8 +166,7 @@ export class TaintAnalyzer {
         handlers.has(node.id()) || decorated.some((d) => this.profile.handlerDecorators.some((re) => re.test(d.trim())));
       const info: FunctionInfo = { node, name, params: this.paramNames(node), isHandler };
       this.functions.push(info);
-      if (name && !this.byName.has(name)) this.byName.set(name, info);
-      if (name) this.summarizedByName.set(name, info);
+      if (name) this.byName.set(name, info);
     }
   }
 
@@ -463,7 +461,7 @@ export class TaintAnalyzer {
   /** The file's function a call calls by name, unless its summary is being made (a recursive call). */
   private summarizedFunction(call: SgNode): FunctionInfo | undefined {
     const name = this.calleeName(call);
-    const fn = name ? this.summarizedByName.get(name) : undefined;
+    const fn = name ? this.byName.get(name) : undefined;
     return fn && !this.summarizing.has(fn) ? fn : undefined;
   }
 
