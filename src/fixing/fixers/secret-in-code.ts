@@ -256,8 +256,7 @@ function qualifiers(value: SgNode, syntax: CodeSyntax): string[] {
   const container = holder && syntax.bindings[kindOf(holder)] !== undefined ? holder.parent() : null;
   for (const sibling of container?.namedChildren() ?? []) {
     if ((holder && sameNode(sibling, holder)) || !(kindOf(sibling) in syntax.bindings)) continue;
-    const field = syntax.bindings[kindOf(sibling)];
-    const key = field ? fieldOf(sibling, field) : sibling.namedChildren()[0];
+    const key = bindingTarget(sibling, syntax);
     const siblingValue = sibling.namedChildren().at(-1);
     const word = key ? targetWord(key.text()) : null;
     if (word && IDENTITY_KEYS.test(word) && siblingValue && key && !sameNode(siblingValue, key)) add(stringContent(siblingValue, syntax));
@@ -267,8 +266,7 @@ function qualifiers(value: SgNode, syntax: CodeSyntax): string[] {
     const kind = kindOf(ancestor);
     if (/function|method|class/.test(kind) && !/call|argument/.test(kind)) add(fieldOf(ancestor, 'name')?.text());
     else if (!(holder && sameNode(ancestor, holder)) && kind in syntax.bindings) {
-      const field = syntax.bindings[kind];
-      const target = field ? fieldOf(ancestor, field) : ancestor.namedChildren()[0];
+      const target = bindingTarget(ancestor, syntax);
       if (target) add(targetWord(target.text()));
     }
   }
@@ -388,20 +386,24 @@ function unwrap(literal: SgNode, syntax: CodeSyntax): SgNode {
 const NAME_KINDS = new Set(['identifier', 'constant', 'variable_name', 'name']);
 const ASSIGNMENT_KINDS = new Set(['assignment', 'augmented_assignment', 'operator_assignment', 'variable_declarator', 'assignment_expression', 'var_spec', 'const_spec', 'short_var_declaration', 'assignment_statement']);
 
+/** What a binding (an assignment, a key: value pair, a keyword argument) binds to: its name side. */
+function bindingTarget(binding: SgNode, syntax: CodeSyntax): SgNode | null {
+  const field = syntax.bindings[kindOf(binding)];
+  return (field ? fieldOf(binding, field) : binding.namedChildren()[0]) ?? null;
+}
+
 /** Whether the value is assigned to a plain variable or constant (`KEY = "…"`), not a key, field or argument. */
 function namedConstant(value: SgNode, syntax: CodeSyntax): boolean {
   const parent = value.parent();
   if (!parent || !ASSIGNMENT_KINDS.has(kindOf(parent)) || !(kindOf(parent) in syntax.bindings)) return false;
-  const field = syntax.bindings[kindOf(parent)];
-  const target = field ? fieldOf(parent, field) : parent.namedChildren()[0];
+  const target = bindingTarget(parent, syntax);
   return !!target && NAME_KINDS.has(kindOf(target));
 }
 
 function bindingName(value: SgNode, syntax: CodeSyntax): string | null {
   const parent = value.parent();
   if (!parent || !(kindOf(parent) in syntax.bindings)) return null;
-  const field = syntax.bindings[kindOf(parent)];
-  const target = field ? fieldOf(parent, field) : parent.namedChildren()[0];
+  const target = bindingTarget(parent, syntax);
   if (!target || target.range().start.index === value.range().start.index) return null;
   // `a, b = "x", "y"` names no single target.
   if (kindOf(target) === 'expression_list' && target.namedChildren().length !== 1) return null;
