@@ -1,4 +1,5 @@
 import type { SgNode } from '@ast-grep/napi';
+import type { ParserName } from '../../../languages/index.ts';
 import { fieldOf, kindOf } from '../syntax.ts';
 import { lineStartOf, newlineOf } from '../text-edits.ts';
 import type { CodemodEdit } from './codemod.ts';
@@ -185,13 +186,16 @@ function boundByImport(text: string, name: string): boolean {
   return bound.test(text);
 }
 
-/** Adds a top-level helper function after the imports unless the module declares or imports that name already. */
-export function jsHelper(root: SgNode, text: string, name: string, source: string): CodemodEdit[] {
+/**
+ * Adds a top-level helper function after the imports unless the module declares or imports that name
+ * already. `source` writes it with TypeScript annotations or without, as the file's parser reads.
+ */
+export function jsHelper(root: SgNode, text: string, parser: ParserName, name: string, source: (typed: boolean) => string): CodemodEdit[] {
   const declared = (c: SgNode) => kindOf(c) === 'function_declaration' && fieldOf(c, 'name')?.text() === name;
   if (boundByImport(text, name) || root.children().some((c) => declared(c) || (kindOf(c) === 'export_statement' && c.children().some(declared)))) return [];
   const nl = newlineOf(text);
   const offset = jsImportOffset(root, text);
-  const body = source.trim().split('\n').join(nl);
+  const body = source(parser === 'typescript' || parser === 'tsx').trim().split('\n').join(nl);
   // One blank line on each side: the line after the imports may be blank already.
   const after = /^\r?\n/.test(text.slice(offset)) ? nl : `${nl}${nl}`;
   return [{ start: offset, end: offset, text: offset === 0 ? `${body}${nl}${nl}` : `${nl}${body}${after}`, topLevel: true }];

@@ -92,11 +92,10 @@ export const javascriptEscapeHtml: Codemod = {
     } else values = valuesOf(builder);
     if (typeof values === 'string') return refuse(values);
     if (!values.length) return refuse('no value put into the HTML here can be told apart from the markup');
-    const typed = parser === 'typescript' || parser === 'tsx';
     return {
       edits: [
         ...values.map((v) => ({ ...replace(v, `${ESCAPE_HELPER}(${v.text()})`), ...(related ? { related } : {}) })),
-        ...jsHelper(root!, text, ESCAPE_HELPER, helperSource(typed)),
+        ...jsHelper(root!, text, parser, ESCAPE_HELPER, helperSource),
       ],
       note: `Escaped ${values.length} value(s) put into the HTML (${ESCAPE_HELPER}), so markup in them is shown as text.`,
     };

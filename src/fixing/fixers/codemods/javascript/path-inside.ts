@@ -62,10 +62,9 @@ export const javascriptPathInside: Codemod = {
     }
     const rewritten = insideFolder(target);
     if (!rewritten) return refuse(NO_FOLDER);
-    const typed = parser === 'typescript' || parser === 'tsx';
     const edits: CodemodEdit[] = [
       { ...replace(target, rewritten), ...(related ? { related } : {}) },
-      ...jsHelper(root!, text, PATH_INSIDE_HELPER, helperSource(typed)),
+      ...jsHelper(root!, text, parser, PATH_INSIDE_HELPER, helperSource),
       ...jsImport(root!, text, 'path', 'node:path'),
     ];
     return {

@@ -49,12 +49,11 @@ export const javascriptPublicUrl: Codemod = {
     if (kindOf(url) === 'await_expression' && url.text().includes(`${PUBLIC_URL_HELPER}(`)) return refuse(`the URL is already checked by ${PUBLIC_URL_HELPER}()`);
     const fn = functionAround(call);
     if (!fn || !isAsync(fn)) return refuse('the request is made outside an async function, where the address check cannot be awaited');
-    const typed = parser === 'typescript' || parser === 'tsx';
     return {
       // Insertions at one place come out last first: the imports, then the helper.
       edits: [
         replace(url, `await ${PUBLIC_URL_HELPER}(${url.text()})`),
-        ...jsHelper(root!, text, PUBLIC_URL_HELPER, helperSource(typed)),
+        ...jsHelper(root!, text, parser, PUBLIC_URL_HELPER, helperSource),
         ...jsImport(root!, text, 'net', 'node:net'),
         ...jsImport(root!, text, 'dns', 'node:dns'),
       ],

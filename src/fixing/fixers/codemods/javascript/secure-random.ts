@@ -12,7 +12,7 @@ export const SECURE_RANDOM_HELPER = 'secureRandom';
 const helperSource = (typed: boolean) => `
 function ${SECURE_RANDOM_HELPER}()${typed ? ': number' : ''} {
   // A float in [0, 1) like Math.random(), from the platform's cryptographic generator.
-  return crypto.getRandomValues(new Uint32Array(1))[0]! / 2 ** 32;
+  return crypto.getRandomValues(new Uint32Array(1))[0]${typed ? '!' : ''} / 2 ** 32;
 }
 `;
 
@@ -22,10 +22,8 @@ export const javascriptSecureRandom: Codemod = {
   rewrite({ node, root, text, parser }) {
     const call = node!;
     if (kindOf(call) !== 'call_expression' || call.text().replace(/\s+/g, '') !== 'Math.random()') return refuse('the match is not a Math.random() call');
-    const typed = parser === 'typescript' || parser === 'tsx';
-    const source = typed ? helperSource(true) : helperSource(false).replace(']!', ']');
     return {
-      edits: [replace(call, `${SECURE_RANDOM_HELPER}()`), ...jsHelper(root!, text, SECURE_RANDOM_HELPER, source)],
+      edits: [replace(call, `${SECURE_RANDOM_HELPER}()`), ...jsHelper(root!, text, parser, SECURE_RANDOM_HELPER, helperSource)],
       note: `Drew the value from the platform's cryptographic generator (${SECURE_RANDOM_HELPER}, Web Crypto) instead of Math.random(); it needs browsers or Node 19 and later.`,
     };
   },
