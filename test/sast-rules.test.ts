@@ -207,4 +207,37 @@ describe('what the engine reads', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  test('a rule part that one dialect cannot parse (JSX in plain TypeScript) leaves every other rule working on that dialect', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-dialect-'));
+    try {
+      const code = [
+        'const q = new URLSearchParams(location.search).get("q");',
+        'document.getElementById("results").innerHTML = "Results for " + q;',
+        'app.get("/go", (req, res) => {',
+        '  res.redirect(req.query.next);',
+        '});',
+        '',
+      ].join('\n');
+      fs.writeFileSync(path.join(dir, 'first.ts'), code);
+      fs.writeFileSync(path.join(dir, 'second.ts'), code);
+      fs.writeFileSync(path.join(dir, 'view.tsx'), 'export const View = ({ html }) => <div dangerouslySetInnerHTML={{ __html: location.hash }} />;\n');
+      for (let round = 0; round < 2; round++) {
+        const findings = await new SastEngine({ pool: null }).scan({ dir, fingerprintKey: Buffer.alloc(32, 1) });
+        assert.deepEqual(
+          findings.map((f) => `${f.filePath}:${f.startLine}:${f.checkId}`),
+          [
+            'first.ts:2:javascript.browser.xss.dom-html-sink',
+            'first.ts:4:javascript.lang.open-redirect.redirect',
+            'second.ts:2:javascript.browser.xss.dom-html-sink',
+            'second.ts:4:javascript.lang.open-redirect.redirect',
+            'view.tsx:1:javascript.browser.xss.dom-html-sink',
+          ],
+          `round ${round}`,
+        );
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -210,13 +210,17 @@ export class CombinedMatcher {
     return valid;
   }
 
-  /** The rules that can match one of `texts`: those joined in one walk, and those matched on their own. */
-  private split(parser: ParserName, holds: Holds[]): { joint: number[]; alone: number[] } {
-    const valid = this.validFor(parser);
+  /**
+   * The rules that can match one of `texts`: those joined in one walk, and those matched on their own. Every
+   * rule is taken to fit the grammar until the joined rule fails to compile (`checked`): checking costs a
+   * compile of every rule, per parser and thread, and nearly always finds them all fit.
+   */
+  private split(parser: ParserName, holds: Holds[], checked = false): { joint: number[]; alone: number[] } {
+    const valid = checked ? this.validFor(parser) : this.valid.get(parser);
     const joint: number[] = [];
     const alone: number[] = [];
     for (let i = 0; i < this.entries.length; i++) {
-      if (!valid[i] || !holds.some((h) => this.feasible[i](h))) continue;
+      if ((valid && !valid[i]) || !holds.some((h) => this.feasible[i](h))) continue;
       (this.renamed[i] ? joint : alone).push(i);
     }
     return { joint, alone };
@@ -264,19 +268,25 @@ export class CombinedMatcher {
    * meets them, each with that rule's metavariables.
    */
   matchAll(root: SgNode, text: string, parser: ParserName): Found[][] {
-    const result: Found[][] = this.entries.map(() => []);
-    const { joint, alone } = this.split(parser, [holdsOf(text)]);
-    for (const i of alone) result[i] = findAllOf(root, this.entries[i]);
-    if (!joint.length) return result;
-    let nodes: SgNode[];
-    try {
-      nodes = root.findAll(this.joinedRule(joint) as never);
-    } catch {
-      // Should the joined rule fail where its parts do not, fall back to one walk per rule.
-      for (const i of joint) result[i] = findAllOf(root, this.entries[i]);
-      return result;
+    const holds = [holdsOf(text)];
+    const joinedNodes = (joint: number[]): SgNode[] | undefined => {
+      try {
+        return joint.length ? root.findAll(this.joinedRule(joint) as never) : [];
+      } catch {
+        return undefined;
+      }
+    };
+    let { joint, alone } = this.split(parser, holds);
+    let nodes = joinedNodes(joint);
+    if (!nodes && !this.valid.has(parser)) {
+      ({ joint, alone } = this.split(parser, holds, true));
+      nodes = joinedNodes(joint);
     }
-    this.sort(nodes, joint, result);
+    const result: Found[][] = this.entries.map(() => []);
+    for (const i of alone) result[i] = findAllOf(root, this.entries[i]);
+    // Should the joined rule fail where its parts do not, fall back to one walk per rule.
+    if (!nodes) for (const i of joint) result[i] = findAllOf(root, this.entries[i]);
+    else this.sort(nodes, joint, result);
     return result;
   }
 
@@ -288,7 +298,7 @@ export class CombinedMatcher {
    */
   async matchFiles(parser: ParserName, files: { path: string; text: string }[], onFile: (index: number, matches: FileMatches | Error) => void): Promise<void> {
     const holds = files.map((f) => holdsOf(f.text));
-    const { joint, alone } = this.split(parser, holds);
+    let { joint, alone } = this.split(parser, holds);
     const done = new Set<number>();
     const finish = (f: number, hits: SgNode[] | undefined) => {
       done.add(f);
@@ -305,12 +315,19 @@ export class CombinedMatcher {
       }
       onFile(f, matches);
     };
+    const indexOf = new Map(files.map((file, f) => [file.path, f]));
+    const findJoint = () =>
+      findInFilesOf(parser, [...indexOf.keys()], this.joinedRule(joint), (path, nodes) => {
+        const f = indexOf.get(path);
+        if (f !== undefined && !done.has(f)) finish(f, nodes);
+      });
     if (joint.length) {
-      const indexOf = new Map(files.map((file, f) => [file.path, f]));
       try {
-        await findInFilesOf(parser, [...indexOf.keys()], this.joinedRule(joint), (path, nodes) => {
-          const f = indexOf.get(path);
-          if (f !== undefined && !done.has(f)) finish(f, nodes);
+        await findJoint().catch(async (error: unknown) => {
+          // A rule that does not fit the grammar fails the joined rule before any file is matched.
+          if (this.valid.has(parser) || done.size) throw error;
+          ({ joint, alone } = this.split(parser, holds, true));
+          if (joint.length) await findJoint();
         });
       } catch {
         // Should the joined rule fail where its parts do not, fall back to one walk per rule in each file.
