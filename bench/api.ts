@@ -1,7 +1,7 @@
 // List routes at scale, against the ceiling of a Node service on this machine.
 //
 //   npm run bench:api [-- --findings 1000000 --events N --repos 200 --db sqlite,postgres
-//                        --seconds 3 --connections 16 --rate 500 --only routes,results]
+//                        --seconds 3 --connections 16 --rate 500 --only routes,results,scan --scan-lines 100000]
 //
 // Seeds one organization with --findings findings over --repos repositories (one large repository holds
 // a quarter of them, one small one 200) and --events finding events (default: as many as findings),
@@ -13,9 +13,11 @@
 //   max      --connections keep-alive clients, each sending its next request on an answer: req/s, p50, p99
 //   @rate    requests due at --rate per second (open loop, from a client process of its own, after half a
 //            second untimed): p50, p99 counted from when each was due
-// Last, the results scenario: four clients read a 200,000-finding scan's results over and over while
+// Then the results scenario: four clients read a 200,000-finding scan's results over and over while
 // /me is called at 100 req/s (readers and timer each in a child process); it prints /me's p50/p99 and
-// the server's peak RSS (VmHWM: the whole run).
+// the server's peak RSS (VmHWM: the whole run). Last, the scan scenario: a `bulwark serve` with its job
+// worker scans a local git repository of --scan-lines lines of Python (the standard library) with
+// semgrep_scan while /me is called at 100 req/s; it prints /me's p50/p99 from the scan's start to its end.
 // Figures are printed, never asserted; all traffic stays on 127.0.0.1.
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -27,6 +29,11 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createApiKey } from '../src/core/api-keys.ts';
 import { createOrganization } from '../src/core/organizations.ts';
+import { addUnit } from '../src/core/units.ts';
+import { cloneUrlPolicyOf, loadSettings } from '../src/config.ts';
+import { loadTokenBox } from '../src/crypto/token-box.ts';
+import { TestRepo } from '../test/support/git-repo.ts';
+import { filesBelow } from './source-tree.ts';
 import { SCOPES } from '../src/core/scopes.ts';
 import { newId } from '../src/ids.ts';
 import { foldFindingCounts, foldFindingEventCounts } from '../src/store/counts.ts';
@@ -70,8 +77,13 @@ interface Options {
   seconds: number;
   connections: number;
   rate: number;
-  /** Which parts run: `routes` (every list route against the raw server), `results` (/me during results reads). */
+  /**
+   * Which parts run: `routes` (every list route against the raw server), `results` (/me during results
+   * reads), `scan` (/me during a semgrep_scan in the same process).
+   */
   scenarios: string[];
+  /** Non-blank lines of the scan scenario's repository. */
+  scanLines: number;
 }
 
 function options(): Options {
@@ -85,6 +97,7 @@ function options(): Options {
       connections: { type: 'string', default: '16' },
       rate: { type: 'string', default: '500' },
       only: { type: 'string' },
+      'scan-lines': { type: 'string', default: '100000' },
     },
   });
   const findings = Number(values.findings);
@@ -96,7 +109,8 @@ function options(): Options {
     seconds: Number(values.seconds),
     connections: Number(values.connections),
     rate: Number(values.rate),
-    scenarios: (values.only ?? 'routes,results').split(',').map((x) => x.trim()),
+    scenarios: (values.only ?? 'routes,results,scan').split(',').map((x) => x.trim()),
+    scanLines: Number(values['scan-lines']),
   };
 }
 
@@ -125,6 +139,7 @@ const SCAN_TYPES: [string, number][] = [['semgrep_scan', 0.6], ['secrets_scan', 
 const EVENT_TYPES: [string, number][] = [['detected', 0.6], ['status_changed', 0.15], ['resolved_auto', 0.15], ['reopened', 0.05], ['fix_created', 0.05]];
 
 interface Seeded {
+  orgId: string;
   key: string;
   large: string;
   small: string;
@@ -245,6 +260,7 @@ async function seed(store: Store, o: Options): Promise<Seeded> {
       `${o.events.toLocaleString()} events in ${eventsSeconds.toFixed(1)} s (${Math.round(o.events / eventsSeconds).toLocaleString()}/s)`,
   );
   return {
+    orgId: org.id,
     key,
     large: units[0].id,
     small: units[o.repos - 1].id,
@@ -267,8 +283,10 @@ const startFlags = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 
   .split(/\s+/)
   .filter((word) => word.startsWith('--'));
 
-async function startBulwark(env: Record<string, string>): Promise<Server> {
-  const child = spawn(node, [...startFlags, path.join(root, 'src/cli/main.ts'), 'serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'], {
+/** `bulwark serve` on a free port: the API alone, or with `worker` the API and the job worker in one process. */
+async function startBulwark(env: Record<string, string>, { worker = false } = {}): Promise<Server> {
+  const args = [...startFlags, path.join(root, 'src/cli/main.ts'), 'serve', '--host', '127.0.0.1', '--port', '0', ...(worker ? [] : ['--no-worker'])];
+  const child = spawn(node, args, {
     cwd: root,
     env: {
       ...process.env,
@@ -425,12 +443,16 @@ async function resultsReaders([port, p, key]: string[]) {
   );
 }
 
-/** The /me timer (`--time-me PORT KEY SECONDS`): /me at 100 req/s, the LoadResult printed as JSON. */
+/**
+ * The /me timer (`--time-me PORT KEY SECONDS`): /me at 100 req/s, the LoadResult printed as JSON; SIGTERM
+ * ends it early with what it measured until then.
+ */
 async function timeMe([port, key, seconds]: string[]) {
   const target = { port: Number(port), path: '/api/v1/me', headers: { authorization: `Bearer ${key}` } };
+  const stop = new Promise((resolve) => process.once('SIGTERM', resolve));
   // A second untimed first, so the timer's own start-up (loading, compiling) is not counted as latency.
   await fixedRate(target, { rate: 100, seconds: 1, connections: 8 });
-  process.stdout.write(JSON.stringify(await fixedRate(target, { rate: 100, seconds: Number(seconds), connections: 8 })));
+  process.stdout.write(JSON.stringify(await fixedRate(target, { rate: 100, seconds: Number(seconds), connections: 8, stop })));
 }
 
 /**
@@ -472,6 +494,76 @@ async function resultsScenario(o: Options, bulwark: Server, s: Seeded) {
     `  /me while 4 clients read ${s.bigBatchFindings.toLocaleString()}-finding results: p50 ${ms(me.p50)} ms, p99 ${ms(me.p99)} ms${errs(me)}; ` +
       `${(bytes / 1e6).toFixed(0)} MB of results read (${reads} whole reads), server RSS peak during them ${Math.round(rssPeakDuring)} MB`,
   );
+}
+
+/**
+ * A git repository of at least `lines` non-blank lines of real code: the Python standard library of this
+ * machine (its tests left out), file by file in name order.
+ */
+async function scanRepository(lines: number): Promise<{ repo: TestRepo; files: number; lines: number }> {
+  const lib = fs.existsSync('/usr/lib') ? fs.readdirSync('/usr/lib').filter((name) => /^python3(?:\.\d+)?$/.test(name)).sort().at(-1) : undefined;
+  if (!lib) throw new Error('the scan scenario reads its code from /usr/lib/python3*, which this machine lacks');
+  const dir = path.join('/usr/lib', lib);
+  const skip = new Set(['test', 'tests', 'idlelib', '__pycache__', 'site-packages', 'dist-packages', 'lib2to3']);
+  const found: string[] = [];
+  for await (const file of filesBelow(dir, (name) => !skip.has(name))) if (file.endsWith('.py')) found.push(file);
+  const files: Record<string, string> = {};
+  let count = 0;
+  for (const file of found.sort()) {
+    if (count >= lines) break;
+    const text = fs.readFileSync(path.join(dir, file), 'utf8');
+    files[path.join('lib', file)] = text;
+    count += text.split('\n').filter((line) => line.trim()).length;
+  }
+  const repo = TestRepo.create();
+  repo.commit(files, 'code to scan');
+  return { repo, files: Object.keys(files).length, lines: count };
+}
+
+const FINAL_SCAN_STATUSES = new Set(['completed', 'failed', 'cancelled']);
+
+/**
+ * /me at 100 req/s while a `semgrep_scan` of the scan repository runs in the same `bulwark serve` (API and
+ * worker in one process, as `npm start` runs them), from the moment the scan is asked for until it ends.
+ */
+async function scanScenario(o: Options, env: Record<string, string>, store: Store, s: Seeded): Promise<void> {
+  const code = await scanRepository(o.scanLines);
+  try {
+    const scanEnv = { ...env, BULWARK_ALLOW_LOCAL_REPOS: 'true', BULWARK_LOCAL_REPOS_ROOT: os.tmpdir() };
+    const unit = await addUnit(
+      store.db,
+      loadTokenBox(null, env.BULWARK_DATA_DIR),
+      { orgId: s.orgId, name: 'bench/scan', sources: [{ provider: 'github', fullName: 'bench/scan', branch: 'main', cloneUrl: code.repo.url }] },
+      cloneUrlPolicyOf(loadSettings({ ...process.env, ...scanEnv })),
+    );
+    const bulwark = await startBulwark(scanEnv, { worker: true });
+    try {
+      const base = `http://127.0.0.1:${bulwark.port}/api/v1/repositories/${unit.id}/scans`;
+      const headers = { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' };
+      const timer = child('--time-me', [String(bulwark.port), s.key, '600']);
+      await new Promise((r) => setTimeout(r, 1500));
+      const started = performance.now();
+      const asked = await fetch(base, { method: 'POST', headers, body: JSON.stringify({ scan_type: 'semgrep_scan' }) });
+      if (asked.status !== 202) throw new Error(`the scan was refused: ${asked.status} ${await asked.text()}`);
+      const { batch_id: batchId } = (await asked.json()) as { batch_id: string };
+      let scan: { status: string; findings_count?: number } = { status: 'queued' };
+      while (!FINAL_SCAN_STATUSES.has(scan.status) && performance.now() - started < 600_000) {
+        await new Promise((r) => setTimeout(r, 250));
+        scan = (await (await fetch(`${base}/${batchId}`, { headers })).json()) as typeof scan;
+      }
+      const seconds = (performance.now() - started) / 1000;
+      timer.process.kill('SIGTERM');
+      const me = JSON.parse(await timer.output) as LoadResult;
+      console.log(
+        `  /me while a semgrep_scan of ${code.lines.toLocaleString()} lines (${code.files} files) runs in the same process: ` +
+          `p50 ${ms(me.p50)} ms, p99 ${ms(me.p99)} ms${errs(me)}; the scan ${scan.status} in ${seconds.toFixed(1)} s`,
+      );
+    } finally {
+      await stop(bulwark.child);
+    }
+  } finally {
+    fs.rmSync(code.repo.dir, { recursive: true, force: true });
+  }
 }
 
 // ----------------------------------------------------------------------------------------------- main
@@ -520,14 +612,17 @@ async function main() {
         await migrateToLatest(store);
         const seeded = await seed(store, o);
         await refreshPlannerStatistics(store);
-        const bulwark = await startBulwark(env);
-        try {
-          if (o.scenarios.includes('routes')) await measureRoutes(o, bulwark, raw, seeded);
-          if (o.scenarios.includes('results')) await resultsScenario(o, bulwark, seeded);
-          console.log(`  server peak RSS over the whole run: ${Math.round(memoryOf(bulwark.child.pid!).peak)} MB`);
-        } finally {
-          await stop(bulwark.child);
+        if (o.scenarios.includes('routes') || o.scenarios.includes('results')) {
+          const bulwark = await startBulwark(env);
+          try {
+            if (o.scenarios.includes('routes')) await measureRoutes(o, bulwark, raw, seeded);
+            if (o.scenarios.includes('results')) await resultsScenario(o, bulwark, seeded);
+            console.log(`  server peak RSS over the whole run: ${Math.round(memoryOf(bulwark.child.pid!).peak)} MB`);
+          } finally {
+            await stop(bulwark.child);
+          }
         }
+        if (o.scenarios.includes('scan')) await scanScenario(o, env, store, seeded);
       });
     }
   } finally {

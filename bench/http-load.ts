@@ -133,7 +133,7 @@ export async function closedLoop(target: Target, options: { connections: number;
  * Requests due at a fixed `rate` per second for `seconds`, spread over up to `connections` sockets; a
  * request due while every socket is busy waits for one, and its wait counts in its latency.
  */
-export async function fixedRate(target: Target, options: { rate: number; seconds: number; connections: number }): Promise<LoadResult> {
+export async function fixedRate(target: Target, options: { rate: number; seconds: number; connections: number; stop?: Promise<unknown> }): Promise<LoadResult> {
   const request = requestBytes(target);
   const idle = await open(target.port, options.connections);
   const all = [...idle];
@@ -141,10 +141,17 @@ export async function fixedRate(target: Target, options: { rate: number; seconds
   const latencies: number[] = [];
   let errors = 0;
   const start = performance.now();
-  const total = Math.round(options.rate * options.seconds);
+  let total = Math.round(options.rate * options.seconds);
   let issued = 0;
   let finished = 0;
+  let stoppedAt: number | undefined;
   await new Promise<void>((resolve) => {
+    // Stopped early: nothing more is issued, and what is on its way is still waited for.
+    void options.stop?.then(() => {
+      stoppedAt ??= performance.now();
+      total = issued;
+      if (finished === total) resolve();
+    });
     const dispatch = () => {
       while (queue.length && idle.length) {
         const due = queue.shift()!;
@@ -177,7 +184,7 @@ export async function fixedRate(target: Target, options: { rate: number; seconds
       resolve();
     }, options.seconds * 1000 + GIVE_UP_AFTER_MS).unref();
   });
-  const seconds = (performance.now() - start) / 1000;
+  const seconds = ((stoppedAt ?? performance.now()) - start) / 1000;
   for (const c of all) c.close();
   return summarize(latencies, errors, Math.min(seconds, options.seconds));
 }
