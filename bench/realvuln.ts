@@ -11,7 +11,7 @@
 // into this project. Results go to a temporary folder that is removed at the end unless --keep is given.
 //
 //   npm run bench:realvuln -- [--repos-dir DIR] [--bench-dir DIR] [--repos a,b] [--keep] [--details]
-//                             [--timeout SECONDS]
+//                             [--timeout SECONDS] [--type semgrep|deep]
 //   npm run bench:realvuln -- --results-dir DIR     score an existing <DIR>/<repo>/results.json tree; no scans
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -35,6 +35,7 @@ const USAGE = `usage: npm run bench:realvuln -- [options]
   --keep              keep the results folder and print where it is
   --details           list every TP/FP/FN/TN decision and a per-CWE-family breakdown
   --timeout SECONDS   per-scan time limit (default 600)
+  --type TYPE         the scan type to score: semgrep (default) or deep
   --results-dir DIR   score DIR/<repo>/results.json as it is, without scanning`;
 
 // ---------------------------------------------------------------------------------------------------------

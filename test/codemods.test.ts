@@ -149,6 +149,9 @@ describe('python output and configuration', () => {
   test('debug flag from the environment: development keeps its debugger with FLASK_DEBUG=1', () =>
     fixes('app.py', 'from flask import Flask\napp = Flask(__name__)\napp.run(host="0.0.0.0", debug=True)\n', 'python.flask.config.debug-enabled',
       'from flask import Flask\nimport os\napp = Flask(__name__)\napp.run(host="0.0.0.0", debug=os.environ.get("FLASK_DEBUG") == "1")\n'));
+  test('Django DEBUG from the environment: development keeps its error pages with DJANGO_DEBUG=1', () =>
+    fixes('mysite/settings.py', 'import os\nDEBUG = True\nALLOWED_HOSTS = []\n', 'python.django.config.debug-enabled',
+      'import os\nDEBUG = os.environ.get("DJANGO_DEBUG") == "1"\nALLOWED_HOSTS = []\n'));
   test('cookie flags: the same cookie, now Secure, HttpOnly and SameSite=Lax', () =>
     fixes('app.py', 'def login(resp, token):\n    resp.set_cookie("session", token, max_age=3600)\n', 'python.flask.cookie.insecure-cookie',
       'def login(resp, token):\n    resp.set_cookie("session", token, max_age=3600, secure=True, httponly=True, samesite="Lax")\n'));

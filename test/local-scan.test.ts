@@ -342,11 +342,10 @@ describe('bulwark scan: local scanning without the server', () => {
     assert.deepEqual(fs.readdirSync(cwd), [], 'still nothing written to the working directory');
   });
 
-  test('types: secrets and secrets_scan run; a type without a local engine is refused with the available ones (exit 2)', () => {
+  test('types: secrets and secrets_scan run; an unknown type is refused with the available ones (exit 2)', () => {
     assert.deepEqual(scanJson(repo.dir, ['--type', 'secrets_scan']).summary.total, 4);
     const cases: [string[], RegExp][] = [
-      [['--type', 'deep_ai_scan'], /deep_ai_scan engine does not run locally.*available: secrets \(or secrets_scan\), semgrep \(or semgrep_scan\), sbom \(or sbom_scan\)/],
-      [['--type', 'bogus'], /unknown scan type "bogus"; available: secrets \(or secrets_scan\)/],
+      [['--type', 'bogus'], /unknown scan type "bogus"; available: secrets \(or secrets_scan\), semgrep \(or semgrep_scan\), deep \(or deep_ai_scan\), sbom \(or sbom_scan\)/],
       [[], /--type is required; available: secrets/],
       [['--type', 'secrets', '--format', 'xml'], /--format must be one of table, json, sarif, semgrep-json, cyclonedx/],
       [['--type', 'secrets', '--format', 'cyclonedx'], /--format cyclonedx needs --type sbom/],

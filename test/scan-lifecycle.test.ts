@@ -185,16 +185,41 @@ describe('a secrets scan, end to end on real git repositories', () => {
     assert.match(reasons[1], /unsupported clone URL/);
   });
 
-  test('scan types without an engine fail at once and return their credit', async () => {
+  test('deep_ai_scan reports what semgrep_scan reports plus whole-application findings, for one deep credit', async () => {
     const repo = newRepo();
-    repo.commit({ 'a.txt': 'hello\n' });
-    const unit = await h.unit(org, ['github:acme/engines@main'], 'engines', [repo.url]);
+    repo.commit({
+      'app.py': [
+        'import os',
+        'from flask import Flask, request, session',
+        'app = Flask(__name__)',
+        '',
+        '@app.route("/login", methods=["POST"])',
+        'def login():',
+        '    if request.form["password"] == os.environ["ADMIN_PASSWORD"]:',
+        '        session["user"] = "admin"',
+        '    return "ok"',
+        '',
+        '@app.route("/ping")',
+        'def ping():',
+        '    return os.popen("ping -c 1 " + request.args["host"]).read()',
+        '',
+      ].join('\n'),
+    });
+    const unit = await h.unit(org, ['github:acme/deep@main'], 'deep', [repo.url]);
     const before = (await call('GET', '/api/v1/quotas/balance')).json();
     const progress = await scanToEnd('repositories', unit, 'deep_ai_scan');
-    assert.equal(progress.status, 'failed');
-    assert.match(progress.error_message, /deep_ai_scan engine is not available/);
-    const afterBalance = (await call('GET', '/api/v1/quotas/balance')).json();
-    assert.equal(afterBalance.deep_ai_scans.used, before.deep_ai_scans.used);
+    assert.equal(progress.status, 'completed', JSON.stringify(progress));
+    const after = (await call('GET', '/api/v1/quotas/balance')).json();
+    assert.equal(after.deep_ai_scans.used, before.deep_ai_scans.used + 1);
+    assert.equal(after.sast_scans.used, before.sast_scans.used);
+    const checks = (scanType: string) => call('GET', `/api/v1/repositories/${unit.id}/findings?scan_type=${scanType}&limit=50`);
+    const deep = (await checks('deep_ai_scan')).json().items.map((f: any) => `${f.check_id}:${f.line_number ?? f.start_line ?? ''}`);
+    assert.ok(deep.some((c: string) => c.startsWith('python.deep.auth.login-without-attempt-limit')), deep.join('\n'));
+    assert.ok(deep.some((c: string) => c.startsWith('python.lang.command-injection')), deep.join('\n'));
+    const semgrep = await scanToEnd('repositories', unit, 'semgrep_scan');
+    assert.equal(semgrep.status, 'completed');
+    const staticChecks = (await checks('semgrep_scan')).json().items.map((f: any) => f.check_id as string);
+    for (const check of staticChecks) assert.ok(deep.some((c: string) => c.startsWith(`${check}:`)), `deep scan lacks ${check}`);
   });
 
   test('no raw secret appears in any response or database row', async () => {

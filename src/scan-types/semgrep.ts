@@ -1,4 +1,16 @@
-import type { ScanTypeDescriptor } from './descriptor.ts';
+import type { EngineOptions, ScanTypeDescriptor } from './descriptor.ts';
+
+/** The SAST engine with the operator's rules and settings; `deep_ai_scan` runs it too. */
+export async function sastEngineFor(options: EngineOptions) {
+  const { SastEngine } = await import('../engines/sast/sast-engine.ts');
+  return new SastEngine({
+    extraRuleDirs: options.sastRuleDirs,
+    externalSemgrep: { configs: options.semgrepConfigs ?? [] },
+    cacheDir: options.cacheDir,
+    cacheMaxBytes: options.cacheMaxBytes,
+    ...(options.inCallingThread ? { pool: null } : {}),
+  });
+}
 
 export const semgrepScan: ScanTypeDescriptor<'semgrep_scan'> = {
   name: 'semgrep_scan',
@@ -6,16 +18,7 @@ export const semgrepScan: ScanTypeDescriptor<'semgrep_scan'> = {
   families: ['repository', 'application'],
   quotaType: 'sast_scans',
   defaultSeverity: 'low',
-  engine: async (options) => {
-    const { SastEngine } = await import('../engines/sast/sast-engine.ts');
-    return new SastEngine({
-      extraRuleDirs: options.sastRuleDirs,
-      externalSemgrep: { configs: options.semgrepConfigs ?? [] },
-      cacheDir: options.cacheDir,
-      cacheMaxBytes: options.cacheMaxBytes,
-      ...(options.inCallingThread ? { pool: null } : {}),
-    });
-  },
+  engine: sastEngineFor,
   // The catalog's codemod for a rule first, then hard-coded credentials moved as the secrets fixer moves
   // them, then the rule's own `fix` template.
   fixers: async (rules) => [

@@ -45,9 +45,10 @@ function choice<T extends string>(values: Record<string, unknown>, name: string,
 /** `secrets` or `secrets_scan`; any other type is refused with the list of engines this build runs. */
 function resolveScanType(name: unknown): ScanType {
   const available = runnableScanTypes();
-  const listing = available.map((t) => `${t.replace(/_scan$/, '')} (or ${t})`).join(', ');
+  const short = (type: ScanType) => type.replace(/(?:_ai)?_scan$/, '');
+  const listing = available.map((t) => `${short(t)} (or ${t})`).join(', ');
   if (typeof name !== 'string' || !name) throw new UsageError(`--type is required; available: ${listing}`);
-  const matches = (type: ScanType) => name === type || `${name}_scan` === type;
+  const matches = (type: ScanType) => name === type || short(type) === name;
   const found = available.find(matches);
   if (found) return found;
   const known = SCAN_TYPES.find(matches);

@@ -7,7 +7,7 @@ import { argumentsOf, pythonImport, replace } from '../edit-kit.ts';
 
 export const pythonDebugFromEnv: Codemod = {
   name: 'python/debug-from-env',
-  rules: ['python.flask.config.debug-enabled'],
+  rules: ['python.flask.config.debug-enabled', 'python.django.config.debug-enabled'],
   rewrite({ node, root, text, file }) {
     const match = node!;
     const variable = /settings/.test(file) || /^\s*from\s+django\b/m.test(text) ? 'DJANGO_DEBUG' : 'FLASK_DEBUG';

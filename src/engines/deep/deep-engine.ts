@@ -1,0 +1,52 @@
+import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
+import { parserFor } from '../../languages/index.ts';
+import { isTestPath, listFiles, loadIgnore } from '../source-files.ts';
+import { enginePool, type WorkerPool } from '../worker-pool.ts';
+import { analyzeApplication, type AnalyzeApplicationRequest } from './application-analysis.ts';
+
+const APPLICATION_ANALYSIS = new URL('./application-analysis.ts', import.meta.url);
+
+/** How near (in lines) a whole-application finding may be to a static one of the same CWE to be the same root cause. */
+const SAME_PLACE_LINES = 3;
+
+const cweNumbers = (f: RawFinding) => f.cwe.map((c) => /^CWE-(\d+)/.exec(c)?.[1]).filter((n) => n !== undefined);
+
+/**
+ * `deep_ai_scan` without a model: everything `semgrep_scan` reports for the same tree, plus the
+ * whole-application checks over the program model, one finding per root cause and place.
+ */
+export class DeepEngine implements ScanEngine {
+  readonly scanType = 'deep_ai_scan' as const;
+  private readonly staticEngine: ScanEngine;
+  private readonly pool: WorkerPool | null | undefined;
+
+  /** `pool`: the threads for the application model; the process's engine pool when absent, this thread when null. */
+  constructor(staticEngine: ScanEngine, pool?: WorkerPool | null) {
+    this.staticEngine = staticEngine;
+    this.pool = pool;
+  }
+
+  async scan(input: EngineInput): Promise<RawFinding[]> {
+    const found = await this.staticEngine.scan({
+      ...input,
+      onProgress: (p) => input.onProgress?.({ ...p, phase: `static analysis: ${p.phase}` }),
+    });
+    input.signal?.throwIfAborted();
+    input.onProgress?.({ phase: 'application model' });
+    const ignored = await loadIgnore(input.dir);
+    const files = (await listFiles(input.dir, ignored)).filter((f) => parserFor(f) === 'python' && !isTestPath(f));
+    const hotspots: AnalyzeApplicationRequest['hotspots'] = {};
+    for (const f of found) if (f.severity === 'high' || f.severity === 'critical') (hotspots[f.filePath] ??= []).push(f.startLine);
+    const request: AnalyzeApplicationRequest = { dir: input.dir, files, hotspots };
+    const pool = this.pool === undefined ? enginePool() : this.pool;
+    const application = !files.length
+      ? []
+      : pool
+        ? await pool.run<RawFinding[]>(APPLICATION_ANALYSIS, 'analyzeApplication', [request], input.signal)
+        : await analyzeApplication(request);
+    const fresh = application.filter(
+      (a) => !found.some((s) => s.filePath === a.filePath && Math.abs(s.startLine - a.startLine) <= SAME_PLACE_LINES && cweNumbers(s).some((n) => cweNumbers(a).includes(n))),
+    );
+    return [...found, ...fresh].sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
+  }
+}

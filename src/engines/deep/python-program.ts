@@ -1,0 +1,230 @@
+import { parse, type SgNode } from '@ast-grep/napi';
+import { registerLanguages } from '../../languages/index.ts';
+
+// The program model of a Python web application that the whole-application checks read: its files with
+// their imports, and its entry points (request handlers of Flask, Quart, FastAPI, Sanic, Django, DRF,
+// aiohttp, Tornado, Flask-RESTful/MethodView), each with the HTTP methods it answers, the guards on it
+// (authentication and authorization decorators, checks at the top of its body, dependencies, hooks that
+// run before every request) and where it is. Built from one parse of each file.
+
+export interface PythonSource {
+  /** Relative to the scanned root, with forward slashes. */
+  path: string;
+  text: string;
+}
+
+export interface PythonFile extends PythonSource {
+  root: SgNode;
+  /** Top-level module names imported (`flask`, `django`, `werkzeug`…). */
+  imports: Set<string>;
+  /** The text with comments blanked out, for project-wide word tests that a commented-out line must not pass. */
+  code: string;
+}
+
+export interface Handler {
+  file: PythonFile;
+  /** The handler function's definition (decorators included when it has any). */
+  node: SgNode;
+  name: string;
+  /** Its class, for a method of a class-based view. */
+  className?: string;
+  /** First line of the definition with its decorators, 1-based. */
+  line: number;
+  endLine: number;
+  /** URL paths its route decorators name; empty when routed elsewhere (urls.py, add_url_rule). */
+  paths: string[];
+  /** Upper-case HTTP methods; empty when any or unknown. */
+  methods: string[];
+  /** Whether an authentication or authorization guard covers it. */
+  guarded: boolean;
+  /** The function's text (decorators excluded). */
+  body: string;
+}
+
+export interface PythonProgram {
+  files: PythonFile[];
+  handlers: Handler[];
+  /** Top-level module names imported anywhere. */
+  imports: Set<string>;
+}
+
+const ROUTE_DECORATOR = /^@\s*[\w.]+\.(route|get|post|put|patch|delete|api_route|websocket)\s*\(/;
+const VERB_OF_DECORATOR: Record<string, string> = { get: 'GET', post: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE' };
+const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
+/** Base classes whose methods named after HTTP verbs answer requests. */
+const VIEW_BASES = /\b(MethodView|View|Resource|APIView|GenericAPIView|ViewSet|ModelViewSet|HTTPEndpoint|RequestHandler|web\.View|TemplateView|FormView|CreateView|UpdateView|DeleteView|DetailView|ListView)\b/;
+/** Decorators and dependencies that demand a signed-in user or a permission. */
+const GUARD_WORDS = /login_required|auth|token_required|jwt_required|permission|roles?_required|admin_required|requires?_|authenticated|protected|staff_member_required|user_passes_test|superuser|current_user|verify_/i;
+/** Checks at the top of a handler that turn away a caller who is not signed in or not allowed. */
+const BODY_GUARD =
+  /\bcurrent_user\b|is_authenticated|request\.user\b|\bg\.user\b|session\s*(?:\.get\s*\(|\[)\s*['"][\w-]*(?:user|login|logged|uid|auth|admin|account)[\w-]*['"]|['"][\w-]*(?:user|login|logged|uid|auth)[\w-]*['"]\s+(?:not\s+)?in\s+session|verify_jwt|get_jwt_identity|check_auth|is_admin|abort\s*\(\s*40[13]|status(?:_code)?\s*=\s*40[13]|HTTPUnauthorized|HTTPForbidden|PermissionDenied|Unauthorized|Forbidden|authorize|authenticate\(|decode_auth_token|token_required/i;
+
+let registered = false;
+
+function parsePython(text: string): SgNode {
+  if (!registered) {
+    registerLanguages();
+    registered = true;
+  }
+  return parse('python' as never, text).root();
+}
+
+/** `text` with every comment replaced by spaces (line numbers and offsets kept). */
+function withoutComments(root: SgNode, text: string): string {
+  const comments = root.findAll({ rule: { kind: 'comment' } } as never);
+  if (!comments.length) return text;
+  let out = '';
+  let at = 0;
+  for (const comment of comments) {
+    const { start, end } = comment.range();
+    out += text.slice(at, start.index) + ' '.repeat(end.index - start.index);
+    at = end.index;
+  }
+  return out + text.slice(at);
+}
+
+function importsOf(root: SgNode): Set<string> {
+  const names = new Set<string>();
+  for (const node of root.findAll({ rule: { any: [{ kind: 'import_statement' }, { kind: 'import_from_statement' }] } } as never)) {
+    const text = node.text();
+    const from = /^from\s+([\w.]+)/.exec(text);
+    if (from) names.add(from[1].split('.')[0]);
+    else for (const m of text.replace(/^import\s+/, '').split(',')) names.add(m.trim().split(/[.\s]/)[0]);
+  }
+  names.delete('');
+  return names;
+}
+
+const stringValue = (node: SgNode): string | undefined => (node.kind() === 'string' ? node.text().replace(/^[rbuf]*(['"]{1,3})([\s\S]*)\1$/i, '$2') : undefined);
+
+/** The paths and methods a route decorator names. */
+function routeOf(decorator: SgNode): { paths: string[]; methods: string[] } | undefined {
+  const text = decorator.text();
+  const m = ROUTE_DECORATOR.exec(text);
+  if (!m) return undefined;
+  const call = decorator.find({ rule: { kind: 'call' } } as never);
+  const args = call?.field('arguments');
+  const paths: string[] = [];
+  let methods: string[] = VERB_OF_DECORATOR[m[1]] ? [VERB_OF_DECORATOR[m[1]]] : [];
+  for (const arg of args?.children() ?? []) {
+    const value = stringValue(arg);
+    if (value !== undefined && !paths.length) paths.push(value);
+    if (arg.kind() === 'keyword_argument' && /^methods$/.test(arg.field('name')?.text() ?? '')) {
+      methods = (arg.field('value')?.findAll({ rule: { kind: 'string' } } as never) ?? []).map((s) => (stringValue(s) ?? '').toUpperCase());
+    }
+  }
+  // `.get`/`.post` decorators of other things (caches, registries) name no URL path.
+  if (m[1] !== 'route' && m[1] !== 'api_route' && !paths.some((p) => p.startsWith('/') || p === '')) return undefined;
+  return { paths, methods };
+}
+
+const lineOf = (node: SgNode) => node.range().start.line + 1;
+
+function decoratorsOf(definition: SgNode): SgNode[] {
+  const parent = definition.parent();
+  return parent?.kind() === 'decorated_definition' ? parent.children().filter((c) => c.kind() === 'decorator') : [];
+}
+
+/** The node that spans a definition with its decorators. */
+const outerOf = (definition: SgNode): SgNode => (definition.parent()?.kind() === 'decorated_definition' ? definition.parent()! : definition);
+
+function parametersOf(fn: SgNode): string {
+  return fn.field('parameters')?.text() ?? '';
+}
+
+function firstParameter(fn: SgNode): string | undefined {
+  const params = fn.field('parameters')?.children().filter((c) => c.isNamed()) ?? [];
+  const first = params[0];
+  if (!first) return undefined;
+  return (first.kind() === 'identifier' ? first : (first.field('name') ?? first.children().find((c) => c.kind() === 'identifier')))?.text();
+}
+
+/** Whether a hook registered to run before every request (of an app or blueprint) turns away anonymous callers. */
+function guardingHooks(file: PythonFile): { app: boolean; file: boolean } {
+  let app = false;
+  let inFile = false;
+  for (const fn of file.root.findAll({ rule: { kind: 'function_definition' } } as never)) {
+    const hook = decoratorsOf(fn).find((d) => /\.before_(?:app_)?request\b/.test(d.text()));
+    if (!hook || !BODY_GUARD.test(fn.text())) continue;
+    if (/^@\s*app\.|before_app_request/.test(hook.text())) app = true;
+    inFile = true;
+  }
+  // Django and aiohttp middleware, Flask-Login's login_manager on every view: the project says so once.
+  if (/LoginRequiredMiddleware|login_required_middleware|auth_middleware/.test(file.code)) app = true;
+  return { app, file: inFile };
+}
+
+/** Whether the start of a handler (its signature and first statements) holds a guard. */
+function guardedByBody(fn: SgNode): boolean {
+  if (GUARD_WORDS.test(parametersOf(fn)) && /Depends|Security|Annotated/.test(parametersOf(fn))) return true;
+  const statements = fn.field('body')?.children().filter((c) => c.isNamed()) ?? [];
+  return statements.slice(0, 4).some((s) => BODY_GUARD.test(s.text()));
+}
+
+function handlersOf(file: PythonFile, framework: { requestFirst: boolean }): Handler[] {
+  const handlers: Handler[] = [];
+  const make = (fn: SgNode, route: { paths: string[]; methods: string[] }, guardedFromOutside: boolean, className?: string): Handler => {
+    const outer = outerOf(fn);
+    const decorators = decoratorsOf(fn);
+    return {
+      file,
+      node: outer,
+      name: fn.field('name')?.text() ?? '',
+      className,
+      line: lineOf(outer),
+      endLine: outer.range().end.line + 1,
+      paths: route.paths,
+      methods: route.methods,
+      guarded: guardedFromOutside || decorators.some((d) => !ROUTE_DECORATOR.test(d.text()) && GUARD_WORDS.test(d.text())) || guardedByBody(fn),
+      body: fn.text(),
+    };
+  };
+  const hooks = guardingHooks(file);
+  for (const fn of file.root.findAll({ rule: { kind: 'function_definition' } } as never)) {
+    const routes = decoratorsOf(fn).map(routeOf).filter((r) => r !== undefined);
+    const owner = fn.parent()?.kind() === 'block' ? fn.parent()!.parent() : fn.parent()?.parent()?.parent();
+    const ownerClass = owner?.kind() === 'class_definition' ? owner : undefined;
+    if (routes.length) {
+      handlers.push(make(fn, { paths: routes.flatMap((r) => r.paths), methods: [...new Set(routes.flatMap((r) => r.methods))] }, hooks.file));
+      continue;
+    }
+    if (ownerClass) {
+      const name = fn.field('name')?.text() ?? '';
+      const bases = ownerClass.field('superclasses')?.text() ?? '';
+      if (!HTTP_METHODS.has(name) || !VIEW_BASES.test(bases)) continue;
+      const classGuard =
+        decoratorsOf(ownerClass).some((d) => GUARD_WORDS.test(d.text())) ||
+        /^\s*(?:permission_classes|authentication_classes|decorators|method_decorators)\s*=.*(?:auth|login|permission|IsAdmin|IsAuthenticated|required)/im.test(ownerClass.field('body')?.text() ?? '') ||
+        /LoginRequiredMixin|PermissionRequiredMixin|UserPassesTestMixin|Authenticated/.test(bases);
+      handlers.push(make(fn, { paths: [], methods: [name.toUpperCase()] }, hooks.file || classGuard, ownerClass.field('name')?.text()));
+      continue;
+    }
+    // Django, aiohttp and Pyramid views: module-level functions that take the request first.
+    if (framework.requestFirst && fn.parent()?.parent()?.kind() !== 'function_definition' && firstParameter(fn) === 'request' && !ownerClass) {
+      const body = fn.text();
+      const methods = /request\.method\s*==\s*['"]POST['"]|request\.POST\b|await\s+request\.post\(\)/.test(body) ? ['POST'] : [];
+      handlers.push(make(fn, { paths: [], methods }, hooks.file));
+    }
+  }
+  return handlers;
+}
+
+/** The program model of the Python files of a project. */
+export function buildPythonProgram(sources: PythonSource[]): PythonProgram {
+  const files: PythonFile[] = [];
+  for (const source of sources) {
+    let root: SgNode;
+    try {
+      root = parsePython(source.text);
+    } catch {
+      continue;
+    }
+    files.push({ ...source, root, imports: importsOf(root), code: withoutComments(root, source.text) });
+  }
+  const imports = new Set(files.flatMap((f) => [...f.imports]));
+  const requestFirst = ['django', 'aiohttp', 'pyramid', 'rest_framework'].some((m) => imports.has(m));
+  const appWideGuard = files.some((f) => guardingHooks(f).app);
+  const handlers = files.flatMap((f) => handlersOf(f, { requestFirst }));
+  if (appWideGuard) for (const h of handlers) h.guarded = true;
+  return { files, handlers, imports };
+}

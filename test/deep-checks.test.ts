@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import { DeepEngine } from '../src/engines/deep/deep-engine.ts';
+import { checkPythonProgram } from '../src/engines/deep/python-checks.ts';
+import { buildPythonProgram } from '../src/engines/deep/python-program.ts';
+import { SastEngine } from '../src/engines/sast/sast-engine.ts';
+
+/** The whole-application findings of a project given as files, as `check@path:line`. */
+function check(files: Record<string, string>, hotspots: Record<string, number[]> = {}, only?: string): string[] {
+  const program = buildPythonProgram(Object.entries(files).map(([p, text]) => ({ path: p, text })));
+  return checkPythonProgram(program, hotspots)
+    .map((f) => `${f.checkId.replace('python.deep.', '')}@${f.path}:${f.startLine}`)
+    .filter((f) => !only || f.startsWith(only));
+}
+
+const lines = (...l: string[]) => `${l.join('\n')}\n`;
+
+const flaskLogin = (extra: string[] = [], body: string[] = []) =>
+  lines(
+    'from flask import Flask, request, session',
+    ...extra,
+    'app = Flask(__name__)',
+    '',
+    '@app.route("/login", methods=["POST"])',
+    'def login():',
+    ...body,
+    '    user = User.query.filter_by(name=request.form["name"]).first()',
+    '    if user and check_password_hash(user.pw_hash, request.form["password"]):',
+    '        session["user_id"] = user.id',
+    '    return redirect("/")',
+  );
+
+describe('whole-application checks (Python)', () => {
+  test('a sign-in with no attempt limit anywhere is reported where the password is checked; a limiter or a counter silences it', () => {
+    const limits = 'auth.login-without-attempt-limit';
+    assert.deepEqual(check({ 'app.py': flaskLogin() }, {}, limits), ['auth.login-without-attempt-limit@app.py:7']);
+    assert.deepEqual(check({ 'app.py': flaskLogin(['from flask_limiter import Limiter']) }, {}, limits), [], 'an application-wide limiter');
+    assert.deepEqual(check({ 'app.py': flaskLogin([], ['    if failed_attempts(request.form["name"]) > 5:', '        abort(429)']) }, {}, limits), [], 'a counter in the handler');
+    // A handler is a sign-in by what it does, whatever its name: it reads a password and starts a session.
+    const aiohttp = lines(
+      'from aiohttp import web',
+      'async def index(request):',
+      '    if request.method == "POST":',
+      '        data = await request.post()',
+      '        user = await User.get_by_username(data["username"])',
+      '        if user and user.check_password(data["password"]):',
+      '            await remember(request, web.HTTPFound("/"), str(user.id))',
+      '    return {}',
+    );
+    assert.deepEqual(check({ 'views.py': aiohttp }, {}, limits), ['auth.login-without-attempt-limit@views.py:6']);
+  });
+
+  test('exception text sent in a response is reported; logged, or answered with a generic message, it is not', () => {
+    const route = (handler: string[]) =>
+      lines('from flask import Flask, jsonify', 'app = Flask(__name__)', '@app.route("/q")', 'def q():', '    try:', '        run()', ...handler);
+    assert.deepEqual(check({ 'app.py': route(['    except Exception as e:', '        return jsonify(error=str(e)), 500']) }), ['errors.error-details-to-client@app.py:8']);
+    assert.deepEqual(check({ 'app.py': route(['    except Exception as e:', '        error = f"Database error: {e}"', '    return render_template("q.html", error=error)']) }), [
+      'errors.error-details-to-client@app.py:8',
+    ]);
+    assert.deepEqual(check({ 'app.py': route(['    except Exception as e:', '        app.logger.error("query failed: %s", e)', '        return jsonify(error="internal error"), 500']) }), []);
+    const server = lines(
+      'import traceback',
+      'from http.server import BaseHTTPRequestHandler',
+      'class Handler(BaseHTTPRequestHandler):',
+      '    def do_GET(self):',
+      '        try:',
+      '            content = handle(self.path)',
+      '        except Exception:',
+      '            content = traceback.format_exc()',
+      '        finally:',
+      '            self.wfile.write(content.encode())',
+    );
+    assert.deepEqual(check({ 'server.py': server }), ['errors.error-details-to-client@server.py:8']);
+  });
+
+  test('form routes of a session-using Flask app without CSRF protection give one finding at the app; CSRFProtect silences it', () => {
+    const app = (extra: string[]) =>
+      lines(
+        'from flask import Flask, request, session',
+        ...extra,
+        'app = Flask(__name__)',
+        '@app.route("/transfer", methods=["POST"])',
+        'def transfer():',
+        '    if "user" not in session:',
+        '        abort(401)',
+        '    move(session["user"], request.form["to"], request.form["amount"])',
+        '    return "done"',
+      );
+    assert.deepEqual(check({ 'app.py': app([]) }), ['csrf.missing-csrf-protection@app.py:2']);
+    assert.deepEqual(check({ 'app.py': app(['from flask_wtf.csrf import CSRFProtect', 'csrf = CSRFProtect()']) }), []);
+    assert.deepEqual(check({ 'app.py': app(['# from flask_wtf.csrf import CSRFProtect']) }), ['csrf.missing-csrf-protection@app.py:3'], 'a commented-out import protects nothing');
+  });
+
+  test('in an app that signs users in, an unguarded entry point with effects is reported; guarded or harmless ones are not', () => {
+    const app = lines(
+      'from flask import Flask, request, session',
+      'from flask_login import login_required',
+      'app = Flask(__name__)',
+      '@app.route("/")',
+      'def index():',
+      '    return render_template("index.html")',
+      '@app.route("/admin/users", methods=["POST"])',
+      '@login_required',
+      'def add_user():',
+      '    db.session.add(User(name=request.form["name"]))',
+      '    db.session.commit()',
+      '    return "ok"',
+      '@app.route("/lookup")',
+      'def lookup():',
+      '    return run_lookup(request.args["host"])',
+      '@app.route("/notes/<int:id>", methods=["DELETE"])',
+      'def delete_note(id):',
+      '    Note.query.filter_by(id=id).delete()',
+      '    db.session.commit()',
+      '    return ""',
+      '@app.route("/about")',
+      'def about():',
+      '    return "about"',
+    );
+    assert.deepEqual(check({ 'app.py': app }, { 'app.py': [15] }, 'auth.'), ['auth.missing-authentication@app.py:13', 'auth.missing-authentication@app.py:16']);
+    assert.deepEqual(check({ 'app.py': app.replace('@login_required\n', '') }, {}).filter((f) => f.startsWith('auth.')), [], 'no route is guarded and none signs in: nothing to compare against');
+    const hook = app.replace('app = Flask(__name__)\n', 'app = Flask(__name__)\n@app.before_request\ndef require_login():\n    if "user_id" not in session:\n        return redirect("/login")\n');
+    assert.deepEqual(check({ 'app.py': hook }, { 'app.py': [19] }).filter((f) => f.startsWith('auth.')), [], 'a before_request hook guards every route');
+  });
+
+  test('class-based views take their guard from the class', () => {
+    const views = (decorators: string) =>
+      lines(
+        'from flask.views import MethodView',
+        'from flask_login import login_required',
+        'class Session(MethodView):',
+        '    decorators = [login_required]',
+        '    def get(self):',
+        '        return "me"',
+        'class Messages(MethodView):',
+        `    decorators = [${decorators}]`,
+        '    def post(self):',
+        '        db.session.add(Message(text=request.json["text"]))',
+        '        db.session.commit()',
+        '        return "", 201',
+      );
+    assert.deepEqual(check({ 'views.py': views('') }), ['auth.missing-authentication@views.py:9']);
+    assert.deepEqual(check({ 'views.py': views('login_required') }), []);
+  });
+
+  test('a password taken from the request and stored as it came is reported; a hashed one is not', () => {
+    const register = (value: string) =>
+      lines(
+        'from flask import Flask, request',
+        'app = Flask(__name__)',
+        '@app.route("/register", methods=["POST"])',
+        'def register():',
+        `    user = User(name=request.form["name"], password=${value})`,
+        '    db.session.add(user)',
+        '    db.session.commit()',
+        '    return "ok"',
+      );
+    assert.deepEqual(check({ 'app.py': register('request.form["password"]') }), ['crypto.plaintext-password-storage@app.py:5']);
+    assert.deepEqual(check({ 'app.py': register('generate_password_hash(request.form["password"])') }), []);
+  });
+
+  test('a password column in an app that hashes no password, and a password in serialized output, are reported', () => {
+    const model = (extra: string[]) =>
+      lines(
+        'from flask_sqlalchemy import SQLAlchemy',
+        ...extra,
+        'db = SQLAlchemy()',
+        'class User(db.Model):',
+        '    id = db.Column(db.Integer, primary_key=True)',
+        '    password = db.Column(db.String(80))',
+        '    def serialize(self):',
+        '        return {"id": self.id, "password": self.password}',
+      );
+    assert.deepEqual(check({ 'models.py': model([]) }), ['crypto.plaintext-password-column@models.py:5', 'data.password-in-serialized-output@models.py:7']);
+    assert.deepEqual(check({ 'models.py': model(['from werkzeug.security import generate_password_hash']) }), ['data.password-in-serialized-output@models.py:8']);
+  });
+});
+
+describe('the deep engine', () => {
+  test('reports everything the static engine reports, plus the application findings, once each', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-deep-'));
+    try {
+      fs.writeFileSync(
+        path.join(dir, 'app.py'),
+        lines(
+          'import os',
+          'from flask import Flask, request, session',
+          'app = Flask(__name__)',
+          '@app.route("/login", methods=["POST"])',
+          'def login():',
+          '    if request.form["password"] == os.environ["ADMIN_PASSWORD"]:',
+          '        session["user"] = "admin"',
+          '    return "ok"',
+          '@app.route("/lookup")',
+          'def lookup():',
+          '    return os.popen("ping -c 1 " + request.args["host"]).read()',
+        ),
+      );
+      const input = { dir, fingerprintKey: Buffer.alloc(32, 1) };
+      const sast = await new SastEngine({ pool: null }).scan(input);
+      const deep = await new DeepEngine(new SastEngine({ pool: null }), null).scan(input);
+      const key = (f: { checkId: string; startLine: number }) => `${f.checkId}:${f.startLine}`;
+      assert.ok(sast.length > 0);
+      for (const finding of sast) assert.ok(deep.some((d) => key(d) === key(finding)), `the deep scan lacks ${key(finding)}`);
+      const extra = deep.filter((d) => !sast.some((s) => key(s) === key(d))).map(key);
+      assert.deepEqual(extra, ['python.deep.csrf.missing-csrf-protection:3', 'python.deep.auth.login-without-attempt-limit:6', 'python.deep.auth.missing-authentication:9']);
+      assert.equal(new Set(deep.map(key)).size, deep.length);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
