@@ -45,6 +45,8 @@ const PUBLIC_ENTRY = /^(?:index|home|main|root|login|log_in|logout|log_out|signi
 const SENSITIVE_EFFECT =
   /\.commit\s*\(|\.add\s*\(|\.delete\s*\(|\.save\s*\(|\.create\s*\(|\.update\s*\(|\.drop_all\s*\(|\.create_all\s*\(|\bINSERT\s+INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b|\bDROP\s+TABLE\b|subprocess\.|os\.system|os\.popen|\beval\s*\(|\bexec\s*\(|pickle\.loads|yaml\.load|send_file|send_from_directory|\.execute\s*\(/i;
 const HASHES_PASSWORD = /generate_password_hash|hashpw|bcrypt|make_password|set_password|pbkdf2|argon2|scrypt|hash_password|passlib|hashlib|sha\d+|md5|\bhash\s*\(|encrypt|crypt\s*\(|hasher/i;
+/** A model constructor (`User(…)`) or a call that writes a record. */
+const STORING_CALL = /(?:^|\.)(?:[A-Z]\w*|create_user|create|insert|add_user|update)$/;
 const RESPONSE_CALL = /\b(?:return|render_template|render|jsonify|make_response|Response|HttpResponse|JsonResponse|json_response|abort|flash|web\.Response|HTMLResponse|PlainTextResponse|JSONResponse|write|send|send_error|send_response|finish)\b/;
 const LOGGING_CALL = /^\s*(?:(?:self\.)?(?:app\.)?(?:logger|logging|log|current_app\.logger)\.\w+|print)\s*\(/;
 
@@ -216,7 +218,9 @@ function plaintextPasswordStorage(program: PythonProgram): ApplicationFinding[] 
         ],
       },
     } as never);
-    const store = stores.find((s) => s.kind() !== 'keyword_argument' || /\b(?:[A-Z]\w*|create_user|create|insert|add_user|update)\s*\($/.test(s.parent()?.parent()?.field('function')?.text() + '(' ));
+    // A keyword argument stores only when it goes to a model's constructor or a create/insert/update call.
+    const callee = (arg: SgNode) => arg.parent()?.parent()?.field('function')?.text() ?? '';
+    const store = stores.find((s) => s.kind() !== 'keyword_argument' || STORING_CALL.test(callee(s)));
     if (!store) continue;
     findings.push({
       checkId: 'python.deep.crypto.plaintext-password-storage',
