@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { DeepEngine } from '../src/engines/deep/deep-engine.ts';
-import { checkPythonProgram } from '../src/engines/deep/python-checks.ts';
+import { backtracksCatastrophically, checkPythonProgram } from '../src/engines/deep/python-checks.ts';
 import { buildPythonProgram } from '../src/engines/deep/python-program.ts';
 import { SastEngine } from '../src/engines/sast/sast-engine.ts';
 
@@ -176,6 +176,53 @@ describe('whole-application checks (Python)', () => {
       );
     assert.deepEqual(check({ 'models.py': model([]) }), ['crypto.plaintext-password-column@models.py:5', 'data.password-in-serialized-output@models.py:7']);
     assert.deepEqual(check({ 'models.py': model(['from werkzeug.security import generate_password_hash']) }), ['data.password-in-serialized-output@models.py:8']);
+  });
+});
+
+describe('whole-application checks: records by id, and regular expressions', () => {
+  test('a signed-in handler fetching a record by a URL id with no owner scope or check is reported; scoped or checked it is not', () => {
+    const view = (lookup: string, after: string[] = []) =>
+      lines(
+        'from django.shortcuts import render',
+        'from app.decorators import user_is_authenticated',
+        '@user_is_authenticated',
+        'def show_message(request, message_id):',
+        `    message = ${lookup}`,
+        ...after,
+        '    return render(request, "message.html", {"message": message})',
+      );
+    assert.deepEqual(check({ 'views.py': view('Message.objects.get(pk=message_id)') }), ['authz.object-by-id-without-ownership@views.py:5']);
+    assert.deepEqual(check({ 'views.py': view('Message.objects.get(pk=message_id, owner=request.user)') }), [], 'scoped to the caller');
+    assert.deepEqual(check({ 'views.py': view('Message.objects.get(pk=message_id)', ['    if message.recipient != request.user:', '        raise PermissionDenied']) }), [], 'checked after the lookup');
+    assert.deepEqual(check({ 'views.py': view('Message.objects.get(pk=message_id)').replace('@user_is_authenticated', '@admin_required') }), [], 'an administrators’ view');
+  });
+
+  test('nested repetition is catastrophic backtracking; other patterns are not', () => {
+    for (const evil of ['((a)+)+', '(\\w+\\s?)*$', '^([0-9a-z]([-.\\w]*[0-9a-z])*@example\\.com)$', '(a{1,5})+', '(?:x+y?)*z']) {
+      assert.equal(backtracksCatastrophically(evil), true, evil);
+    }
+    for (const safe of ['^\\d+(\\.\\d+)?$', '(ab)+', '(a|b)*c', '[(a+)]+', '\\(a+\\)+', '^[a-z0-9._%+-]+@[a-z0-9.-]+\\.[a-z]{2,}$']) {
+      assert.equal(backtracksCatastrophically(safe), false, safe);
+    }
+  });
+
+  test('a catastrophic pattern run on data is reported where it runs, through constants and compiled patterns; on a literal it is not', () => {
+    const code = lines(
+      'import re',
+      'PATTERN = r"((a)+)+"',
+      'def check(text):',
+      '    return re.match(PATTERN, text)',
+      'def check_compiled(text):',
+      '    pattern = re.compile(PATTERN)',
+      '    return pattern.search(text)',
+      'def replace(text):',
+      '    return re.sub(PATTERN, "", text)',
+      'def fixed():',
+      '    return re.match(PATTERN, "aaaa")',
+      'def safe(text):',
+      '    return re.match(r"^a+$", text)',
+    );
+    assert.deepEqual(check({ 'util.py': code }), ['dos.catastrophic-regex@util.py:4', 'dos.catastrophic-regex@util.py:7', 'dos.catastrophic-regex@util.py:9']);
   });
 });
 

@@ -26,6 +26,8 @@ const CWE = {
   306: 'CWE-306: Missing Authentication for Critical Function',
   256: 'CWE-256: Plaintext Storage of a Password',
   200: 'CWE-200: Exposure of Sensitive Information to an Unauthorized Actor',
+  639: 'CWE-639: Authorization Bypass Through User-Controlled Key',
+  1333: 'CWE-1333: Inefficient Regular Expression Complexity',
 };
 
 /** Lines of each file where the static analysis found something serious: a handler holding one is dangerous to leave open. */
@@ -299,6 +301,152 @@ function passwordInSerializedOutput(program: PythonProgram): ApplicationFinding[
   return findings;
 }
 
+const ID_PARAMETER = /^(?:id|pk|uuid|slug)$|_(?:id|pk|uuid)$/i;
+const LOOKUP_CALL = /(?:\.(?:get|get_or_404|first_or_404|filter_by|filter|find_one|find_by_id|get_by_id)|get_object_or_404|get_or_404)$/;
+/** Words of a lookup, or of a check after it, that tie the record to the caller. */
+const OWNERSHIP = /current_user|request\.user|\bg\.user|session\s*[[.]|get_jwt_identity|\bowner|\bauthor|\bcreator|created_by|\buser\s*=|user_id\s*=|is_owner|owns|can_access|has_perm|permission/i;
+const ADMIN_ONLY = /admin|staff|superuser/i;
+
+/** The names a handler's parameters bind (the request and the instance left out). */
+function parameterNames(fn: SgNode): string[] {
+  const names: string[] = [];
+  for (const p of fn.field('parameters')?.children() ?? []) {
+    const name = p.kind() === 'identifier' ? p.text() : (p.field('name') ?? p.children().find((c) => c.kind() === 'identifier'))?.text();
+    if (name && !['self', 'cls', 'request', 'req'].includes(name)) names.push(name);
+  }
+  return names;
+}
+
+/**
+ * A signed-in user's handler that fetches a record by an id from the URL and neither scopes the lookup to
+ * the caller nor checks afterwards that the record is theirs: any user reaches any record (IDOR).
+ */
+function objectByIdWithoutOwnership(program: PythonProgram): ApplicationFinding[] {
+  const findings: ApplicationFinding[] = [];
+  for (const h of program.handlers) {
+    if (!h.guarded || ADMIN_ONLY.test(h.name) || ADMIN_ONLY.test(h.node.text().split(/\bdef\b/)[0])) continue;
+    const fn = h.node.kind() === 'function_definition' ? h.node : h.node.find({ rule: { kind: 'function_definition' } } as never);
+    const ids = fn ? parameterNames(fn).filter((n) => ID_PARAMETER.test(n)) : [];
+    if (!fn || !ids.length || h.body.split('\n').some((line) => /[!=]=|\bis\s+not\b|\bnot\s+in\b/.test(line) && OWNERSHIP.test(line))) continue;
+    const uses = new RegExp(`\\b(?:${ids.join('|')})\\b`);
+    const lookup = fn.findAll({ rule: { kind: 'call' } } as never).find((call) => {
+      const callee = call.field('function')?.text() ?? '';
+      const args = call.field('arguments')?.text() ?? '';
+      return LOOKUP_CALL.test(callee) && uses.test(args) && !OWNERSHIP.test(call.text());
+    });
+    if (!lookup) continue;
+    findings.push({
+      checkId: 'python.deep.authz.object-by-id-without-ownership',
+      severity: 'high',
+      category: 'auth',
+      cwe: [CWE[639]],
+      title: 'Record fetched by a caller-chosen id with no ownership check',
+      message:
+        `${h.className ? `${h.className}.` : ''}${h.name} looks a record up by an id the caller sends and never checks that it ` +
+        "belongs to the signed-in user, so any user can read or change another's records by changing the id. Scope the lookup to " +
+        'the caller (filter by owner) or check ownership before using the record.',
+      path: h.file.path,
+      startLine: lineOf(lookup),
+      endLine: lineOf(lookup),
+      text: lookup.text(),
+    });
+  }
+  return findings;
+}
+
+const REGEX_CALL = /^(?:re|regex)\.(?:match|search|fullmatch|findall|finditer|sub|subn|split|compile)$/;
+const COMPILED_USE = /^(\w+)\.(?:match|search|fullmatch|findall|finditer|sub|subn|split)$/;
+
+/**
+ * Whether a regular expression can backtrack catastrophically: a repeated group that itself holds a
+ * repetition (`(a+)+`, `(\w+\s?)*`), the star height above one that safe-regex checks. Written here because
+ * the check is a few lines over the pattern's text, and the libraries that do it are JavaScript-regex parsers.
+ */
+export function backtracksCatastrophically(pattern: string): boolean {
+  /** For each group still open, whether something inside it repeats. */
+  const open: boolean[] = [];
+  const repeatsAt = (i: number) => pattern[i] === '*' || pattern[i] === '+' || (pattern[i] === '{' && /^\{\d*,\d*\}/.test(pattern.slice(i)));
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      i++;
+    } else if (c === '[') {
+      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
+    } else if (c === '(') {
+      open.push(false);
+    } else if (c === ')') {
+      const repeatsInside = open.pop() ?? false;
+      if (repeatsInside && repeatsAt(i + 1)) return true;
+      if (open.length && (repeatsInside || repeatsAt(i + 1))) open[open.length - 1] = true;
+    } else if (open.length && repeatsAt(i)) {
+      open[open.length - 1] = true;
+    }
+  }
+  return false;
+}
+
+/** A string literal's content, or the literal a module-level or same-function name is bound to. */
+function regexLiteralOf(arg: SgNode | undefined, file: PythonFile, scope: SgNode | undefined): string | undefined {
+  if (!arg) return undefined;
+  if (arg.kind() === 'string') return arg.text().replace(/^[rbuRBU]*(['"]{1,3})([\s\S]*)\1$/, '$2');
+  if (arg.kind() !== 'identifier') return undefined;
+  const binding = (where: SgNode | undefined) =>
+    where?.findAll({ rule: { kind: 'assignment', has: { field: 'left', regex: `^${arg.text()}$` } } } as never).find((a) => a.field('right')?.kind() === 'string');
+  const bound = binding(scope) ?? binding(file.root);
+  return bound ? regexLiteralOf(bound.field('right') ?? undefined, file, undefined) : undefined;
+}
+
+/** A regular expression that backtracks catastrophically, run on data that is not a literal: CPU exhaustion (ReDoS). */
+function catastrophicRegex(program: PythonProgram): ApplicationFinding[] {
+  const findings: ApplicationFinding[] = [];
+  for (const file of program.files) {
+    if (!/\bre(?:gex)?\b/.test(file.code)) continue;
+    for (const call of file.root.findAll({ rule: { kind: 'call' } } as never)) {
+      const callee = call.field('function')?.text() ?? '';
+      const args = call.field('arguments')?.children().filter((c) => c.isNamed()) ?? [];
+      const scope = call.ancestors().find((a) => a.kind() === 'function_definition');
+      // The text matched comes after the replacement in sub and subn.
+      const substitutes = /\.subn?$/.test(callee) ? 1 : 0;
+      let pattern: string | undefined;
+      if (REGEX_CALL.test(callee)) {
+        // re.compile(…) alone is reported where the compiled pattern is used, when that can be seen.
+        if (callee.endsWith('.compile') && (call.parent()?.kind() === 'assignment' || call.parent()?.kind() === 'keyword_argument')) continue;
+        const data = args[1 + substitutes];
+        if (!callee.endsWith('.compile') && (!data || data.kind() === 'string')) continue;
+        pattern = regexLiteralOf(args[0], file, scope);
+      } else {
+        const receiver = COMPILED_USE.exec(callee)?.[1];
+        const data = args[substitutes];
+        if (!receiver || !data || data.kind() === 'string') continue;
+        const compiled = (where: SgNode | undefined) =>
+          where
+            ?.findAll({ rule: { kind: 'assignment', has: { field: 'left', regex: `^${receiver}$` } } } as never)
+            .map((a) => a.field('right'))
+            .find((r) => r?.kind() === 'call' && /^(?:re|regex)\.compile$/.test(r.field('function')?.text() ?? ''));
+        const made = compiled(scope) ?? compiled(file.root);
+        pattern = made ? regexLiteralOf(made.field('arguments')?.children().find((c) => c.isNamed()), file, scope) : undefined;
+      }
+      if (pattern === undefined || !backtracksCatastrophically(pattern)) continue;
+      findings.push({
+        checkId: 'python.deep.dos.catastrophic-regex',
+        severity: 'medium',
+        category: 'dos',
+        cwe: [CWE[1333]],
+        title: 'Regular expression with catastrophic backtracking',
+        message:
+          `The pattern ${JSON.stringify(pattern.length > 80 ? `${pattern.slice(0, 77)}...` : pattern)} repeats a group that itself ` +
+          'repeats, so a crafted input of a few dozen characters makes matching take exponential time and holds a worker. Rewrite ' +
+          'it without nested repetition, bound the input length, or use a linear-time engine (google-re2).',
+        path: file.path,
+        startLine: lineOf(call),
+        endLine: endLineOf(call),
+        text: call.text(),
+      });
+    }
+  }
+  return findings;
+}
+
 /** Every whole-application finding of a Python program; `hotspots` are the static analysis's serious findings. */
 export function checkPythonProgram(program: PythonProgram, hotspots: Hotspots = {}): ApplicationFinding[] {
   const projectCode = program.files.map((f) => f.code).join('\n');
@@ -310,5 +458,7 @@ export function checkPythonProgram(program: PythonProgram, hotspots: Hotspots = 
     ...plaintextPasswordStorage(program),
     ...plaintextPasswordColumn(program, projectCode),
     ...passwordInSerializedOutput(program),
+    ...objectByIdWithoutOwnership(program),
+    ...catastrophicRegex(program),
   ];
 }
