@@ -4,14 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { DeepEngine } from '../src/engines/deep/deep-engine.ts';
-import { backtracksCatastrophically, checkPythonProgram } from '../src/engines/deep/python-checks.ts';
-import { buildPythonProgram } from '../src/engines/deep/python-program.ts';
+import { backtracksCatastrophically, checkPythonSources } from '../src/engines/deep/python-checks.ts';
 import { SastEngine } from '../src/engines/sast/sast-engine.ts';
 
 /** The whole-application findings of a project given as files, as `check@path:line`. */
-function check(files: Record<string, string>, hotspots: Record<string, number[]> = {}, only?: string): string[] {
-  const program = buildPythonProgram(Object.entries(files).map(([p, text]) => ({ path: p, text })));
-  return checkPythonProgram(program, hotspots)
+async function check(files: Record<string, string>, hotspots: Record<string, number[]> = {}, only?: string): Promise<string[]> {
+  return (await checkPythonSources(Object.entries(files).map(([p, text]) => ({ path: p, text })), hotspots))
     .map((f) => `${f.checkId.replace('python.deep.', '')}@${f.path}:${f.startLine}`)
     .filter((f) => !only || f.startsWith(only));
 }
@@ -34,11 +32,11 @@ const flaskLogin = (extra: string[] = [], body: string[] = []) =>
   );
 
 describe('whole-application checks (Python)', () => {
-  test('a sign-in with no attempt limit anywhere is reported where the password is checked; a limiter or a counter silences it', () => {
+  test('a sign-in with no attempt limit anywhere is reported where the password is checked; a limiter or a counter silences it', async () => {
     const limits = 'auth.login-without-attempt-limit';
-    assert.deepEqual(check({ 'app.py': flaskLogin() }, {}, limits), ['auth.login-without-attempt-limit@app.py:7']);
-    assert.deepEqual(check({ 'app.py': flaskLogin(['from flask_limiter import Limiter']) }, {}, limits), [], 'an application-wide limiter');
-    assert.deepEqual(check({ 'app.py': flaskLogin([], ['    if failed_attempts(request.form["name"]) > 5:', '        abort(429)']) }, {}, limits), [], 'a counter in the handler');
+    assert.deepEqual(await check({ 'app.py': flaskLogin() }, {}, limits), ['auth.login-without-attempt-limit@app.py:7']);
+    assert.deepEqual(await check({ 'app.py': flaskLogin(['from flask_limiter import Limiter']) }, {}, limits), [], 'an application-wide limiter');
+    assert.deepEqual(await check({ 'app.py': flaskLogin([], ['    if failed_attempts(request.form["name"]) > 5:', '        abort(429)']) }, {}, limits), [], 'a counter in the handler');
     // A handler is a sign-in by what it does, whatever its name: it reads a password and starts a session.
     const aiohttp = lines(
       'from aiohttp import web',
@@ -50,17 +48,17 @@ describe('whole-application checks (Python)', () => {
       '            await remember(request, web.HTTPFound("/"), str(user.id))',
       '    return {}',
     );
-    assert.deepEqual(check({ 'views.py': aiohttp }, {}, limits), ['auth.login-without-attempt-limit@views.py:6']);
+    assert.deepEqual(await check({ 'views.py': aiohttp }, {}, limits), ['auth.login-without-attempt-limit@views.py:6']);
   });
 
-  test('exception text sent in a response is reported; logged, or answered with a generic message, it is not', () => {
+  test('exception text sent in a response is reported; logged, or answered with a generic message, it is not', async () => {
     const route = (handler: string[]) =>
       lines('from flask import Flask, jsonify', 'app = Flask(__name__)', '@app.route("/q")', 'def q():', '    try:', '        run()', ...handler);
-    assert.deepEqual(check({ 'app.py': route(['    except Exception as e:', '        return jsonify(error=str(e)), 500']) }), ['errors.error-details-to-client@app.py:8']);
-    assert.deepEqual(check({ 'app.py': route(['    except Exception as e:', '        error = f"Database error: {e}"', '    return render_template("q.html", error=error)']) }), [
+    assert.deepEqual(await check({ 'app.py': route(['    except Exception as e:', '        return jsonify(error=str(e)), 500']) }), ['errors.error-details-to-client@app.py:8']);
+    assert.deepEqual(await check({ 'app.py': route(['    except Exception as e:', '        error = f"Database error: {e}"', '    return render_template("q.html", error=error)']) }), [
       'errors.error-details-to-client@app.py:8',
     ]);
-    assert.deepEqual(check({ 'app.py': route(['    except Exception as e:', '        app.logger.error("query failed: %s", e)', '        return jsonify(error="internal error"), 500']) }), []);
+    assert.deepEqual(await check({ 'app.py': route(['    except Exception as e:', '        app.logger.error("query failed: %s", e)', '        return jsonify(error="internal error"), 500']) }), []);
     const server = lines(
       'import traceback',
       'from http.server import BaseHTTPRequestHandler',
@@ -73,10 +71,10 @@ describe('whole-application checks (Python)', () => {
       '        finally:',
       '            self.wfile.write(content.encode())',
     );
-    assert.deepEqual(check({ 'server.py': server }), ['errors.error-details-to-client@server.py:8']);
+    assert.deepEqual(await check({ 'server.py': server }), ['errors.error-details-to-client@server.py:8']);
   });
 
-  test('form routes of a session-using Flask app without CSRF protection give one finding at the app; CSRFProtect silences it', () => {
+  test('form routes of a session-using Flask app without CSRF protection give one finding at the app; CSRFProtect silences it', async () => {
     const app = (extra: string[]) =>
       lines(
         'from flask import Flask, request, session',
@@ -89,12 +87,12 @@ describe('whole-application checks (Python)', () => {
         '    move(session["user"], request.form["to"], request.form["amount"])',
         '    return "done"',
       );
-    assert.deepEqual(check({ 'app.py': app([]) }), ['csrf.missing-csrf-protection@app.py:2']);
-    assert.deepEqual(check({ 'app.py': app(['from flask_wtf.csrf import CSRFProtect', 'csrf = CSRFProtect()']) }), []);
-    assert.deepEqual(check({ 'app.py': app(['# from flask_wtf.csrf import CSRFProtect']) }), ['csrf.missing-csrf-protection@app.py:3'], 'a commented-out import protects nothing');
+    assert.deepEqual(await check({ 'app.py': app([]) }), ['csrf.missing-csrf-protection@app.py:2']);
+    assert.deepEqual(await check({ 'app.py': app(['from flask_wtf.csrf import CSRFProtect', 'csrf = CSRFProtect()']) }), []);
+    assert.deepEqual(await check({ 'app.py': app(['# from flask_wtf.csrf import CSRFProtect']) }), ['csrf.missing-csrf-protection@app.py:3'], 'a commented-out import protects nothing');
   });
 
-  test('in an app that signs users in, an unguarded entry point with effects is reported; guarded or harmless ones are not', () => {
+  test('in an app that signs users in, an unguarded entry point with effects is reported; guarded or harmless ones are not', async () => {
     const app = lines(
       'from flask import Flask, request, session',
       'from flask_login import login_required',
@@ -120,13 +118,13 @@ describe('whole-application checks (Python)', () => {
       'def about():',
       '    return "about"',
     );
-    assert.deepEqual(check({ 'app.py': app }, { 'app.py': [15] }, 'auth.'), ['auth.missing-authentication@app.py:13', 'auth.missing-authentication@app.py:16']);
-    assert.deepEqual(check({ 'app.py': app.replace('@login_required\n', '') }, {}).filter((f) => f.startsWith('auth.')), [], 'no route is guarded and none signs in: nothing to compare against');
+    assert.deepEqual(await check({ 'app.py': app }, { 'app.py': [15] }, 'auth.'), ['auth.missing-authentication@app.py:13', 'auth.missing-authentication@app.py:16']);
+    assert.deepEqual(await check({ 'app.py': app.replace('@login_required\n', '') }, {}, 'auth.'), [], 'no route is guarded and none signs in: nothing to compare against');
     const hook = app.replace('app = Flask(__name__)\n', 'app = Flask(__name__)\n@app.before_request\ndef require_login():\n    if "user_id" not in session:\n        return redirect("/login")\n');
-    assert.deepEqual(check({ 'app.py': hook }, { 'app.py': [19] }).filter((f) => f.startsWith('auth.')), [], 'a before_request hook guards every route');
+    assert.deepEqual(await check({ 'app.py': hook }, { 'app.py': [19] }, 'auth.'), [], 'a before_request hook guards every route');
   });
 
-  test('class-based views take their guard from the class', () => {
+  test('class-based views take their guard from the class', async () => {
     const views = (decorators: string) =>
       lines(
         'from flask.views import MethodView',
@@ -142,11 +140,11 @@ describe('whole-application checks (Python)', () => {
         '        db.session.commit()',
         '        return "", 201',
       );
-    assert.deepEqual(check({ 'views.py': views('') }), ['auth.missing-authentication@views.py:9']);
-    assert.deepEqual(check({ 'views.py': views('login_required') }), []);
+    assert.deepEqual(await check({ 'views.py': views('') }), ['auth.missing-authentication@views.py:9']);
+    assert.deepEqual(await check({ 'views.py': views('login_required') }), []);
   });
 
-  test('a password taken from the request and stored as it came is reported; a hashed one is not', () => {
+  test('a password taken from the request and stored as it came is reported; a hashed one is not', async () => {
     const register = (value: string) =>
       lines(
         'from flask import Flask, request',
@@ -158,11 +156,11 @@ describe('whole-application checks (Python)', () => {
         '    db.session.commit()',
         '    return "ok"',
       );
-    assert.deepEqual(check({ 'app.py': register('request.form["password"]') }), ['crypto.plaintext-password-storage@app.py:5']);
-    assert.deepEqual(check({ 'app.py': register('generate_password_hash(request.form["password"])') }), []);
+    assert.deepEqual(await check({ 'app.py': register('request.form["password"]') }), ['crypto.plaintext-password-storage@app.py:5']);
+    assert.deepEqual(await check({ 'app.py': register('generate_password_hash(request.form["password"])') }), []);
   });
 
-  test('a password column in an app that hashes no password, and a password in serialized output, are reported', () => {
+  test('a password column in an app that hashes no password, and a password in serialized output, are reported', async () => {
     const model = (extra: string[]) =>
       lines(
         'from flask_sqlalchemy import SQLAlchemy',
@@ -174,13 +172,13 @@ describe('whole-application checks (Python)', () => {
         '    def serialize(self):',
         '        return {"id": self.id, "password": self.password}',
       );
-    assert.deepEqual(check({ 'models.py': model([]) }), ['crypto.plaintext-password-column@models.py:5', 'data.password-in-serialized-output@models.py:7']);
-    assert.deepEqual(check({ 'models.py': model(['from werkzeug.security import generate_password_hash']) }), ['data.password-in-serialized-output@models.py:8']);
+    assert.deepEqual(await check({ 'models.py': model([]) }), ['crypto.plaintext-password-column@models.py:5', 'data.password-in-serialized-output@models.py:7']);
+    assert.deepEqual(await check({ 'models.py': model(['from werkzeug.security import generate_password_hash']) }), ['data.password-in-serialized-output@models.py:8']);
   });
 });
 
 describe('whole-application checks: records by id, and regular expressions', () => {
-  test('a signed-in handler fetching a record by a URL id with no owner scope or check is reported; scoped or checked it is not', () => {
+  test('a signed-in handler fetching a record by a URL id with no owner scope or check is reported; scoped or checked it is not', async () => {
     const view = (lookup: string, after: string[] = []) =>
       lines(
         'from django.shortcuts import render',
@@ -191,13 +189,13 @@ describe('whole-application checks: records by id, and regular expressions', () 
         ...after,
         '    return render(request, "message.html", {"message": message})',
       );
-    assert.deepEqual(check({ 'views.py': view('Message.objects.get(pk=message_id)') }), ['authz.object-by-id-without-ownership@views.py:5']);
-    assert.deepEqual(check({ 'views.py': view('Message.objects.get(pk=message_id, owner=request.user)') }), [], 'scoped to the caller');
-    assert.deepEqual(check({ 'views.py': view('Message.objects.get(pk=message_id)', ['    if message.recipient != request.user:', '        raise PermissionDenied']) }), [], 'checked after the lookup');
-    assert.deepEqual(check({ 'views.py': view('Message.objects.get(pk=message_id)').replace('@user_is_authenticated', '@admin_required') }), [], 'an administrators’ view');
+    assert.deepEqual(await check({ 'views.py': view('Message.objects.get(pk=message_id)') }), ['authz.object-by-id-without-ownership@views.py:5']);
+    assert.deepEqual(await check({ 'views.py': view('Message.objects.get(pk=message_id, owner=request.user)') }), [], 'scoped to the caller');
+    assert.deepEqual(await check({ 'views.py': view('Message.objects.get(pk=message_id)', ['    if message.recipient != request.user:', '        raise PermissionDenied']) }), [], 'checked after the lookup');
+    assert.deepEqual(await check({ 'views.py': view('Message.objects.get(pk=message_id)').replace('@user_is_authenticated', '@admin_required') }), [], 'an administrators’ view');
   });
 
-  test('nested repetition is catastrophic backtracking; other patterns are not', () => {
+  test('nested repetition is catastrophic backtracking; other patterns are not', async () => {
     for (const evil of ['((a)+)+', '(\\w+\\s?)*$', '^([0-9a-z]([-.\\w]*[0-9a-z])*@example\\.com)$', '(a{1,5})+', '(?:x+y?)*z']) {
       assert.equal(backtracksCatastrophically(evil), true, evil);
     }
@@ -206,7 +204,7 @@ describe('whole-application checks: records by id, and regular expressions', () 
     }
   });
 
-  test('a catastrophic pattern run on data is reported where it runs, through constants and compiled patterns; on a literal it is not', () => {
+  test('a catastrophic pattern run on data is reported where it runs, through constants and compiled patterns; on a literal it is not', async () => {
     const code = lines(
       'import re',
       'PATTERN = r"((a)+)+"',
@@ -222,7 +220,7 @@ describe('whole-application checks: records by id, and regular expressions', () 
       'def safe(text):',
       '    return re.match(r"^a+$", text)',
     );
-    assert.deepEqual(check({ 'util.py': code }), ['dos.catastrophic-regex@util.py:4', 'dos.catastrophic-regex@util.py:7', 'dos.catastrophic-regex@util.py:9']);
+    assert.deepEqual(await check({ 'util.py': code }), ['dos.catastrophic-regex@util.py:4', 'dos.catastrophic-regex@util.py:7', 'dos.catastrophic-regex@util.py:9']);
   });
 });
 

@@ -3,8 +3,8 @@ import path from 'node:path';
 import type { RawFinding } from '../engine.ts';
 import { hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
 import { readSourceText } from '../source-files.ts';
-import { checkPythonProgram, type ApplicationFinding, type Hotspots } from './python-checks.ts';
-import { buildPythonProgram, type PythonSource } from './python-program.ts';
+import { checkPythonSources, type ApplicationFinding, type Hotspots } from './python-checks.ts';
+import type { PythonSource } from './python-program.ts';
 
 // The whole-application part of a deep scan, run as one task (it needs every file at once): reads the
 // project's Python files, builds the program model and runs the checks over it.
@@ -47,5 +47,5 @@ export async function analyzeApplication(request: AnalyzeApplicationRequest): Pr
     if ('text' in read) sources.push({ path: file, text: read.text });
   }
   const texts = new Map(sources.map((s) => [s.path, s.text]));
-  return checkPythonProgram(buildPythonProgram(sources), request.hotspots).map((f) => toFinding(f, texts.get(f.path) ?? ''));
+  return (await checkPythonSources(sources, request.hotspots)).map((f) => toFinding(f, texts.get(f.path) ?? ''));
 }

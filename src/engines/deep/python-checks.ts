@@ -1,5 +1,5 @@
 import type { SgNode } from '@ast-grep/napi';
-import type { Handler, PythonFile, PythonProgram } from './python-program.ts';
+import { buildPythonProgram, handlerFunction, type Handler, type PythonFile, type PythonProgram, type PythonSource } from './python-program.ts';
 
 // Whole-application checks over the Python program model: what no single pattern or per-file taint trace
 // can tell, because the answer depends on what the rest of the application does (whether any limiter,
@@ -72,7 +72,7 @@ function loginWithoutAttemptLimit(program: PythonProgram, projectCode: string): 
   if (RATE_LIMITING.test(projectCode)) return [];
   return program.handlers
     .filter((h) => isLoginHandler(h) && (answersStateChange(h) || !h.methods.length) && !ATTEMPT_LIMITING.test(h.body))
-    .map((h) => ({ h, line: h.line + h.node.text().split('\n').findIndex((text, i) => i > 0 && READS_PASSWORD.test(text) && !/^\s*(?:def|@)/.test(text)) }))
+    .map((h) => ({ h, line: h.defLine + h.body.split('\n').findIndex((text, i) => i > 0 && READS_PASSWORD.test(text)) }))
     .map(({ h, line }) => ({
       checkId: 'python.deep.auth.login-without-attempt-limit',
       severity: 'medium' as const,
@@ -97,34 +97,51 @@ function exceptionName(clause: SgNode): string | undefined {
   return m?.[1];
 }
 
-function errorDetailsToClient(program: PythonProgram): ApplicationFinding[] {
-  const findings: ApplicationFinding[] = [];
-  const webFiles = new Set(program.handlers.map((h) => h.file));
-  for (const file of program.files) {
-    const handlesRequests = webFiles.has(file) || /BaseHTTPRequestHandler|wfile\.write/.test(file.code);
-    // Outside request handlers, only what is returned in the shape of a response: a (body, status) pair or a dict.
-    if (!handlesRequests && !program.handlers.length) continue;
-    for (const clause of file.root.findAll({ rule: { kind: 'except_clause' } } as never)) {
-      const name = exceptionName(clause);
-      const block = clause.children().find((c) => c.kind() === 'block');
-      if (!block) continue;
-      const formatsError = name
-        ? new RegExp(`\\b(?:str|repr)\\s*\\(\\s*${name}\\s*\\)|\\{\\s*${name}\\s*(?:!r|!s)?\\}|\\{\\s*(?:str|repr)\\(${name}\\)\\s*\\}|\\b${name}\\.(?:args|message|msg)\\b|%\\s*\\(?\\s*${name}\\b|\\+\\s*${name}\\b|format\\s*\\([^)]*\\b${name}\\b|\\(\\s*${name}\\s*\\)`)
-        : undefined;
-      const leaks = (text: string) => /traceback\.format_exc|format_exception|print_exc\s*\(\s*file\s*=/.test(text) || (formatsError?.test(text) ?? false);
-      const statements = block.findAll({ rule: { any: [{ kind: 'return_statement' }, { kind: 'expression_statement' }] } } as never);
-      const later = clause.parent()?.parent()?.text() ?? '';
-      const hit = statements.find((s) => {
-        const text = s.text();
-        if (LOGGING_CALL.test(text) || !leaks(text)) return false;
-        if (!handlesRequests) return s.kind() === 'return_statement' && /,\s*\d{3}\s*\)?\s*$|^return\s*[({]/.test(text);
-        if (s.kind() === 'return_statement' || RESPONSE_CALL.test(text)) return !/^\s*(?:raise|logger|logging)/.test(text);
-        // `error = f"…{e}"`, shown later by the response that returns `error`.
-        const assigned = /^\s*(\w+)\s*=/.exec(text)?.[1];
-        return assigned !== undefined && new RegExp(`\\b(?:render_template|render|jsonify|return|Response|write|send)\\b[^\\n]*\\b${assigned}\\b`).test(later);
-      });
-      if (!hit) continue;
-      findings.push({
+/** A file as a per-file check sees it: its tree, while it is alive, and the handlers found in it. */
+interface FileContext {
+  file: PythonFile;
+  root: SgNode;
+  handlers: Handler[];
+}
+
+/**
+ * A finding of a per-file check, with what it depends on in the rest of the program: decided once the
+ * program is built (whether its handler counts and is guarded, whether any file handles requests, whether
+ * the application hashes passwords anywhere).
+ */
+interface Candidate {
+  finding: ApplicationFinding;
+  handler?: Handler;
+  needs?: 'guarded' | 'handlers-anywhere' | 'no-password-hashing';
+}
+
+function errorDetailsToClient({ file, root, handlers }: FileContext): Candidate[] {
+  const findings: Candidate[] = [];
+  const handlesRequests = handlers.length > 0 || /BaseHTTPRequestHandler|wfile\.write/.test(file.code);
+  for (const clause of root.findAll({ rule: { kind: 'except_clause' } } as never)) {
+    const name = exceptionName(clause);
+    const block = clause.children().find((c) => c.kind() === 'block');
+    if (!block) continue;
+    const formatsError = name
+      ? new RegExp(`\\b(?:str|repr)\\s*\\(\\s*${name}\\s*\\)|\\{\\s*${name}\\s*(?:!r|!s)?\\}|\\{\\s*(?:str|repr)\\(${name}\\)\\s*\\}|\\b${name}\\.(?:args|message|msg)\\b|%\\s*\\(?\\s*${name}\\b|\\+\\s*${name}\\b|format\\s*\\([^)]*\\b${name}\\b|\\(\\s*${name}\\s*\\)`)
+      : undefined;
+    const leaks = (text: string) => /traceback\.format_exc|format_exception|print_exc\s*\(\s*file\s*=/.test(text) || (formatsError?.test(text) ?? false);
+    const statements = block.findAll({ rule: { any: [{ kind: 'return_statement' }, { kind: 'expression_statement' }] } } as never);
+    const later = clause.parent()?.parent()?.text() ?? '';
+    const hit = statements.find((s) => {
+      const text = s.text();
+      if (LOGGING_CALL.test(text) || !leaks(text)) return false;
+      if (!handlesRequests) return s.kind() === 'return_statement' && /,\s*\d{3}\s*\)?\s*$|^return\s*[({]/.test(text);
+      if (s.kind() === 'return_statement' || RESPONSE_CALL.test(text)) return !/^\s*(?:raise|logger|logging)/.test(text);
+      // `error = f"…{e}"`, shown later by the response that returns `error`.
+      const assigned = /^\s*(\w+)\s*=/.exec(text)?.[1];
+      return assigned !== undefined && new RegExp(`\\b(?:render_template|render|jsonify|return|Response|write|send)\\b[^\\n]*\\b${assigned}\\b`).test(later);
+    });
+    if (!hit) continue;
+    // Outside request handlers, only what is returned in the shape of a response, in an application that has handlers.
+    findings.push({
+      needs: handlesRequests ? undefined : 'handlers-anywhere',
+      finding: {
         checkId: 'python.deep.errors.error-details-to-client',
         severity: 'medium',
         category: 'sensitive-data',
@@ -138,28 +155,23 @@ function errorDetailsToClient(program: PythonProgram): ApplicationFinding[] {
         startLine: lineOf(hit),
         endLine: endLineOf(hit),
         text: hit.text(),
-      });
-    }
+      },
+    });
   }
   return findings;
-}
-
-/** Where a Flask (or Quart) application object is made: `Flask(__name__)`. */
-function applicationsOf(file: PythonFile): SgNode[] {
-  return file.root.findAll({ rule: { kind: 'call', has: { field: 'function', regex: '^(?:flask\\.)?(?:Flask|Quart)$' } } } as never);
 }
 
 function missingCsrfProtection(program: PythonProgram, projectCode: string): ApplicationFinding[] {
   if (!(program.imports.has('flask') || program.imports.has('quart')) || CSRF_PROTECTION.test(projectCode) || !USES_SESSIONS.test(projectCode)) return [];
   const formRoutes = program.handlers.filter((h) => answersStateChange(h) && /request\.(?:form|files|values)\b|await\s+request\.form/.test(h.body));
   if (!formRoutes.length) return [];
-  const apps = program.files.flatMap((file) => applicationsOf(file).map((node) => ({ file, node })));
+  const apps = program.files.flatMap((file) => file.applications.map((line) => ({ file, line })));
   const listed = formRoutes.slice(0, 5).map((h) => h.paths[0] ?? h.name).join(', ');
   const message =
     `State-changing form routes (${listed}${formRoutes.length > 5 ? ', …' : ''}) accept requests carrying the user's session ` +
     'cookie with no CSRF token checked anywhere in the application, so another site can make a signed-in user submit them. ' +
     'Enable CSRFProtect (Flask-WTF) for the application and put the token in every form.';
-  const place = apps[0] ? { path: apps[0].file.path, node: apps[0].node } : { path: formRoutes[0].file.path, node: formRoutes[0].node };
+  const place = apps[0] ? { path: apps[0].file.path, line: apps[0].line } : { path: formRoutes[0].file.path, line: formRoutes[0].line };
   return [
     {
       checkId: 'python.deep.csrf.missing-csrf-protection',
@@ -169,8 +181,8 @@ function missingCsrfProtection(program: PythonProgram, projectCode: string): App
       title: 'Form routes have no CSRF protection',
       message,
       path: place.path,
-      startLine: lineOf(place.node),
-      endLine: lineOf(place.node),
+      startLine: place.line,
+      endLine: place.line,
       text: `csrf ${formRoutes.map((h) => h.name).join(' ')}`,
     },
   ];
@@ -207,11 +219,13 @@ function missingAuthentication(program: PythonProgram, hotspots: Hotspots): Appl
 }
 
 /** A password taken from the request and stored as it came: a model field, an attribute or an SQL write. */
-function plaintextPasswordStorage(program: PythonProgram): ApplicationFinding[] {
-  const findings: ApplicationFinding[] = [];
-  for (const h of program.handlers) {
+function plaintextPasswordStorage({ root, handlers }: FileContext): Candidate[] {
+  const findings: Candidate[] = [];
+  for (const h of handlers) {
     if (!READS_PASSWORD.test(h.body) || HASHES_PASSWORD.test(h.body)) continue;
-    const stores = h.node.findAll({
+    const fn = handlerFunction(root, h);
+    if (!fn) continue;
+    const stores = fn.findAll({
       rule: {
         any: [
           { kind: 'keyword_argument', has: { field: 'name', regex: '^(?:password|passwd|pwd|password_hash)$' } },
@@ -225,19 +239,22 @@ function plaintextPasswordStorage(program: PythonProgram): ApplicationFinding[] 
     const store = stores.find((s) => s.kind() !== 'keyword_argument' || STORING_CALL.test(callee(s)));
     if (!store) continue;
     findings.push({
-      checkId: 'python.deep.crypto.plaintext-password-storage',
-      severity: 'high',
-      category: 'crypto',
-      cwe: [CWE[256]],
-      title: 'Password stored as plain text',
-      message:
-        `${h.name} stores the password it receives without hashing it, so anyone who reads the database (a backup, an injection, an ` +
-        'insider) has every password. Store a slow salted hash instead (werkzeug generate_password_hash, bcrypt, argon2, Django ' +
-        'make_password) and compare with its check function.',
-      path: h.file.path,
-      startLine: lineOf(store),
-      endLine: lineOf(store),
-      text: store.text(),
+      handler: h,
+      finding: {
+        checkId: 'python.deep.crypto.plaintext-password-storage',
+        severity: 'high',
+        category: 'crypto',
+        cwe: [CWE[256]],
+        title: 'Password stored as plain text',
+        message:
+          `${h.name} stores the password it receives without hashing it, so anyone who reads the database (a backup, an injection, an ` +
+          'insider) has every password. Store a slow salted hash instead (werkzeug generate_password_hash, bcrypt, argon2, Django ' +
+          'make_password) and compare with its check function.',
+        path: h.file.path,
+        startLine: lineOf(store),
+        endLine: lineOf(store),
+        text: store.text(),
+      },
     });
   }
   return findings;
@@ -249,14 +266,14 @@ const PASSWORD_FIELD = /^(?:password|passwd|pwd|user_password)$/i;
  * A model whose password column is filled in by an application that hashes no password anywhere: the
  * column holds them in clear.
  */
-function plaintextPasswordColumn(program: PythonProgram, projectCode: string): ApplicationFinding[] {
-  if (HASHES_PASSWORD.test(projectCode.replace(/\b(?:md5|sha\d+|hashlib)\b/g, ''))) return [];
-  const findings: ApplicationFinding[] = [];
-  for (const file of program.files) {
-    for (const column of file.root.findAll({ rule: { kind: 'assignment', has: { field: 'right', kind: 'call', regex: '(?:Column|Field|CharField|TextField|StringField|String)\\s*\\(' } } } as never)) {
-      const name = column.field('left')?.text() ?? '';
-      if (!PASSWORD_FIELD.test(name) || !column.inside({ rule: { kind: 'class_definition' }, stopBy: 'end' } as never)) continue;
-      findings.push({
+function plaintextPasswordColumn({ file, root }: FileContext): Candidate[] {
+  const findings: Candidate[] = [];
+  for (const column of root.findAll({ rule: { kind: 'assignment', has: { field: 'right', kind: 'call', regex: '(?:Column|Field|CharField|TextField|StringField|String)\\s*\\(' } } } as never)) {
+    const name = column.field('left')?.text() ?? '';
+    if (!PASSWORD_FIELD.test(name) || !column.inside({ rule: { kind: 'class_definition' }, stopBy: 'end' } as never)) continue;
+    findings.push({
+      needs: 'no-password-hashing',
+      finding: {
         checkId: 'python.deep.crypto.plaintext-password-column',
         severity: 'high',
         category: 'crypto',
@@ -269,20 +286,20 @@ function plaintextPasswordColumn(program: PythonProgram, projectCode: string): A
         startLine: lineOf(column),
         endLine: lineOf(column),
         text: column.text(),
-      });
-    }
+      },
+    });
   }
   return findings;
 }
 
 /** A password (or its hash) put into what a model or handler serializes for clients: a dict key `password`. */
-function passwordInSerializedOutput(program: PythonProgram): ApplicationFinding[] {
-  const findings: ApplicationFinding[] = [];
-  for (const file of program.files) {
-    for (const fn of file.root.findAll({ rule: { kind: 'function_definition', has: { field: 'name', regex: '^(?:serialize|serialized|to_dict|to_json|as_dict|json|__json__|dump|to_api)$' } } } as never)) {
-      const pair = fn.find({ rule: { kind: 'pair', has: { field: 'key', regex: `^['"](?:password|passwd|pwd|password_hash)['"]$` } } } as never);
-      if (!pair) continue;
-      findings.push({
+function passwordInSerializedOutput({ file, root }: FileContext): Candidate[] {
+  const findings: Candidate[] = [];
+  for (const fn of root.findAll({ rule: { kind: 'function_definition', has: { field: 'name', regex: '^(?:serialize|serialized|to_dict|to_json|as_dict|json|__json__|dump|to_api)$' } } } as never)) {
+    const pair = fn.find({ rule: { kind: 'pair', has: { field: 'key', regex: `^['"](?:password|passwd|pwd|password_hash)['"]$` } } } as never);
+    if (!pair) continue;
+    findings.push({
+      finding: {
         checkId: 'python.deep.data.password-in-serialized-output',
         severity: 'high',
         category: 'sensitive-data',
@@ -295,8 +312,8 @@ function passwordInSerializedOutput(program: PythonProgram): ApplicationFinding[
         startLine: lineOf(pair),
         endLine: lineOf(pair),
         text: pair.text(),
-      });
-    }
+      },
+    });
   }
   return findings;
 }
@@ -307,27 +324,17 @@ const LOOKUP_CALL = /(?:\.(?:get|get_or_404|first_or_404|filter_by|filter|find_o
 const OWNERSHIP = /current_user|request\.user|\bg\.user|session\s*[[.]|get_jwt_identity|\bowner|\bauthor|\bcreator|created_by|\buser\s*=|user_id\s*=|is_owner|owns|can_access|has_perm|permission/i;
 const ADMIN_ONLY = /admin|staff|superuser/i;
 
-/** The names a handler's parameters bind (the request and the instance left out). */
-function parameterNames(fn: SgNode): string[] {
-  const names: string[] = [];
-  for (const p of fn.field('parameters')?.children() ?? []) {
-    const name = p.kind() === 'identifier' ? p.text() : (p.field('name') ?? p.children().find((c) => c.kind() === 'identifier'))?.text();
-    if (name && !['self', 'cls', 'request', 'req'].includes(name)) names.push(name);
-  }
-  return names;
-}
-
 /**
  * A signed-in user's handler that fetches a record by an id from the URL and neither scopes the lookup to
  * the caller nor checks afterwards that the record is theirs: any user reaches any record (IDOR).
  */
-function objectByIdWithoutOwnership(program: PythonProgram): ApplicationFinding[] {
-  const findings: ApplicationFinding[] = [];
-  for (const h of program.handlers) {
-    if (!h.guarded || ADMIN_ONLY.test(h.name) || ADMIN_ONLY.test(h.node.text().split(/\bdef\b/)[0])) continue;
-    const fn = h.node.kind() === 'function_definition' ? h.node : h.node.find({ rule: { kind: 'function_definition' } } as never);
-    const ids = fn ? parameterNames(fn).filter((n) => ID_PARAMETER.test(n)) : [];
-    if (!fn || !ids.length || h.body.split('\n').some((line) => /[!=]=|\bis\s+not\b|\bnot\s+in\b/.test(line) && OWNERSHIP.test(line))) continue;
+function objectByIdWithoutOwnership({ root, handlers }: FileContext): Candidate[] {
+  const findings: Candidate[] = [];
+  for (const h of handlers) {
+    if (ADMIN_ONLY.test(h.name) || ADMIN_ONLY.test(h.decorators)) continue;
+    const ids = h.parameters.filter((n) => ID_PARAMETER.test(n));
+    const fn = ids.length ? handlerFunction(root, h) : undefined;
+    if (!fn || h.body.split('\n').some((line) => /[!=]=|\bis\s+not\b|\bnot\s+in\b/.test(line) && OWNERSHIP.test(line))) continue;
     const uses = new RegExp(`\\b(?:${ids.join('|')})\\b`);
     const lookup = fn.findAll({ rule: { kind: 'call' } } as never).find((call) => {
       const callee = call.field('function')?.text() ?? '';
@@ -336,19 +343,23 @@ function objectByIdWithoutOwnership(program: PythonProgram): ApplicationFinding[
     });
     if (!lookup) continue;
     findings.push({
-      checkId: 'python.deep.authz.object-by-id-without-ownership',
-      severity: 'high',
-      category: 'auth',
-      cwe: [CWE[639]],
-      title: 'Record fetched by a caller-chosen id with no ownership check',
-      message:
-        `${h.className ? `${h.className}.` : ''}${h.name} looks a record up by an id the caller sends and never checks that it ` +
-        "belongs to the signed-in user, so any user can read or change another's records by changing the id. Scope the lookup to " +
-        'the caller (filter by owner) or check ownership before using the record.',
-      path: h.file.path,
-      startLine: lineOf(lookup),
-      endLine: lineOf(lookup),
-      text: lookup.text(),
+      handler: h,
+      needs: 'guarded',
+      finding: {
+        checkId: 'python.deep.authz.object-by-id-without-ownership',
+        severity: 'high',
+        category: 'auth',
+        cwe: [CWE[639]],
+        title: 'Record fetched by a caller-chosen id with no ownership check',
+        message:
+          `${h.className ? `${h.className}.` : ''}${h.name} looks a record up by an id the caller sends and never checks that it ` +
+          "belongs to the signed-in user, so any user can read or change another's records by changing the id. Scope the lookup to " +
+          'the caller (filter by owner) or check ownership before using the record.',
+        path: h.file.path,
+        startLine: lineOf(lookup),
+        endLine: lineOf(lookup),
+        text: lookup.text(),
+      },
     });
   }
   return findings;
@@ -356,6 +367,8 @@ function objectByIdWithoutOwnership(program: PythonProgram): ApplicationFinding[
 
 const REGEX_CALL = /^(?:re|regex)\.(?:match|search|fullmatch|findall|finditer|sub|subn|split|compile)$/;
 const COMPILED_USE = /^(\w+)\.(?:match|search|fullmatch|findall|finditer|sub|subn|split)$/;
+/** Both of the above, for ast-grep to pick the calls out natively. */
+const REGEX_CALLEE = `${REGEX_CALL.source}|${COMPILED_USE.source}`;
 
 /**
  * Whether a regular expression can backtrack catastrophically: a repeated group that itself holds a
@@ -386,48 +399,48 @@ export function backtracksCatastrophically(pattern: string): boolean {
 }
 
 /** A string literal's content, or the literal a module-level or same-function name is bound to. */
-function regexLiteralOf(arg: SgNode | undefined, file: PythonFile, scope: SgNode | undefined): string | undefined {
+function regexLiteralOf(arg: SgNode | undefined, root: SgNode, scope: SgNode | undefined): string | undefined {
   if (!arg) return undefined;
   if (arg.kind() === 'string') return arg.text().replace(/^[rbuRBU]*(['"]{1,3})([\s\S]*)\1$/, '$2');
   if (arg.kind() !== 'identifier') return undefined;
   const binding = (where: SgNode | undefined) =>
     where?.findAll({ rule: { kind: 'assignment', has: { field: 'left', regex: `^${arg.text()}$` } } } as never).find((a) => a.field('right')?.kind() === 'string');
-  const bound = binding(scope) ?? binding(file.root);
-  return bound ? regexLiteralOf(bound.field('right') ?? undefined, file, undefined) : undefined;
+  const bound = binding(scope) ?? binding(root);
+  return bound ? regexLiteralOf(bound.field('right') ?? undefined, root, undefined) : undefined;
 }
 
 /** A regular expression that backtracks catastrophically, run on data that is not a literal: CPU exhaustion (ReDoS). */
-function catastrophicRegex(program: PythonProgram): ApplicationFinding[] {
-  const findings: ApplicationFinding[] = [];
-  for (const file of program.files) {
-    if (!/\bre(?:gex)?\b/.test(file.code)) continue;
-    for (const call of file.root.findAll({ rule: { kind: 'call' } } as never)) {
-      const callee = call.field('function')?.text() ?? '';
-      const args = call.field('arguments')?.children().filter((c) => c.isNamed()) ?? [];
-      const scope = call.ancestors().find((a) => a.kind() === 'function_definition');
-      // The text matched comes after the replacement in sub and subn.
-      const substitutes = /\.subn?$/.test(callee) ? 1 : 0;
-      let pattern: string | undefined;
-      if (REGEX_CALL.test(callee)) {
-        // re.compile(…) alone is reported where the compiled pattern is used, when that can be seen.
-        if (callee.endsWith('.compile') && (call.parent()?.kind() === 'assignment' || call.parent()?.kind() === 'keyword_argument')) continue;
-        const data = args[1 + substitutes];
-        if (!callee.endsWith('.compile') && (!data || data.kind() === 'string')) continue;
-        pattern = regexLiteralOf(args[0], file, scope);
-      } else {
-        const receiver = COMPILED_USE.exec(callee)?.[1];
-        const data = args[substitutes];
-        if (!receiver || !data || data.kind() === 'string') continue;
-        const compiled = (where: SgNode | undefined) =>
-          where
-            ?.findAll({ rule: { kind: 'assignment', has: { field: 'left', regex: `^${receiver}$` } } } as never)
-            .map((a) => a.field('right'))
-            .find((r) => r?.kind() === 'call' && /^(?:re|regex)\.compile$/.test(r.field('function')?.text() ?? ''));
-        const made = compiled(scope) ?? compiled(file.root);
-        pattern = made ? regexLiteralOf(made.field('arguments')?.children().find((c) => c.isNamed()), file, scope) : undefined;
-      }
-      if (pattern === undefined || !backtracksCatastrophically(pattern)) continue;
-      findings.push({
+function catastrophicRegex({ file, root }: FileContext): Candidate[] {
+  const findings: Candidate[] = [];
+  if (!/\bre(?:gex)?\b/.test(file.code)) return [];
+  for (const call of root.findAll({ rule: { kind: 'call', has: { field: 'function', regex: REGEX_CALLEE } } } as never)) {
+    const callee = call.field('function')?.text() ?? '';
+    const args = call.field('arguments')?.children().filter((c) => c.isNamed()) ?? [];
+    const scope = call.ancestors().find((a) => a.kind() === 'function_definition');
+    // The text matched comes after the replacement in sub and subn.
+    const substitutes = /\.subn?$/.test(callee) ? 1 : 0;
+    let pattern: string | undefined;
+    if (REGEX_CALL.test(callee)) {
+      // re.compile(…) alone is reported where the compiled pattern is used, when that can be seen.
+      if (callee.endsWith('.compile') && (call.parent()?.kind() === 'assignment' || call.parent()?.kind() === 'keyword_argument')) continue;
+      const data = args[1 + substitutes];
+      if (!callee.endsWith('.compile') && (!data || data.kind() === 'string')) continue;
+      pattern = regexLiteralOf(args[0], root, scope);
+    } else {
+      const receiver = COMPILED_USE.exec(callee)?.[1];
+      const data = args[substitutes];
+      if (!receiver || !data || data.kind() === 'string') continue;
+      const compiled = (where: SgNode | undefined) =>
+        where
+          ?.findAll({ rule: { kind: 'assignment', has: { field: 'left', regex: `^${receiver}$` } } } as never)
+          .map((a) => a.field('right'))
+          .find((r) => r?.kind() === 'call' && /^(?:re|regex)\.compile$/.test(r.field('function')?.text() ?? ''));
+      const made = compiled(scope) ?? compiled(root);
+      pattern = made ? regexLiteralOf(made.field('arguments')?.children().find((c) => c.isNamed()), root, scope) : undefined;
+    }
+    if (pattern === undefined || !backtracksCatastrophically(pattern)) continue;
+    findings.push({
+      finding: {
         checkId: 'python.deep.dos.catastrophic-regex',
         severity: 'medium',
         category: 'dos',
@@ -441,24 +454,37 @@ function catastrophicRegex(program: PythonProgram): ApplicationFinding[] {
         startLine: lineOf(call),
         endLine: endLineOf(call),
         text: call.text(),
-      });
-    }
+      },
+    });
   }
   return findings;
 }
 
-/** Every whole-application finding of a Python program; `hotspots` are the static analysis's serious findings. */
-export function checkPythonProgram(program: PythonProgram, hotspots: Hotspots = {}): ApplicationFinding[] {
+const FILE_CHECKS = [errorDetailsToClient, plaintextPasswordStorage, plaintextPasswordColumn, passwordInSerializedOutput, objectByIdWithoutOwnership, catastrophicRegex];
+
+/**
+ * Every whole-application finding of a project's Python files; `hotspots` are the static analysis's serious
+ * findings. Each file is parsed once: the checks that read its tree run while the model is built, and what
+ * they find is kept once the rest of the program shows it holds.
+ */
+export async function checkPythonSources(sources: PythonSource[], hotspots: Hotspots = {}): Promise<ApplicationFinding[]> {
+  const candidates: Candidate[] = [];
+  const program = await buildPythonProgram(sources, (file, root, handlers) => {
+    for (const check of FILE_CHECKS) candidates.push(...check({ file, root, handlers }));
+  });
   const projectCode = program.files.map((f) => f.code).join('\n');
-  return [
+  const hashesPasswords = HASHES_PASSWORD.test(projectCode.replace(/\b(?:md5|sha\d+|hashlib)\b/g, ''));
+  const counted = new Set(program.handlers);
+  const holds = ({ handler, needs }: Candidate) =>
+    (!handler || counted.has(handler)) &&
+    (needs !== 'guarded' || handler?.guarded === true) &&
+    (needs !== 'handlers-anywhere' || program.handlers.length > 0) &&
+    (needs !== 'no-password-hashing' || !hashesPasswords);
+  const findings = [
     ...loginWithoutAttemptLimit(program, projectCode),
-    ...errorDetailsToClient(program),
     ...missingCsrfProtection(program, projectCode),
     ...missingAuthentication(program, hotspots),
-    ...plaintextPasswordStorage(program),
-    ...plaintextPasswordColumn(program, projectCode),
-    ...passwordInSerializedOutput(program),
-    ...objectByIdWithoutOwnership(program),
-    ...catastrophicRegex(program),
+    ...candidates.filter(holds).map((c) => c.finding),
   ];
+  return findings.sort((a, b) => a.path.localeCompare(b.path) || a.startLine - b.startLine || a.checkId.localeCompare(b.checkId));
 }

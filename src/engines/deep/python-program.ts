@@ -1,11 +1,14 @@
 import { parse, type SgNode } from '@ast-grep/napi';
 import { registerLanguages } from '../../languages/index.ts';
+import { collectGarbage } from '../../observability/collect-garbage.ts';
 
 // The program model of a Python web application that the whole-application checks read: its files with
 // their imports, and its entry points (request handlers of Flask, Quart, FastAPI, Sanic, Django, DRF,
 // aiohttp, Tornado, Flask-RESTful/MethodView), each with the HTTP methods it answers, the guards on it
 // (authentication and authorization decorators, checks at the top of its body, dependencies, hooks that
-// run before every request) and where it is. Built from one parse of each file.
+// run before every request) and where it is. Built from one parse of each file, whose tree is let go as
+// soon as its part is taken: the checks that need a tree parse the file again, one file at a time, so a
+// large repository never holds every tree at once.
 
 export interface PythonSource {
   /** Relative to the scanned root, with forward slashes. */
@@ -14,23 +17,28 @@ export interface PythonSource {
 }
 
 export interface PythonFile extends PythonSource {
-  root: SgNode;
   /** Top-level module names imported (`flask`, `django`, `werkzeug`…). */
   imports: Set<string>;
   /** The text with comments blanked out, for project-wide word tests that a commented-out line must not pass. */
   code: string;
+  /** Lines where a Flask or Quart application object is made. */
+  applications: number[];
 }
 
 export interface Handler {
   file: PythonFile;
-  /** The handler function's definition (decorators included when it has any). */
-  node: SgNode;
   name: string;
   /** Its class, for a method of a class-based view. */
   className?: string;
   /** First line of the definition with its decorators, 1-based. */
   line: number;
+  /** The line of its `def`. */
+  defLine: number;
   endLine: number;
+  /** Its decorators' text. */
+  decorators: string;
+  /** The names its parameters bind, the request and the instance left out. */
+  parameters: string[];
   /** URL paths its route decorators name; empty when routed elsewhere (urls.py, add_url_rule). */
   paths: string[];
   /** Upper-case HTTP methods; empty when any or unknown. */
@@ -61,12 +69,24 @@ const BODY_GUARD =
 
 let registered = false;
 
-function parsePython(text: string): SgNode {
+/** The syntax tree of a Python text. */
+export function parsePython(text: string): SgNode {
   if (!registered) {
     registerLanguages();
     registered = true;
   }
   return parse('python' as never, text).root();
+}
+
+/**
+ * Source parsed between releases of the trees let go: they live in native memory V8 does not see, so it
+ * would not collect them soon, and their native side is freed by finalizers that run on the event loop.
+ */
+const RELEASE_EVERY_CHARS = 1024 * 1024;
+
+async function releaseTrees(): Promise<void> {
+  collectGarbage();
+  await new Promise((resolve) => setImmediate(resolve));
 }
 
 /** `text` with every comment replaced by spaces (line numbers and offsets kept). */
@@ -132,6 +152,20 @@ function parametersOf(fn: SgNode): string {
   return fn.field('parameters')?.text() ?? '';
 }
 
+function parameterNames(fn: SgNode): string[] {
+  const names: string[] = [];
+  for (const p of fn.field('parameters')?.children() ?? []) {
+    const name = p.kind() === 'identifier' ? p.text() : (p.field('name') ?? p.children().find((c) => c.kind() === 'identifier'))?.text();
+    if (name && !['self', 'cls', 'request', 'req'].includes(name)) names.push(name);
+  }
+  return names;
+}
+
+/** The handler's function in a tree of its file (parsed again by a check). */
+export function handlerFunction(root: SgNode, handler: Handler): SgNode | undefined {
+  return root.findAll({ rule: { kind: 'function_definition' } } as never).find((fn) => lineOf(fn) === handler.defLine) ?? undefined;
+}
+
 function firstParameter(fn: SgNode): string | undefined {
   const params = fn.field('parameters')?.children().filter((c) => c.isNamed()) ?? [];
   const first = params[0];
@@ -140,10 +174,10 @@ function firstParameter(fn: SgNode): string | undefined {
 }
 
 /** Whether a hook registered to run before every request (of an app or blueprint) turns away anonymous callers. */
-function guardingHooks(file: PythonFile): { app: boolean; file: boolean } {
+function guardingHooks(file: PythonFile, root: SgNode): { app: boolean; file: boolean } {
   let app = false;
   let inFile = false;
-  for (const fn of file.root.findAll({ rule: { kind: 'function_definition' } } as never)) {
+  for (const fn of root.findAll({ rule: { kind: 'function_definition' } } as never)) {
     const hook = decoratorsOf(fn).find((d) => /\.before_(?:app_)?request\b/.test(d.text()));
     if (!hook || !BODY_GUARD.test(fn.text())) continue;
     if (/^@\s*app\.|before_app_request/.test(hook.text())) app = true;
@@ -161,31 +195,33 @@ function guardedByBody(fn: SgNode): boolean {
   return statements.slice(0, 4).some((s) => BODY_GUARD.test(s.text()));
 }
 
-function handlersOf(file: PythonFile, framework: { requestFirst: boolean }): Handler[] {
-  const handlers: Handler[] = [];
+/** The file's handlers, each told whether it counts only in a framework whose views take the request first. */
+function handlersOf(file: PythonFile, root: SgNode, hooks: { file: boolean }): { handler: Handler; byRequestParameter: boolean }[] {
+  const handlers: { handler: Handler; byRequestParameter: boolean }[] = [];
   const make = (fn: SgNode, route: { paths: string[]; methods: string[] }, guardedFromOutside: boolean, className?: string): Handler => {
     const outer = outerOf(fn);
     const decorators = decoratorsOf(fn);
     return {
       file,
-      node: outer,
       name: fn.field('name')?.text() ?? '',
       className,
       line: lineOf(outer),
+      defLine: lineOf(fn),
       endLine: outer.range().end.line + 1,
+      decorators: decorators.map((d) => d.text()).join('\n'),
+      parameters: parameterNames(fn),
       paths: route.paths,
       methods: route.methods,
       guarded: guardedFromOutside || decorators.some((d) => !ROUTE_DECORATOR.test(d.text()) && GUARD_WORDS.test(d.text())) || guardedByBody(fn),
       body: fn.text(),
     };
   };
-  const hooks = guardingHooks(file);
-  for (const fn of file.root.findAll({ rule: { kind: 'function_definition' } } as never)) {
+  for (const fn of root.findAll({ rule: { kind: 'function_definition' } } as never)) {
     const routes = decoratorsOf(fn).map(routeOf).filter((r) => r !== undefined);
     const owner = fn.parent()?.kind() === 'block' ? fn.parent()!.parent() : fn.parent()?.parent()?.parent();
     const ownerClass = owner?.kind() === 'class_definition' ? owner : undefined;
     if (routes.length) {
-      handlers.push(make(fn, { paths: routes.flatMap((r) => r.paths), methods: [...new Set(routes.flatMap((r) => r.methods))] }, hooks.file));
+      handlers.push({ handler: make(fn, { paths: routes.flatMap((r) => r.paths), methods: [...new Set(routes.flatMap((r) => r.methods))] }, hooks.file), byRequestParameter: false });
       continue;
     }
     if (ownerClass) {
@@ -196,35 +232,62 @@ function handlersOf(file: PythonFile, framework: { requestFirst: boolean }): Han
         decoratorsOf(ownerClass).some((d) => GUARD_WORDS.test(d.text())) ||
         /^\s*(?:permission_classes|authentication_classes|decorators|method_decorators)\s*=.*(?:auth|login|permission|IsAdmin|IsAuthenticated|required)/im.test(ownerClass.field('body')?.text() ?? '') ||
         /LoginRequiredMixin|PermissionRequiredMixin|UserPassesTestMixin|Authenticated/.test(bases);
-      handlers.push(make(fn, { paths: [], methods: [name.toUpperCase()] }, hooks.file || classGuard, ownerClass.field('name')?.text()));
+      handlers.push({ handler: make(fn, { paths: [], methods: [name.toUpperCase()] }, hooks.file || classGuard, ownerClass.field('name')?.text()), byRequestParameter: false });
       continue;
     }
     // Django, aiohttp and Pyramid views: module-level functions that take the request first.
-    if (framework.requestFirst && fn.parent()?.parent()?.kind() !== 'function_definition' && firstParameter(fn) === 'request' && !ownerClass) {
+    if (fn.parent()?.parent()?.kind() !== 'function_definition' && firstParameter(fn) === 'request' && !ownerClass) {
       const body = fn.text();
       const methods = /request\.method\s*==\s*['"]POST['"]|request\.POST\b|await\s+request\.post\(\)/.test(body) ? ['POST'] : [];
-      handlers.push(make(fn, { paths: [], methods }, hooks.file));
+      handlers.push({ handler: make(fn, { paths: [], methods }, hooks.file), byRequestParameter: true });
     }
   }
   return handlers;
 }
 
+/** Lines where a Flask or Quart application object is made: `Flask(__name__)`. */
+function applicationsOf(root: SgNode): number[] {
+  return root.findAll({ rule: { kind: 'call', has: { field: 'function', regex: '^(?:flask\\.)?(?:Flask|Quart)$' } } } as never).map(lineOf);
+}
+
+/**
+ * Told of each file while its tree is alive, with the handlers found in it. Some may not count in the end
+ * (functions that take the request first, in a project without a framework whose views are written so),
+ * and guards that cover the whole application are added after: what depends on that is decided once the
+ * program is built.
+ */
+export type FileVisitor = (file: PythonFile, root: SgNode, handlers: Handler[]) => void;
+
 /** The program model of the Python files of a project. */
-export function buildPythonProgram(sources: PythonSource[]): PythonProgram {
+export async function buildPythonProgram(sources: PythonSource[], visit?: FileVisitor): Promise<PythonProgram> {
   const files: PythonFile[] = [];
+  const found: { handler: Handler; byRequestParameter: boolean }[] = [];
+  let appWideGuard = false;
+  let parsed = 0;
   for (const source of sources) {
+    parsed += source.text.length;
+    if (parsed > RELEASE_EVERY_CHARS) {
+      parsed = 0;
+      await releaseTrees();
+    }
     let root: SgNode;
     try {
       root = parsePython(source.text);
     } catch {
       continue;
     }
-    files.push({ ...source, root, imports: importsOf(root), code: withoutComments(root, source.text) });
+    const file: PythonFile = { ...source, imports: importsOf(root), code: withoutComments(root, source.text), applications: applicationsOf(root) };
+    const hooks = guardingHooks(file, root);
+    appWideGuard ||= hooks.app;
+    const handlers = handlersOf(file, root, hooks);
+    files.push(file);
+    found.push(...handlers);
+    visit?.(file, root, handlers.map((h) => h.handler));
   }
   const imports = new Set(files.flatMap((f) => [...f.imports]));
+  // Functions that take the request first are views only where the framework's views are written so.
   const requestFirst = ['django', 'aiohttp', 'pyramid', 'rest_framework'].some((m) => imports.has(m));
-  const appWideGuard = files.some((f) => guardingHooks(f).app);
-  const handlers = files.flatMap((f) => handlersOf(f, { requestFirst }));
+  const handlers = found.filter((h) => requestFirst || !h.byRequestParameter).map((h) => h.handler);
   if (appWideGuard) for (const h of handlers) h.guarded = true;
   return { files, handlers, imports };
 }
