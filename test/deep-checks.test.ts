@@ -6,10 +6,11 @@ import { describe, test } from 'node:test';
 import { DeepEngine } from '../src/engines/deep/deep-engine.ts';
 import { backtracksCatastrophically, checkPythonSources } from '../src/engines/deep/python-checks.ts';
 import { SastEngine } from '../src/engines/sast/sast-engine.ts';
+import { declaredOperations } from '../src/engines/deep/openapi-operations.ts';
 
 /** The whole-application findings of a project given as files, as `check@path:line`. */
 async function check(files: Record<string, string>, hotspots: Record<string, number[]> = {}, only?: string): Promise<string[]> {
-  return (await checkPythonSources(Object.entries(files).map(([p, text]) => ({ path: p, text })), hotspots))
+  return (await checkPythonSources(Object.entries(files).map(([p, text]) => ({ path: p, text })), hotspots)).findings
     .map((f) => `${f.checkId.replace('python.deep.', '')}@${f.path}:${f.startLine}`)
     .filter((f) => !only || f.startsWith(only));
 }
@@ -224,6 +225,51 @@ describe('whole-application checks: records by id, and regular expressions', () 
   });
 });
 
+describe('routes declared in an API description', () => {
+  test('operations name their functions, with the credentials the description demands of each', () => {
+    const spec = lines(
+      'openapi: 3.0.0',
+      'security:',
+      '  - bearerAuth: []',
+      'paths:',
+      '  /users:',
+      '    get:',
+      '      operationId: api_views.users.get_all_users',
+      '      security: []',
+      '    post:',
+      '      operationId: api_views.users.register_user',
+      '  /books:',
+      '    x-openapi-router-controller: api_views.books',
+      '    get:',
+      '      operationId: get_all_books',
+    );
+    assert.deepEqual(declaredOperations(spec), [
+      { module: 'api_views.users', function: 'get_all_users', method: 'GET', path: '/users', guarded: false },
+      { module: 'api_views.users', function: 'register_user', method: 'POST', path: '/users', guarded: true },
+      { module: 'api_views.books', function: 'get_all_books', method: 'GET', path: '/books', guarded: true },
+    ]);
+    assert.deepEqual(declaredOperations('{"name": "app", "operationId": "x"}'), [], 'not an API description');
+  });
+
+  test('their functions are entry points of the model: an unguarded one with effects is reported', async () => {
+    const views = lines(
+      'from models import db, User',
+      'def populate_db():',
+      '    db.drop_all()',
+      '    db.create_all()',
+      'def delete_user(username):',
+      '    User.query.filter_by(username=username).delete()',
+      '    db.session.commit()',
+    );
+    const operations = [
+      { module: 'api_views.main', function: 'populate_db', method: 'GET', path: '/createdb', guarded: false },
+      { module: 'api_views.main', function: 'delete_user', method: 'DELETE', path: '/users/{username}', guarded: true },
+    ];
+    const { findings } = await checkPythonSources([{ path: 'api_views/main.py', text: views }], {}, operations);
+    assert.deepEqual(findings.map((f) => `${f.checkId}@${f.startLine}`), ['python.deep.auth.missing-authentication@2', 'python.deep.authz.object-by-id-without-ownership@6']);
+  });
+});
+
 describe('the deep engine', () => {
   test('reports everything the static engine reports, plus the application findings, once each', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-deep-'));
@@ -253,6 +299,41 @@ describe('the deep engine', () => {
       const extra = deep.filter((d) => !sast.some((s) => key(s) === key(d))).map(key);
       assert.deepEqual(extra, ['python.deep.csrf.missing-csrf-protection:3', 'python.deep.auth.login-without-attempt-limit:6', 'python.deep.auth.missing-authentication:9']);
       assert.equal(new Set(deep.map(key)).size, deep.length);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('request data followed into another module: through an imported function, and into an API description\'s operations', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-deep-'));
+    try {
+      const write = (file: string, text: string) => {
+        fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+        fs.writeFileSync(path.join(dir, file), text);
+      };
+      write('app.py', lines('from flask import Flask, request', 'from reports.files import read_report', 'app = Flask(__name__)', '@app.route("/report")', 'def report():', '    return read_report(request.args["name"])'));
+      write('reports/__init__.py', '');
+      write('reports/files.py', lines('import os', 'def read_report(name):', '    with open(os.path.join("reports", name)) as f:', '        return f.read()'));
+      write('api/views.py', lines('import subprocess', 'def lookup(host):', '    return subprocess.check_output("nslookup " + host, shell=True)', 'def version():', '    return "1.0"'));
+      write(
+        'openapi.yaml',
+        lines('openapi: 3.0.0', 'paths:', '  /lookup:', '    get:', '      operationId: api.views.lookup', '  /version:', '    get:', '      operationId: api.views.version'),
+      );
+      const input = { dir, fingerprintKey: Buffer.alloc(32, 1) };
+      const sast = await new SastEngine({ pool: null }).scan(input);
+      const deep = await new DeepEngine(new SastEngine({ pool: null }), null).scan(input);
+      const flows = deep.filter((f) => f.metadata.flow);
+      assert.deepEqual(
+        flows.map((f) => [`${f.filePath}:${f.startLine}:${f.checkId}`, f.metadata.flow]),
+        [
+          ['api/views.py:3:python.lang.command-injection.shell-command', { from: 'the API operation GET /lookup', through: 'lookup' }],
+          ['reports/files.py:3:python.lang.path-traversal.file-access', { from: 'app.py:6 (report)', through: 'read_report' }],
+        ],
+      );
+      assert.match(flows[1].message, /Request data reaches it from app\.py:6 \(report\) through read_report\(\)\.$/);
+      // The same findings as the static phase's (their identity unchanged), now with the path, and none twice.
+      for (const flow of flows) assert.ok(sast.some((f) => f.fingerprint === flow.fingerprint && !f.metadata.flow));
+      assert.equal(deep.length, new Set(deep.map((f) => `${f.checkId}:${f.filePath}:${f.startLine}`)).size);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -2,19 +2,29 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import type { RawFinding } from '../engine.ts';
 import { hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
+import { analyzeSource } from '../sast/analyze.ts';
+import { sastFinding } from '../sast/analyze-files.ts';
+import type { RuleSet } from '../sast/rule-set.ts';
 import { readSourceText } from '../source-files.ts';
+import { entryPointsOf } from './cross-file.ts';
+import { declaredOperations } from './openapi-operations.ts';
 import { checkPythonSources, type ApplicationFinding, type Hotspots } from './python-checks.ts';
-import type { PythonSource } from './python-program.ts';
+import type { PythonProgram, PythonSource } from './python-program.ts';
 
 // The whole-application part of a deep scan, run as one task (it needs every file at once): reads the
-// project's Python files, builds the program model and runs the checks over it.
+// project's Python files and API descriptions, builds the program model, runs the checks over it, and traces
+// request data across modules (into the functions handlers elsewhere call with it).
 
 export interface AnalyzeApplicationRequest {
   dir: string;
   /** The Python files to model, relative to `dir`. */
   files: string[];
+  /** YAML and JSON files that may be API descriptions routing requests to functions (OpenAPI, connexion). */
+  descriptions: string[];
   /** Where the static analysis found something serious, by file. */
   hotspots: Hotspots;
+  /** The scan's SAST rules, for tracing request data into other modules. */
+  ruleSet: RuleSet;
 }
 
 function toFinding(finding: ApplicationFinding, source: string): RawFinding {
@@ -40,12 +50,51 @@ function toFinding(finding: ApplicationFinding, source: string): RawFinding {
   };
 }
 
+/** The top-level function a line of a Python text sits in, by its `def` at the start of a line above it. */
+function functionAt(text: string, line: number): string | undefined {
+  const lines = text.split('\n');
+  for (let i = Math.min(line, lines.length) - 1; i >= 0; i--) {
+    const def = /^(?:async\s+)?def\s+(\w+)/.exec(lines[i]);
+    if (def) return def[1];
+    if (/^(?:class\s|\S)/.test(lines[i]) && i < line - 1 && !/^[@#)\]]/.test(lines[i])) return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Taint hits in modules that receive request data from elsewhere: each file traced again with those
+ * functions' parameters taken as request data, every hit inside them told where the data comes from (`flow`).
+ * Most are findings the static phase has too (a public function's parameters are untrusted there already),
+ * now with the path that shows a request reaches them; the others are new (private functions).
+ */
+function crossModuleFindings(program: PythonProgram, ruleSet: RuleSet): RawFinding[] {
+  const findings: RawFinding[] = [];
+  for (const [file, entries] of entryPointsOf(program)) {
+    for (const match of analyzeSource(ruleSet, 'python', file.text, new Set(entries.keys()))) {
+      const through = functionAt(file.text, match.startLine);
+      if (match.rule.mode !== 'taint' || !through || !entries.has(through)) continue;
+      const from = entries.get(through)!;
+      const finding = sastFinding(match, file.path, file.text);
+      finding.message = `${finding.message} Request data reaches it from ${from} through ${through}().`;
+      finding.metadata = { ...finding.metadata, flow: { from, through } };
+      findings.push(finding);
+    }
+  }
+  return findings;
+}
+
 export async function analyzeApplication(request: AnalyzeApplicationRequest): Promise<RawFinding[]> {
   const sources: PythonSource[] = [];
   for (const file of request.files) {
     const read = await readSourceText(path.join(request.dir, file));
     if ('text' in read) sources.push({ path: file, text: read.text });
   }
+  const operations = [];
+  for (const file of request.descriptions) {
+    const read = await readSourceText(path.join(request.dir, file));
+    if ('text' in read) operations.push(...declaredOperations(read.text));
+  }
   const texts = new Map(sources.map((s) => [s.path, s.text]));
-  return (await checkPythonSources(sources, request.hotspots)).map((f) => toFinding(f, texts.get(f.path) ?? ''));
+  const { findings, program } = await checkPythonSources(sources, request.hotspots, operations);
+  return [...findings.map((f) => toFinding(f, texts.get(f.path) ?? '')), ...crossModuleFindings(program, request.ruleSet)];
 }

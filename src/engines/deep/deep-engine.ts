@@ -1,4 +1,5 @@
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
+import type { SastEngine } from '../sast/sast-engine.ts';
 import { parserFor } from '../../languages/index.ts';
 import { isTestPath, listFiles, loadIgnore } from '../source-files.ts';
 import { enginePool, type WorkerPool } from '../worker-pool.ts';
@@ -17,11 +18,11 @@ const cweNumbers = (f: RawFinding) => f.cwe.map((c) => /^CWE-(\d+)/.exec(c)?.[1]
  */
 export class DeepEngine implements ScanEngine {
   readonly scanType = 'deep_ai_scan' as const;
-  private readonly staticEngine: ScanEngine;
+  private readonly staticEngine: SastEngine;
   private readonly pool: WorkerPool | null | undefined;
 
   /** `pool`: the threads for the application model; the process's engine pool when absent, this thread when null. */
-  constructor(staticEngine: ScanEngine, pool?: WorkerPool | null) {
+  constructor(staticEngine: SastEngine, pool?: WorkerPool | null) {
     this.staticEngine = staticEngine;
     this.pool = pool;
   }
@@ -34,19 +35,26 @@ export class DeepEngine implements ScanEngine {
     input.signal?.throwIfAborted();
     input.onProgress?.({ phase: 'application model' });
     const ignored = await loadIgnore(input.dir);
-    const files = (await listFiles(input.dir, ignored)).filter((f) => parserFor(f) === 'python' && !isTestPath(f));
+    const listed = (await listFiles(input.dir, ignored)).filter((f) => !isTestPath(f));
+    const files = listed.filter((f) => parserFor(f) === 'python');
+    const descriptions = listed.filter((f) => /\.(?:ya?ml|json)$/i.test(f));
     const hotspots: AnalyzeApplicationRequest['hotspots'] = {};
     for (const f of found) if (f.severity === 'high' || f.severity === 'critical') (hotspots[f.filePath] ??= []).push(f.startLine);
-    const request: AnalyzeApplicationRequest = { dir: input.dir, files, hotspots };
+    const request: AnalyzeApplicationRequest = { dir: input.dir, files, descriptions, hotspots, ruleSet: this.staticEngine.rules() };
     const pool = this.pool === undefined ? enginePool() : this.pool;
     const application = !files.length
       ? []
       : pool
         ? await pool.run<RawFinding[]>(APPLICATION_ANALYSIS, 'analyzeApplication', [request], input.signal)
         : await analyzeApplication(request);
+    // A static finding that request data from another module is seen to reach is the same finding, with its path.
+    const key = (f: RawFinding) => `${f.checkId}\0${f.filePath}\0${f.startLine}`;
+    const flows = new Map(application.filter((a) => a.metadata.flow).map((a) => [key(a), a]));
+    const merged = found.map((s) => flows.get(key(s)) ?? s);
     const fresh = application.filter(
-      (a) => !found.some((s) => s.filePath === a.filePath && Math.abs(s.startLine - a.startLine) <= SAME_PLACE_LINES && cweNumbers(s).some((n) => cweNumbers(a).includes(n))),
+      (a) =>
+        !merged.some((s) => s === a || (s.filePath === a.filePath && Math.abs(s.startLine - a.startLine) <= SAME_PLACE_LINES && cweNumbers(s).some((n) => cweNumbers(a).includes(n)))),
     );
-    return [...found, ...fresh].sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
+    return [...merged, ...fresh].sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
   }
 }

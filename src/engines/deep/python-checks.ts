@@ -1,5 +1,5 @@
 import type { SgNode } from '@ast-grep/napi';
-import { buildPythonProgram, handlerFunction, type Handler, type PythonFile, type PythonProgram, type PythonSource } from './python-program.ts';
+import { buildPythonProgram, handlerFunction, type DeclaredOperation, type Handler, type PythonFile, type PythonProgram, type PythonSource } from './python-program.ts';
 
 // Whole-application checks over the Python program model: what no single pattern or per-file taint trace
 // can tell, because the answer depends on what the rest of the application does (whether any limiter,
@@ -50,6 +50,7 @@ const HASHES_PASSWORD = /generate_password_hash|hashpw|bcrypt|make_password|set_
 /** A model constructor (`User(…)`) or a call that writes a record. */
 const STORING_CALL = /(?:^|\.)(?:[A-Z]\w*|create_user|create|insert|add_user|update)$/;
 const RESPONSE_CALL = /\b(?:return|render_template|render|jsonify|make_response|Response|HttpResponse|JsonResponse|json_response|abort|flash|web\.Response|HTMLResponse|PlainTextResponse|JSONResponse|write|send|send_error|send_response|finish)\b/;
+const VALIDATION_ERROR = /ValidationError|ValueError|BadRequest|ValidationException|SchemaError|MarshmallowError/;
 const LOGGING_CALL = /^\s*(?:(?:self\.)?(?:app\.)?(?:logger|logging|log|current_app\.logger)\.\w+|print)\s*\(/;
 
 const lineOf = (node: SgNode) => node.range().start.line + 1;
@@ -121,7 +122,8 @@ function errorDetailsToClient({ file, root, handlers }: FileContext): Candidate[
   for (const clause of root.findAll({ rule: { kind: 'except_clause' } } as never)) {
     const name = exceptionName(clause);
     const block = clause.children().find((c) => c.kind() === 'block');
-    if (!block) continue;
+    // A validation error's message is written for the client: it says what was wrong with the input.
+    if (!block || VALIDATION_ERROR.test(clause.text().split(':')[0])) continue;
     const formatsError = name
       ? new RegExp(`\\b(?:str|repr)\\s*\\(\\s*${name}\\s*\\)|\\{\\s*${name}\\s*(?:!r|!s)?\\}|\\{\\s*(?:str|repr)\\(${name}\\)\\s*\\}|\\b${name}\\.(?:args|message|msg)\\b|%\\s*\\(?\\s*${name}\\b|\\+\\s*${name}\\b|format\\s*\\([^)]*\\b${name}\\b|\\(\\s*${name}\\s*\\)`)
       : undefined;
@@ -318,7 +320,8 @@ function passwordInSerializedOutput({ file, root }: FileContext): Candidate[] {
   return findings;
 }
 
-const ID_PARAMETER = /^(?:id|pk|uuid|slug)$|_(?:id|pk|uuid)$/i;
+/** Parameters that name one record: ids, and the names that identify a user. */
+const ID_PARAMETER = /^(?:id|pk|uuid|slug|username|user_name|email)$|_(?:id|pk|uuid)$/i;
 const LOOKUP_CALL = /(?:\.(?:get|get_or_404|first_or_404|filter_by|filter|find_one|find_by_id|get_by_id)|get_object_or_404|get_or_404)$/;
 /** Words of a lookup, or of a check after it, that tie the record to the caller. */
 const OWNERSHIP = /current_user|request\.user|\bg\.user|session\s*[[.]|get_jwt_identity|\bowner|\bauthor|\bcreator|created_by|\buser\s*=|user_id\s*=|is_owner|owns|can_access|has_perm|permission/i;
@@ -467,11 +470,16 @@ const FILE_CHECKS = [errorDetailsToClient, plaintextPasswordStorage, plaintextPa
  * findings. Each file is parsed once: the checks that read its tree run while the model is built, and what
  * they find is kept once the rest of the program shows it holds.
  */
-export async function checkPythonSources(sources: PythonSource[], hotspots: Hotspots = {}): Promise<ApplicationFinding[]> {
+export async function checkPythonSources(
+  sources: PythonSource[],
+  hotspots: Hotspots = {},
+  operations: DeclaredOperation[] = [],
+): Promise<{ findings: ApplicationFinding[]; program: PythonProgram }> {
   const candidates: Candidate[] = [];
-  const program = await buildPythonProgram(sources, (file, root, handlers) => {
+  const visit = (file: PythonFile, root: SgNode, handlers: Handler[]) => {
     for (const check of FILE_CHECKS) candidates.push(...check({ file, root, handlers }));
-  });
+  };
+  const program = await buildPythonProgram(sources, visit, operations);
   const projectCode = program.files.map((f) => f.code).join('\n');
   const hashesPasswords = HASHES_PASSWORD.test(projectCode.replace(/\b(?:md5|sha\d+|hashlib)\b/g, ''));
   const counted = new Set(program.handlers);
@@ -486,5 +494,6 @@ export async function checkPythonSources(sources: PythonSource[], hotspots: Hots
     ...missingAuthentication(program, hotspots),
     ...candidates.filter(holds).map((c) => c.finding),
   ];
-  return findings.sort((a, b) => a.path.localeCompare(b.path) || a.startLine - b.startLine || a.checkId.localeCompare(b.checkId));
+  findings.sort((a, b) => a.path.localeCompare(b.path) || a.startLine - b.startLine || a.checkId.localeCompare(b.checkId));
+  return { findings, program };
 }

@@ -23,6 +23,30 @@ export interface PythonFile extends PythonSource {
   code: string;
   /** Lines where a Flask or Quart application object is made. */
   applications: number[];
+  /** Its dotted module name, from its path (`api_views/users.py` → `api_views.users`). */
+  module: string;
+  /** Names of its top-level functions. */
+  functions: Set<string>;
+  /** What each imported name stands for, dotted (`from lfi import read` → read: `lfi.read`). */
+  importedNames: Map<string, string>;
+}
+
+/** An operation an API description (OpenAPI `operationId`, as connexion routes them) sends to a function. */
+export interface DeclaredOperation {
+  /** The dotted module and the function's name. */
+  module: string;
+  function: string;
+  method: string;
+  path: string;
+  /** Whether the description demands credentials for it (`security`). */
+  guarded: boolean;
+}
+
+/** A call in a handler with request data among its arguments. */
+export interface RequestCall {
+  /** The callee as written (`lfi.read_file`, `read_file`). */
+  callee: string;
+  line: number;
 }
 
 export interface Handler {
@@ -47,6 +71,10 @@ export interface Handler {
   guarded: boolean;
   /** The function's text (decorators excluded). */
   body: string;
+  /** Calls it makes with request data. */
+  requestCalls: RequestCall[];
+  /** The API description's operation that routes to it, when one does (its parameters are then the request's). */
+  operation?: DeclaredOperation;
 }
 
 export interface PythonProgram {
@@ -65,7 +93,7 @@ const VIEW_BASES = /\b(MethodView|View|Resource|APIView|GenericAPIView|ViewSet|M
 const GUARD_WORDS = /login_required|auth|token_required|jwt_required|permission|roles?_required|admin_required|requires?_|authenticated|protected|staff_member_required|user_passes_test|superuser|current_user|verify_/i;
 /** Checks at the top of a handler that turn away a caller who is not signed in or not allowed. */
 const BODY_GUARD =
-  /\bcurrent_user\b|is_authenticated|request\.user\b|\bg\.user\b|session\s*(?:\.get\s*\(|\[)\s*['"][\w-]*(?:user|login|logged|uid|auth|admin|account)[\w-]*['"]|['"][\w-]*(?:user|login|logged|uid|auth)[\w-]*['"]\s+(?:not\s+)?in\s+session|verify_jwt|get_jwt_identity|check_auth|is_admin|abort\s*\(\s*40[13]|status(?:_code)?\s*=\s*40[13]|HTTPUnauthorized|HTTPForbidden|PermissionDenied|Unauthorized|Forbidden|authorize|authenticate\(|decode_auth_token|token_required/i;
+  /\bcurrent_user\b|is_authenticated|request\.user\b|\bg\.user\b|session\s*(?:\.get\s*\(|\[)\s*['"][\w-]*(?:user|login|logged|uid|auth|admin|account)[\w-]*['"]|['"][\w-]*(?:user|login|logged|uid|auth)[\w-]*['"]\s+(?:not\s+)?in\s+session|verify_jwt|get_jwt_identity|check_auth|is_admin|abort\s*\(\s*40[13]|status(?:_code)?\s*=\s*40[13]|,\s*40[13]\s*[,)]|(?:validate|verify|check)_token|token_valid|HTTPUnauthorized|HTTPForbidden|PermissionDenied|Unauthorized|Forbidden|authorize|authenticate\(|decode_auth_token|token_required/i;
 
 let registered = false;
 
@@ -101,6 +129,46 @@ function withoutComments(root: SgNode, text: string): string {
     at = end.index;
   }
   return out + text.slice(at);
+}
+
+/** Local name → dotted target of every import of a file. */
+function importedNamesOf(root: SgNode): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const node of root.findAll({ rule: { any: [{ kind: 'import_statement' }, { kind: 'import_from_statement' }] } } as never)) {
+    const text = node.text().replace(/[()\\\n]/g, ' ');
+    const from = /^from\s+([\w.]+)\s+import\s+(.+)$/.exec(text);
+    const parts = from ? from[2] : text.replace(/^import\s+/, '');
+    for (const part of parts.split(',')) {
+      const m = /^\s*([\w.]+)(?:\s+as\s+(\w+))?\s*$/.exec(part);
+      if (!m || m[1] === '*') continue;
+      const target = from ? `${from[1]}.${m[1]}` : m[1];
+      names.set(m[2] ?? (from ? m[1] : m[1].split('.')[0]), m[2] || from ? target : m[1].split('.')[0]);
+    }
+  }
+  return names;
+}
+
+const moduleOf = (path: string) => path.replace(/\.py$/, '').replace(/\/__init__$/, '').split('/').join('.');
+
+/** Data a request brings, as handlers read it. */
+const REQUEST_DATA =
+  /\brequest\.(?:args|form|values|json|data|cookies|headers|files|view_args|get_json|get_data|GET|POST|COOKIES|META|FILES|body|query_params|match_info|query|rel_url|post|text|path_params)\b|\bself\.get_(?:argument|arguments|query_argument|body_argument|cookie)\b/;
+
+/** The calls of a handler with request data among their arguments: read directly, or through its parameters and locals. */
+function requestCallsOf(fn: SgNode, parameters: string[]): RequestCall[] {
+  const tainted = new Set(parameters);
+  const assignments = fn.findAll({ rule: { kind: 'assignment' } } as never);
+  const carries = (text: string) => REQUEST_DATA.test(text) || (text.match(/\w+/g) ?? []).some((word) => tainted.has(word));
+  // Twice, for a local bound from another.
+  for (let round = 0; round < 2; round++) {
+    for (const a of assignments) if (carries(a.field('right')?.text() ?? '')) for (const name of a.field('left')?.text().match(/\w+/g) ?? []) tainted.add(name);
+  }
+  const calls: RequestCall[] = [];
+  for (const call of fn.findAll({ rule: { kind: 'call' } } as never)) {
+    const callee = call.field('function')?.text() ?? '';
+    if (/^[\w.]+$/.test(callee) && carries(call.field('arguments')?.text() ?? '')) calls.push({ callee, line: lineOf(call) });
+  }
+  return calls;
 }
 
 function importsOf(root: SgNode): Set<string> {
@@ -196,11 +264,12 @@ function guardedByBody(fn: SgNode): boolean {
 }
 
 /** The file's handlers, each told whether it counts only in a framework whose views take the request first. */
-function handlersOf(file: PythonFile, root: SgNode, hooks: { file: boolean }): { handler: Handler; byRequestParameter: boolean }[] {
+function handlersOf(file: PythonFile, root: SgNode, hooks: { file: boolean }, operations: DeclaredOperation[]): { handler: Handler; byRequestParameter: boolean }[] {
   const handlers: { handler: Handler; byRequestParameter: boolean }[] = [];
-  const make = (fn: SgNode, route: { paths: string[]; methods: string[] }, guardedFromOutside: boolean, className?: string): Handler => {
+  const make = (fn: SgNode, route: { paths: string[]; methods: string[] }, guardedFromOutside: boolean, className?: string, operation?: DeclaredOperation): Handler => {
     const outer = outerOf(fn);
     const decorators = decoratorsOf(fn);
+    const parameters = parameterNames(fn);
     return {
       file,
       name: fn.field('name')?.text() ?? '',
@@ -209,17 +278,25 @@ function handlersOf(file: PythonFile, root: SgNode, hooks: { file: boolean }): {
       defLine: lineOf(fn),
       endLine: outer.range().end.line + 1,
       decorators: decorators.map((d) => d.text()).join('\n'),
-      parameters: parameterNames(fn),
+      parameters,
       paths: route.paths,
       methods: route.methods,
       guarded: guardedFromOutside || decorators.some((d) => !ROUTE_DECORATOR.test(d.text()) && GUARD_WORDS.test(d.text())) || guardedByBody(fn),
       body: fn.text(),
+      requestCalls: requestCallsOf(fn, parameters),
+      operation,
     };
   };
+  const declared = new Map(operations.filter((o) => file.module === o.module || file.module.endsWith(`.${o.module}`)).map((o) => [o.function, o]));
   for (const fn of root.findAll({ rule: { kind: 'function_definition' } } as never)) {
     const routes = decoratorsOf(fn).map(routeOf).filter((r) => r !== undefined);
     const owner = fn.parent()?.kind() === 'block' ? fn.parent()!.parent() : fn.parent()?.parent()?.parent();
     const ownerClass = owner?.kind() === 'class_definition' ? owner : undefined;
+    const operation = !ownerClass && fn.parent()?.parent()?.kind() !== 'function_definition' ? declared.get(fn.field('name')?.text() ?? '') : undefined;
+    if (operation) {
+      handlers.push({ handler: make(fn, { paths: [operation.path], methods: [operation.method] }, hooks.file || operation.guarded, undefined, operation), byRequestParameter: false });
+      continue;
+    }
     if (routes.length) {
       handlers.push({ handler: make(fn, { paths: routes.flatMap((r) => r.paths), methods: [...new Set(routes.flatMap((r) => r.methods))] }, hooks.file), byRequestParameter: false });
       continue;
@@ -259,7 +336,7 @@ function applicationsOf(root: SgNode): number[] {
 export type FileVisitor = (file: PythonFile, root: SgNode, handlers: Handler[]) => void;
 
 /** The program model of the Python files of a project. */
-export async function buildPythonProgram(sources: PythonSource[], visit?: FileVisitor): Promise<PythonProgram> {
+export async function buildPythonProgram(sources: PythonSource[], visit?: FileVisitor, operations: DeclaredOperation[] = []): Promise<PythonProgram> {
   const files: PythonFile[] = [];
   const found: { handler: Handler; byRequestParameter: boolean }[] = [];
   let appWideGuard = false;
@@ -276,10 +353,18 @@ export async function buildPythonProgram(sources: PythonSource[], visit?: FileVi
     } catch {
       continue;
     }
-    const file: PythonFile = { ...source, imports: importsOf(root), code: withoutComments(root, source.text), applications: applicationsOf(root) };
+    const file: PythonFile = {
+      ...source,
+      imports: importsOf(root),
+      code: withoutComments(root, source.text),
+      applications: applicationsOf(root),
+      module: moduleOf(source.path),
+      functions: new Set(root.findAll({ rule: { kind: 'function_definition' } } as never).filter((fn) => fn.parent()?.kind() === 'module' || fn.parent()?.parent()?.kind() === 'module').map((fn) => fn.field('name')?.text() ?? '')),
+      importedNames: importedNamesOf(root),
+    };
     const hooks = guardingHooks(file, root);
     appWideGuard ||= hooks.app;
-    const handlers = handlersOf(file, root, hooks);
+    const handlers = handlersOf(file, root, hooks, operations);
     files.push(file);
     found.push(...handlers);
     visit?.(file, root, handlers.map((h) => h.handler));

@@ -64,7 +64,8 @@ export interface AnalyzeFilesResult {
   cacheBytesWritten: number;
 }
 
-function toFinding(match: SastMatch, filePath: string, source: string): RawFinding {
+/** The finding a SAST match makes, as every scan stores it. */
+export function sastFinding(match: SastMatch, filePath: string, source: string): RawFinding {
   const { rule } = match;
   const normalized = match.text.replace(/\s+/g, ' ').trim();
   return {
@@ -164,7 +165,7 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
     const matches: SastMatch[] | undefined = hit?.every((m) => rulesById.has(m.ruleId))
       ? hit.map(({ ruleId, ...rest }) => ({ rule: rulesById.get(ruleId)!, ...rest }))
       : undefined;
-    if (matches) return { findings: matches.map((m) => toFinding(m, file, source.text)), cached: true };
+    if (matches) return { findings: matches.map((m) => sastFinding(m, file, source.text)), cached: true };
     return { file, parser, text: source.text, key };
   };
   // Reads overlap: one at a time, a batch of cached files waited on the disk more than it computed.
@@ -189,7 +190,7 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
       continue;
     }
     if (cache) cacheBytesWritten += await cache.put(p.key, matches.map(stored));
-    outcomes[p.at] = { findings: matches.map((m) => toFinding(m, p.file, p.text)), cached: false };
+    outcomes[p.at] = { findings: matches.map((m) => sastFinding(m, p.file, p.text)), cached: false };
   }
   return { outcomes, cacheBytesWritten };
 }

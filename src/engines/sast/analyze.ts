@@ -112,7 +112,7 @@ function cachedPlan(ruleSet: RuleSet, language: RuleLanguage): LanguagePlan {
 const idsOf = (found: Found[][], at: number[]): Set<number> => new Set(at.flatMap((i) => found[i].map((f) => f.node.id())));
 
 /** The matches of a file from what the plan's rules found in its tree: pattern rules, then taint tracking. */
-function matchesOf(ruleSet: RuleSet, plan: LanguagePlan, language: RuleLanguage, root: SgNode | undefined, found: Found[][]): SastMatch[] {
+function matchesOf(ruleSet: RuleSet, plan: LanguagePlan, language: RuleLanguage, root: SgNode | undefined, found: Found[][], entryPoints?: ReadonlySet<string>): SastMatch[] {
   const matches: SastMatch[] = [];
   for (const { rule, at } of plan.patternRules) for (const { node } of found[at]) matches.push(fromNode(rule, node));
   const { taint } = plan;
@@ -133,7 +133,7 @@ function matchesOf(ruleSet: RuleSet, plan: LanguagePlan, language: RuleLanguage,
     registrationCalls: taint.registrations.flatMap((i) => found[i].map((f) => f.node)),
   };
   const profile = ruleSet.profiles[language]!;
-  for (const hit of new TaintAnalyzer(root, taintSyntaxOf(language)!, profile, taint.rules, taintMatches).analyze()) matches.push(fromNode(hit.rule, hit.sink));
+  for (const hit of new TaintAnalyzer(root, taintSyntaxOf(language)!, profile, taint.rules, taintMatches, entryPoints).analyze()) matches.push(fromNode(hit.rule, hit.sink));
   return matches;
 }
 
@@ -148,15 +148,18 @@ function withoutAllowedSecrets(matches: SastMatch[], source: string): SastMatch[
   return matches.filter((m) => m.rule.category !== 'secrets' || !allowed(m));
 }
 
-/** All findings of every rule of the file's language, the file parsed once for them all. */
-export function analyzeSource(ruleSet: RuleSet, parser: ParserName, source: string): SastMatch[] {
+/**
+ * All findings of every rule of the file's language, the file parsed once for them all. `entryPoints` names
+ * top-level functions whose parameters are to be taken as request data (see TaintAnalyzer).
+ */
+export function analyzeSource(ruleSet: RuleSet, parser: ParserName, source: string, entryPoints?: ReadonlySet<string>): SastMatch[] {
   registerLanguages();
   const language = ruleLanguageOf(parser);
   const plan = cachedPlan(ruleSet, language);
   if (!plan.rules.length) return [];
   if (parser === 'template') return regexMatches(plan.rules, source);
   const root = parse(astGrepLang(parser) as never, source).root();
-  return withoutAllowedSecrets(matchesOf(ruleSet, plan, language, root, plan.matcher.matchAll(root, source, parser)), source);
+  return withoutAllowedSecrets(matchesOf(ruleSet, plan, language, root, plan.matcher.matchAll(root, source, parser), entryPoints), source);
 }
 
 /**

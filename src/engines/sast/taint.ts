@@ -108,9 +108,15 @@ export class TaintAnalyzer {
   /** Per expression evaluated from a run, the words of its text and where it lies (see mayCarry). */
   private readonly mentions = new Map<number, { words: Set<string>; start: number; end: number }>();
   private readonly ids = new WeakMap<SgNode, number>();
+  private readonly entryPoints: ReadonlySet<string>;
 
-  constructor(root: SgNode, syntax: TaintSyntax, profile: TaintProfile, rules: SastRule[], matches: TaintMatches) {
+  /**
+   * `entryPoints`: names of functions whose parameters carry request data though nothing in the file says
+   * so (a whole-program analysis saw a handler elsewhere pass it to them).
+   */
+  constructor(root: SgNode, syntax: TaintSyntax, profile: TaintProfile, rules: SastRule[], matches: TaintMatches, entryPoints: ReadonlySet<string> = new Set()) {
     this.root = root;
+    this.entryPoints = entryPoints;
     this.syntax = syntax;
     this.profile = profile;
     this.rules = rules;
@@ -163,7 +169,9 @@ export class TaintAnalyzer {
       const name = node.field('name')?.text();
       const decorated = node.parent() && this.syntax.decorated.includes(this.kindOf(node.parent()!)) ? node.parent()!.text().split('\n').filter((l) => l.trim().startsWith('@')) : [];
       const isHandler =
-        handlers.has(node.id()) || decorated.some((d) => this.profile.handlerDecorators.some((re) => re.test(d.trim())));
+        handlers.has(node.id()) ||
+        decorated.some((d) => this.profile.handlerDecorators.some((re) => re.test(d.trim()))) ||
+        (!!name && this.entryPoints.has(name) && !this.owner(node));
       const info: FunctionInfo = { node, name, params: this.paramNames(node), isHandler };
       this.functions.push(info);
       if (name) this.byName.set(name, info);
