@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { DeepEngine } from '../src/engines/deep/deep-engine.ts';
-import { backtracksCatastrophically, checkPythonSources } from '../src/engines/deep/python-checks.ts';
+import { backtracksCatastrophically } from '../src/engines/deep/checks/regex-dos.ts';
+import { checkPythonSources } from '../src/engines/deep/python-checks.ts';
 import { SastEngine } from '../src/engines/sast/sast-engine.ts';
 import { declaredOperations } from '../src/engines/deep/openapi-operations.ts';
 

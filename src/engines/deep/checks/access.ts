@@ -1,0 +1,143 @@
+import { handlerFunction, type PythonProgram } from '../python-program.ts';
+import { answersStateChange, CWE, isLoginHandler, lineOf, READS_PASSWORD, type ApplicationFinding, type Candidate, type FileContext, type Hotspots } from './shared.ts';
+
+// Who may call what: sign-in attempt limits, CSRF protection, authentication on entry points with effects,
+// and ownership of the records a caller names.
+
+const ATTEMPT_LIMITING = /attempt|lockout|locked_?out|throttl|rate_?limit|captcha|limiter|too\s+many|backoff|brute/i;
+/** Libraries and settings that limit request or login rates for a whole application. */
+const RATE_LIMITING = /flask_limiter|Limiter\s*\(|slowapi|django_ratelimit|ratelimit|\baxes\b|AXES_|throttle|DEFAULT_THROTTLE|brute_?force|fastapi_limiter|aiohttp_ratelimiter|limits\.storage/i;
+const CSRF_PROTECTION = /CSRFProtect|csrf_protect|SeaSurf|FlaskForm|flask_wtf|CsrfViewMiddleware|aiohttp_csrf|csrf_middleware|starlette_csrf|CSRFMiddleware|fastapi_csrf|csrf_token/;
+const USES_SESSIONS = /\bsession\s*\[|\bsession\.get\(|flask_login|login_user\s*\(|set_cookie\s*\(|SESSION_/;
+const PUBLIC_ENTRY = /^(?:index|home|main|root|login|log_in|logout|log_out|signin|sign_in|signup|sign_up|register|registration|health|healthz|ping|status|about|static|favicon|robots|reset|forgot|verify|confirm|callback|oauth|docs|openapi|swagger|hello|welcome|get|head|options)\b/i;
+/** What makes an unguarded entry point worth a finding: it changes data, runs code or commands, or hands out files. */
+const SENSITIVE_EFFECT =
+  /\.commit\s*\(|\.add\s*\(|\.delete\s*\(|\.save\s*\(|\.create\s*\(|\.update\s*\(|\.drop_all\s*\(|\.create_all\s*\(|\bINSERT\s+INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b|\bDROP\s+TABLE\b|subprocess\.|os\.system|os\.popen|\beval\s*\(|\bexec\s*\(|pickle\.loads|yaml\.load|send_file|send_from_directory|\.execute\s*\(/i;
+
+export function loginWithoutAttemptLimit(program: PythonProgram, projectCode: string): ApplicationFinding[] {
+  if (RATE_LIMITING.test(projectCode)) return [];
+  return program.handlers
+    .filter((h) => isLoginHandler(h) && (answersStateChange(h) || !h.methods.length) && !ATTEMPT_LIMITING.test(h.body))
+    .map((h) => ({ h, line: h.defLine + h.body.split('\n').findIndex((text, i) => i > 0 && READS_PASSWORD.test(text)) }))
+    .map(({ h, line }) => ({
+      checkId: 'python.deep.auth.login-without-attempt-limit',
+      severity: 'medium' as const,
+      category: 'auth',
+      cwe: [CWE[307]],
+      title: 'Sign-in accepts unlimited password attempts',
+      message:
+        `${h.name} checks passwords, and nothing in the application limits how often it may be tried (no rate limiter, lockout or ` +
+        'attempt counter), so passwords can be guessed by brute force or credential stuffing. Limit attempts per account and per ' +
+        'client (Flask-Limiter, django-axes, slowapi) and slow down after failures.',
+      path: h.file.path,
+      // Where the password is read: the attempt that nothing limits.
+      startLine: line > h.line ? line : h.line,
+      endLine: line > h.line ? line : h.line,
+      text: `${h.name} ${h.paths.join(' ')}`,
+    }));
+}
+
+export function missingCsrfProtection(program: PythonProgram, projectCode: string): ApplicationFinding[] {
+  if (!(program.imports.has('flask') || program.imports.has('quart')) || CSRF_PROTECTION.test(projectCode) || !USES_SESSIONS.test(projectCode)) return [];
+  const formRoutes = program.handlers.filter((h) => answersStateChange(h) && /request\.(?:form|files|values)\b|await\s+request\.form/.test(h.body));
+  if (!formRoutes.length) return [];
+  const apps = program.files.flatMap((file) => file.applications.map((line) => ({ file, line })));
+  const listed = formRoutes.slice(0, 5).map((h) => h.paths[0] ?? h.name).join(', ');
+  const message =
+    `State-changing form routes (${listed}${formRoutes.length > 5 ? ', …' : ''}) accept requests carrying the user's session ` +
+    'cookie with no CSRF token checked anywhere in the application, so another site can make a signed-in user submit them. ' +
+    'Enable CSRFProtect (Flask-WTF) for the application and put the token in every form.';
+  const place = apps[0] ? { path: apps[0].file.path, line: apps[0].line } : { path: formRoutes[0].file.path, line: formRoutes[0].line };
+  return [
+    {
+      checkId: 'python.deep.csrf.missing-csrf-protection',
+      severity: 'medium',
+      category: 'csrf',
+      cwe: [CWE[352]],
+      title: 'Form routes have no CSRF protection',
+      message,
+      path: place.path,
+      startLine: place.line,
+      endLine: place.line,
+      text: `csrf ${formRoutes.map((h) => h.name).join(' ')}`,
+    },
+  ];
+}
+
+export function missingAuthentication(program: PythonProgram, hotspots: Hotspots): ApplicationFinding[] {
+  // Only an application that signs people in can be missing it on a route.
+  const hasAuthentication = program.handlers.some((h) => h.guarded) || program.handlers.some(isLoginHandler);
+  if (!hasAuthentication) return [];
+  return program.handlers
+    .filter((h) => {
+      if (h.guarded || isLoginHandler(h)) return false;
+      const names = [h.name, ...h.paths.map((p) => p.replace(/^\/+/, '').split(/[/<{]/)[0])];
+      if (names.some((n) => PUBLIC_ENTRY.test(n)) && !h.className) return false;
+      if (/regist|sign_?up|create_?user|add_?user|new_?user/i.test(h.name + h.paths.join(' '))) return false;
+      const dangerous = (hotspots[h.file.path] ?? []).some((line) => line >= h.line && line <= h.endLine);
+      return dangerous || answersStateChange(h) || SENSITIVE_EFFECT.test(h.body.replace(/^[^\n]*\n/, ''));
+    })
+    .map((h) => ({
+      checkId: 'python.deep.auth.missing-authentication',
+      severity: 'high' as const,
+      category: 'auth',
+      cwe: [CWE[306]],
+      title: 'Entry point with effects has no authentication',
+      message:
+        `${h.className ? `${h.className}.` : ''}${h.name}${h.paths.length ? ` (${h.paths.join(', ')})` : ''} changes data, runs ` +
+        'commands or hands out files, and no guard checks who calls it, although the application signs users in elsewhere. ' +
+        'Require a signed-in user (and the right role) before it runs.',
+      path: h.file.path,
+      startLine: h.line,
+      endLine: h.line,
+      text: `${h.className ?? ''}.${h.name} ${h.paths.join(' ')}`,
+    }));
+}
+
+/** Parameters that name one record: ids, and the names that identify a user. */
+const ID_PARAMETER = /^(?:id|pk|uuid|slug|username|user_name|email)$|_(?:id|pk|uuid)$/i;
+const LOOKUP_CALL = /(?:\.(?:get|get_or_404|first_or_404|filter_by|filter|find_one|find_by_id|get_by_id)|get_object_or_404|get_or_404)$/;
+/** Words of a lookup, or of a check after it, that tie the record to the caller. */
+const OWNERSHIP = /current_user|request\.user|\bg\.user|session\s*[[.]|get_jwt_identity|\bowner|\bauthor|\bcreator|created_by|\buser\s*=|user_id\s*=|is_owner|owns|can_access|has_perm|permission/i;
+const ADMIN_ONLY = /admin|staff|superuser/i;
+
+/**
+ * A signed-in user's handler that fetches a record by an id from the URL and neither scopes the lookup to
+ * the caller nor checks afterwards that the record is theirs: any user reaches any record (IDOR).
+ */
+export function objectByIdWithoutOwnership({ root, handlers }: FileContext): Candidate[] {
+  const findings: Candidate[] = [];
+  for (const h of handlers) {
+    if (ADMIN_ONLY.test(h.name) || ADMIN_ONLY.test(h.decorators)) continue;
+    const ids = h.parameters.filter((n) => ID_PARAMETER.test(n));
+    const fn = ids.length ? handlerFunction(root, h) : undefined;
+    if (!fn || h.body.split('\n').some((line) => /[!=]=|\bis\s+not\b|\bnot\s+in\b/.test(line) && OWNERSHIP.test(line))) continue;
+    const uses = new RegExp(`\\b(?:${ids.join('|')})\\b`);
+    const lookup = fn.findAll({ rule: { kind: 'call' } } as never).find((call) => {
+      const callee = call.field('function')?.text() ?? '';
+      const args = call.field('arguments')?.text() ?? '';
+      return LOOKUP_CALL.test(callee) && uses.test(args) && !OWNERSHIP.test(call.text());
+    });
+    if (!lookup) continue;
+    findings.push({
+      handler: h,
+      needs: 'guarded',
+      finding: {
+        checkId: 'python.deep.authz.object-by-id-without-ownership',
+        severity: 'high',
+        category: 'auth',
+        cwe: [CWE[639]],
+        title: 'Record fetched by a caller-chosen id with no ownership check',
+        message:
+          `${h.className ? `${h.className}.` : ''}${h.name} looks a record up by an id the caller sends and never checks that it ` +
+          "belongs to the signed-in user, so any user can read or change another's records by changing the id. Scope the lookup to " +
+          'the caller (filter by owner) or check ownership before using the record.',
+        path: h.file.path,
+        startLine: lineOf(lookup),
+        endLine: lineOf(lookup),
+        text: lookup.text(),
+      },
+    });
+  }
+  return findings;
+}
