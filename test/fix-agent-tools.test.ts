@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { createAgentTools, TOOL_LIMITS, type AgentTools } from '../src/fixing/agent/tools.ts';
-import { SecretVeil } from '../src/fixing/agent/secret-veil.ts';
+import { SecretVeil } from '../src/llm/secret-veil.ts';
 import { replaceExactlyOnce, revealedTexts } from '../src/fixing/agent/tools/edit-file.ts';
 import { numberedWindow } from '../src/fixing/agent/tools/read-file.ts';
 import { SYSTEM_PROMPT, taskMessage, untrustedBlock } from '../src/fixing/agent/prompt.ts';

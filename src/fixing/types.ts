@@ -1,6 +1,7 @@
 import type { AdvisoryLookup } from '../osv/advisories.ts';
 import type { ScanType } from '../scan-types/index.ts';
 import type { PackageRegistry } from './fixers/package-registry.ts';
+import type { Usage } from '../llm/provider.ts';
 
 /** A finding as a fix works on it: where it is, what found it, and what the engine recorded about it. */
 export interface FixFinding {
@@ -73,10 +74,7 @@ export interface VerificationResult {
   unparsable: { file: string; reason: string }[];
 }
 
-export interface AgentUsage {
-  inputTokens: number;
-  outputTokens: number;
-}
+export type AgentUsage = Usage;
 
 export interface AgentRunInput {
   workspace: FixWorkspace;

@@ -1,52 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentRunInput, AgentRunResult, AgentUsage } from '../types.ts';
 import { FixError } from '../types.ts';
+import { ProviderError, type ModelProvider, type ModelTurn, type ToolResult } from '../../llm/provider.ts';
 import { SYSTEM_PROMPT, taskMessage } from './prompt.ts';
-import { AGENT_TOOLS, createAgentTools, type ToolDefinition } from './tools.ts';
-
-/** A tool call as the model made it, whatever the API. */
-export interface ToolCall {
-  id: string;
-  name: string;
-  input: unknown;
-  /** Why the arguments could not be read (e.g. invalid JSON); the call is then answered with this error. */
-  inputError?: string;
-}
-
-/** One answer of the model. */
-export interface ModelTurn {
-  text: string;
-  toolCalls: ToolCall[];
-  usage: AgentUsage;
-  /** The model declined the task (a refusal stop, not an answer). */
-  refused: boolean;
-}
-
-export interface ToolResult {
-  callId: string;
-  name: string;
-  content: string;
-  isError: boolean;
-}
-
-export interface RequestControl {
-  signal: AbortSignal;
-  /** Milliseconds this request may take, retries included. */
-  timeoutMs: number;
-}
-
-/** One run's message history in an API's own format. */
-export interface Conversation {
-  /** Sends the history to the model and appends its answer to the history. */
-  next(control: RequestControl): Promise<ModelTurn>;
-  /** Appends the results of the last answer's tool calls, in the order of the calls. */
-  addToolResults(results: ToolResult[]): void;
-}
-
-/** Translates between the loop and one API; its errors are FixErrors safe to show. */
-export interface ModelProvider {
-  start(system: string, task: string, tools: readonly ToolDefinition[]): Conversation;
-}
+import { AGENT_TOOLS, createAgentTools } from './tools.ts';
 
 export interface LoopLimits {
   maxSteps: number;
@@ -97,6 +54,7 @@ export async function runAgentLoop(provider: ModelProvider, limits: LoopLimits, 
         turn = await conversation.next({ signal, timeoutMs: Math.max(1, timeoutMs - (Date.now() - startedAt)) + 1000 });
       } catch (err) {
         stopIfOver();
+        if (err instanceof ProviderError) throw new FixError(err.message);
         throw err instanceof FixError ? err : new FixError('the model request failed');
       }
       steps++;

@@ -1,7 +1,7 @@
 import type { LlmSettings } from '../../config.ts';
 import type { FixAgent } from '../types.ts';
-import { runAgentLoop, type ModelProvider } from './agent-loop.ts';
-import type { AdapterOptions } from './openai-adapter.ts';
+import { createProvider, type AdapterOptions, type ModelProvider } from '../../llm/provider.ts';
+import { runAgentLoop } from './agent-loop.ts';
 
 export { AGENT_TOOLS, TOOL_LIMITS, createAgentTools, type AgentTools, type ToolDefinition, type ToolOutcome } from './tools.ts';
 export { SYSTEM_PROMPT, taskMessage } from './prompt.ts';
@@ -17,11 +17,8 @@ export interface FixAgentOptions extends AdapterOptions {
  */
 export function createFixAgent(settings: LlmSettings, options: FixAgentOptions = {}): FixAgent {
   let provider: Promise<ModelProvider> | undefined;
-  // The provider's SDK is loaded by the first fix the agent runs: it costs every process tens of megabytes.
-  const loadProvider = async (): Promise<ModelProvider> =>
-    settings.provider === 'anthropic'
-      ? (await import('./anthropic-adapter.ts')).anthropicProvider(settings, options)
-      : (await import('./openai-adapter.ts')).openAiProvider(settings, options);
+  // The provider's SDK is loaded by the first fix the agent runs.
+  const loadProvider = (): Promise<ModelProvider> => createProvider(settings, options);
   const limits = { maxSteps: settings.maxSteps, timeoutSeconds: settings.timeoutSeconds, searchTimeoutMs: options.searchTimeoutMs };
   return {
     run: async (input) => runAgentLoop(await (provider ??= loadProvider()), limits, input),

@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import { SecretVeil } from './secret-veil.ts';
+import { SecretVeil } from '../../llm/secret-veil.ts';
 import { Args, TOOL_LIMITS, ToolRefused, type ToolContext } from './tools/context.ts';
 import { AGENT_TOOLS, type ToolDefinition } from './tools/definitions.ts';
 import { editFile } from './tools/edit-file.ts';

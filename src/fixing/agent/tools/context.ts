@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import type { SecretVeil } from '../secret-veil.ts';
+import type { SecretVeil } from '../../../llm/secret-veil.ts';
 import { resolveInTree, type TreePath } from '../tree-paths.ts';
 
 // What every agent tool works with, and the checks and text helpers they share. Each tool is a function

@@ -1,11 +1,8 @@
 import { TOOL_LIMITS } from './context.ts';
 
-/** A tool as both APIs describe it: a name, what it does, and a JSON schema of its arguments. */
-export interface ToolDefinition {
-  name: string;
-  description: string;
-  parameters: Record<string, unknown>;
-}
+import type { ToolDefinition } from '../../../llm/provider.ts';
+
+export type { ToolDefinition };
 
 export const AGENT_TOOLS: readonly ToolDefinition[] = [
   {

@@ -1,4 +1,4 @@
-import { FixError } from '../types.ts';
+import { ProviderError } from './provider.ts';
 
 /** The error classes of a Stainless-generated SDK (openai, @anthropic-ai/sdk), which share their shape. */
 export interface SdkErrorClasses {
@@ -52,29 +52,29 @@ const HINTS: Record<number, string> = {
 };
 
 /**
- * Turns an SDK error into a FixError safe to show: the HTTP status and the provider's message, never the
+ * Turns an SDK error into a ProviderError safe to show: the HTTP status and the provider's message, never the
  * API key. An abort is returned as it is, for the loop to tell a cancellation from a timeout.
  */
 export function providerFailure(err: unknown, context: ProviderContext): Error {
   const { classes, label, apiKey } = context;
-  if (err instanceof FixError) return err;
+  if (err instanceof ProviderError) return err;
   if (err instanceof classes.APIUserAbortError) return err;
-  if (err instanceof classes.APIConnectionTimeoutError) return new FixError(`${label} did not answer in time`);
+  if (err instanceof classes.APIConnectionTimeoutError) return new ProviderError(`${label} did not answer in time`);
   if (err instanceof classes.APIConnectionError) {
     // fetch's "fetch failed" wraps the reason (ECONNREFUSED, a TLS problem…) in its own cause.
     let cause = (err as Error & { cause?: unknown }).cause;
     while (cause instanceof Error && cause.cause instanceof Error) cause = cause.cause;
     const reason = cause instanceof Error ? `: ${redact(cause.message, apiKey)}` : '';
-    return new FixError(`could not reach ${label}${reason}`);
+    return new ProviderError(`could not reach ${label}${reason}`);
   }
   if (err instanceof classes.APIError) {
     const status = (err as Error & { status?: number }).status;
     const message = redact(providerMessage(err), apiKey);
     if (status) {
-      return new FixError(`${label} answered ${status}${HINTS[status] ?? ''}${message ? `: ${message}` : ''}`);
+      return new ProviderError(`${label} answered ${status}${HINTS[status] ?? ''}${message ? `: ${message}` : ''}`);
     }
-    return new FixError(`the request to ${label} failed${message ? `: ${message}` : ''}`);
+    return new ProviderError(`the request to ${label} failed${message ? `: ${message}` : ''}`);
   }
   const message = err instanceof Error ? redact(err.message, apiKey) : '';
-  return new FixError(`the request to ${label} failed${message ? `: ${message}` : ''}`);
+  return new ProviderError(`the request to ${label} failed${message ? `: ${message}` : ''}`);
 }

@@ -1,10 +1,8 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import type { LlmSettings } from '../../config.ts';
-import type { Conversation, ModelProvider, ModelTurn, ToolCall, ToolResult } from './agent-loop.ts';
-import type { AdapterOptions } from './openai-adapter.ts';
+import type { LlmSettings } from '../config.ts';
+import { ProviderError, type AdapterOptions, type Conversation, type ModelProvider, type ModelTurn, type ToolCall, type ToolDefinition, type ToolResult } from './provider.ts';
 import { describeEndpoint, providerFailure, type ProviderContext } from './provider-errors.ts';
-import type { ToolDefinition } from './tools.ts';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 

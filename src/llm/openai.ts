@@ -1,17 +1,10 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionAssistantMessageParam, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import type { LlmSettings } from '../../config.ts';
-import { FixError } from '../types.ts';
-import type { Conversation, ModelProvider, ModelTurn, ToolCall, ToolResult } from './agent-loop.ts';
+import type { LlmSettings } from '../config.ts';
+import { ProviderError, type AdapterOptions, type Conversation, type ModelProvider, type ModelTurn, type ToolCall, type ToolDefinition, type ToolResult } from './provider.ts';
 import { describeEndpoint, providerFailure, type ProviderContext } from './provider-errors.ts';
-import type { ToolDefinition } from './tools.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-
-export interface AdapterOptions {
-  /** Retries of a failed request (connection errors, 408, 409, 429, 5xx) within the SDK. Default 2. */
-  maxRetries?: number;
-}
 
 /**
  * The Chat Completions API (OpenAI, vLLM, Ollama, LiteLLM, DeepSeek, Moonshot…): `tools` as functions,
@@ -62,7 +55,7 @@ export function openAiProvider(settings: LlmSettings, options: AdapterOptions = 
             throw providerFailure(err, context);
           }
           const choice = completion?.choices?.[0];
-          if (!choice?.message) throw new FixError(`${context.label} sent an answer without a message`);
+          if (!choice?.message) throw new ProviderError(`${context.label} sent an answer without a message`);
           const message = choice.message;
           const toolCalls: ToolCall[] = [];
           for (const call of message.tool_calls ?? []) {
