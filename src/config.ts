@@ -74,6 +74,8 @@ export interface Settings {
   semgrepConfigs: string[];
   /** The model behind fixes no deterministic fixer handles, and behind refinements; null when none is configured. */
   llm: LlmSettings | null;
+  /** What the model review of a deep scan may spend, when a model is configured. */
+  deepReview: DeepReviewSettings;
   /** API roots of the code hosts pull requests are opened on (GitHub Enterprise Server, self-managed GitLab, Azure DevOps Server). */
   codeHosts: CodeHostSettings;
   /** Registries whose metadata dependency fixes resolve against (and npm regenerates lockfiles from). */
@@ -89,6 +91,15 @@ export interface PackageRegistrySettings {
 
 /** The public registries, for callers that run without settings. */
 export const DEFAULT_PACKAGE_REGISTRIES: PackageRegistrySettings = { pypiUrl: 'https://pypi.org', npmUrl: 'https://registry.npmjs.org' };
+
+export interface DeepReviewSettings {
+  /** Independent verification runs per candidate finding. */
+  runs: number;
+  /** Model requests, tokens and wall-clock seconds one deep scan's review may spend. */
+  maxCalls: number;
+  maxTokens: number;
+  timeoutSeconds: number;
+}
 
 export interface LlmSettings {
   /** `openai` speaks the Chat Completions API (OpenAI, vLLM, Ollama, LiteLLM, DeepSeek, Moonshot…); `anthropic` the Messages API. */
@@ -244,6 +255,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     sastRuleDirs: sastRuleDirsFrom(env),
     semgrepConfigs: splitList(env.BULWARK_SEMGREP_CONFIGS),
     llm: llmFromEnv(env),
+    deepReview: {
+      runs: Math.min(5, Math.max(1, intFromEnv(env, 'BULWARK_DEEP_REVIEW_RUNS', 1))),
+      maxCalls: Math.max(1, intFromEnv(env, 'BULWARK_DEEP_REVIEW_MAX_CALLS', 200)),
+      maxTokens: Math.max(1, intFromEnv(env, 'BULWARK_DEEP_REVIEW_MAX_TOKENS', 2_000_000)),
+      timeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_DEEP_REVIEW_TIMEOUT_SECONDS', 900)),
+    },
     codeHosts: {
       githubApiUrl: (env.BULWARK_GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
       gitlabUrl: (env.BULWARK_GITLAB_URL || 'https://gitlab.com').replace(/\/+$/, ''),

@@ -81,6 +81,8 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
       cacheDir: settings.cacheDir,
       cacheMaxBytes: settings.cacheMaxBytes,
       advisories: storedAdvisories(store.db),
+      llm: settings.llm,
+      deepReview: settings.deepReview,
     }),
     faultScanDelayMs: settings.faultScanDelayMs,
     log,

@@ -293,7 +293,7 @@ describe('the deep engine', () => {
       );
       const input = { dir, fingerprintKey: Buffer.alloc(32, 1) };
       const sast = await new SastEngine({ pool: null }).scan(input);
-      const deep = await new DeepEngine(new SastEngine({ pool: null }), null).scan(input);
+      const deep = await new DeepEngine(new SastEngine({ pool: null }), { pool: null }).scan(input);
       const key = (f: { checkId: string; startLine: number }) => `${f.checkId}:${f.startLine}`;
       assert.ok(sast.length > 0);
       for (const finding of sast) assert.ok(deep.some((d) => key(d) === key(finding)), `the deep scan lacks ${key(finding)}`);
@@ -322,7 +322,7 @@ describe('the deep engine', () => {
       );
       const input = { dir, fingerprintKey: Buffer.alloc(32, 1) };
       const sast = await new SastEngine({ pool: null }).scan(input);
-      const deep = await new DeepEngine(new SastEngine({ pool: null }), null).scan(input);
+      const deep = await new DeepEngine(new SastEngine({ pool: null }), { pool: null }).scan(input);
       const flows = deep.filter((f) => f.metadata.flow);
       assert.deepEqual(
         flows.map((f) => [`${f.filePath}:${f.startLine}:${f.checkId}`, f.metadata.flow]),

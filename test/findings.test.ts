@@ -158,6 +158,19 @@ for (const family of FAMILIES) {
         assert.deepEqual(pick(body, Object.keys(expected)), expected);
       });
 
+      test('confidence: how many model runs confirmed a deep scan finding; null for other findings and unreviewed ones', async () => {
+        const { unit, base } = await freshUnit();
+        const reviewed = await h.finding(unit, { scan_type: 'deep_ai_scan', metadata: JSON.stringify({ verification: { runs: 3, confirmed: 2, reason: 'reachable' } }) });
+        const unreviewed = await h.finding(unit, { scan_type: 'deep_ai_scan', metadata: '{}' });
+        const other = await h.finding(unit, { scan_type: 'semgrep_scan', metadata: JSON.stringify({ verification: { runs: 1, confirmed: 1 } }) });
+        const confidence = async (id: string) => expectStatus(await h.call('GET', `${base}/${id}`), 200).confidence;
+        assert.equal(await confidence(reviewed.id), 2);
+        assert.equal(await confidence(unreviewed.id), null);
+        assert.equal(await confidence(other.id), null);
+        const listed = (await list(base)).items.find((f: { id: string }) => f.id === reviewed.id);
+        assert.equal(listed.confidence, 2);
+      });
+
       test('answers 404 NOT_FOUND for an unknown id, another unit’s finding or an unknown unit', async () => {
         const { base } = await freshUnit();
         const other = await freshUnit();

@@ -213,6 +213,14 @@ export const findingResponse = (family: Family) =>
       cvss_base_score: Type.Optional(Nullable(Type.Number({ title: 'Cvss Base Score' }))),
       cvss_severity: NullableString('Cvss Severity'),
       cvss_vector: NullableString('Cvss Vector'),
+      confidence: Type.Optional(
+        Nullable(
+          Type.Integer({
+            title: 'Confidence',
+            description: 'For a deep_ai_scan finding the model reviewed: how many of its independent verification runs confirmed it',
+          }),
+        ),
+      ),
       first_detected_at: DateTime('First Detected At'),
       last_detected_at: DateTime('Last Detected At'),
       resolved_at: NullableDateTime('Resolved At'),

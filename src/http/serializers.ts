@@ -79,6 +79,13 @@ export async function* serializeResultsJson(results: ScanResults): AsyncGenerato
   results.release();
 }
 
+/** How many model verification runs confirmed a deep scan's finding; null when none reviewed it. */
+function confidenceOf(f: FindingRow): number | null {
+  if (f.scan_type !== 'deep_ai_scan') return null;
+  const verification = decodeJson<{ verification?: { confirmed?: unknown } }>(f.metadata, {}).verification;
+  return typeof verification?.confirmed === 'number' ? verification.confirmed : null;
+}
+
 export function serializeFinding(family: Family, unit: Unit, f: FindingRow) {
   return {
     id: f.id,
@@ -100,6 +107,7 @@ export function serializeFinding(family: Family, unit: Unit, f: FindingRow) {
     cvss_base_score: f.cvss_base_score,
     cvss_severity: f.cvss_severity,
     cvss_vector: f.cvss_vector,
+    confidence: confidenceOf(f),
     first_detected_at: f.first_detected_at,
     last_detected_at: f.last_detected_at,
     resolved_at: f.resolved_at,

@@ -1,3 +1,4 @@
+import type { DeepReviewSettings, LlmSettings } from '../config.ts';
 import type { QuotaType } from '../core/quotas.ts';
 import type { RuleSet } from '../engines/sast/rule-set.ts';
 import type { ScanEngine } from '../engines/engine.ts';
@@ -22,6 +23,9 @@ export interface EngineOptions {
    * starting threads costs more than it saves. Never for the service, whose event loop must stay free.
    */
   inCallingThread?: boolean;
+  /** The model a deep scan's review asks, and what the review may spend; no review without a model. */
+  llm?: LlmSettings | null;
+  deepReview?: DeepReviewSettings;
 }
 
 /**

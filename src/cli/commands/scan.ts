@@ -148,6 +148,8 @@ export async function scanCommand(args: string[], values: Record<string, unknown
       cacheMaxBytes: settings.cacheMaxBytes,
       advisories: advisories?.lookup,
       inCallingThread: await isSmallTree(dir),
+      llm: settings.llm,
+      deepReview: settings.deepReview,
     });
     const engine = (await engines.engineFor(scanType))!;
     findings = await engine.scan({

@@ -1,11 +1,22 @@
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
+import type { ModelProvider } from '../../llm/provider.ts';
 import type { SastEngine } from '../sast/sast-engine.ts';
+import { reviewFindings, type ReviewLimits } from './model-review.ts';
 import { parserFor } from '../../languages/index.ts';
 import { isTestPath, listFiles, loadIgnore } from '../source-files.ts';
 import { enginePool, type WorkerPool } from '../worker-pool.ts';
 import { analyzeApplication, type AnalyzeApplicationRequest } from './application-analysis.ts';
 
 const APPLICATION_ANALYSIS = new URL('./application-analysis.ts', import.meta.url);
+
+/** The model phase of a deep scan: the provider (loaded on first use), its limits, and where verdicts are kept. */
+export interface ModelReview {
+  provider: () => Promise<ModelProvider>;
+  limits: ReviewLimits;
+  /** Names the model in cached verdicts. */
+  model: string;
+  cacheDir: string | null;
+}
 
 /** How near (in lines) a whole-application finding may be to a static one of the same CWE to be the same root cause. */
 const SAME_PLACE_LINES = 3;
@@ -20,11 +31,16 @@ export class DeepEngine implements ScanEngine {
   readonly scanType = 'deep_ai_scan' as const;
   private readonly staticEngine: SastEngine;
   private readonly pool: WorkerPool | null | undefined;
+  private readonly review: ModelReview | undefined;
 
-  /** `pool`: the threads for the application model; the process's engine pool when absent, this thread when null. */
-  constructor(staticEngine: SastEngine, pool?: WorkerPool | null) {
+  /**
+   * `pool`: the threads for the application model; the process's engine pool when absent, this thread when
+   * null. `review`: the model phase, when a model is configured.
+   */
+  constructor(staticEngine: SastEngine, options: { pool?: WorkerPool | null; review?: ModelReview } = {}) {
     this.staticEngine = staticEngine;
-    this.pool = pool;
+    this.pool = options.pool;
+    this.review = options.review;
   }
 
   async scan(input: EngineInput): Promise<RawFinding[]> {
@@ -55,6 +71,28 @@ export class DeepEngine implements ScanEngine {
       (a) =>
         !merged.some((s) => s === a || (s.filePath === a.filePath && Math.abs(s.startLine - a.startLine) <= SAME_PLACE_LINES && cweNumbers(s).some((n) => cweNumbers(a).includes(n)))),
     );
-    return [...merged, ...fresh].sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
+    const candidates = [...merged, ...fresh].sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
+    return this.review ? this.reviewed(candidates, input) : candidates;
+  }
+
+  /** The candidates the model review keeps; all of them, with a note, when the provider cannot be loaded. */
+  private async reviewed(candidates: RawFinding[], input: EngineInput): Promise<RawFinding[]> {
+    const review = this.review!;
+    let provider: ModelProvider;
+    try {
+      provider = await review.provider();
+    } catch (error) {
+      input.onNote?.(`the model review did not run (${error instanceof Error ? error.message : String(error)}); the findings are reported unreviewed`);
+      return candidates;
+    }
+    return reviewFindings(provider, review.limits, {
+      dir: input.dir,
+      findings: candidates,
+      model: review.model,
+      cacheDir: review.cacheDir,
+      signal: input.signal,
+      onNote: input.onNote,
+      onProgress: (done, total) => input.onProgress?.({ phase: 'model review', done, total }),
+    });
   }
 }

@@ -1,0 +1,193 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { ProviderError, type ModelProvider } from '../../llm/provider.ts';
+import { SecretVeil } from '../../llm/secret-veil.ts';
+import type { RawFinding } from '../engine.ts';
+
+// The model phase of a deep scan: every candidate the static and whole-application phases found is shown
+// to the model in a fresh conversation that is asked to disprove it, `runs` times, independently. A
+// candidate most runs refute is dropped; the others keep how many runs confirmed them. Verdicts are cached
+// by the model, the finding and the content of its file, so an unchanged file costs nothing on rescan.
+// Credentials in the code are replaced by placeholders before anything is sent.
+
+export interface ReviewLimits {
+  /** Independent verification runs per candidate. */
+  runs: number;
+  /** Model requests one scan may make. */
+  maxCalls: number;
+  /** Tokens (in and out) one scan may spend. */
+  maxTokens: number;
+  /** Wall-clock seconds the phase may take. */
+  timeoutSeconds: number;
+}
+
+export interface ReviewInput {
+  dir: string;
+  findings: RawFinding[];
+  /** Names the model in the cache key: another model's verdicts are not this one's. */
+  model: string;
+  cacheDir: string | null;
+  signal?: AbortSignal;
+  onNote?: (message: string) => void;
+  onProgress?: (done: number, total: number) => void;
+}
+
+type Verdict = 'confirmed' | 'refuted' | 'unsure';
+
+/** Lines of code shown around a finding. */
+const CONTEXT_LINES = 30;
+
+export const REVIEW_SYSTEM_PROMPT = [
+  'You are an application security engineer reviewing one finding of an automated scanner. Your job is to try to',
+  'disprove it: check whether attacker-controlled data really reaches the code, whether a guard, sanitizer,',
+  'framework default or configuration already prevents the problem, and whether the code is reachable at all.',
+  'Confirm the finding only if it survives that. Answer with one JSON object and nothing else:',
+  '{"verdict": "confirmed" | "refuted", "reason": "<one or two sentences>"}',
+].join('\n');
+
+function taskFor(finding: RawFinding, code: string, firstLine: number): string {
+  const numbered = code
+    .split('\n')
+    .map((line, i) => `${firstLine + i}\t${line}`)
+    .join('\n');
+  return [
+    `Finding: ${finding.title} (${finding.checkId}, ${finding.cwe.join(', ') || 'no CWE'}, severity ${finding.severity})`,
+    `Where: ${finding.filePath}, lines ${finding.startLine}-${finding.endLine}`,
+    `What the scanner says: ${finding.message}`,
+    '',
+    `The code (${finding.filePath}, from line ${firstLine}):`,
+    numbered,
+  ].join('\n');
+}
+
+/** The verdict in a model's answer: the JSON object it was asked for, or unsure when there is none. */
+export function verdictOf(text: string): { verdict: Verdict; reason: string } {
+  const json = /\{[\s\S]*\}/.exec(text)?.[0];
+  try {
+    const parsed = json ? (JSON.parse(json) as { verdict?: unknown; reason?: unknown }) : {};
+    const verdict = parsed.verdict === 'confirmed' ? 'confirmed' : parsed.verdict === 'refuted' ? 'refuted' : 'unsure';
+    return { verdict, reason: typeof parsed.reason === 'string' ? parsed.reason.slice(0, 500) : '' };
+  } catch {
+    return { verdict: 'unsure', reason: '' };
+  }
+}
+
+class Budget {
+  calls = 0;
+  tokens = 0;
+  private readonly limits: ReviewLimits;
+  private readonly deadline: number;
+  constructor(limits: ReviewLimits) {
+    this.limits = limits;
+    this.deadline = Date.now() + limits.timeoutSeconds * 1000;
+  }
+  /** Why no more requests may be made, or undefined while they may. */
+  exhausted(): string | undefined {
+    if (this.calls >= this.limits.maxCalls) return `the budget of ${this.limits.maxCalls} model requests was spent`;
+    if (this.tokens >= this.limits.maxTokens) return `the budget of ${this.limits.maxTokens} tokens was spent`;
+    if (Date.now() >= this.deadline) return `the ${this.limits.timeoutSeconds} seconds the review may take ran out`;
+    return undefined;
+  }
+  remainingMs(): number {
+    return Math.max(1, this.deadline - Date.now());
+  }
+}
+
+class VerdictCache {
+  private readonly dir: string | null;
+  constructor(dir: string | null) {
+    this.dir = dir;
+  }
+  private file(key: string): string | undefined {
+    return this.dir ? path.join(this.dir, key.slice(0, 2), `${key}.json`) : undefined;
+  }
+  async get(key: string): Promise<{ verdict: Verdict; reason: string } | undefined> {
+    const file = this.file(key);
+    if (!file) return undefined;
+    try {
+      return JSON.parse(await fs.readFile(file, 'utf8')) as { verdict: Verdict; reason: string };
+    } catch {
+      return undefined;
+    }
+  }
+  async put(key: string, value: { verdict: Verdict; reason: string }): Promise<void> {
+    const file = this.file(key);
+    if (!file || value.verdict === 'unsure') return;
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, JSON.stringify(value));
+  }
+}
+
+/**
+ * The findings the model review keeps, each with `metadata.verification` (runs, how many confirmed, the
+ * reason of the first answer); findings it could not review (budget spent, the provider failing) are kept
+ * as they were, and a note says why.
+ */
+export async function reviewFindings(provider: ModelProvider, limits: ReviewLimits, input: ReviewInput): Promise<RawFinding[]> {
+  const budget = new Budget(limits);
+  const cache = new VerdictCache(input.cacheDir);
+  const veil = new SecretVeil();
+  const texts = new Map<string, string | null>();
+  const textOf = async (file: string) => {
+    if (!texts.has(file)) texts.set(file, await fs.readFile(path.join(input.dir, file), 'utf8').catch(() => null));
+    return texts.get(file)!;
+  };
+  const kept: RawFinding[] = [];
+  let refuted = 0;
+  let unreviewed = 0;
+  let stopped: string | undefined;
+  for (const [index, finding] of input.findings.entries()) {
+    input.signal?.throwIfAborted();
+    input.onProgress?.(index, input.findings.length);
+    const text = finding.commitSha ? null : await textOf(finding.filePath);
+    if (text === null || stopped) {
+      if (stopped) unreviewed++;
+      kept.push(finding);
+      continue;
+    }
+    const lines = text.split('\n');
+    const first = Math.max(1, finding.startLine - CONTEXT_LINES);
+    const code = veil.hide(lines.slice(first - 1, finding.endLine + CONTEXT_LINES).join('\n'));
+    const contentHash = crypto.createHash('sha256').update(text).digest('hex');
+    const verdicts: { verdict: Verdict; reason: string }[] = [];
+    for (let run = 0; run < limits.runs && !stopped; run++) {
+      const key = crypto.createHash('sha256').update([input.model, finding.checkId, finding.filePath, contentHash, finding.startLine, run].join('\0')).digest('hex');
+      const cached = await cache.get(key);
+      if (cached) {
+        verdicts.push(cached);
+        continue;
+      }
+      stopped = budget.exhausted();
+      if (stopped) break;
+      try {
+        budget.calls++;
+        const turn = await provider.start(REVIEW_SYSTEM_PROMPT, taskFor(finding, code, first), []).next({ signal: input.signal ?? new AbortController().signal, timeoutMs: budget.remainingMs() });
+        budget.tokens += turn.usage.inputTokens + turn.usage.outputTokens;
+        const verdict = turn.refused ? { verdict: 'unsure' as const, reason: '' } : verdictOf(turn.text);
+        verdicts.push(verdict);
+        await cache.put(key, verdict);
+      } catch (error) {
+        input.signal?.throwIfAborted();
+        stopped = error instanceof ProviderError ? error.message : 'the model request failed';
+      }
+    }
+    if (!verdicts.length) {
+      unreviewed++;
+      kept.push(finding);
+      continue;
+    }
+    const confirmed = verdicts.filter((v) => v.verdict === 'confirmed').length;
+    const refutedBy = verdicts.filter((v) => v.verdict === 'refuted').length;
+    if (refutedBy > confirmed) {
+      refuted++;
+      continue;
+    }
+    const reason = verdicts.find((v) => v.verdict === 'confirmed')?.reason ?? '';
+    kept.push({ ...finding, metadata: { ...finding.metadata, verification: { runs: verdicts.length, confirmed, reason } } });
+  }
+  input.onProgress?.(input.findings.length, input.findings.length);
+  if (refuted) input.onNote?.(`the model review refuted ${refuted} finding${refuted === 1 ? ', which was' : 's, which were'} left out`);
+  if (stopped && unreviewed) input.onNote?.(`the model review stopped (${stopped}); ${unreviewed} finding${unreviewed === 1 ? ' is' : 's are'} reported unreviewed`);
+  return kept;
+}
