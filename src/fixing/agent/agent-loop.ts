@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { AgentRunInput, AgentRunResult, AgentUsage } from '../types.ts';
+import type { AgentRunInput, AgentRunResult } from '../types.ts';
 import { FixError } from '../types.ts';
-import { ProviderError, type ModelProvider, type ModelTurn, type ToolResult } from '../../llm/provider.ts';
+import { ProviderError, type ModelProvider } from '../../llm/provider.ts';
+import { runToolLoop } from '../../llm/tool-loop.ts';
 import { SYSTEM_PROMPT, taskMessage } from './prompt.ts';
 import { AGENT_TOOLS, createAgentTools } from './tools.ts';
 
@@ -42,47 +43,22 @@ export async function runAgentLoop(provider: ModelProvider, limits: LoopLimits, 
       signal,
       searchTimeoutMs: limits.searchTimeoutMs,
     });
-    const conversation = provider.start(SYSTEM_PROMPT, taskMessage(input.findings, input.instructions, boundary), AGENT_TOOLS);
-    const usage: AgentUsage = { inputTokens: 0, outputTokens: 0 };
-    let steps = 0;
-
-    while (true) {
-      stopIfOver();
-      let turn: ModelTurn;
-      try {
-        // A little past the deadline, so that the run's own timer, not the SDK's, ends a slow request.
-        turn = await conversation.next({ signal, timeoutMs: Math.max(1, timeoutMs - (Date.now() - startedAt)) + 1000 });
-      } catch (err) {
-        stopIfOver();
-        if (err instanceof ProviderError) throw new FixError(err.message);
-        throw err instanceof FixError ? err : new FixError('the model request failed');
-      }
-      steps++;
-      usage.inputTokens += turn.usage.inputTokens;
-      usage.outputTokens += turn.usage.outputTokens;
-
-      if (turn.toolCalls.length === 0) {
-        await workspace.step();
-        if (turn.refused) throw new FixError('the model declined to make this fix');
-        return { changedFiles: tools.changedFiles, summary: turn.text.trim(), usage, steps };
-      }
-      if (steps >= limits.maxSteps) {
-        await workspace.step();
-        throw new FixError(`the agent did not finish within ${limits.maxSteps} step${limits.maxSteps === 1 ? '' : 's'}`);
-      }
-
-      const results: ToolResult[] = [];
-      for (const call of turn.toolCalls) {
-        stopIfOver();
-        const outcome = call.inputError !== undefined
-          ? { content: `Error: ${call.inputError}`, isError: true }
-          : await tools.call(call.name, call.input);
-        results.push({ callId: call.id, name: call.name, ...outcome });
-      }
-      stopIfOver();
-      conversation.addToolResults(results);
-      await workspace.step();
-    }
+    const result = await runToolLoop(provider, {
+      system: SYSTEM_PROMPT,
+      task: taskMessage(input.findings, input.instructions, boundary),
+      tools: AGENT_TOOLS,
+      call: (name, args) => tools.call(name, args),
+      maxSteps: limits.maxSteps,
+      signal,
+      // A little past the deadline, so that the run's own timer, not the SDK's, ends a slow request.
+      timeoutMs: () => Math.max(1, timeoutMs - (Date.now() - startedAt)) + 1000,
+      check: stopIfOver,
+      afterStep: () => workspace.step(),
+      requestFailed: (err) => (err instanceof ProviderError ? new FixError(err.message) : err instanceof FixError ? err : new FixError('the model request failed')),
+    });
+    if (result.outOfSteps) throw new FixError(`the agent did not finish within ${limits.maxSteps} step${limits.maxSteps === 1 ? '' : 's'}`);
+    if (result.refused) throw new FixError('the model declined to make this fix');
+    return { changedFiles: tools.changedFiles, summary: result.text.trim(), usage: result.usage, steps: result.steps };
   } finally {
     clearTimeout(timer);
   }
