@@ -37,6 +37,13 @@ const verdict = (v: 'confirmed' | 'refuted', reason = 'checked') => JSON.stringi
 /** The text of a request, whichever API: enough to tell which finding it is about. */
 const taskOf = (request: RecordedRequest) => JSON.stringify(request.body.messages);
 const isAbout = (request: RecordedRequest, checkPart: string) => taskOf(request).includes(checkPart);
+/** A request of the discovery phase (its system prompt), not of the review. */
+const isDiscovery = (request: RecordedRequest) => JSON.stringify(request.body).includes('auditing one entry point');
+const NOTHING_FOUND = JSON.stringify({ findings: [] });
+/** Discovery finds nothing; the review answers as `review` says. */
+const reviewOnly = (wire: typeof openAiWire | typeof anthropicWire, review: (request: RecordedRequest, index: number) => string): StubTurn => (request, index) =>
+  wire.text(isDiscovery(request) ? NOTHING_FOUND : review(request, index));
+const reviews = (requests: RecordedRequest[]) => requests.filter((r) => !isDiscovery(r));
 
 const LIMITS: ReviewLimits = { runs: 1, maxCalls: 50, maxTokens: 1_000_000, timeoutSeconds: 60 };
 
@@ -81,10 +88,12 @@ describe('the model review of a deep scan', () => {
   test('OpenAI API: a refuted candidate is left out, a confirmed one keeps its count; no credential reaches the model', async () => {
     const all = await unreviewed();
     assert.ok(all.some((f) => f.checkId.includes('open-redirect')) && all.some((f) => f.checkId.includes('command-injection')), all.map((f) => f.checkId).join());
-    const { findings, notes, requests } = await scan(openAiWire, (request) =>
-      openAiWire.text(isAbout(request, 'open-redirect') ? verdict('refuted', 'the target is checked') : verdict('confirmed', 'host reaches a shell')),
+    const { findings, notes, requests } = await scan(
+      openAiWire,
+      reviewOnly(openAiWire, (request) => (isAbout(request, 'open-redirect') ? verdict('refuted', 'the target is checked') : verdict('confirmed', 'host reaches a shell'))),
     );
-    assert.equal(requests.length, all.length, 'one request per candidate');
+    assert.equal(reviews(requests).length, all.length, 'one review request per candidate');
+    assert.equal(requests.filter(isDiscovery).length, 2, 'one discovery per entry point');
     assert.ok(!findings.some((f) => f.checkId.includes('open-redirect')));
     const injection = findings.find((f) => f.checkId.includes('command-injection'))!;
     assert.deepEqual(injection.metadata.verification, { runs: 1, confirmed: 1, reason: 'host reaches a shell' });
@@ -96,11 +105,11 @@ describe('the model review of a deep scan', () => {
 
   test('Anthropic API: independent runs, each a fresh conversation; the count is how many confirmed', async () => {
     const answers = ['confirmed', 'refuted', 'confirmed'] as const;
-    const { findings, requests } = await scan(anthropicWire, (request, index) => anthropicWire.text(verdict(isAbout(request, 'command-injection') ? answers[index % 3] : 'confirmed')), {
+    const { findings, requests } = await scan(anthropicWire, reviewOnly(anthropicWire, (request, index) => verdict(isAbout(request, 'command-injection') ? answers[index % 3] : 'confirmed')), {
       ...LIMITS,
       runs: 3,
     });
-    assert.ok(requests.every((r) => r.body.messages.length === 1), 'every run starts a conversation of its own');
+    assert.ok(reviews(requests).every((r) => r.body.messages.length === 1), 'every run starts a conversation of its own');
     const injection = findings.find((f) => f.checkId.includes('command-injection'))!;
     assert.equal((injection.metadata.verification as { runs: number }).runs, 3);
     assert.ok((injection.metadata.verification as { confirmed: number }).confirmed >= 1);
@@ -108,30 +117,31 @@ describe('the model review of a deep scan', () => {
 
   test('a spent budget stops the review; what it did not reach is reported unreviewed, with a note', async () => {
     const all = await unreviewed();
-    const { findings, notes, requests } = await scan(openAiWire, openAiWire.text(verdict('confirmed')), { ...LIMITS, maxCalls: 1 });
-    assert.equal(requests.length, 1);
+    // Discovery may use half the budget (the two entry points take one request each), the review the rest.
+    const { findings, notes, requests } = await scan(openAiWire, reviewOnly(openAiWire, () => verdict('confirmed')), { ...LIMITS, maxCalls: 3 });
+    assert.equal(requests.length, 3);
     assert.equal(findings.length, all.length);
     assert.equal(findings.filter((f) => f.metadata.verification).length, 1);
-    assert.ok(notes.some((n) => new RegExp(`the budget of 1 model requests was spent\\); ${all.length - 1} finding`).test(n)), notes.join('\n'));
+    assert.ok(notes.some((n) => new RegExp(`the budget of 3 model requests was spent\\); ${all.length - 1} finding`).test(n)), notes.join('\n'));
   });
 
   test('a provider that fails: the static findings are all kept, and the note says why without the key', async () => {
     const all = await unreviewed();
     const { findings, notes } = await scan(openAiWire, openAiWire.error(500, 'upstream overloaded', 'server_error'));
     assert.deepEqual(findings.map((f) => f.checkId), all.map((f) => f.checkId));
-    assert.ok(notes.some((n) => /answered 500.*upstream overloaded/.test(n) && !n.includes('test-key')), notes.join('\n'));
+    assert.ok(notes.some((n) => /did not run to the end \(.*answered 500.*upstream overloaded/.test(n) && !n.includes('test-key')), notes.join('\n'));
   });
 
   test('verdicts are cached by the file content: an unchanged rescan asks nothing, a changed file is asked again', async () => {
     cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-review-cache-'));
     try {
-      const first = await scan(openAiWire, openAiWire.text(verdict('confirmed')), LIMITS, cacheDir);
+      const first = await scan(openAiWire, reviewOnly(openAiWire, () => verdict('confirmed')), LIMITS, cacheDir);
       assert.ok(first.requests.length > 0);
       const again = await scan(openAiWire, [], LIMITS, cacheDir);
       assert.equal(again.requests.length, 0);
       assert.deepEqual(again.findings.map((f) => f.metadata.verification), first.findings.map((f) => f.metadata.verification));
       fs.appendFileSync(path.join(dir, 'app.py'), '# changed\n');
-      const changed = await scan(openAiWire, openAiWire.text(verdict('confirmed')), LIMITS, cacheDir);
+      const changed = await scan(openAiWire, reviewOnly(openAiWire, () => verdict('confirmed')), LIMITS, cacheDir);
       assert.equal(changed.requests.length, first.requests.length);
     } finally {
       fs.writeFileSync(path.join(dir, 'app.py'), APP);
@@ -143,5 +153,58 @@ describe('the model review of a deep scan', () => {
     assert.deepEqual(verdictOf('Sure! {"verdict": "refuted", "reason": "sanitized"}'), { verdict: 'refuted', reason: 'sanitized' });
     assert.deepEqual(verdictOf('I think it is fine.'), { verdict: 'unsure', reason: '' });
     assert.deepEqual(verdictOf('{"verdict": "maybe"}'), { verdict: 'unsure', reason: '' });
+  });
+
+  test('discovery: the model reads the code with read-only tools from each entry point; what it reports at a real place joins the candidates, once', async () => {
+    const lookupDiscovery = (request: RecordedRequest) => {
+      if (request.body.messages.length <= 2) {
+        return openAiWire.toolCalls([
+          { id: 'c1', name: 'read_file', args: { path: 'app.py' } },
+          { id: 'c2', name: 'edit_file', args: { path: 'app.py', old_text: 'import os', new_text: 'import sys' } },
+        ]);
+      }
+      const reported = [
+        { file: 'app.py', line: 8, cwe: 'CWE-306', severity: 'high', title: 'Lookup needs no sign-in', explanation: 'Anyone can run nslookup through /lookup.' },
+        { file: 'app.py', line: 12, cwe: 'CWE-601', severity: 'medium', title: 'Open redirect', explanation: 'already known' },
+        { file: '../outside.py', line: 1, cwe: 'CWE-22', title: 'outside the checkout' },
+        { file: 'app.py', line: 999, cwe: 'CWE-89', title: 'no such line' },
+        { file: 'app.py', line: 3, cwe: 'not a cwe', title: 'no CWE' },
+      ];
+      return openAiWire.text(`Here is what I found: ${JSON.stringify({ findings: reported })}`);
+    };
+    const { findings, requests } = await scan(openAiWire, (request, index) => {
+      if (!isDiscovery(request)) return openAiWire.text(verdict('confirmed', 'reachable'));
+      return isAbout(request, 'lookup in app.py') ? lookupDiscovery(request) : openAiWire.text(NOTHING_FOUND);
+    });
+    const discovered = findings.filter((f) => f.metadata.mode === 'discovery');
+    assert.deepEqual(discovered.map((f) => [f.checkId, f.filePath, f.startLine, f.severity, f.cwe]), [['ai.discovery.cwe-306', 'app.py', 8, 'high', ['CWE-306']]]);
+    assert.match(discovered[0].message, /^Anyone can run nslookup through \/lookup\. \(Found by the model from the entry point lookup in app\.py:6\.\)$/);
+    assert.deepEqual(discovered[0].metadata.verification, { runs: 1, confirmed: 1, reason: 'reachable' }, 'reviewed like every candidate');
+    assert.equal(findings.filter((f) => f.cwe.some((c) => c.startsWith('CWE-601'))).length, 1, 'the known redirect is not reported twice');
+    // The tools only read: the edit was refused, the file is as it was, and the file came back veiled.
+    const toolResults = JSON.stringify(requests.find((r) => isDiscovery(r) && r.body.messages.length > 2)!.body.messages.slice(2));
+    assert.match(toolResults, /there is no tool named \\"edit_file\\"/);
+    assert.equal(fs.readFileSync(path.join(dir, 'app.py'), 'utf8'), APP);
+    assert.ok(toolResults.includes('nslookup') && !toolResults.includes(token));
+  });
+
+  test('discovery answers are cached by the entry point file: a rescan of unchanged code asks the model nothing', async () => {
+    cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-discovery-cache-'));
+    try {
+      const reply = (request: RecordedRequest) =>
+        isDiscovery(request)
+          ? openAiWire.text(JSON.stringify({ findings: [{ file: 'app.py', line: 8, cwe: 'CWE-306', severity: 'high', title: 'Open lookup', explanation: 'No sign-in.' }] }))
+          : openAiWire.text(verdict('confirmed'));
+      const first = await scan(openAiWire, reply, LIMITS, cacheDir);
+      assert.ok(first.requests.some(isDiscovery));
+      const again = await scan(openAiWire, [], LIMITS, cacheDir);
+      assert.equal(again.requests.length, 0);
+      assert.deepEqual(
+        again.findings.map((f) => `${f.checkId}:${f.startLine}`),
+        first.findings.map((f) => `${f.checkId}:${f.startLine}`),
+      );
+    } finally {
+      fs.rmSync(cacheDir, { recursive: true, force: true });
+    }
   });
 });

@@ -7,6 +7,7 @@ import { sastFinding } from '../sast/analyze-files.ts';
 import type { RuleSet } from '../sast/rule-set.ts';
 import { readSourceText } from '../source-files.ts';
 import { entryPointsOf } from './cross-file.ts';
+import type { EntryPointSummary } from './model-discovery.ts';
 import { declaredOperations } from './openapi-operations.ts';
 import { checkPythonSources, type ApplicationFinding, type Hotspots } from './python-checks.ts';
 import type { PythonProgram, PythonSource } from './python-program.ts';
@@ -83,7 +84,13 @@ function crossModuleFindings(program: PythonProgram, ruleSet: RuleSet): RawFindi
   return findings;
 }
 
-export async function analyzeApplication(request: AnalyzeApplicationRequest): Promise<RawFinding[]> {
+export interface ApplicationAnalysis {
+  findings: RawFinding[];
+  /** The program's entry points, for the model's discovery. */
+  entryPoints: EntryPointSummary[];
+}
+
+export async function analyzeApplication(request: AnalyzeApplicationRequest): Promise<ApplicationAnalysis> {
   const sources: PythonSource[] = [];
   for (const file of request.files) {
     const read = await readSourceText(path.join(request.dir, file));
@@ -96,5 +103,8 @@ export async function analyzeApplication(request: AnalyzeApplicationRequest): Pr
   }
   const texts = new Map(sources.map((s) => [s.path, s.text]));
   const { findings, program } = await checkPythonSources(sources, request.hotspots, operations);
-  return [...findings.map((f) => toFinding(f, texts.get(f.path) ?? '')), ...crossModuleFindings(program, request.ruleSet)];
+  return {
+    findings: [...findings.map((f) => toFinding(f, texts.get(f.path) ?? '')), ...crossModuleFindings(program, request.ruleSet)],
+    entryPoints: program.handlers.map((h) => ({ file: h.file.path, line: h.line, name: h.className ? `${h.className}.${h.name}` : h.name, methods: h.methods, paths: h.paths, guarded: h.guarded })),
+  };
 }

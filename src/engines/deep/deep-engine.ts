@@ -1,11 +1,13 @@
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
-import type { ModelProvider } from '../../llm/provider.ts';
+import path from 'node:path';
+import { ProviderError, type ModelProvider } from '../../llm/provider.ts';
 import type { SastEngine } from '../sast/sast-engine.ts';
-import { reviewFindings, type ReviewLimits } from './model-review.ts';
+import { discoverFindings, type EntryPointSummary } from './model-discovery.ts';
+import { Budget, reviewFindings, type ReviewLimits } from './model-review.ts';
 import { parserFor } from '../../languages/index.ts';
 import { isTestPath, listFiles, loadIgnore } from '../source-files.ts';
 import { enginePool, type WorkerPool } from '../worker-pool.ts';
-import { analyzeApplication, type AnalyzeApplicationRequest } from './application-analysis.ts';
+import { analyzeApplication, type AnalyzeApplicationRequest, type ApplicationAnalysis } from './application-analysis.ts';
 
 const APPLICATION_ANALYSIS = new URL('./application-analysis.ts', import.meta.url);
 
@@ -58,11 +60,12 @@ export class DeepEngine implements ScanEngine {
     for (const f of found) if (f.severity === 'high' || f.severity === 'critical') (hotspots[f.filePath] ??= []).push(f.startLine);
     const request: AnalyzeApplicationRequest = { dir: input.dir, files, descriptions, hotspots, ruleSet: this.staticEngine.rules() };
     const pool = this.pool === undefined ? enginePool() : this.pool;
-    const application = !files.length
-      ? []
+    const analysis: ApplicationAnalysis = !files.length
+      ? { findings: [], entryPoints: [] }
       : pool
-        ? await pool.run<RawFinding[]>(APPLICATION_ANALYSIS, 'analyzeApplication', [request], input.signal)
+        ? await pool.run<ApplicationAnalysis>(APPLICATION_ANALYSIS, 'analyzeApplication', [request], input.signal)
         : await analyzeApplication(request);
+    const application = analysis.findings;
     // A static finding that request data from another module is seen to reach is the same finding, with its path.
     const key = (f: RawFinding) => `${f.checkId}\0${f.filePath}\0${f.startLine}`;
     const flows = new Map(application.filter((a) => a.metadata.flow).map((a) => [key(a), a]));
@@ -72,27 +75,58 @@ export class DeepEngine implements ScanEngine {
         !merged.some((s) => s === a || (s.filePath === a.filePath && Math.abs(s.startLine - a.startLine) <= SAME_PLACE_LINES && cweNumbers(s).some((n) => cweNumbers(a).includes(n)))),
     );
     const candidates = [...merged, ...fresh].sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
-    return this.review ? this.reviewed(candidates, input) : candidates;
+    return this.review ? this.withModel(candidates, analysis.entryPoints, input) : candidates;
   }
 
-  /** The candidates the model review keeps; all of them, with a note, when the provider cannot be loaded. */
-  private async reviewed(candidates: RawFinding[], input: EngineInput): Promise<RawFinding[]> {
+  /**
+   * The model phases: discovery from each entry point adds candidates, then every candidate is reviewed. A
+   * provider that cannot be loaded or fails leaves the candidates as they are, with a note saying why.
+   */
+  private async withModel(candidates: RawFinding[], entryPoints: EntryPointSummary[], input: EngineInput): Promise<RawFinding[]> {
     const review = this.review!;
+    const unreviewed = (reason: string) => {
+      input.onNote?.(`the model phases did not run to the end (${reason}); the findings are reported unreviewed`);
+      return candidates;
+    };
     let provider: ModelProvider;
     try {
       provider = await review.provider();
     } catch (error) {
-      input.onNote?.(`the model review did not run (${error instanceof Error ? error.message : String(error)}); the findings are reported unreviewed`);
-      return candidates;
+      return unreviewed(error instanceof Error ? error.message : String(error));
     }
-    return reviewFindings(provider, review.limits, {
-      dir: input.dir,
-      findings: candidates,
-      model: review.model,
-      cacheDir: review.cacheDir,
-      signal: input.signal,
-      onNote: input.onNote,
-      onProgress: (done, total) => input.onProgress?.({ phase: 'model review', done, total }),
-    });
+    const budget = new Budget(review.limits);
+    const cacheDir = (phase: string) => (review.cacheDir ? path.join(review.cacheDir, phase) : null);
+    let discovered: RawFinding[];
+    try {
+      const discovery = await discoverFindings(provider, budget, {
+        dir: input.dir,
+        entryPoints,
+        known: candidates,
+        model: review.model,
+        cacheDir: cacheDir('discovery'),
+        signal: input.signal,
+        onProgress: (done, total) => input.onProgress?.({ phase: 'model discovery', done, total }),
+      });
+      discovered = discovery.findings;
+      if (discovery.stopped) input.onNote?.(`the model's discovery stopped early (${discovery.stopped}), keeping the rest of the budget for the review`);
+    } catch (error) {
+      input.signal?.throwIfAborted();
+      if (error instanceof ProviderError) return unreviewed(error.message);
+      throw error;
+    }
+    return reviewFindings(
+      provider,
+      review.limits,
+      {
+        dir: input.dir,
+        findings: [...candidates, ...discovered],
+        model: review.model,
+        cacheDir: cacheDir('review'),
+        signal: input.signal,
+        onNote: input.onNote,
+        onProgress: (done, total) => input.onProgress?.({ phase: 'model review', done, total }),
+      },
+      budget,
+    );
   }
 }

@@ -3,7 +3,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ProviderError, type ModelProvider } from '../../llm/provider.ts';
 import { SecretVeil } from '../../llm/secret-veil.ts';
+import { UNTRUSTED_DATA_RULE, untrustedBlock } from '../../llm/untrusted.ts';
 import type { RawFinding } from '../engine.ts';
+import { ModelCache } from './model-cache.ts';
 
 // The model phase of a deep scan: every candidate the static and whole-application phases found is shown
 // to the model in a fresh conversation that is asked to disprove it, `runs` times, independently. A
@@ -44,20 +46,26 @@ export const REVIEW_SYSTEM_PROMPT = [
   'framework default or configuration already prevents the problem, and whether the code is reachable at all.',
   'Confirm the finding only if it survives that. Answer with one JSON object and nothing else:',
   '{"verdict": "confirmed" | "refuted", "reason": "<one or two sentences>"}',
+  '',
+  UNTRUSTED_DATA_RULE,
 ].join('\n');
 
 function taskFor(finding: RawFinding, code: string, firstLine: number): string {
+  const boundary = crypto.randomBytes(8).toString('hex');
   const numbered = code
     .split('\n')
     .map((line, i) => `${firstLine + i}\t${line}`)
     .join('\n');
-  return [
+  const claim = [
     `Finding: ${finding.title} (${finding.checkId}, ${finding.cwe.join(', ') || 'no CWE'}, severity ${finding.severity})`,
     `Where: ${finding.filePath}, lines ${finding.startLine}-${finding.endLine}`,
     `What the scanner says: ${finding.message}`,
+  ].join('\n');
+  return [
+    untrustedBlock('finding', {}, claim, boundary),
     '',
-    `The code (${finding.filePath}, from line ${firstLine}):`,
-    numbered,
+    `The code, from line ${firstLine} (each line prefixed with its number and a tab):`,
+    untrustedBlock('file', { path: finding.filePath }, numbered, boundary),
   ].join('\n');
 }
 
@@ -73,7 +81,8 @@ export function verdictOf(text: string): { verdict: Verdict; reason: string } {
   }
 }
 
-class Budget {
+/** What the model phases of one scan may still spend, shared by discovery and review. */
+export class Budget {
   calls = 0;
   tokens = 0;
   private readonly limits: ReviewLimits;
@@ -82,10 +91,10 @@ class Budget {
     this.limits = limits;
     this.deadline = Date.now() + limits.timeoutSeconds * 1000;
   }
-  /** Why no more requests may be made, or undefined while they may. */
-  exhausted(): string | undefined {
-    if (this.calls >= this.limits.maxCalls) return `the budget of ${this.limits.maxCalls} model requests was spent`;
-    if (this.tokens >= this.limits.maxTokens) return `the budget of ${this.limits.maxTokens} tokens was spent`;
+  /** Why no more requests may be made, or undefined while they may; `share` keeps the rest for a later phase. */
+  exhausted(share = 1): string | undefined {
+    if (this.calls >= this.limits.maxCalls * share) return `the budget of ${Math.floor(this.limits.maxCalls * share)} model requests was spent`;
+    if (this.tokens >= this.limits.maxTokens * share) return `the budget of ${Math.floor(this.limits.maxTokens * share)} tokens was spent`;
     if (Date.now() >= this.deadline) return `the ${this.limits.timeoutSeconds} seconds the review may take ran out`;
     return undefined;
   }
@@ -94,39 +103,13 @@ class Budget {
   }
 }
 
-class VerdictCache {
-  private readonly dir: string | null;
-  constructor(dir: string | null) {
-    this.dir = dir;
-  }
-  private file(key: string): string | undefined {
-    return this.dir ? path.join(this.dir, key.slice(0, 2), `${key}.json`) : undefined;
-  }
-  async get(key: string): Promise<{ verdict: Verdict; reason: string } | undefined> {
-    const file = this.file(key);
-    if (!file) return undefined;
-    try {
-      return JSON.parse(await fs.readFile(file, 'utf8')) as { verdict: Verdict; reason: string };
-    } catch {
-      return undefined;
-    }
-  }
-  async put(key: string, value: { verdict: Verdict; reason: string }): Promise<void> {
-    const file = this.file(key);
-    if (!file || value.verdict === 'unsure') return;
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    await fs.writeFile(file, JSON.stringify(value));
-  }
-}
-
 /**
  * The findings the model review keeps, each with `metadata.verification` (runs, how many confirmed, the
  * reason of the first answer); findings it could not review (budget spent, the provider failing) are kept
  * as they were, and a note says why.
  */
-export async function reviewFindings(provider: ModelProvider, limits: ReviewLimits, input: ReviewInput): Promise<RawFinding[]> {
-  const budget = new Budget(limits);
-  const cache = new VerdictCache(input.cacheDir);
+export async function reviewFindings(provider: ModelProvider, limits: ReviewLimits, input: ReviewInput, budget = new Budget(limits)): Promise<RawFinding[]> {
+  const cache = new ModelCache<{ verdict: Verdict; reason: string }>(input.cacheDir);
   const veil = new SecretVeil();
   const texts = new Map<string, string | null>();
   const textOf = async (file: string) => {
@@ -166,7 +149,7 @@ export async function reviewFindings(provider: ModelProvider, limits: ReviewLimi
         budget.tokens += turn.usage.inputTokens + turn.usage.outputTokens;
         const verdict = turn.refused ? { verdict: 'unsure' as const, reason: '' } : verdictOf(turn.text);
         verdicts.push(verdict);
-        await cache.put(key, verdict);
+        if (verdict.verdict !== 'unsure') await cache.put(key, verdict);
       } catch (error) {
         input.signal?.throwIfAborted();
         stopped = error instanceof ProviderError ? error.message : 'the model request failed';

@@ -1,19 +1,7 @@
+import { untrustedBlock } from '../../llm/untrusted.ts';
 import type { FixFinding } from '../types.ts';
 
-/**
- * Wraps repository-derived text (file contents, listings, search hits, scanner output) for the model. The
- * boundary is random per run, so text inside cannot close the block early by containing a closing tag.
- */
-export function untrustedBlock(kind: string, attributes: Record<string, string | number>, body: string, boundary: string): string {
-  const attrs = Object.entries(attributes)
-    .map(([name, value]) => ` ${name}="${escapeAttribute(String(value))}"`)
-    .join('');
-  return `<untrusted-${kind}${attrs} boundary="${boundary}">\n${body}\n</untrusted-${kind} boundary="${boundary}">`;
-}
-
-function escapeAttribute(value: string): string {
-  return value.replace(/[&<>"\u0000-\u001f\u007f]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+export { untrustedBlock };
 
 export const SYSTEM_PROMPT = `You are Bulwark's fix agent. You change the source code of a checked-out repository so that the security findings you are given are resolved (or, for a fix without findings, as the requester's instructions ask), and you change nothing else.
 

@@ -17,10 +17,14 @@ export interface ToolOutcome {
   isError: boolean;
 }
 
+/** The tools that only read the tree: what a review of code is given. */
+export const READ_ONLY_TOOLS: readonly ToolDefinition[] = AGENT_TOOLS.filter((t) => ['list_files', 'read_file', 'search'].includes(t.name));
+
 export interface AgentToolsOptions {
   /** The work tree. */
   dir: string;
-  rescan(files: string[]): Promise<string>;
+  /** Absent for a run that only reads (READ_ONLY_TOOLS): then neither edit_file nor rescan can be called. */
+  rescan?(files: string[]): Promise<string>;
   /** The random boundary that delimits untrusted blocks in this run. */
   boundary: string;
   /** Stops a running search. */
@@ -55,7 +59,8 @@ export async function createAgentTools(options: AgentToolsOptions): Promise<Agen
     changed: new Set(),
     signal: options.signal,
     searchTimeoutMs: options.searchTimeoutMs ?? TOOL_LIMITS.searchTimeoutMs,
-    rescan: (files) => options.rescan(files),
+    rescan: (files) => (options.rescan ? options.rescan(files) : Promise.reject(new ToolRefused('rescan is not available here'))),
+    allowed: options.rescan ? undefined : new Set(READ_ONLY_TOOLS.map((t) => t.name)),
   };
   return {
     get changedFiles() {
@@ -67,8 +72,9 @@ export async function createAgentTools(options: AgentToolsOptions): Promise<Agen
 
 /** Runs one tool call and turns every problem into an error outcome the model can act on. */
 export async function callTool(ctx: ToolContext, name: string, input: unknown): Promise<ToolOutcome> {
-  const handler = Object.hasOwn(HANDLERS, name) ? HANDLERS[name] : undefined;
-  if (!handler) return { content: `Error: there is no tool named "${name}"; the tools are ${Object.keys(HANDLERS).join(', ')}.`, isError: true };
+  const offered = Object.keys(HANDLERS).filter((tool) => !ctx.allowed || ctx.allowed.has(tool));
+  const handler = offered.includes(name) ? HANDLERS[name] : undefined;
+  if (!handler) return { content: `Error: there is no tool named "${name}"; the tools are ${offered.join(', ')}.`, isError: true };
   try {
     const content = await handler(ctx, new Args(name, input));
     return { content: bound(content), isError: false };

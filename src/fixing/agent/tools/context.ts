@@ -32,6 +32,8 @@ export interface ToolContext {
   signal?: AbortSignal;
   searchTimeoutMs: number;
   rescan(files: string[]): Promise<string>;
+  /** The tools this run may call; all of them when absent. */
+  allowed?: ReadonlySet<string>;
 }
 
 /** A problem with a tool call that the model can fix by calling again differently. */
