@@ -1,6 +1,6 @@
-import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
 import path from 'node:path';
 import { ProviderError, type ModelProvider } from '../../llm/provider.ts';
+import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
 import type { SastEngine } from '../sast/sast-engine.ts';
 import { discoverFindings, type EntryPointSummary } from './model-discovery.ts';
 import { Budget, reviewFindings, type ReviewLimits } from './model-review.ts';

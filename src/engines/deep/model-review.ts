@@ -95,7 +95,7 @@ export class Budget {
   exhausted(share = 1): string | undefined {
     if (this.calls >= this.limits.maxCalls * share) return `the budget of ${Math.floor(this.limits.maxCalls * share)} model requests was spent`;
     if (this.tokens >= this.limits.maxTokens * share) return `the budget of ${Math.floor(this.limits.maxTokens * share)} tokens was spent`;
-    if (Date.now() >= this.deadline) return `the ${this.limits.timeoutSeconds} seconds the review may take ran out`;
+    if (Date.now() >= this.deadline) return `the ${this.limits.timeoutSeconds} seconds the model phases may take ran out`;
     return undefined;
   }
   remainingMs(): number {
