@@ -293,7 +293,10 @@ describe('the deep engine', () => {
       );
       const input = { dir, fingerprintKey: Buffer.alloc(32, 1) };
       const sast = await new SastEngine({ pool: null }).scan(input);
-      const deep = await new DeepEngine(new SastEngine({ pool: null }), { pool: null }).scan(input);
+      const overall: number[] = [];
+      const deep = await new DeepEngine(new SastEngine({ pool: null }), { pool: null }).scan({ ...input, onProgress: (p) => p.overall !== undefined && overall.push(p.overall) });
+      assert.deepEqual(overall, [...overall].sort((a, b) => a - b), `overall progress went down: ${overall.join(', ')}`);
+      assert.ok(overall.length > 2 && overall.at(-1)! >= 0.9 && overall.at(-1)! < 1, overall.join(', '));
       const key = (f: { checkId: string; startLine: number }) => `${f.checkId}:${f.startLine}`;
       assert.ok(sast.length > 0);
       for (const finding of sast) assert.ok(deep.some((d) => key(d) === key(finding)), `the deep scan lacks ${key(finding)}`);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
 import type { Unit } from '../src/core/units.ts';
+import { recordAnalysisProgress } from '../src/store/scan-batches.ts';
 import { createHarness, type Harness, type TestOrg } from './support/api.ts';
 import { TestRepo } from './support/git-repo.ts';
 import { positiveSample } from './support/secret-samples.ts';
@@ -216,6 +217,15 @@ describe('a secrets scan, end to end on real git repositories', () => {
     const deep = (await checks('deep_ai_scan')).json().items.map((f: any) => `${f.check_id}:${f.line_number ?? f.start_line ?? ''}`);
     assert.ok(deep.some((c: string) => c.startsWith('python.deep.auth.login-without-attempt-limit')), deep.join('\n'));
     assert.ok(deep.some((c: string) => c.startsWith('python.lang.command-injection')), deep.join('\n'));
+    // The engine's progress on the scan only ever rises, whatever order writes arrive in.
+    const db = h.database.store.db;
+    const scanRow = await db.selectFrom('scans').selectAll().where('batch_id', '=', progress.batch_id).executeTakeFirstOrThrow();
+    await db.updateTable('scans').set({ analysis_progress: 0.2 }).where('id', '=', scanRow.id).execute();
+    await recordAnalysisProgress(db, scanRow.id, 0.6);
+    await recordAnalysisProgress(db, scanRow.id, 0.4);
+    await recordAnalysisProgress(db, scanRow.id, 7);
+    const progressNow = async () => (await db.selectFrom('scans').select('analysis_progress').where('id', '=', scanRow.id).executeTakeFirstOrThrow()).analysis_progress;
+    assert.equal(await progressNow(), 1, 'clamped to 1, never lowered by the 0.4 that came late');
     const semgrep = await scanToEnd('repositories', unit, 'semgrep_scan');
     assert.equal(semgrep.status, 'completed');
     const staticChecks = (await checks('semgrep_scan')).json().items.map((f: any) => f.check_id as string);

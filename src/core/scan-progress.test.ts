@@ -29,3 +29,13 @@ test('percent_complete never goes down through a batch whose worker dies mid-sca
   assert.equal(percents[5], percents[4], 'cloning again after a restart keeps the progress of the checkout done before');
   assert.equal(percents.at(-1), 100);
 });
+
+test('a checked-out scan moves the bar as its engine reports progress, and stays below a finished one', () => {
+  const other = scan({});
+  const at = (analysis_progress: number) =>
+    percentComplete(batch('scanning'), [scan({ status: 'scanning', started_at: 't1', commit_sha: 'c1', analysis_progress }), other]);
+  const percents = [0, 0.25, 0.5, 1].map(at);
+  assert.deepEqual(percents, [...new Set(percents)].sort((a, b) => a - b), `progress did not rise: ${percents.join(', ')}`);
+  const finished = percentComplete(batch('scanning'), [scan({ status: 'completed', started_at: 't1', commit_sha: 'c1' }), other]);
+  assert.ok(percents.at(-1)! < finished, 'a scan at the end of its analysis has not yet stored its findings');
+});

@@ -33,12 +33,14 @@ export function countScans(batch: ScanBatchRow, scans: ScanRow[]): BatchCounters
 
 /**
  * How far one scan got, from facts that are written once and never taken back: a scan that finished
- * counts whole, one whose code was checked out (its commit is known) half, one that started a fifth. Its
+ * counts whole, one whose code was checked out (its commit is known) half and up to 0.95 as its engine
+ * reports progress, one that started a fifth. Its
  * status alone would not do: a scan whose worker died goes from `scanning` back to `cloning`.
  */
 function scanWork(scan: ScanRow): number {
   if (SCAN_STATUS.isTerminal(scan.status)) return 1;
-  if (scan.commit_sha !== null) return 0.5;
+  // Checked out, then as far as the engine has got through the tree (a value that only rises).
+  if (scan.commit_sha !== null) return 0.5 + 0.45 * Math.min(1, Math.max(0, scan.analysis_progress ?? 0));
   if (scan.started_at !== null || scan.status !== 'pending') return 0.2;
   return 0;
 }

@@ -61,6 +61,8 @@ export interface ScanProgress {
   phase: string;
   done?: number;
   total?: number;
+  /** How far the whole scan is, 0–1, when the engine runs several phases; `done / total` otherwise. */
+  overall?: number;
 }
 
 /** Pure: reads a checkout, returns findings; never touches the database or the network. */

@@ -5,7 +5,7 @@ import { ingestScanFindings, resolveUnseenFindings } from '../core/finding-inges
 import { BATCH_STATUS, type BatchStatus } from '../core/states/batch-status.ts';
 import { SCAN_STATUS } from '../core/states/scan-status.ts';
 import type { TokenBox } from '../crypto/token-box.ts';
-import type { RawFinding, ScanArtifact, ScanEngine } from '../engines/engine.ts';
+import type { RawFinding, ScanArtifact, ScanEngine, ScanProgress } from '../engines/engine.ts';
 import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
 import { EngineThreadError } from '../engines/worker-pool.ts';
 import type { EngineRegistry } from '../engines/registry.ts';
@@ -21,6 +21,7 @@ import {
   insertScansOnce,
   moveBatch,
   moveScan,
+  recordAnalysisProgress,
   scanById,
   scansOfBatches,
   sourceReposOfUnit,
@@ -222,6 +223,29 @@ export async function checkoutScan(deps: BatchRunnerDeps, scan: ScanRow, source:
   }
 }
 
+/** Engine progress is written to the scan at most this often, and only when it rose by at least PROGRESS_STEP. */
+const PROGRESS_WRITE_MS = 2000;
+const PROGRESS_STEP = 0.05;
+
+/**
+ * Records an engine's progress on its scan now and then, in the background: each write changes the scans
+ * table, which tells every server its cached reads may be stale, so they are kept few.
+ */
+function progressRecorder(deps: BatchRunnerDeps, scanId: string): (progress: ScanProgress) => void {
+  let written = 0;
+  let writtenAt = 0;
+  let writing = Promise.resolve();
+  return (progress) => {
+    const fraction = progress.overall ?? (progress.total ? (progress.done ?? 0) / progress.total : undefined);
+    if (fraction === undefined || fraction < written + PROGRESS_STEP || Date.now() - writtenAt < PROGRESS_WRITE_MS) return;
+    written = fraction;
+    writtenAt = Date.now();
+    writing = writing
+      .then(() => recordAnalysisProgress(deps.db, scanId, fraction))
+      .catch((error: Error) => deps.log?.('scan progress not recorded', { scan: scanId, error: error.message }));
+  };
+}
+
 /** What the engine finds in the checked-out tree, and the documents it produces besides. */
 export async function scanCheckout(
   deps: BatchRunnerDeps,
@@ -240,6 +264,7 @@ export async function scanCheckout(
     fingerprintKey: deps.tokenBox.deriveKey('finding-fingerprints'),
     subject: source.full_name,
     onArtifact: (artifact) => artifacts.push(artifact),
+    onProgress: progressRecorder(deps, scan.id),
     onNote: (note) => deps.log?.('scan note', { scan: scan.id, repository: source.full_name, note: maskSecretsIn(note) }),
   });
   return { found, artifacts };

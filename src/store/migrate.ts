@@ -14,6 +14,7 @@ import * as fixOutcomes from './migrations/011_fix_outcomes.ts';
 import * as listIndexesAndCounts from './migrations/012_list_indexes_and_counts.ts';
 import * as eventCountsPerOrg from './migrations/013_event_counts_per_org.ts';
 import * as changeNotices from './migrations/014_change_notices.ts';
+import * as scanAnalysisProgress from './migrations/015_scan_analysis_progress.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
 const migrations: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '012_list_indexes_and_counts': listIndexesAndCounts,
   '013_event_counts_per_org': eventCountsPerOrg,
   '014_change_notices': changeNotices,
+  '015_scan_analysis_progress': scanAnalysisProgress,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

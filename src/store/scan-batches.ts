@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { BATCH_STATUS, type BatchStatus } from '../core/states/batch-status.ts';
 import { SCAN_STATUS, type ScanStatus } from '../core/states/scan-status.ts';
 import { nowIso } from '../ids.ts';
-import type { Database, FindingRow, ScanBatchRow, ScanRow } from './schema.ts';
+import type { Database, FindingRow, NewScan, ScanBatchRow, ScanRow } from './schema.ts';
 import type { PageRequest } from '../core/pagination.ts';
 import { newestFirst } from './pagination.ts';
 
@@ -68,7 +68,7 @@ export async function markBatchCreditRefunded(db: Kysely<Database>, batchId: str
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function insertScansOnce(db: Kysely<Database>, rows: ScanRow[]): Promise<void> {
+export async function insertScansOnce(db: Kysely<Database>, rows: NewScan[]): Promise<void> {
   for (const row of rows) {
     await db
       .insertInto('scans')
@@ -82,6 +82,12 @@ export async function insertScansOnce(db: Kysely<Database>, rows: ScanRow[]): Pr
 export async function scansOfBatches(db: Kysely<Database>, batchIds: string[]): Promise<ScanRow[]> {
   if (!batchIds.length) return [];
   return db.selectFrom('scans').selectAll().where('batch_id', 'in', batchIds).orderBy('created_at').orderBy('id').execute();
+}
+
+/** Records how far the engine got through a scan (0–1); a lower value than the stored one changes nothing. */
+export async function recordAnalysisProgress(db: Kysely<Database>, scanId: string, fraction: number): Promise<void> {
+  const value = Math.min(1, Math.max(0, fraction));
+  await db.updateTable('scans').set({ analysis_progress: value }).where('id', '=', scanId).where('analysis_progress', '<', value).execute();
 }
 
 /** Moves a scan to `to` if its status allows that move; false when it does not. */

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
 import type { BatchStatus } from '../core/states/batch-status.ts';
 import type { FixStatus } from '../core/states/fix-status.ts';
 import type { ScanStatus } from '../core/states/scan-status.ts';
@@ -99,6 +99,8 @@ export interface ScansTable {
   created_at: string;
   started_at: string | null;
   completed_at: string | null;
+  /** How far the engine got through the checked-out tree, 0–1; only ever rises. */
+  analysis_progress: ColumnType<number, number | undefined, number>;
 }
 
 export interface FindingsTable {
@@ -374,6 +376,7 @@ export type UnitRow = Selectable<UnitsTable>;
 export type SourceRepoRow = Selectable<SourceReposTable>;
 export type ScanBatchRow = Selectable<ScanBatchesTable>;
 export type ScanRow = Selectable<ScansTable>;
+export type NewScan = Insertable<ScansTable>;
 export type QuotaPlanRow = Selectable<QuotaPlansTable>;
 export type QuotaUsageRow = Selectable<QuotaUsageTable>;
 export type FindingRow = Selectable<FindingsTable>;

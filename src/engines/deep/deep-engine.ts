@@ -20,6 +20,15 @@ export interface ModelReview {
   cacheDir: string | null;
 }
 
+/** Where each phase ends on the scan's overall progress (0–1), without and with the model phases. */
+const PHASE_ENDS = {
+  static: { static: 0.85, application: 0.95 },
+  model: { static: 0.5, application: 0.55, discovery: 0.75, review: 0.98 },
+};
+
+/** Progress through a phase that spans `from`–`to` of the scan, from its own done/total. */
+const within = (from: number, to: number, done = 0, total = 0) => from + (to - from) * (total ? Math.min(1, done / total) : 0);
+
 /** How near (in lines) a whole-application finding may be to a static one of the same CWE to be the same root cause. */
 const SAME_PLACE_LINES = 3;
 
@@ -46,12 +55,13 @@ export class DeepEngine implements ScanEngine {
   }
 
   async scan(input: EngineInput): Promise<RawFinding[]> {
+    const ends = this.review ? PHASE_ENDS.model : PHASE_ENDS.static;
     const found = await this.staticEngine.scan({
       ...input,
-      onProgress: (p) => input.onProgress?.({ ...p, phase: `static analysis: ${p.phase}` }),
+      onProgress: (p) => input.onProgress?.({ ...p, phase: `static analysis: ${p.phase}`, overall: within(0, ends.static, p.done, p.total) }),
     });
     input.signal?.throwIfAborted();
-    input.onProgress?.({ phase: 'application model' });
+    input.onProgress?.({ phase: 'application model', overall: ends.static });
     const ignored = await loadIgnore(input.dir);
     const listed = (await listFiles(input.dir, ignored)).filter((f) => !isTestPath(f));
     const files = listed.filter((f) => parserFor(f) === 'python');
@@ -75,6 +85,7 @@ export class DeepEngine implements ScanEngine {
         !merged.some((s) => s === a || (s.filePath === a.filePath && Math.abs(s.startLine - a.startLine) <= SAME_PLACE_LINES && cweNumbers(s).some((n) => cweNumbers(a).includes(n)))),
     );
     const candidates = [...merged, ...fresh].sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
+    input.onProgress?.({ phase: 'application model', overall: ends.application });
     return this.review ? this.withModel(candidates, analysis.entryPoints, input) : candidates;
   }
 
@@ -105,7 +116,8 @@ export class DeepEngine implements ScanEngine {
         model: review.model,
         cacheDir: cacheDir('discovery'),
         signal: input.signal,
-        onProgress: (done, total) => input.onProgress?.({ phase: 'model discovery', done, total }),
+        onProgress: (done, total) =>
+          input.onProgress?.({ phase: 'model discovery', done, total, overall: within(PHASE_ENDS.model.application, PHASE_ENDS.model.discovery, done, total) }),
       });
       discovered = discovery.findings;
       if (discovery.stopped) input.onNote?.(`the model's discovery stopped early (${discovery.stopped}), keeping the rest of the budget for the review`);
@@ -124,7 +136,7 @@ export class DeepEngine implements ScanEngine {
         cacheDir: cacheDir('review'),
         signal: input.signal,
         onNote: input.onNote,
-        onProgress: (done, total) => input.onProgress?.({ phase: 'model review', done, total }),
+        onProgress: (done, total) => input.onProgress?.({ phase: 'model review', done, total, overall: within(PHASE_ENDS.model.discovery, PHASE_ENDS.model.review, done, total) }),
       },
       budget,
     );
