@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { DeepEngine } from '../src/engines/deep/deep-engine.ts';
 import { backtracksCatastrophically } from '../src/engines/deep/checks/regex-dos.ts';
-import { checkPythonSources } from '../src/engines/deep/python-checks.ts';
+import { checkPythonSources } from '../src/engines/deep/application-checks.ts';
 import { SastEngine } from '../src/engines/sast/sast-engine.ts';
 import { declaredOperations } from '../src/engines/deep/openapi-operations.ts';
 
@@ -197,11 +197,13 @@ describe('whole-application checks: records by id, and regular expressions', () 
     assert.deepEqual(await check({ 'views.py': view('Message.objects.get(pk=message_id)').replace('@user_is_authenticated', '@admin_required') }), [], 'an administrators’ view');
   });
 
-  test('nested repetition is catastrophic backtracking; other patterns are not', async () => {
+  test('nested repetition is catastrophic backtracking, unless a character the inner part cannot take separates the rounds, or the outer repetition is bounded', async () => {
     for (const evil of ['((a)+)+', '(\\w+\\s?)*$', '^([0-9a-z]([-.\\w]*[0-9a-z])*@example\\.com)$', '(a{1,5})+', '(?:x+y?)*z']) {
       assert.equal(backtracksCatastrophically(evil), true, evil);
     }
-    for (const safe of ['^\\d+(\\.\\d+)?$', '(ab)+', '(a|b)*c', '[(a+)]+', '\\(a+\\)+', '^[a-z0-9._%+-]+@[a-z0-9.-]+\\.[a-z]{2,}$']) {
+    const separated = ['^[A-Za-z_]\\w*(\\.[A-Za-z_]\\w*)+$', '^(from|import(\\s+[\\w.]+\\s*,)*)\\s+sqlite3', '((?:[A-Za-z_$][\\w$]*\\s*(?:\\.|::|->)\\s*)*[A-Za-z_$][\\w$]*)\\s*\\(', '^(\\d+)(?:-([0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*))?$'];
+    const bounded = ['^v?(\\d{4}(?:[.:-]?\\d{2}){1,6})$'];
+    for (const safe of ['^\\d+(\\.\\d+)?$', '(ab)+', '(a|b)*c', '[(a+)]+', '\\(a+\\)+', '^[a-z0-9._%+-]+@[a-z0-9.-]+\\.[a-z]{2,}$', ...separated, ...bounded]) {
       assert.equal(backtracksCatastrophically(safe), false, safe);
     }
   });

@@ -9,7 +9,9 @@ import { readSourceText } from '../source-files.ts';
 import { entryPointsOf } from './cross-file.ts';
 import type { EntryPointSummary } from './model-discovery.ts';
 import { declaredOperations } from './openapi-operations.ts';
-import { checkPythonSources, type ApplicationFinding, type Hotspots } from './python-checks.ts';
+import { looksMinified, MAX_SCRIPT_BYTES } from '../sast/analyze-files.ts';
+import { checkJsSources, checkPythonSources, type ApplicationFinding, type Hotspots } from './application-checks.ts';
+import type { JsSource } from './js-program.ts';
 import type { PythonProgram, PythonSource } from './python-program.ts';
 
 // The whole-application part of a deep scan, run as one task (it needs every file at once): reads the
@@ -20,6 +22,8 @@ export interface AnalyzeApplicationRequest {
   dir: string;
   /** The Python files to model, relative to `dir`. */
   files: string[];
+  /** The JavaScript and TypeScript files to model. */
+  scripts: string[];
   /** YAML and JSON files that may be API descriptions routing requests to functions (OpenAPI, connexion). */
   descriptions: string[];
   /** Where the static analysis found something serious, by file. */
@@ -101,10 +105,16 @@ export async function analyzeApplication(request: AnalyzeApplicationRequest): Pr
     const read = await readSourceText(path.join(request.dir, file));
     if ('text' in read) operations.push(...declaredOperations(read.text));
   }
-  const texts = new Map(sources.map((s) => [s.path, s.text]));
+  const scripts: JsSource[] = [];
+  for (const file of request.scripts) {
+    const read = await readSourceText(path.join(request.dir, file), MAX_SCRIPT_BYTES);
+    if ('text' in read && !looksMinified(read.text)) scripts.push({ path: file, text: read.text });
+  }
+  const texts = new Map([...sources, ...scripts].map((s) => [s.path, s.text]));
   const { findings, program } = await checkPythonSources(sources, request.hotspots, operations);
+  const js = scripts.length ? await checkJsSources(scripts, request.hotspots) : { findings: [], program: { handlers: [] } };
   return {
-    findings: [...findings.map((f) => toFinding(f, texts.get(f.path) ?? '')), ...crossModuleFindings(program, request.ruleSet)],
-    entryPoints: program.handlers.map((h) => ({ file: h.file.path, line: h.line, name: h.className ? `${h.className}.${h.name}` : h.name, methods: h.methods, paths: h.paths, guarded: h.guarded })),
+    findings: [...[...findings, ...js.findings].map((f) => toFinding(f, texts.get(f.path) ?? '')), ...crossModuleFindings(program, request.ruleSet)],
+    entryPoints: [...program.handlers, ...js.program.handlers].map((h) => ({ file: h.file.path, line: h.line, name: h.className ? `${h.className}.${h.name}` : h.name, methods: h.methods, paths: h.paths, guarded: h.guarded })),
   };
 }

@@ -1,11 +1,11 @@
-import type { Handler, PythonFile, PythonProgram } from './python-program.ts';
+import type { Handler, ProgramFile, PythonProgram } from './python-program.ts';
 
 // Where request data crosses into another module: functions an API description routes requests to, and
 // top-level functions a handler calls, through an import, with request data among the arguments. Their
 // parameters are then taken as request data when their own file is traced.
 
 /** For each file, its functions that receive request data, each with where the data comes from. */
-export type EntryPoints = Map<PythonFile, Map<string, string>>;
+export type EntryPoints = Map<ProgramFile, Map<string, string>>;
 
 /** The longest shared start of two dotted module names, in segments: the nearer package wins a relative import. */
 function sharedDepth(a: string, b: string): number {
@@ -17,7 +17,7 @@ function sharedDepth(a: string, b: string): number {
 }
 
 /** The file and top-level function a call in `file` names, through the file's imports. */
-function resolve(program: PythonProgram, file: PythonFile, callee: string): { file: PythonFile; name: string } | undefined {
+function resolve(program: PythonProgram, file: ProgramFile, callee: string): { file: ProgramFile; name: string } | undefined {
   const parts = callee.split('.');
   let name = parts.pop()!;
   let module: string;
@@ -43,7 +43,7 @@ const describe = (h: Handler, line: number) => `${h.file.path}:${line} (${h.clas
 
 export function entryPointsOf(program: PythonProgram): EntryPoints {
   const entries: EntryPoints = new Map();
-  const add = (file: PythonFile, name: string, from: string) => {
+  const add = (file: ProgramFile, name: string, from: string) => {
     let names = entries.get(file);
     if (!names) entries.set(file, (names = new Map()));
     if (!names.has(name)) names.set(name, from);

@@ -65,12 +65,13 @@ export class DeepEngine implements ScanEngine {
     const ignored = await loadIgnore(input.dir);
     const listed = (await listFiles(input.dir, ignored)).filter((f) => !isTestPath(f));
     const files = listed.filter((f) => parserFor(f) === 'python');
+    const scripts = listed.filter((f) => ['javascript', 'typescript', 'tsx'].includes(parserFor(f) ?? ''));
     const descriptions = listed.filter((f) => /\.(?:ya?ml|json)$/i.test(f));
     const hotspots: AnalyzeApplicationRequest['hotspots'] = {};
     for (const f of found) if (f.severity === 'high' || f.severity === 'critical') (hotspots[f.filePath] ??= []).push(f.startLine);
-    const request: AnalyzeApplicationRequest = { dir: input.dir, files, descriptions, hotspots, ruleSet: this.staticEngine.rules() };
+    const request: AnalyzeApplicationRequest = { dir: input.dir, files, scripts, descriptions, hotspots, ruleSet: this.staticEngine.rules() };
     const pool = this.pool === undefined ? enginePool() : this.pool;
-    const analysis: ApplicationAnalysis = !files.length
+    const analysis: ApplicationAnalysis = !files.length && !scripts.length
       ? { findings: [], entryPoints: [] }
       : pool
         ? await pool.run<ApplicationAnalysis>(APPLICATION_ANALYSIS, 'analyzeApplication', [request], input.signal)

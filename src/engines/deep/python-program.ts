@@ -1,6 +1,6 @@
 import { parse, type SgNode } from '@ast-grep/napi';
 import { registerLanguages } from '../../languages/index.ts';
-import { collectGarbage } from '../../observability/collect-garbage.ts';
+import { TreeRelease } from './tree-release.ts';
 
 // The program model of a Python web application that the whole-application checks read: its files with
 // their imports, and its entry points (request handlers of Flask, Quart, FastAPI, Sanic, Django, DRF,
@@ -16,7 +16,8 @@ export interface PythonSource {
   text: string;
 }
 
-export interface PythonFile extends PythonSource {
+/** A file of the program; the module, functions and imported names are Python's (empty for other languages). */
+export interface ProgramFile extends PythonSource {
   /** Top-level module names imported (`flask`, `django`, `werkzeug`…). */
   imports: Set<string>;
   /** The text with comments blanked out, for project-wide word tests that a commented-out line must not pass. */
@@ -50,7 +51,7 @@ export interface RequestCall {
 }
 
 export interface Handler {
-  file: PythonFile;
+  file: ProgramFile;
   name: string;
   /** Its class, for a method of a class-based view. */
   className?: string;
@@ -78,7 +79,7 @@ export interface Handler {
 }
 
 export interface PythonProgram {
-  files: PythonFile[];
+  files: ProgramFile[];
   handlers: Handler[];
   /** Top-level module names imported anywhere. */
   imports: Set<string>;
@@ -106,16 +107,7 @@ export function parsePython(text: string): SgNode {
   return parse('python' as never, text).root();
 }
 
-/**
- * Source parsed between releases of the trees let go: they live in native memory V8 does not see, so it
- * would not collect them soon, and their native side is freed by finalizers that run on the event loop.
- */
-const RELEASE_EVERY_CHARS = 1024 * 1024;
 
-async function releaseTrees(): Promise<void> {
-  collectGarbage();
-  await new Promise((resolve) => setImmediate(resolve));
-}
 
 /** `text` with every comment replaced by spaces (line numbers and offsets kept). */
 function withoutComments(root: SgNode, text: string): string {
@@ -242,7 +234,7 @@ function firstParameter(fn: SgNode): string | undefined {
 }
 
 /** Whether a hook registered to run before every request (of an app or blueprint) turns away anonymous callers. */
-function guardingHooks(file: PythonFile, root: SgNode): { app: boolean; file: boolean } {
+function guardingHooks(file: ProgramFile, root: SgNode): { app: boolean; file: boolean } {
   let app = false;
   let inFile = false;
   for (const fn of root.findAll({ rule: { kind: 'function_definition' } } as never)) {
@@ -264,7 +256,7 @@ function guardedByBody(fn: SgNode): boolean {
 }
 
 /** The file's handlers, each told whether it counts only in a framework whose views take the request first. */
-function handlersOf(file: PythonFile, root: SgNode, hooks: { file: boolean }, operations: DeclaredOperation[]): { handler: Handler; byRequestParameter: boolean }[] {
+function handlersOf(file: ProgramFile, root: SgNode, hooks: { file: boolean }, operations: DeclaredOperation[]): { handler: Handler; byRequestParameter: boolean }[] {
   const handlers: { handler: Handler; byRequestParameter: boolean }[] = [];
   const make = (fn: SgNode, route: { paths: string[]; methods: string[] }, guardedFromOutside: boolean, className?: string, operation?: DeclaredOperation): Handler => {
     const outer = outerOf(fn);
@@ -333,27 +325,23 @@ function applicationsOf(root: SgNode): number[] {
  * and guards that cover the whole application are added after: what depends on that is decided once the
  * program is built.
  */
-export type FileVisitor = (file: PythonFile, root: SgNode, handlers: Handler[]) => void;
+export type FileVisitor = (file: ProgramFile, root: SgNode, handlers: Handler[]) => void;
 
 /** The program model of the Python files of a project. */
 export async function buildPythonProgram(sources: PythonSource[], visit?: FileVisitor, operations: DeclaredOperation[] = []): Promise<PythonProgram> {
-  const files: PythonFile[] = [];
+  const files: ProgramFile[] = [];
   const found: { handler: Handler; byRequestParameter: boolean }[] = [];
   let appWideGuard = false;
-  let parsed = 0;
+  const release = new TreeRelease();
   for (const source of sources) {
-    parsed += source.text.length;
-    if (parsed > RELEASE_EVERY_CHARS) {
-      parsed = 0;
-      await releaseTrees();
-    }
+    await release.after(source.text.length);
     let root: SgNode;
     try {
       root = parsePython(source.text);
     } catch {
       continue;
     }
-    const file: PythonFile = {
+    const file: ProgramFile = {
       ...source,
       imports: importsOf(root),
       code: withoutComments(root, source.text),

@@ -1,18 +1,19 @@
 import { handlerFunction, type PythonProgram } from '../python-program.ts';
-import { answersStateChange, CWE, isLoginHandler, lineOf, READS_PASSWORD, type ApplicationFinding, type Candidate, type FileContext, type Hotspots } from './shared.ts';
+import { answersStateChange, checkPrefix, CWE, isLoginHandler, lineOf, READS_PASSWORD, type ApplicationFinding, type Candidate, type FileContext, type Hotspots } from './shared.ts';
 
 // Who may call what: sign-in attempt limits, CSRF protection, authentication on entry points with effects,
 // and ownership of the records a caller names.
 
 const ATTEMPT_LIMITING = /attempt|lockout|locked_?out|throttl|rate_?limit|captcha|limiter|too\s+many|backoff|brute/i;
 /** Libraries and settings that limit request or login rates for a whole application. */
-const RATE_LIMITING = /flask_limiter|Limiter\s*\(|slowapi|django_ratelimit|ratelimit|\baxes\b|AXES_|throttle|DEFAULT_THROTTLE|brute_?force|fastapi_limiter|aiohttp_ratelimiter|limits\.storage/i;
+const RATE_LIMITING =
+  /flask_limiter|Limiter\s*\(|slowapi|django_ratelimit|ratelimit|\baxes\b|AXES_|throttle|DEFAULT_THROTTLE|brute_?force|fastapi_limiter|aiohttp_ratelimiter|limits\.storage|express-rate-limit|rate-limiter-flexible|express-brute|express-slow-down|@fastify\/rate-limit|@nestjs\/throttler|rateLimit\s*\(/i;
 const CSRF_PROTECTION = /CSRFProtect|csrf_protect|SeaSurf|FlaskForm|flask_wtf|CsrfViewMiddleware|aiohttp_csrf|csrf_middleware|starlette_csrf|CSRFMiddleware|fastapi_csrf|csrf_token/;
 const USES_SESSIONS = /\bsession\s*\[|\bsession\.get\(|flask_login|login_user\s*\(|set_cookie\s*\(|SESSION_/;
 const PUBLIC_ENTRY = /^(?:index|home|main|root|login|log_in|logout|log_out|signin|sign_in|signup|sign_up|register|registration|health|healthz|ping|status|about|static|favicon|robots|reset|forgot|verify|confirm|callback|oauth|docs|openapi|swagger|hello|welcome|get|head|options)\b/i;
 /** What makes an unguarded entry point worth a finding: it changes data, runs code or commands, or hands out files. */
 const SENSITIVE_EFFECT =
-  /\.commit\s*\(|\.add\s*\(|\.delete\s*\(|\.save\s*\(|\.create\s*\(|\.update\s*\(|\.drop_all\s*\(|\.create_all\s*\(|\bINSERT\s+INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b|\bDROP\s+TABLE\b|subprocess\.|os\.system|os\.popen|\beval\s*\(|\bexec\s*\(|pickle\.loads|yaml\.load|send_file|send_from_directory|\.execute\s*\(/i;
+  /\.commit\s*\(|\.add\s*\(|\.delete\s*\(|\.save\s*\(|\.create\s*\(|\.update\s*\(|\.drop_all\s*\(|\.create_all\s*\(|\bINSERT\s+INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b|\bDROP\s+TABLE\b|subprocess\.|os\.system|os\.popen|\beval\s*\(|\bexec\s*\(|pickle\.loads|yaml\.load|send_file|send_from_directory|\.execute\s*\(|\.destroy\s*\(|\.remove\s*\(|\.insert\w*\s*\(|\.query\s*\(|child_process|\bspawn\s*\(|fs\.(?:write|unlink|rm)|res\.(?:download|sendFile)\s*\(/i;
 
 export function loginWithoutAttemptLimit(program: PythonProgram, projectCode: string): ApplicationFinding[] {
   if (RATE_LIMITING.test(projectCode)) return [];
@@ -20,7 +21,7 @@ export function loginWithoutAttemptLimit(program: PythonProgram, projectCode: st
     .filter((h) => isLoginHandler(h) && (answersStateChange(h) || !h.methods.length) && !ATTEMPT_LIMITING.test(h.body))
     .map((h) => ({ h, line: h.defLine + h.body.split('\n').findIndex((text, i) => i > 0 && READS_PASSWORD.test(text)) }))
     .map(({ h, line }) => ({
-      checkId: 'python.deep.auth.login-without-attempt-limit',
+      checkId: `${checkPrefix(h.file.path)}.deep.auth.login-without-attempt-limit`,
       severity: 'medium' as const,
       category: 'auth',
       cwe: [CWE[307]],
@@ -78,7 +79,7 @@ export function missingAuthentication(program: PythonProgram, hotspots: Hotspots
       return dangerous || answersStateChange(h) || SENSITIVE_EFFECT.test(h.body.replace(/^[^\n]*\n/, ''));
     })
     .map((h) => ({
-      checkId: 'python.deep.auth.missing-authentication',
+      checkId: `${checkPrefix(h.file.path)}.deep.auth.missing-authentication`,
       severity: 'high' as const,
       category: 'auth',
       cwe: [CWE[306]],

@@ -1,5 +1,5 @@
 import type { SgNode } from '@ast-grep/napi';
-import type { Handler, PythonFile } from '../python-program.ts';
+import type { Handler, ProgramFile } from '../python-program.ts';
 
 // What the whole-application checks share: the finding they make, the CWEs they name, and how a per-file
 // check reports a finding that depends on the rest of the program.
@@ -29,6 +29,9 @@ export const CWE = {
   1333: 'CWE-1333: Inefficient Regular Expression Complexity',
 };
 
+/** The language part of a check id, from the file the finding is in: the model covers Python and JavaScript/TypeScript. */
+export const checkPrefix = (path: string): 'python' | 'javascript' => (/\.py$/.test(path) ? 'python' : 'javascript');
+
 /** Lines of each file where the static analysis found something serious: a handler holding one is dangerous to leave open. */
 export type Hotspots = Record<string, number[]>;
 
@@ -40,7 +43,8 @@ export const endLineOf = (node: SgNode) => node.range().end.line + 1;
 const LOGIN_NAME = /(?:^|_)(?:log_?in|sign_?in|authenticate|auth)(?:_|$)|^login|^signin/i;
 const LOGIN_PATH = /\/(?:log_?in|sign_?in|auth(?:enticate)?|token|session)s?\/?$/i;
 /** A handler that starts a signed-in session or hands out a token. */
-const SIGNS_IN = /session\s*\[[^\]]+\]\s*=|login_user\s*\(|remember\s*\(|authorized_userid|create_access_token|jwt\.encode|encode_auth_token|set_cookie\s*\(|auth\.login\s*\(|\blogin\s*\(\s*request/;
+const SIGNS_IN =
+  /session\s*\[[^\]]+\]\s*=|login_user\s*\(|remember\s*\(|authorized_userid|create_access_token|jwt\.encode|encode_auth_token|set_cookie\s*\(|auth\.login\s*\(|\blogin\s*\(\s*request|req\.session\.\w+\s*=|req\.login\s*\(|jwt\.sign\s*\(|res\.cookie\s*\(/;
 
 /** Whether a handler takes part in signing in: it reads a password, and is named so or starts a session. */
 export function isLoginHandler(h: Handler): boolean {
@@ -54,7 +58,7 @@ export function answersStateChange(h: Handler): boolean {
 
 /** A file as a per-file check sees it: its tree, while it is alive, and the handlers found in it. */
 export interface FileContext {
-  file: PythonFile;
+  file: ProgramFile;
   root: SgNode;
   handlers: Handler[];
 }

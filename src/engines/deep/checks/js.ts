@@ -1,0 +1,119 @@
+import type { SgNode } from '@ast-grep/napi';
+import { backtracksCatastrophically } from './regex-dos.ts';
+import { CWE, endLineOf, lineOf, type Candidate, type FileContext } from './shared.ts';
+
+// Per-file checks of JavaScript and TypeScript entry points: exception details in responses, records
+// fetched by a caller-chosen id without an ownership check, and regular expressions that backtrack
+// catastrophically run on data.
+
+/** Writes a response: Express `res.*`, Koa `ctx.body =`, Fastify `reply.send`, Next.js `NextResponse`/`Response.json`. */
+const RESPONDS = /\b(?:res|response|reply)\s*(?:\.status\([^)]*\))?\.(?:send|json|end|write|render|jsonp)\s*\(|\bctx\.body\s*=|\b(?:NextResponse|Response)\.json\s*\(|new\s+Response\s*\(/;
+const LOGS = /^\s*(?:console|logger|log)\.\w+\s*\(/;
+
+/** `catch (e) { res.status(500).send(e.message) }` and error middleware `(err, req, res, next) => res.send(err.stack)`. */
+export function errorDetailsToClientJs({ file, root, handlers }: FileContext): Candidate[] {
+  if (!handlers.length && !/\(\s*err\w*\s*,\s*req\w*\s*,\s*res\w*\s*,\s*next\s*\)/.test(file.code)) return [];
+  const findings: Candidate[] = [];
+  const report = (statement: SgNode) =>
+    findings.push({
+      finding: {
+        checkId: 'javascript.deep.errors.error-details-to-client',
+        severity: 'medium',
+        category: 'sensitive-data',
+        cwe: [CWE[209]],
+        title: 'Exception details are sent to the client',
+        message:
+          'The text of a caught error (its message or stack) goes into the response. Error messages of databases and libraries ' +
+          'disclose queries, paths, versions and data that help an attacker. Log the details on the server and answer with a generic message.',
+        path: file.path,
+        startLine: lineOf(statement),
+        endLine: endLineOf(statement),
+        text: statement.text(),
+      },
+    });
+  const leaking = (name: string) => new RegExp(`(?:[(,:{]|\\$\\{|\\+)\\s*(?:String\\(\\s*)?${name}(?:\\.(?:message|stack|toString\\(\\)|sqlMessage|errors))?\\s*\\)?\\s*(?:[),}]|\\+|$)`);
+  for (const clause of root.findAll({ rule: { kind: 'catch_clause' } } as never)) {
+    const name = clause.field('parameter')?.text();
+    if (!name || !/^[A-Za-z_$][\w$]*$/.test(name)) continue;
+    const hit = clause.field('body')?.findAll({ rule: { kind: 'expression_statement' } } as never).find((s) => RESPONDS.test(s.text()) && !LOGS.test(s.text()) && leaking(name).test(s.text()));
+    if (hit) report(hit);
+  }
+  // Express error-handling middleware: four parameters, the first the error.
+  for (const fn of root.findAll({ rule: { any: [{ kind: 'arrow_function' }, { kind: 'function_expression' }, { kind: 'function_declaration' }] } } as never)) {
+    const params = fn.field('parameters')?.children().filter((c) => c.isNamed()) ?? [];
+    if (params.length !== 4 || !/^err/.test(params[0].text())) continue;
+    const name = params[0].text();
+    const hit = fn.field('body')?.findAll({ rule: { kind: 'expression_statement' } } as never).find((s) => RESPONDS.test(s.text()) && /\.(?:stack|message)\b/.test(s.text()) && leaking(name).test(s.text()));
+    if (hit && !findings.some((f) => f.finding.startLine === lineOf(hit))) report(hit);
+  }
+  return findings;
+}
+
+const LOOKUP = /\.(?:findById|findByPk|findOne|findUnique|findFirst|findByIdAndUpdate|findByIdAndDelete|findOneAndUpdate|findOneAndDelete|getById|destroy|deleteOne|updateOne)\s*\(/;
+/** An id the caller puts in the URL (a lookup by what a form sends, as a sign-in does, is another matter). */
+const ID_FROM_REQUEST = /\b(?:req|request|ctx)\.(?:params|query)\.(?:\w*[iI]d|_id|pk|uuid)\b|\bparams\.(?:\w*[iI]d)\b/;
+const OWNERSHIP = /req(?:uest)?\.user|ctx\.state\.user|session\.user|\bowner|\bauthor|\buserId\s*:|\buser\s*:|created_?by|currentUser/i;
+const ADMIN_ONLY = /admin|staff|superuser/i;
+
+/** A signed-in user's handler that fetches a record by an id from the request with no owner scope or check. */
+export function objectByIdWithoutOwnershipJs({ root, handlers }: FileContext): Candidate[] {
+  const findings: Candidate[] = [];
+  for (const h of handlers) {
+    if (ADMIN_ONLY.test(h.name) || ADMIN_ONLY.test(h.paths.join(' '))) continue;
+    if (h.body.split('\n').some((line) => /[!=]==?/.test(line) && OWNERSHIP.test(line))) continue;
+    const lookup = root
+      .findAll({ rule: { kind: 'call_expression' } } as never)
+      .find((call) => lineOf(call) >= h.defLine && lineOf(call) <= h.endLine && LOOKUP.test(call.text().split('(')[0] + '(') && ID_FROM_REQUEST.test(call.text()) && !OWNERSHIP.test(call.text()));
+    if (!lookup) continue;
+    findings.push({
+      handler: h,
+      needs: 'guarded',
+      finding: {
+        checkId: 'javascript.deep.authz.object-by-id-without-ownership',
+        severity: 'high',
+        category: 'auth',
+        cwe: [CWE[639]],
+        title: 'Record fetched by a caller-chosen id with no ownership check',
+        message:
+          `${h.name} looks a record up by an id the caller sends and never checks that it belongs to the signed-in user, so any ` +
+          "user can read or change another's records by changing the id. Scope the query to req.user or check ownership first.",
+        path: h.file.path,
+        startLine: lineOf(lookup),
+        endLine: lineOf(lookup),
+        text: lookup.text(),
+      },
+    });
+  }
+  return findings;
+}
+
+/** Regex literals and `new RegExp("…")` with nested repetition, used on something other than a literal. */
+export function catastrophicRegexJs({ file, root }: FileContext): Candidate[] {
+  const findings: Candidate[] = [];
+  const candidates = root.findAll({ rule: { any: [{ kind: 'regex' }, { kind: 'new_expression', has: { field: 'constructor', regex: '^RegExp$' } }] } } as never);
+  for (const node of candidates) {
+    const pattern =
+      node.kind() === 'regex'
+        ? node.field('pattern')?.text()
+        : /^new\s+RegExp\(\s*(['"`])((?:\\.|(?!\1).)*)\1/.exec(node.text())?.[2]?.replace(/\\\\/g, '\\');
+    if (pattern === undefined || !backtracksCatastrophically(pattern)) continue;
+    findings.push({
+      finding: {
+        checkId: 'javascript.deep.dos.catastrophic-regex',
+        severity: 'medium',
+        category: 'dos',
+        cwe: [CWE[1333]],
+        title: 'Regular expression with catastrophic backtracking',
+        message:
+          `The pattern ${JSON.stringify(pattern.length > 80 ? `${pattern.slice(0, 77)}...` : pattern)} repeats a group that itself ` +
+          'repeats, so a crafted input of a few dozen characters blocks the event loop for seconds or more. Rewrite it without ' +
+          'nested repetition, bound the input length, or use a linear-time engine (re2).',
+        path: file.path,
+        startLine: lineOf(node),
+        endLine: lineOf(node),
+        text: node.text(),
+      },
+    });
+  }
+  return findings;
+}
