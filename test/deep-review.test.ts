@@ -9,6 +9,7 @@ import { DeepEngine } from '../src/engines/deep/deep-engine.ts';
 import { verdictOf, type ReviewLimits } from '../src/engines/deep/model-review.ts';
 import { SastEngine } from '../src/engines/sast/sast-engine.ts';
 import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
+import { threatModelOf } from '../src/engines/deep/model-threats.ts';
 import { createProvider } from '../src/llm/provider.ts';
 import { anthropicWire, openAiWire, startLlmStub, type LlmStub, type RecordedRequest, type StubTurn } from './support/llm-stub-server.ts';
 import { positiveSample } from './support/secret-samples.ts';
@@ -39,11 +40,13 @@ const taskOf = (request: RecordedRequest) => JSON.stringify(request.body.message
 const isAbout = (request: RecordedRequest, checkPart: string) => taskOf(request).includes(checkPart);
 /** A request of the discovery phase (its system prompt), not of the review. */
 const isDiscovery = (request: RecordedRequest) => JSON.stringify(request.body).includes('auditing one entry point');
+/** The one request of the threat model phase. */
+const isThreatModel = (request: RecordedRequest) => JSON.stringify(request.body).includes('threat model of a web application');
 const NOTHING_FOUND = JSON.stringify({ findings: [] });
 /** Discovery finds nothing; the review answers as `review` says. */
 const reviewOnly = (wire: typeof openAiWire | typeof anthropicWire, review: (request: RecordedRequest, index: number) => string): StubTurn => (request, index) =>
-  wire.text(isDiscovery(request) ? NOTHING_FOUND : review(request, index));
-const reviews = (requests: RecordedRequest[]) => requests.filter((r) => !isDiscovery(r));
+  wire.text(isDiscovery(request) || isThreatModel(request) ? NOTHING_FOUND : review(request, index));
+const reviews = (requests: RecordedRequest[]) => requests.filter((r) => !isDiscovery(r) && !isThreatModel(r));
 
 const LIMITS: ReviewLimits = { runs: 1, maxCalls: 50, maxTokens: 1_000_000, timeoutSeconds: 60 };
 
@@ -117,9 +120,10 @@ describe('the model review of a deep scan', () => {
 
   test('a spent budget stops the review; what it did not reach is reported unreviewed, with a note', async () => {
     const all = await unreviewed();
-    // Discovery may use half the budget (the two entry points take one request each), the review the rest.
+    // The threat model takes one request; discovery may use up to half the budget (one of the two entry
+    // points gets its turn before the share is spent), the review the rest.
     const { findings, notes, requests } = await scan(openAiWire, reviewOnly(openAiWire, () => verdict('confirmed')), { ...LIMITS, maxCalls: 3 });
-    assert.equal(requests.length, 3);
+    assert.deepEqual(requests.map((r) => (isThreatModel(r) ? 'threats' : isDiscovery(r) ? 'discovery' : 'review')), ['threats', 'discovery', 'review']);
     assert.equal(findings.length, all.length);
     assert.equal(findings.filter((f) => f.metadata.verification).length, 1);
     assert.ok(notes.some((n) => new RegExp(`the budget of 3 model requests was spent\\); ${all.length - 1} finding`).test(n)), notes.join('\n'));
@@ -142,7 +146,9 @@ describe('the model review of a deep scan', () => {
       assert.deepEqual(again.findings.map((f) => f.metadata.verification), first.findings.map((f) => f.metadata.verification));
       fs.appendFileSync(path.join(dir, 'app.py'), '# changed\n');
       const changed = await scan(openAiWire, reviewOnly(openAiWire, () => verdict('confirmed')), LIMITS, cacheDir);
-      assert.equal(changed.requests.length, first.requests.length);
+      // Asked again: discovery and review of the changed file; the threat model's inventory did not change.
+      assert.equal(changed.requests.filter(isThreatModel).length, 0);
+      assert.equal(changed.requests.length, first.requests.length - 1);
     } finally {
       fs.writeFileSync(path.join(dir, 'app.py'), APP);
       fs.rmSync(cacheDir, { recursive: true, force: true });
@@ -172,7 +178,7 @@ describe('the model review of a deep scan', () => {
       ];
       return openAiWire.text(`Here is what I found: ${JSON.stringify({ findings: reported })}`);
     };
-    const { findings, requests } = await scan(openAiWire, (request, index) => {
+    const { findings, requests } = await scan(openAiWire, (request) => {
       if (!isDiscovery(request)) return openAiWire.text(verdict('confirmed', 'reachable'));
       return isAbout(request, 'lookup in app.py') ? lookupDiscovery(request) : openAiWire.text(NOTHING_FOUND);
     });
@@ -206,5 +212,26 @@ describe('the model review of a deep scan', () => {
     } finally {
       fs.rmSync(cacheDir, { recursive: true, force: true });
     }
+  });
+
+  test('the threat model ranks the entry points: discovery takes the riskiest first, with the assets and boundaries in view', async () => {
+    const threats = { assets: ['host lookups run on the server'], trust_boundaries: ['query string into a shell'], entry_points: [{ id: 'E1', risk: 'low' }, { id: 'E2', risk: 'high' }] };
+    const { requests } = await scan(openAiWire, (request) => {
+      if (isThreatModel(request)) return openAiWire.text(JSON.stringify(threats));
+      return openAiWire.text(isDiscovery(request) ? NOTHING_FOUND : verdict('confirmed'));
+    });
+    assert.ok(isThreatModel(requests[0]), 'the threat model comes first');
+    assert.match(taskOf(requests[0]), /E1: ANY \/lookup -> lookup \(app\.py:6\), no guard seen/);
+    const discoveries = requests.filter(isDiscovery).map(taskOf);
+    assert.deepEqual(discoveries.map((t) => /The entry point: (\w+)/.exec(t)?.[1]), ['go', 'lookup'], 'the high-risk entry point first');
+    assert.match(discoveries[0], /rates its risk high/);
+    assert.match(discoveries[0], /Assets: host lookups run on the server\.\\nTrust boundaries: query string into a shell\./);
+  });
+
+  test('a threat model answer that is not the asked-for JSON changes nothing', () => {
+    const entries = [{ file: 'a.py', line: 1, name: 'a', methods: ['GET'], paths: ['/a'], guarded: false }];
+    assert.deepEqual(threatModelOf('no idea', entries), { summary: '', risks: new Map() });
+    assert.deepEqual(threatModelOf('{"entry_points": [{"id": "E7", "risk": "high"}, {"id": "E1", "risk": "extreme"}]}', entries).risks, new Map());
+    assert.deepEqual(threatModelOf('{"entry_points": [{"id": "E1", "risk": "high"}]}', entries).risks, new Map([['a.py:1', 'high']]));
   });
 });

@@ -92,6 +92,8 @@ export interface ApplicationAnalysis {
   findings: RawFinding[];
   /** The program's entry points, for the model's discovery. */
   entryPoints: EntryPointSummary[];
+  /** The packages the program imports, for the threat model. */
+  packages: string[];
 }
 
 export async function analyzeApplication(request: AnalyzeApplicationRequest): Promise<ApplicationAnalysis> {
@@ -112,9 +114,10 @@ export async function analyzeApplication(request: AnalyzeApplicationRequest): Pr
   }
   const texts = new Map([...sources, ...scripts].map((s) => [s.path, s.text]));
   const { findings, program } = await checkPythonSources(sources, request.hotspots, operations);
-  const js = scripts.length ? await checkJsSources(scripts, request.hotspots) : { findings: [], program: { handlers: [] } };
+  const js = scripts.length ? await checkJsSources(scripts, request.hotspots) : { findings: [], program: { handlers: [], imports: new Set<string>() } };
   return {
     findings: [...[...findings, ...js.findings].map((f) => toFinding(f, texts.get(f.path) ?? '')), ...crossModuleFindings(program, request.ruleSet)],
+    packages: [...new Set([...program.imports, ...(js.program.imports ?? [])])].filter((name) => !name.startsWith('.')).sort().slice(0, 100),
     entryPoints: [...program.handlers, ...js.program.handlers].map((h) => ({ file: h.file.path, line: h.line, name: h.className ? `${h.className}.${h.name}` : h.name, methods: h.methods, paths: h.paths, guarded: h.guarded })),
   };
 }

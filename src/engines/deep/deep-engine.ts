@@ -3,6 +3,7 @@ import { ProviderError, type ModelProvider } from '../../llm/provider.ts';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
 import type { SastEngine } from '../sast/sast-engine.ts';
 import { discoverFindings, type EntryPointSummary } from './model-discovery.ts';
+import { buildThreatModel } from './model-threats.ts';
 import { Budget, reviewFindings, type ReviewLimits } from './model-review.ts';
 import { parserFor } from '../../languages/index.ts';
 import { isTestPath, listFiles, loadIgnore } from '../source-files.ts';
@@ -72,7 +73,7 @@ export class DeepEngine implements ScanEngine {
     const request: AnalyzeApplicationRequest = { dir: input.dir, files, scripts, descriptions, hotspots, ruleSet: this.staticEngine.rules() };
     const pool = this.pool === undefined ? enginePool() : this.pool;
     const analysis: ApplicationAnalysis = !files.length && !scripts.length
-      ? { findings: [], entryPoints: [] }
+      ? { findings: [], entryPoints: [], packages: [] }
       : pool
         ? await pool.run<ApplicationAnalysis>(APPLICATION_ANALYSIS, 'analyzeApplication', [request], input.signal)
         : await analyzeApplication(request);
@@ -87,14 +88,14 @@ export class DeepEngine implements ScanEngine {
     );
     const candidates = [...merged, ...fresh].sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
     input.onProgress?.({ phase: 'application model', overall: ends.application });
-    return this.review ? this.withModel(candidates, analysis.entryPoints, input) : candidates;
+    return this.review ? this.withModel(candidates, analysis.entryPoints, analysis.packages, input) : candidates;
   }
 
   /**
-   * The model phases: discovery from each entry point adds candidates, then every candidate is reviewed. A
+   * The model phases: a threat model ranks the entry points, discovery from each adds candidates, then every candidate is reviewed. A
    * provider that cannot be loaded or fails leaves the candidates as they are, with a note saying why.
    */
-  private async withModel(candidates: RawFinding[], entryPoints: EntryPointSummary[], input: EngineInput): Promise<RawFinding[]> {
+  private async withModel(candidates: RawFinding[], entryPoints: EntryPointSummary[], packages: string[], input: EngineInput): Promise<RawFinding[]> {
     const review = this.review!;
     const unreviewed = (reason: string) => {
       input.onNote?.(`the model phases did not run to the end (${reason}); the findings are reported unreviewed`);
@@ -110,12 +111,15 @@ export class DeepEngine implements ScanEngine {
     const cacheDir = (phase: string) => (review.cacheDir ? path.join(review.cacheDir, phase) : null);
     let discovered: RawFinding[];
     try {
+      input.onProgress?.({ phase: 'threat model', overall: PHASE_ENDS.model.application });
+      const threats = await buildThreatModel(provider, budget, { entryPoints, packages, model: review.model, cacheDir: cacheDir('threat-model'), signal: input.signal });
       const discovery = await discoverFindings(provider, budget, {
         dir: input.dir,
         entryPoints,
         known: candidates,
         model: review.model,
         cacheDir: cacheDir('discovery'),
+        threats,
         signal: input.signal,
         onProgress: (done, total) =>
           input.onProgress?.({ phase: 'model discovery', done, total, overall: within(PHASE_ENDS.model.application, PHASE_ENDS.model.discovery, done, total) }),

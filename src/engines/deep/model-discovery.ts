@@ -9,6 +9,9 @@ import type { RawFinding } from '../engine.ts';
 import { hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
 import { ModelCache } from './model-cache.ts';
 import type { Budget } from './model-review.ts';
+import { entryKey, type Risk, type ThreatModel } from './model-threats.ts';
+
+const RISK_ORDER: Record<Risk, number> = { high: 0, medium: 1, low: 2 };
 
 // The model's discovery phase of a deep scan: for each entry point of the program model, a conversation
 // with read-only tools over the checkout (list, read, search; credentials veiled) that looks for what the
@@ -32,6 +35,8 @@ export interface DiscoveryInput {
   known: RawFinding[];
   model: string;
   cacheDir: string | null;
+  /** The threat model: its summary goes into every conversation, its ranking orders the entry points. */
+  threats: ThreatModel;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
 }
@@ -94,13 +99,16 @@ export function reportedFindings(text: string): Reported[] {
   });
 }
 
-function taskFor(entry: EntryPointSummary, seeds: RawFinding[], boundary: string): string {
+function taskFor(entry: EntryPointSummary, seeds: RawFinding[], threats: ThreatModel, boundary: string): string {
   const describe = `${entry.methods.join(', ') || 'any method'} ${entry.paths.join(', ') || '(routed outside the code)'}`;
   const leads = seeds.slice(0, SEEDS_SHOWN).map((f) => `- ${f.filePath}:${f.startLine} ${f.checkId} (${f.cwe.join(', ')}): ${f.title}`);
+  const risk = threats.risks.get(entryKey(entry));
   return [
     `The entry point: ${entry.name} in ${entry.file}, line ${entry.line}, answering ${describe};` +
-      ` ${entry.guarded ? 'a guard (authentication or authorization) covers it' : 'no guard was seen on it'}.`,
+      ` ${entry.guarded ? 'a guard (authentication or authorization) covers it' : 'no guard was seen on it'}` +
+      `${risk ? `; the threat model rates its risk ${risk}` : ''}.`,
     '',
+    ...(threats.summary ? ['The threat model of the application:', untrustedBlock('threat-model', {}, threats.summary, boundary), ''] : []),
     'What the scanner already found in that file:',
     untrustedBlock('findings', {}, leads.length ? leads.join('\n') : '(nothing)', boundary),
   ].join('\n');
@@ -150,8 +158,9 @@ const sameRootCause = (a: RawFinding, b: RawFinding) =>
  */
 export async function discoverFindings(provider: ModelProvider, budget: Budget, input: DiscoveryInput): Promise<{ findings: RawFinding[]; stopped?: string }> {
   const cache = new ModelCache<Reported[]>(input.cacheDir);
+  const rank = (e: EntryPointSummary) => RISK_ORDER[input.threats.risks.get(entryKey(e)) ?? 'medium'];
   const order = [...input.entryPoints].sort(
-    (a, b) => Number(a.guarded) - Number(b.guarded) || Number(b.methods.some((m) => m !== 'GET')) - Number(a.methods.some((m) => m !== 'GET')),
+    (a, b) => rank(a) - rank(b) || Number(a.guarded) - Number(b.guarded) || Number(b.methods.some((m) => m !== 'GET')) - Number(a.methods.some((m) => m !== 'GET')),
   );
   const found: RawFinding[] = [];
   const contentHashes = new Map<string, string>();
@@ -173,7 +182,7 @@ export async function discoverFindings(provider: ModelProvider, budget: Budget, 
       const tools = await createAgentTools({ dir: input.dir, boundary, signal });
       const result = await runToolLoop(provider, {
         system: DISCOVERY_SYSTEM_PROMPT,
-        task: taskFor(entry, input.known.filter((f) => f.filePath === entry.file), boundary),
+        task: taskFor(entry, input.known.filter((f) => f.filePath === entry.file), input.threats, boundary),
         tools: READ_ONLY_TOOLS,
         call: (name, args) => tools.call(name, args),
         maxSteps: DISCOVERY_STEPS,
