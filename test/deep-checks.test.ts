@@ -126,6 +126,23 @@ describe('whole-application checks (Python)', () => {
     assert.deepEqual(await check({ 'app.py': hook }, { 'app.py': [19] }, 'auth.'), [], 'a before_request hook guards every route');
   });
 
+  test('an administrative view that only asks for a signed-in user is reported; one that checks a role is not', async () => {
+    const views = (guard: string, body: string[]) =>
+      lines(
+        'from django.views.decorators.http import require_http_methods',
+        'from app.decorators import user_is_authenticated',
+        '@require_http_methods(["POST"])',
+        guard,
+        'def admin_delete_user(request, selected_id):',
+        ...body,
+        '    User.objects.get(user_id=int(selected_id)).delete()',
+        '    return JsonResponse({"ok": True})',
+      );
+    assert.deepEqual(await check({ 'app/views/admin/views.py': views('@user_is_authenticated', []) }, {}, 'authz.admin'), ['authz.admin-without-role-check@app/views/admin/views.py:3']);
+    assert.deepEqual(await check({ 'app/views/admin/views.py': views('@user_is_authenticated', ['    if not request.user.is_staff:', '        raise PermissionDenied']) }, {}, 'authz.admin'), []);
+    assert.deepEqual(await check({ 'app/views/admin/views.py': views('@staff_member_required', []) }, {}, 'authz.admin'), []);
+  });
+
   test('class-based views take their guard from the class', async () => {
     const views = (decorators: string) =>
       lines(

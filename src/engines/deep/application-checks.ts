@@ -1,5 +1,5 @@
 import type { SgNode } from '@ast-grep/napi';
-import { loginWithoutAttemptLimit, missingAuthentication, missingCsrfProtection, objectByIdWithoutOwnership } from './checks/access.ts';
+import { adminWithoutAuthorization, loginWithoutAttemptLimit, missingAuthentication, missingCsrfProtection, objectByIdWithoutOwnership } from './checks/access.ts';
 import { errorDetailsToClient, HASHES_PASSWORD, passwordInSerializedOutput, plaintextPasswordColumn, plaintextPasswordStorage } from './checks/exposure.ts';
 import { catastrophicRegexJs, errorDetailsToClientJs, objectByIdWithoutOwnershipJs } from './checks/js.ts';
 import { catastrophicRegex } from './checks/regex-dos.ts';
@@ -44,6 +44,7 @@ async function checkProgram(
     ...loginWithoutAttemptLimit(program, projectCode),
     ...missingCsrfProtection(program, projectCode),
     ...missingAuthentication(program, hotspots),
+    ...adminWithoutAuthorization(program),
     ...candidates.filter(holds).map((c) => c.finding),
   ];
   findings.sort((a, b) => a.path.localeCompare(b.path) || a.startLine - b.startLine || a.checkId.localeCompare(b.checkId));

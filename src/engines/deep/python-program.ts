@@ -255,6 +255,14 @@ function guardedByBody(fn: SgNode): boolean {
   return statements.slice(0, 4).some((s) => BODY_GUARD.test(s.text()));
 }
 
+/** The methods a Django or DRF view decorator allows: `@require_http_methods(["GET"])`, `@require_POST`, `@api_view(['POST'])`. */
+function methodsDeclaredBy(decorator: string): string[] {
+  const only = /^@\s*(?:\w+\.)*require_(GET|POST|safe)\b/.exec(decorator);
+  if (only) return only[1] === 'safe' ? ['GET', 'HEAD'] : [only[1]];
+  if (!/^@\s*(?:\w+\.)*(?:require_http_methods|api_view)\s*\(/.test(decorator)) return [];
+  return (decorator.match(/['"]([A-Za-z]+)['"]/g) ?? []).map((m) => m.slice(1, -1).toUpperCase());
+}
+
 /** The file's handlers, each told whether it counts only in a framework whose views take the request first. */
 function handlersOf(file: ProgramFile, root: SgNode, hooks: { file: boolean }, operations: DeclaredOperation[]): { handler: Handler; byRequestParameter: boolean }[] {
   const handlers: { handler: Handler; byRequestParameter: boolean }[] = [];
@@ -307,7 +315,12 @@ function handlersOf(file: ProgramFile, root: SgNode, hooks: { file: boolean }, o
     // Django, aiohttp and Pyramid views: module-level functions that take the request first.
     if (fn.parent()?.parent()?.kind() !== 'function_definition' && firstParameter(fn) === 'request' && !ownerClass) {
       const body = fn.text();
-      const methods = /request\.method\s*==\s*['"]POST['"]|request\.POST\b|await\s+request\.post\(\)/.test(body) ? ['POST'] : [];
+      const declaredMethods = decoratorsOf(fn).flatMap((d) => methodsDeclaredBy(d.text()));
+      const methods = declaredMethods.length
+        ? [...new Set(declaredMethods)]
+        : /request\.method\s*==\s*['"]POST['"]|request\.POST\b|await\s+request\.post\(\)/.test(body)
+          ? ['POST']
+          : [];
       handlers.push({ handler: make(fn, { paths: [], methods }, hooks.file), byRequestParameter: true });
     }
   }

@@ -65,6 +65,34 @@ export function missingCsrfProtection(program: PythonProgram, projectCode: strin
   ];
 }
 
+const ADMIN_AREA = /admin|staff|superuser|manage|backoffice|moderat/i;
+/** Checks of a role or permission, beyond being signed in. */
+const ROLE_CHECK = /is_admin|is_staff|is_superuser|admin_required|staff_member_required|superuser_required|permission_required|has_perm|user_passes_test|roles?_required|\brole\b|IsAdmin|permission_classes|requires_roles|admin_only|\.admin\b/i;
+
+/**
+ * An administrative entry point (its name, path or module says so) whose guard only asks for a signed-in
+ * user: any user who can sign in reaches it (missing authorization).
+ */
+export function adminWithoutAuthorization(program: PythonProgram): ApplicationFinding[] {
+  return program.handlers
+    .filter((h) => h.guarded && ADMIN_AREA.test([h.name, h.className ?? '', ...h.paths, h.file.path].join(' ')) && !ROLE_CHECK.test(`${h.decorators}\n${h.body}`))
+    .map((h) => ({
+      checkId: `${checkPrefix(h.file.path)}.deep.authz.admin-without-role-check`,
+      severity: 'high' as const,
+      category: 'auth',
+      cwe: [CWE[862]],
+      title: 'Administrative entry point checks only that the caller is signed in',
+      message:
+        `${h.className ? `${h.className}.` : ''}${h.name} belongs to the administration of the application, and its guard only ` +
+        'requires a signed-in user: no role or permission is checked, so every user who can sign in can use it. Require an ' +
+        'administrator role or a specific permission.',
+      path: h.file.path,
+      startLine: h.line,
+      endLine: h.line,
+      text: `${h.className ?? ''}.${h.name} ${h.paths.join(' ')} admin`,
+    }));
+}
+
 export function missingAuthentication(program: PythonProgram, hotspots: Hotspots): ApplicationFinding[] {
   // Only an application that signs people in can be missing it on a route.
   const hasAuthentication = program.handlers.some((h) => h.guarded) || program.handlers.some(isLoginHandler);

@@ -26,6 +26,7 @@ export const CWE = {
   256: 'CWE-256: Plaintext Storage of a Password',
   200: 'CWE-200: Exposure of Sensitive Information to an Unauthorized Actor',
   639: 'CWE-639: Authorization Bypass Through User-Controlled Key',
+  862: 'CWE-862: Missing Authorization',
   1333: 'CWE-1333: Inefficient Regular Expression Complexity',
 };
 
