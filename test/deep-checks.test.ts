@@ -143,6 +143,25 @@ describe('whole-application checks (Python)', () => {
     assert.deepEqual(await check({ 'app/views/admin/views.py': views('@staff_member_required', []) }, {}, 'authz.admin'), []);
   });
 
+  test('Django URLconfs give views their paths and the guards wrapped around them', async () => {
+    const views = lines(
+      'from django.shortcuts import render',
+      'from app.decorators import user_is_authenticated',
+      '@user_is_authenticated',
+      'def profile(request):',
+      '    return render(request, "profile.html")',
+      'def delete_note(request, note_id):',
+      '    Note.objects.get(pk=note_id).delete()',
+      '    return redirect("/")',
+    );
+    const urls = (view: string) =>
+      lines('from django.urls import path', 'from django.contrib.auth.decorators import login_required', 'from notes import views', 'urlpatterns = [', `    path("notes/<int:note_id>/delete", ${view}),`, ']');
+    assert.deepEqual(await check({ 'notes/views.py': views, 'notes/urls.py': urls('views.delete_note') }), ['auth.missing-authentication@notes/views.py:6']);
+    assert.deepEqual(await check({ 'notes/views.py': views, 'notes/urls.py': urls('login_required(views.delete_note)') }), [
+      'authz.object-by-id-without-ownership@notes/views.py:7',
+    ]);
+  });
+
   test('class-based views take their guard from the class', async () => {
     const views = (decorators: string) =>
       lines(

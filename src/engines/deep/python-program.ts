@@ -327,6 +327,27 @@ function handlersOf(file: ProgramFile, root: SgNode, hooks: { file: boolean }, o
   return handlers;
 }
 
+/** A route of a Django URLconf: its pattern, the view it names, and whether a guard wraps the view there. */
+interface UrlRoute {
+  path: string;
+  view: string;
+  guarded: boolean;
+}
+
+/** `path('notes/<int:id>/', login_required(views.note))`, `re_path(…)`, `url(…)`, class views by `.as_view()`. */
+function urlRoutesOf(root: SgNode): UrlRoute[] {
+  const routes: UrlRoute[] = [];
+  for (const call of root.findAll({ rule: { kind: 'call', has: { field: 'function', regex: '^(?:path|re_path|url)$' } } } as never)) {
+    const args = call.field('arguments')?.children().filter((c) => c.isNamed() && c.kind() !== 'keyword_argument') ?? [];
+    const route = args[0] ? stringValue(args[0]) : undefined;
+    const target = args[1]?.text().replace(/\s+/g, '') ?? '';
+    const view = /(\w+)(?:\.as_view\([^)]*\))?\)*$/.exec(target)?.[1];
+    if (route === undefined || !view || /^include$/.test(view) || target.startsWith('include(')) continue;
+    routes.push({ path: `/${route.replace(/^\^/, '').replace(/\$$/, '')}`, view, guarded: /^[\w.]+\(/.test(target) && GUARD_WORDS.test(target.split(view)[0]) });
+  }
+  return routes;
+}
+
 /** Lines where a Flask or Quart application object is made: `Flask(__name__)`. */
 function applicationsOf(root: SgNode): number[] {
   return root.findAll({ rule: { kind: 'call', has: { field: 'function', regex: '^(?:flask\\.)?(?:Flask|Quart)$' } } } as never).map(lineOf);
@@ -345,6 +366,7 @@ export async function buildPythonProgram(sources: PythonSource[], visit?: FileVi
   const files: ProgramFile[] = [];
   const found: { handler: Handler; byRequestParameter: boolean }[] = [];
   let appWideGuard = false;
+  const urlRoutes: UrlRoute[] = [];
   const release = new TreeRelease();
   for (const source of sources) {
     await release.after(source.text.length);
@@ -365,6 +387,7 @@ export async function buildPythonProgram(sources: PythonSource[], visit?: FileVi
     };
     const hooks = guardingHooks(file, root);
     appWideGuard ||= hooks.app;
+    if (/(^|\/)urls\.py$/.test(source.path)) urlRoutes.push(...urlRoutesOf(root));
     const handlers = handlersOf(file, root, hooks, operations);
     files.push(file);
     found.push(...handlers);
@@ -374,6 +397,14 @@ export async function buildPythonProgram(sources: PythonSource[], visit?: FileVi
   // Functions that take the request first are views only where the framework's views are written so.
   const requestFirst = ['django', 'aiohttp', 'pyramid', 'rest_framework'].some((m) => imports.has(m));
   const handlers = found.filter((h) => requestFirst || !h.byRequestParameter).map((h) => h.handler);
+  // A Django view's path, and a guard wrapped around it, are in the URLconf.
+  for (const route of urlRoutes) {
+    for (const h of handlers) {
+      if (h.name !== route.view && h.className !== route.view) continue;
+      if (!h.paths.length) h.paths = [route.path];
+      if (route.guarded) h.guarded = true;
+    }
+  }
   if (appWideGuard) for (const h of handlers) h.guarded = true;
   return { files, handlers, imports };
 }
