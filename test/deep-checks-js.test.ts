@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { checkJsSources } from '../src/engines/deep/application-checks.ts';
+import { DeepEngine } from '../src/engines/deep/deep-engine.ts';
+import { SastEngine } from '../src/engines/sast/sast-engine.ts';
 
 /** The whole-application findings of a JavaScript/TypeScript project given as files, as `check@path:line`. */
 async function check(files: Record<string, string>, hotspots: Record<string, number[]> = {}): Promise<string[]> {
@@ -86,5 +91,31 @@ describe('whole-application checks (JavaScript/TypeScript)', () => {
   test('regular expressions with nested repetition, as literals and built from strings', async () => {
     const code = lines("const EMAIL = /^([a-z0-9]+\\.?)+@example\\.com$/;", 'const NAME = new RegExp("^(\\\\w+\\\\s?)*$");', 'const OK = /^[a-z]+$/;');
     assert.deepEqual(await check({ 'validate.js': code }), ['dos.catastrophic-regex@validate.js:1', 'dos.catastrophic-regex@validate.js:2']);
+  });
+
+  test('request data followed into an imported module: a wrapper the file alone does not report is a finding, with its path', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-deep-js-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'lib'));
+      fs.writeFileSync(
+        path.join(dir, 'routes.js'),
+        lines("const express = require('express');", "const { run } = require('./lib/shell');", 'const app = express();', "app.get('/lookup', (req, res) => {", "  res.send(run('nslookup ' + req.query.host));", '});'),
+      );
+      fs.writeFileSync(
+        path.join(dir, 'lib', 'shell.js'),
+        lines("const { execSync } = require('child_process');", 'function run(command) {', '  return execSync(command).toString();', '}', 'module.exports = { run };'),
+      );
+      const input = { dir, fingerprintKey: Buffer.alloc(32, 1) };
+      const sast = await new SastEngine({ pool: null }).scan(input);
+      assert.ok(!sast.some((f) => f.filePath === 'lib/shell.js'), 'on its own, run() is a wrapper that passes its parameter to a shell');
+      const deep = await new DeepEngine(new SastEngine({ pool: null }), { pool: null }).scan(input);
+      const crossing = deep.filter((f) => f.metadata.flow);
+      assert.deepEqual(
+        crossing.map((f) => [f.filePath, f.startLine, f.checkId.includes('command-injection'), f.metadata.flow]),
+        [['lib/shell.js', 3, true, { from: 'routes.js:5 (GET /lookup)', through: 'run' }]],
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -5,6 +5,7 @@ import { hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
 import { analyzeSource } from '../sast/analyze.ts';
 import { sastFinding } from '../sast/analyze-files.ts';
 import type { RuleSet } from '../sast/rule-set.ts';
+import { parserFor } from '../../languages/index.ts';
 import { readSourceText } from '../source-files.ts';
 import { entryPointsOf } from './cross-file.ts';
 import type { EntryPointSummary } from './model-discovery.ts';
@@ -55,13 +56,19 @@ function toFinding(finding: ApplicationFinding, source: string): RawFinding {
   };
 }
 
-/** The top-level function a line of a Python text sits in, by its `def` at the start of a line above it. */
-function functionAt(text: string, line: number): string | undefined {
+/** How a top-level function starts a line: Python's `def`, JavaScript's declarations and exports. */
+const TOP_LEVEL_FUNCTION = {
+  python: /^(?:async\s+)?def\s+(\w+)/,
+  script: /^(?:export\s+(?:default\s+)?)?(?:async\s+)?function\s*\*?\s*([\w$]+)|^(?:module\.)?exports\.[\w$]+\s*=\s*(?:async\s+)?function\s*([\w$]+)/,
+};
+
+/** The top-level function a line of a text sits in, by the start of its definition at the start of a line above it. */
+function functionAt(text: string, line: number, script: boolean): string | undefined {
   const lines = text.split('\n');
   for (let i = Math.min(line, lines.length) - 1; i >= 0; i--) {
-    const def = /^(?:async\s+)?def\s+(\w+)/.exec(lines[i]);
-    if (def) return def[1];
-    if (/^(?:class\s|\S)/.test(lines[i]) && i < line - 1 && !/^[@#)\]]/.test(lines[i])) return undefined;
+    const def = (script ? TOP_LEVEL_FUNCTION.script : TOP_LEVEL_FUNCTION.python).exec(lines[i]);
+    if (def) return def[1] ?? def[2];
+    if (/^(?:class\s|\S)/.test(lines[i]) && i < line - 1 && !/^[@#)\]}/]/.test(lines[i])) return undefined;
   }
   return undefined;
 }
@@ -75,8 +82,10 @@ function functionAt(text: string, line: number): string | undefined {
 function crossModuleFindings(program: PythonProgram, ruleSet: RuleSet): RawFinding[] {
   const findings: RawFinding[] = [];
   for (const [file, entries] of entryPointsOf(program)) {
-    for (const match of analyzeSource(ruleSet, 'python', file.text, new Set(entries.keys()))) {
-      const through = functionAt(file.text, match.startLine);
+    const parser = parserFor(file.path);
+    if (!parser) continue;
+    for (const match of analyzeSource(ruleSet, parser, file.text, new Set(entries.keys()))) {
+      const through = functionAt(file.text, match.startLine, parser !== 'python');
       if (match.rule.mode !== 'taint' || !through || !entries.has(through)) continue;
       const from = entries.get(through)!;
       const finding = sastFinding(match, file.path, file.text);
@@ -114,10 +123,14 @@ export async function analyzeApplication(request: AnalyzeApplicationRequest): Pr
   }
   const texts = new Map([...sources, ...scripts].map((s) => [s.path, s.text]));
   const { findings, program } = await checkPythonSources(sources, request.hotspots, operations);
-  const js = scripts.length ? await checkJsSources(scripts, request.hotspots) : { findings: [], program: { handlers: [], imports: new Set<string>() } };
+  const js = scripts.length ? await checkJsSources(scripts, request.hotspots) : { findings: [], program: { files: [], handlers: [], imports: new Set<string>() } };
   return {
-    findings: [...[...findings, ...js.findings].map((f) => toFinding(f, texts.get(f.path) ?? '')), ...crossModuleFindings(program, request.ruleSet)],
-    packages: [...new Set([...program.imports, ...(js.program.imports ?? [])])].filter((name) => !name.startsWith('.')).sort().slice(0, 100),
+    findings: [
+      ...[...findings, ...js.findings].map((f) => toFinding(f, texts.get(f.path) ?? '')),
+      ...crossModuleFindings(program, request.ruleSet),
+      ...crossModuleFindings(js.program, request.ruleSet),
+    ],
+    packages: [...new Set([...program.imports, ...js.program.imports])].filter((name) => !name.startsWith('.')).sort().slice(0, 100),
     entryPoints: [...program.handlers, ...js.program.handlers].map((h) => ({ file: h.file.path, line: h.line, name: h.className ? `${h.className}.${h.name}` : h.name, methods: h.methods, paths: h.paths, guarded: h.guarded })),
   };
 }

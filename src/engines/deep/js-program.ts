@@ -24,6 +24,75 @@ const NEST_ROUTE = /^@(Get|Post|Put|Patch|Delete|All)\b/;
 
 const lineOf = (node: SgNode) => node.range().start.line + 1;
 
+/** A file's module name: its path without the extension (and without a trailing /index), as relative imports name it. */
+export const jsModuleOf = (path: string) => path.replace(/\.[cm]?[jt]sx?$/, '').replace(/\/index$/, '');
+
+/** `./db/users` imported from `src/routes/notes.js` → `src/db/users`; a package name is left as it is. */
+function resolveSpecifier(from: string, spec: string): string {
+  if (!spec.startsWith('.')) return spec;
+  const parts = from.split('/').slice(0, -1);
+  for (const segment of spec.split('/')) {
+    if (segment === '..') parts.pop();
+    else if (segment !== '.' && segment) parts.push(segment);
+  }
+  return jsModuleOf(parts.join('/'));
+}
+
+/**
+ * What each imported name of a file stands for, dotted: `const { find } = require('./db')` and
+ * `import { find } from './db'` → find: `<module>.find`; `import * as db`, `const db = require(…)` → db: `<module>`.
+ */
+function importedNamesOf(root: SgNode, path: string): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const node of root.findAll({ rule: { any: [{ kind: 'import_statement' }, { kind: 'variable_declarator', has: { field: 'value', regex: '^require\\(' } }] } } as never)) {
+    const text = node.text();
+    const spec = /['"]([^'"]+)['"]/.exec(text)?.[1];
+    if (!spec) continue;
+    const module = resolveSpecifier(path, spec);
+    const braces = /\{([^}]*)\}/.exec(text.split(/from|=/)[0] + (node.kind() === 'variable_declarator' ? text.split('=')[0] : ''))?.[1];
+    if (braces) {
+      for (const part of braces.split(',')) {
+        const m = /^\s*(\w+)(?:\s*(?:as|:)\s*(\w+))?\s*$/.exec(part);
+        if (m) names.set(m[2] ?? m[1], `${module}.${m[1]}`);
+      }
+      continue;
+    }
+    const whole = node.kind() === 'variable_declarator' ? /^(\w+)/.exec(text)?.[1] : /import\s+(?:\*\s+as\s+)?(\w+)/.exec(text)?.[1];
+    if (whole) names.set(whole, module);
+  }
+  return names;
+}
+
+/** Names of a file's top-level functions, declared or exported (`function f`, `exports.f = function f`, `export function f`). */
+function functionsOf(root: SgNode): Set<string> {
+  const names = new Set<string>();
+  for (const fn of root.findAll({ rule: { any: [{ kind: 'function_declaration' }, { kind: 'function_expression' }] } } as never)) {
+    const name = fn.field('name')?.text();
+    if (name) names.add(name);
+  }
+  return names;
+}
+
+/** Data a request brings, as handlers read it. */
+const REQUEST_DATA = /\b(?:req|request|ctx)\.(?:params|query|body|headers|cookies|files?)\b|\bctx\.request\.body\b/;
+
+/** Calls of a handler with request data among their arguments, read directly or through a local bound from it. */
+function requestCallsOf(fn: SgNode | undefined): { callee: string; line: number }[] {
+  if (!fn) return [];
+  const tainted = new Set<string>();
+  const carries = (text: string) => REQUEST_DATA.test(text) || (text.match(/[A-Za-z_$][\w$]*/g) ?? []).some((w) => tainted.has(w));
+  const declarators = fn.findAll({ rule: { kind: 'variable_declarator' } } as never);
+  for (let round = 0; round < 2; round++) {
+    for (const d of declarators) if (carries(d.field('value')?.text() ?? '')) for (const name of d.field('name')?.text().match(/[A-Za-z_$][\w$]*/g) ?? []) tainted.add(name);
+  }
+  const calls: { callee: string; line: number }[] = [];
+  for (const call of fn.findAll({ rule: { kind: 'call_expression' } } as never)) {
+    const callee = call.field('function')?.text() ?? '';
+    if (/^[\w$.]+$/.test(callee) && carries(call.field('arguments')?.text() ?? '')) calls.push({ callee, line: lineOf(call) });
+  }
+  return calls;
+}
+
 function importsOf(root: SgNode): Set<string> {
   const names = new Set<string>();
   for (const node of root.findAll({ rule: { any: [{ kind: 'import_statement' }, { kind: 'call_expression', has: { field: 'function', regex: '^require$' } }] } } as never)) {
@@ -87,7 +156,7 @@ function makeHandler(file: ProgramFile, node: SgNode, fn: SgNode | undefined, ro
     methods: route.methods,
     guarded: guarded || guardedByBody(fn),
     body: fn?.text() ?? node.text(),
-    requestCalls: [],
+    requestCalls: requestCallsOf(fn),
   };
 }
 
@@ -190,7 +259,15 @@ export async function buildJsProgram(sources: JsSource[], visit?: FileVisitor): 
       continue;
     }
     const imports = importsOf(root);
-    const file: ProgramFile = { ...source, imports, code: withoutComments(root, source.text), applications: [], module: source.path, functions: new Set(), importedNames: new Map() };
+    const file: ProgramFile = {
+      ...source,
+      imports,
+      code: withoutComments(root, source.text),
+      applications: [],
+      module: jsModuleOf(source.path),
+      functions: functionsOf(root),
+      importedNames: importedNamesOf(root, source.path),
+    };
     const guards = guardsEveryRoute(root);
     appWideGuard ||= guards.app;
     files.push(file);
