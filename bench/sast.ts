@@ -1,7 +1,8 @@
 // Throughput of the SAST engine (`semgrep_scan`) on real code, next to ast-grep's CLI scanning the same
 // files with comparable rules: lines per second (wall clock, and per core from CPU time), seconds per scan
 // (best of --runs), peak RSS, at 1×, 2× and 4× the corpus (to show how time grows with size), and an
-// unchanged rescan against the first scan with the result cache on. Figures are printed, never asserted.
+// unchanged rescan against the first scan with the result cache on, and last a deep_ai_scan (no model) of the
+// largest corpus on one engine thread. Figures are printed, never asserted.
 //
 //   npm run bench:sast [-- --mb 3 --runs 2 --scales 1,2,4 --seed 1 --keep]
 //
@@ -92,10 +93,11 @@ interface ScanResult {
   notes: number;
 }
 
-async function worker(dir: string, cacheDir: string, out: string): Promise<void> {
+async function worker(dir: string, cacheDir: string, out: string, deep: boolean): Promise<void> {
   const fingerprintKey = crypto.createHash('sha256').update('bulwark-bench').digest();
   let notes = 0;
-  const engine = new SastEngine({ cacheDir: cacheDir === '-' ? null : cacheDir });
+  const sast = new SastEngine({ cacheDir: cacheDir === '-' ? null : cacheDir });
+  const engine = deep ? new (await import('../src/engines/deep/deep-engine.ts')).DeepEngine(sast) : sast;
   const started = performance.now();
   const cpu = process.cpuUsage();
   const raw = await engine.scan({ dir, fingerprintKey, onNote: () => notes++ });
@@ -110,10 +112,10 @@ async function worker(dir: string, cacheDir: string, out: string): Promise<void>
   await fsp.writeFile(out, JSON.stringify(result));
 }
 
-function child(command: string, args: string[], options: { stdout?: string } = {}): Promise<void> {
+function child(command: string, args: string[], options: { stdout?: string; env?: Record<string, string> } = {}): Promise<void> {
   return new Promise((resolve, reject) => {
     const out = options.stdout ? fs.openSync(options.stdout, 'w') : 'ignore';
-    const proc = spawn(command, args, { stdio: ['ignore', out, 'inherit'] });
+    const proc = spawn(command, args, { stdio: ['ignore', out, 'inherit'], env: { ...process.env, ...options.env } });
     proc.on('error', reject);
     proc.on('exit', (code, signal) => {
       if (typeof out === 'number') fs.closeSync(out);
@@ -123,9 +125,9 @@ function child(command: string, args: string[], options: { stdout?: string } = {
   });
 }
 
-async function scanBulwark(dir: string, cacheDir: string | null, scratch: string): Promise<ScanResult> {
+async function scanBulwark(dir: string, cacheDir: string | null, scratch: string, deep = false): Promise<ScanResult> {
   const out = path.join(scratch, `scan-${crypto.randomBytes(4).toString('hex')}.json`);
-  await child(process.execPath, [import.meta.filename, '--worker', dir, cacheDir ?? '-', out]);
+  await child(process.execPath, [import.meta.filename, deep ? '--deep-worker' : '--worker', dir, cacheDir ?? '-', out], deep ? { env: { BULWARK_ENGINE_THREADS: '1' } } : {});
   return JSON.parse(await fsp.readFile(out, 'utf8')) as ScanResult;
 }
 
@@ -418,6 +420,13 @@ async function main(): Promise<void> {
     const rescan = await scanBulwark(last!.dir, cacheDir, scratch);
     console.log(`rescan, unchanged (${rows.at(-1)!.scale}×, result cache on): first ${fmt(first.seconds, 2)} s, rescan ${fmt(rescan.seconds, 2)} s → ${fmt(first.seconds / rescan.seconds, 1)}× faster`);
 
+    // deep_ai_scan without a model on the largest corpus, on one engine thread (the goal is for one core).
+    const deep = await scanBulwark(last!.dir, null, scratch, true);
+    console.log(
+      `deep_ai_scan, no model, one engine thread (${rows.at(-1)!.scale}×, ${fmt(rows.at(-1)!.lines)} lines): ${fmt(deep.seconds, 2)} s, ` +
+        `${fmt(rows.at(-1)!.lines / deep.seconds)} lines/s, peak RSS ${mib(deep.maxRssBytes)}, ${fmt(deep.findings.length)} findings`,
+    );
+
     const findings = last!.bulwark.findings;
     const languageOf = (file: string) => {
       const parser = parserFor(file);
@@ -436,9 +445,9 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv[2] === '--worker') {
-  const [, , , dir, cacheDir, out] = process.argv;
-  await worker(dir, cacheDir, out);
+if (process.argv[2] === '--worker' || process.argv[2] === '--deep-worker') {
+  const [, , mode, dir, cacheDir, out] = process.argv;
+  await worker(dir, cacheDir, out, mode === '--deep-worker');
 } else {
   await main();
 }
