@@ -152,6 +152,11 @@ describe('python output and configuration', () => {
   test('Django DEBUG from the environment: development keeps its error pages with DJANGO_DEBUG=1', () =>
     fixes('mysite/settings.py', 'import os\nDEBUG = True\nALLOWED_HOSTS = []\n', 'python.django.config.debug-enabled',
       'import os\nDEBUG = os.environ.get("DJANGO_DEBUG") == "1"\nALLOWED_HOSTS = []\n'));
+  test('session cookie flags switched on in settings and session storage: the same sessions, over HTTPS and out of scripts\' reach', async () => {
+    await fixes('mysite/settings.py', 'SESSION_COOKIE_SECURE = False\n', 'python.lang.session.cookie-sent-without-tls', 'SESSION_COOKIE_SECURE = True\n');
+    await fixes('app.py', 'app.config["SESSION_COOKIE_HTTPONLY"] = False\n', 'python.lang.session.cookie-readable-by-scripts', 'app.config["SESSION_COOKIE_HTTPONLY"] = True\n');
+    await fixes('middlewares.py', 'storage = RedisStorage(app["redis"], httponly=False)\n', 'python.lang.session.cookie-readable-by-scripts', 'storage = RedisStorage(app["redis"], httponly=True)\n');
+  });
   test('cookie flags: the same cookie, now Secure, HttpOnly and SameSite=Lax', () =>
     fixes('app.py', 'def login(resp, token):\n    resp.set_cookie("session", token, max_age=3600)\n', 'python.flask.cookie.insecure-cookie',
       'def login(resp, token):\n    resp.set_cookie("session", token, max_age=3600, secure=True, httponly=True, samesite="Lax")\n'));

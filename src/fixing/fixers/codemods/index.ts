@@ -20,6 +20,7 @@ import { phpEscapeEcho } from './php/escape-echo.ts';
 import { phpEscapeShellArg } from './php/escape-shell-arg.ts';
 import { phpUnserializeNoClasses } from './php/unserialize-no-classes.ts';
 import { pythonDebugFromEnv } from './python/debug-from-env.ts';
+import { pythonSessionCookieFlags } from './python/session-cookie-flags.ts';
 import { pythonEndOfOptions } from './python/end-of-options.ts';
 import { pythonEscapeHtml } from './python/escape-html.ts';
 import { pythonJwtVerify } from './python/jwt-verify.ts';
@@ -68,6 +69,7 @@ export const CODEMODS: readonly Codemod[] = [
   phpEscapeShellArg,
   phpUnserializeNoClasses,
   pythonDebugFromEnv,
+  pythonSessionCookieFlags,
   pythonEndOfOptions,
   pythonEscapeHtml,
   pythonJwtVerify,
