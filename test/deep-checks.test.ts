@@ -94,6 +94,42 @@ describe('whole-application checks (Python)', () => {
     assert.deepEqual(await check({ 'app.py': app(['# from flask_wtf.csrf import CSRFProtect']) }), ['csrf.missing-csrf-protection@app.py:3'], 'a commented-out import protects nothing');
   });
 
+  test('aiohttp: session middleware and form posts with no CSRF middleware in the list is reported where the app is made', async () => {
+    const app = (middlewares: string) =>
+      lines(
+        'from aiohttp import web',
+        'from aiohttp_session import session_middleware, get_session',
+        'async def transfer(request):',
+        '    session = await get_session(request)',
+        '    data = await request.post()',
+        '    await move(session["user"], data["to"], data["amount"])',
+        '    return web.Response(text="done")',
+        'def make_app():',
+        `    app = web.Application(middlewares=[${middlewares}])`,
+        '    app.router.add_post("/transfer", transfer)',
+        '    return app',
+      );
+    assert.deepEqual(await check({ 'app.py': app('session_middleware(storage)') }, {}, 'csrf'), ['csrf.missing-csrf-protection@app.py:9']);
+    assert.deepEqual(await check({ 'app.py': app('session_middleware(storage), csrf_middleware') }, {}, 'csrf'), []);
+    const commentedOut = app('\n        session_middleware(storage),\n        # csrf_middleware,\n    ');
+    assert.deepEqual(await check({ 'app.py': commentedOut }, {}, 'csrf'), ['csrf.missing-csrf-protection@app.py:9'], 'a middleware commented out protects nothing');
+  });
+
+  test('a GET route that writes what the query string says, in an app with sessions, is cross-site request forgery', async () => {
+    const app = (methods: string) =>
+      lines(
+        'from flask import Flask, request, session',
+        'app = Flask(__name__)',
+        `@app.route("/transfer"${methods})`,
+        'def transfer():',
+        '    db.execute("UPDATE accounts SET balance = balance - ? WHERE id = ?", (request.args["amount"], session["user"]))',
+        '    db.commit()',
+        '    return "done"',
+      );
+    assert.deepEqual(await check({ 'app.py': app('') }, {}, 'csrf.state'), ['csrf.state-change-on-get@app.py:3']);
+    assert.deepEqual(await check({ 'app.py': app(', methods=["POST"]') }, {}, 'csrf.state'), []);
+  });
+
   test('in an app that signs users in, an unguarded entry point with effects is reported; guarded or harmless ones are not', async () => {
     const app = lines(
       'from flask import Flask, request, session',

@@ -1,5 +1,5 @@
 import type { SgNode } from '@ast-grep/napi';
-import { adminWithoutAuthorization, loginWithoutAttemptLimit, missingAuthentication, missingCsrfProtection, objectByIdWithoutOwnership } from './checks/access.ts';
+import { adminWithoutAuthorization, loginWithoutAttemptLimit, stateChangingGet, missingAuthentication, missingCsrfProtection, objectByIdWithoutOwnership } from './checks/access.ts';
 import { errorDetailsToClient, HASHES_PASSWORD, passwordInSerializedOutput, plaintextPasswordColumn, plaintextPasswordStorage } from './checks/exposure.ts';
 import { catastrophicRegexJs, errorDetailsToClientJs, objectByIdWithoutOwnershipJs } from './checks/js.ts';
 import { catastrophicRegex } from './checks/regex-dos.ts';
@@ -43,6 +43,7 @@ async function checkProgram(
   const findings = [
     ...loginWithoutAttemptLimit(program, projectCode),
     ...missingCsrfProtection(program, projectCode),
+    ...stateChangingGet(program, projectCode),
     ...missingAuthentication(program, hotspots),
     ...adminWithoutAuthorization(program),
     ...candidates.filter(holds).map((c) => c.finding),

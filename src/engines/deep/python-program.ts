@@ -22,7 +22,7 @@ export interface ProgramFile extends PythonSource {
   imports: Set<string>;
   /** The text with comments blanked out, for project-wide word tests that a commented-out line must not pass. */
   code: string;
-  /** Lines where a Flask or Quart application object is made. */
+  /** Lines where a Flask, Quart or aiohttp application object is made. */
   applications: number[];
   /** Its dotted module name, from its path (`api_views/users.py` → `api_views.users`). */
   module: string;
@@ -348,9 +348,9 @@ function urlRoutesOf(root: SgNode): UrlRoute[] {
   return routes;
 }
 
-/** Lines where a Flask or Quart application object is made: `Flask(__name__)`. */
+/** Lines where a Flask, Quart or aiohttp application object is made: `Flask(__name__)`, `web.Application(…)`. */
 function applicationsOf(root: SgNode): number[] {
-  return root.findAll({ rule: { kind: 'call', has: { field: 'function', regex: '^(?:flask\\.)?(?:Flask|Quart)$' } } } as never).map(lineOf);
+  return root.findAll({ rule: { kind: 'call', has: { field: 'function', regex: '^(?:(?:flask|quart|web|aiohttp\\.web)\\.)?(?:Flask|Quart|Application)$' } } } as never).map(lineOf);
 }
 
 /**

@@ -8,8 +8,10 @@ const ATTEMPT_LIMITING = /attempt|lockout|locked_?out|throttl|rate_?limit|captch
 /** Libraries and settings that limit request or login rates for a whole application. */
 const RATE_LIMITING =
   /flask_limiter|Limiter\s*\(|slowapi|django_ratelimit|ratelimit|\baxes\b|AXES_|throttle|DEFAULT_THROTTLE|brute_?force|fastapi_limiter|aiohttp_ratelimiter|limits\.storage|express-rate-limit|rate-limiter-flexible|express-brute|express-slow-down|@fastify\/rate-limit|@nestjs\/throttler|rateLimit\s*\(/i;
-const CSRF_PROTECTION = /CSRFProtect|csrf_protect|SeaSurf|FlaskForm|flask_wtf|CsrfViewMiddleware|aiohttp_csrf|csrf_middleware|starlette_csrf|CSRFMiddleware|fastapi_csrf|csrf_token/;
-const USES_SESSIONS = /\bsession\s*\[|\bsession\.get\(|flask_login|login_user\s*\(|set_cookie\s*\(|SESSION_/;
+/** CSRF protection that is in force: set up for the application, not only imported or defined. */
+const CSRF_PROTECTION =
+  /CSRFProtect\s*\(|csrf\.init_app|SeaSurf\s*\(|\bFlaskForm\b|CsrfViewMiddleware|aiohttp_csrf\.setup|middlewares\s*=\s*\[[^\]]*csrf|CSRFMiddleware|fastapi_csrf|starlette_csrf|csrf_protect\s*\(/;
+const USES_SESSIONS = /\bsession\s*\[|\bsession\.get\(|flask_login|login_user\s*\(|set_cookie\s*\(|SESSION_|aiohttp_session|get_session\s*\(|session_middleware|request\.session\b/;
 const PUBLIC_ENTRY = /^(?:index|home|main|root|login|log_in|logout|log_out|signin|sign_in|signup|sign_up|register|registration|health|healthz|ping|status|about|static|favicon|robots|reset|forgot|verify|confirm|callback|oauth|docs|openapi|swagger|hello|welcome|get|head|options)\b/i;
 /** What makes an unguarded entry point worth a finding: it changes data, runs code or commands, or hands out files. */
 const SENSITIVE_EFFECT =
@@ -38,16 +40,47 @@ export function loginWithoutAttemptLimit(program: PythonProgram, projectCode: st
     }));
 }
 
+/** Frameworks with no CSRF protection of their own: an application on one needs a library for it. */
+const WITHOUT_BUILT_IN_CSRF = ['flask', 'quart', 'aiohttp'];
+/** A write to the store, and request data read beside it. */
+const WRITES = /\.commit\s*\(|\.save\s*\(|\.delete\s*\(|\.update\s*\(|\.create\s*\(|\bINSERT\s+INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b/i;
+const READS_QUERY = /request\.(?:args|GET|query|values|rel_url\.query)\b|request\.match_info/;
+
+/**
+ * A route that answers GET (or any method) and writes what the query string says: a link or an image on
+ * another site makes a signed-in user's browser do it, and no CSRF token or SameSite=Lax cookie stops a GET.
+ */
+export function stateChangingGet(program: PythonProgram, projectCode: string): ApplicationFinding[] {
+  if (!USES_SESSIONS.test(projectCode)) return [];
+  return program.handlers
+    .filter((h) => (!h.methods.length || h.methods.includes('GET')) && !answersStateChange(h) && WRITES.test(h.body) && READS_QUERY.test(h.body))
+    .map((h) => ({
+      checkId: `${checkPrefix(h.file.path)}.deep.csrf.state-change-on-get`,
+      severity: 'medium' as const,
+      category: 'csrf',
+      cwe: [CWE[352]],
+      title: 'A GET request changes stored data',
+      message:
+        `${h.name}${h.paths.length ? ` (${h.paths.join(', ')})` : ''} writes what the query string says when it answers a GET, so a ` +
+        "link or an image on another site makes a signed-in user's browser do it (cross-site request forgery): no CSRF token " +
+        'or SameSite cookie stops a GET. Accept the change only by POST with a CSRF token.',
+      path: h.file.path,
+      startLine: h.line,
+      endLine: h.line,
+      text: `${h.name} ${h.paths.join(' ')} get-write`,
+    }));
+}
+
 export function missingCsrfProtection(program: PythonProgram, projectCode: string): ApplicationFinding[] {
-  if (!(program.imports.has('flask') || program.imports.has('quart')) || CSRF_PROTECTION.test(projectCode) || !USES_SESSIONS.test(projectCode)) return [];
-  const formRoutes = program.handlers.filter((h) => answersStateChange(h) && /request\.(?:form|files|values)\b|await\s+request\.form/.test(h.body));
+  if (!WITHOUT_BUILT_IN_CSRF.some((m) => program.imports.has(m)) || CSRF_PROTECTION.test(projectCode) || !USES_SESSIONS.test(projectCode)) return [];
+  const formRoutes = program.handlers.filter((h) => answersStateChange(h) && /request\.(?:form|files|values)\b|await\s+request\.(?:form|post)\(/.test(h.body));
   if (!formRoutes.length) return [];
   const apps = program.files.flatMap((file) => file.applications.map((line) => ({ file, line })));
   const listed = formRoutes.slice(0, 5).map((h) => h.paths[0] ?? h.name).join(', ');
   const message =
     `State-changing form routes (${listed}${formRoutes.length > 5 ? ', …' : ''}) accept requests carrying the user's session ` +
     'cookie with no CSRF token checked anywhere in the application, so another site can make a signed-in user submit them. ' +
-    'Enable CSRFProtect (Flask-WTF) for the application and put the token in every form.';
+    'Enable CSRF protection for the application (Flask-WTF CSRFProtect, aiohttp-csrf) and put the token in every form.';
   const place = apps[0] ? { path: apps[0].file.path, line: apps[0].line } : { path: formRoutes[0].file.path, line: formRoutes[0].line };
   return [
     {
