@@ -1,6 +1,7 @@
 import { parse, type SgNode } from '@ast-grep/napi';
 import { astGrepLang, parserFor, registerLanguages } from '../../languages/index.ts';
 import type { FileVisitor, Handler, ProgramFile, PythonProgram } from './python-program.ts';
+import { withoutComments } from './source-text.ts';
 import { TreeRelease } from './tree-release.ts';
 
 // The program model of a JavaScript or TypeScript web application: its files with the packages they
@@ -100,18 +101,6 @@ function importsOf(root: SgNode): Set<string> {
     if (spec) names.add(spec);
   }
   return names;
-}
-
-/** The text without comments, for project-wide word tests that a commented-out line must not pass. */
-function withoutComments(root: SgNode, text: string): string {
-  let out = '';
-  let at = 0;
-  for (const comment of root.findAll({ rule: { kind: 'comment' } } as never)) {
-    const { start, end } = comment.range();
-    out += text.slice(at, start.index) + ' '.repeat(end.index - start.index);
-    at = end.index;
-  }
-  return out + text.slice(at);
 }
 
 const FUNCTION_KINDS = new Set(['arrow_function', 'function_expression', 'function', 'function_declaration', 'method_definition']);

@@ -1,5 +1,6 @@
 import { parse, type SgNode } from '@ast-grep/napi';
 import { registerLanguages } from '../../languages/index.ts';
+import { withoutComments } from './source-text.ts';
 import { TreeRelease } from './tree-release.ts';
 
 // The program model of a Python web application that the whole-application checks read: its files with
@@ -105,22 +106,6 @@ export function parsePython(text: string): SgNode {
     registered = true;
   }
   return parse('python' as never, text).root();
-}
-
-
-
-/** `text` with every comment replaced by spaces (line numbers and offsets kept). */
-function withoutComments(root: SgNode, text: string): string {
-  const comments = root.findAll({ rule: { kind: 'comment' } } as never);
-  if (!comments.length) return text;
-  let out = '';
-  let at = 0;
-  for (const comment of comments) {
-    const { start, end } = comment.range();
-    out += text.slice(at, start.index) + ' '.repeat(end.index - start.index);
-    at = end.index;
-  }
-  return out + text.slice(at);
 }
 
 /** Local name → dotted target of every import of a file. */
