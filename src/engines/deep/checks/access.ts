@@ -1,5 +1,5 @@
 import { handlerFunction, type PythonProgram } from '../python-program.ts';
-import { answersStateChange, checkPrefix, CWE, isLoginHandler, lineOf, READS_PASSWORD, type ApplicationFinding, type Candidate, type FileContext, type Hotspots } from './shared.ts';
+import { ADMIN_ONLY, answersStateChange, checkPrefix, CWE, isLoginHandler, lineOf, READS_PASSWORD, type ApplicationFinding, type Candidate, type FileContext, type Hotspots } from './shared.ts';
 
 // Who may call what: sign-in attempt limits, CSRF protection, authentication on entry points with effects,
 // and ownership of the records a caller names.
@@ -161,7 +161,6 @@ const ID_PARAMETER = /^(?:id|pk|uuid|slug|username|user_name|email)$|_(?:id|pk|u
 const LOOKUP_CALL = /(?:\.(?:get|get_or_404|first_or_404|filter_by|filter|find_one|find_by_id|get_by_id)|get_object_or_404|get_or_404)$/;
 /** Words of a lookup, or of a check after it, that tie the record to the caller. */
 const OWNERSHIP = /current_user|request\.user|\bg\.user|session\s*[[.]|get_jwt_identity|\bowner|\bauthor|\bcreator|created_by|\buser\s*=|user_id\s*=|is_owner|owns|can_access|has_perm|permission/i;
-const ADMIN_ONLY = /admin|staff|superuser/i;
 
 /**
  * A signed-in user's handler that fetches a record by an id from the URL and neither scopes the lookup to

@@ -1,10 +1,10 @@
 import type { SgNode } from '@ast-grep/napi';
-import { backtracksCatastrophically } from './regex-dos.ts';
-import { CWE, endLineOf, lineOf, type Candidate, type FileContext } from './shared.ts';
+import { backtracksCatastrophically, catastrophicRegexFinding } from './regex-dos.ts';
+import { ADMIN_ONLY, CWE, endLineOf, lineOf, type Candidate, type FileContext } from './shared.ts';
 
 // Per-file checks of JavaScript and TypeScript entry points: exception details in responses, records
 // fetched by a caller-chosen id without an ownership check, and regular expressions that backtrack
-// catastrophically run on data.
+// catastrophically.
 
 /** Writes a response: Express `res.*`, Koa `ctx.body =`, Fastify `reply.send`, Next.js `NextResponse`/`Response.json`. */
 const RESPONDS = /\b(?:res|response|reply)\s*(?:\.status\([^)]*\))?\.(?:send|json|end|write|render|jsonp)\s*\(|\bctx\.body\s*=|\b(?:NextResponse|Response)\.json\s*\(|new\s+Response\s*\(/;
@@ -53,7 +53,6 @@ const LOOKUP = /\.(?:findById|findByPk|findOne|findUnique|findFirst|findByIdAndU
 /** An id the caller puts in the URL (a lookup by what a form sends, as a sign-in does, is another matter). */
 const ID_FROM_REQUEST = /\b(?:req|request|ctx)\.(?:params|query)\.(?:\w*[iI]d|_id|pk|uuid)\b|\bparams\.(?:\w*[iI]d)\b/;
 const OWNERSHIP = /req(?:uest)?\.user|ctx\.state\.user|session\.user|\bowner|\bauthor|\buserId\s*:|\buser\s*:|created_?by|currentUser/i;
-const ADMIN_ONLY = /admin|staff|superuser/i;
 
 /** A signed-in user's handler that fetches a record by an id from the request with no owner scope or check. */
 export function objectByIdWithoutOwnershipJs({ root, handlers }: FileContext): Candidate[] {
@@ -87,7 +86,7 @@ export function objectByIdWithoutOwnershipJs({ root, handlers }: FileContext): C
   return findings;
 }
 
-/** Regex literals and `new RegExp("…")` with nested repetition, used on something other than a literal. */
+/** Regex literals and `new RegExp("…")` with nested repetition (wherever they are used: a pattern is written to be run on input). */
 export function catastrophicRegexJs({ file, root }: FileContext): Candidate[] {
   const findings: Candidate[] = [];
   const candidates = root.findAll({ rule: { any: [{ kind: 'regex' }, { kind: 'new_expression', has: { field: 'constructor', regex: '^RegExp$' } }] } } as never);
@@ -97,23 +96,7 @@ export function catastrophicRegexJs({ file, root }: FileContext): Candidate[] {
         ? node.field('pattern')?.text()
         : /^new\s+RegExp\(\s*(['"`])((?:\\.|(?!\1).)*)\1/.exec(node.text())?.[2]?.replace(/\\\\/g, '\\');
     if (pattern === undefined || !backtracksCatastrophically(pattern)) continue;
-    findings.push({
-      finding: {
-        checkId: 'javascript.deep.dos.catastrophic-regex',
-        severity: 'medium',
-        category: 'dos',
-        cwe: [CWE[1333]],
-        title: 'Regular expression with catastrophic backtracking',
-        message:
-          `The pattern ${JSON.stringify(pattern.length > 80 ? `${pattern.slice(0, 77)}...` : pattern)} repeats a group that itself ` +
-          'repeats, so a crafted input of a few dozen characters blocks the event loop for seconds or more. Rewrite it without ' +
-          'nested repetition, bound the input length, or use a linear-time engine (re2).',
-        path: file.path,
-        startLine: lineOf(node),
-        endLine: lineOf(node),
-        text: node.text(),
-      },
-    });
+    findings.push({ finding: { ...catastrophicRegexFinding('javascript', pattern), path: file.path, startLine: lineOf(node), endLine: lineOf(node), text: node.text() } });
   }
   return findings;
 }

@@ -1,5 +1,5 @@
 import type { SgNode } from '@ast-grep/napi';
-import { CWE, endLineOf, lineOf, type Candidate, type FileContext } from './shared.ts';
+import { CWE, endLineOf, lineOf, type ApplicationFinding, type Candidate, type FileContext } from './shared.ts';
 
 // Regular expressions that backtrack catastrophically, run on data (ReDoS).
 
@@ -153,6 +153,28 @@ export function backtracksCatastrophically(pattern: string): boolean {
   }
 }
 
+/** What it costs, and the linear-time engine to use instead, in each language. */
+const CONSEQUENCE = {
+  python: { stalls: 'makes matching take exponential time and holds a worker', engine: 'google-re2' },
+  javascript: { stalls: 'blocks the event loop for seconds or more', engine: 're2' },
+};
+
+/** The finding for a pattern that backtracks catastrophically, but for where it is. */
+export function catastrophicRegexFinding(language: keyof typeof CONSEQUENCE, pattern: string): Omit<ApplicationFinding, 'path' | 'startLine' | 'endLine' | 'text'> {
+  const { stalls, engine } = CONSEQUENCE[language];
+  return {
+    checkId: `${language}.deep.dos.catastrophic-regex`,
+    severity: 'medium',
+    category: 'dos',
+    cwe: [CWE[1333]],
+    title: 'Regular expression with catastrophic backtracking',
+    message:
+      `The pattern ${JSON.stringify(pattern.length > 80 ? `${pattern.slice(0, 77)}...` : pattern)} repeats a group that itself ` +
+      `repeats, so a crafted input of a few dozen characters ${stalls}. Rewrite it without nested repetition, bound the input ` +
+      `length, or use a linear-time engine (${engine}).`,
+  };
+}
+
 /** A string literal's content, or the literal a module-level or same-function name is bound to. */
 function regexLiteralOf(arg: SgNode | undefined, root: SgNode, scope: SgNode | undefined): string | undefined {
   if (!arg) return undefined;
@@ -194,23 +216,7 @@ export function catastrophicRegex({ file, root }: FileContext): Candidate[] {
       pattern = made ? regexLiteralOf(made.field('arguments')?.children().find((c) => c.isNamed()), root, scope) : undefined;
     }
     if (pattern === undefined || !backtracksCatastrophically(pattern)) continue;
-    findings.push({
-      finding: {
-        checkId: 'python.deep.dos.catastrophic-regex',
-        severity: 'medium',
-        category: 'dos',
-        cwe: [CWE[1333]],
-        title: 'Regular expression with catastrophic backtracking',
-        message:
-          `The pattern ${JSON.stringify(pattern.length > 80 ? `${pattern.slice(0, 77)}...` : pattern)} repeats a group that itself ` +
-          'repeats, so a crafted input of a few dozen characters makes matching take exponential time and holds a worker. Rewrite ' +
-          'it without nested repetition, bound the input length, or use a linear-time engine (google-re2).',
-        path: file.path,
-        startLine: lineOf(call),
-        endLine: endLineOf(call),
-        text: call.text(),
-      },
-    });
+    findings.push({ finding: { ...catastrophicRegexFinding('python', pattern), path: file.path, startLine: lineOf(call), endLine: endLineOf(call), text: call.text() } });
   }
   return findings;
 }
