@@ -1,6 +1,7 @@
 import { parse, type SgNode } from '@ast-grep/napi';
 import { astGrepLang, parserFor, registerLanguages } from '../../languages/index.ts';
 import type { FileVisitor, Handler, ProgramFile, PythonProgram } from './python-program.ts';
+import { requestCallsOf, type RequestCallSyntax } from './request-calls.ts';
 import { withoutComments } from './source-text.ts';
 import { TreeRelease } from './tree-release.ts';
 
@@ -74,25 +75,16 @@ function functionsOf(root: SgNode): Set<string> {
   return names;
 }
 
-/** Data a request brings, as handlers read it. */
-const REQUEST_DATA = /\b(?:req|request|ctx)\.(?:params|query|body|headers|cookies|files?)\b|\bctx\.request\.body\b/;
-
-/** Calls of a handler with request data among their arguments, read directly or through a local bound from it. */
-function requestCallsOf(fn: SgNode | undefined): { callee: string; line: number }[] {
-  if (!fn) return [];
-  const tainted = new Set<string>();
-  const carries = (text: string) => REQUEST_DATA.test(text) || (text.match(/[A-Za-z_$][\w$]*/g) ?? []).some((w) => tainted.has(w));
-  const declarators = fn.findAll({ rule: { kind: 'variable_declarator' } } as never);
-  for (let round = 0; round < 2; round++) {
-    for (const d of declarators) if (carries(d.field('value')?.text() ?? '')) for (const name of d.field('name')?.text().match(/[A-Za-z_$][\w$]*/g) ?? []) tainted.add(name);
-  }
-  const calls: { callee: string; line: number }[] = [];
-  for (const call of fn.findAll({ rule: { kind: 'call_expression' } } as never)) {
-    const callee = call.field('function')?.text() ?? '';
-    if (/^[\w$.]+$/.test(callee) && carries(call.field('arguments')?.text() ?? '')) calls.push({ callee, line: lineOf(call) });
-  }
-  return calls;
-}
+/** How JavaScript binds and calls, and the data a request brings as handlers read it (for requestCallsOf). */
+const SCRIPT_CALLS: RequestCallSyntax = {
+  binding: 'variable_declarator',
+  value: 'value',
+  target: 'name',
+  call: 'call_expression',
+  requestData: /\b(?:req|request|ctx)\.(?:params|query|body|headers|cookies|files?)\b|\bctx\.request\.body\b/,
+  word: /[A-Za-z_$][\w$]*/g,
+  callee: /^[\w$.]+$/,
+};
 
 function importsOf(root: SgNode): Set<string> {
   const names = new Set<string>();
@@ -145,7 +137,7 @@ function makeHandler(file: ProgramFile, node: SgNode, fn: SgNode | undefined, ro
     methods: route.methods,
     guarded: guarded || guardedByBody(fn),
     body: fn?.text() ?? node.text(),
-    requestCalls: requestCallsOf(fn),
+    requestCalls: fn ? requestCallsOf(fn, SCRIPT_CALLS) : [],
   };
 }
 

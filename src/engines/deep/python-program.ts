@@ -1,5 +1,6 @@
 import { parse, type SgNode } from '@ast-grep/napi';
 import { registerLanguages } from '../../languages/index.ts';
+import { requestCallsOf, type RequestCall, type RequestCallSyntax } from './request-calls.ts';
 import { withoutComments } from './source-text.ts';
 import { TreeRelease } from './tree-release.ts';
 
@@ -42,13 +43,6 @@ export interface DeclaredOperation {
   path: string;
   /** Whether the description demands credentials for it (`security`). */
   guarded: boolean;
-}
-
-/** A call in a handler with request data among its arguments. */
-export interface RequestCall {
-  /** The callee as written (`lfi.read_file`, `read_file`). */
-  callee: string;
-  line: number;
 }
 
 export interface Handler {
@@ -127,26 +121,17 @@ function importedNamesOf(root: SgNode): Map<string, string> {
 
 const moduleOf = (path: string) => path.replace(/\.py$/, '').replace(/\/__init__$/, '').split('/').join('.');
 
-/** Data a request brings, as handlers read it. */
-const REQUEST_DATA =
-  /\brequest\.(?:args|form|values|json|data|cookies|headers|files|view_args|get_json|get_data|GET|POST|COOKIES|META|FILES|body|query_params|match_info|query|rel_url|post|text|path_params)\b|\bself\.get_(?:argument|arguments|query_argument|body_argument|cookie)\b/;
-
-/** The calls of a handler with request data among their arguments: read directly, or through its parameters and locals. */
-function requestCallsOf(fn: SgNode, parameters: string[]): RequestCall[] {
-  const tainted = new Set(parameters);
-  const assignments = fn.findAll({ rule: { kind: 'assignment' } } as never);
-  const carries = (text: string) => REQUEST_DATA.test(text) || (text.match(/\w+/g) ?? []).some((word) => tainted.has(word));
-  // Twice, for a local bound from another.
-  for (let round = 0; round < 2; round++) {
-    for (const a of assignments) if (carries(a.field('right')?.text() ?? '')) for (const name of a.field('left')?.text().match(/\w+/g) ?? []) tainted.add(name);
-  }
-  const calls: RequestCall[] = [];
-  for (const call of fn.findAll({ rule: { kind: 'call' } } as never)) {
-    const callee = call.field('function')?.text() ?? '';
-    if (/^[\w.]+$/.test(callee) && carries(call.field('arguments')?.text() ?? '')) calls.push({ callee, line: lineOf(call) });
-  }
-  return calls;
-}
+/** How Python binds and calls, and the data a request brings as handlers read it (for requestCallsOf). */
+const PYTHON_CALLS: RequestCallSyntax = {
+  binding: 'assignment',
+  value: 'right',
+  target: 'left',
+  call: 'call',
+  requestData:
+    /\brequest\.(?:args|form|values|json|data|cookies|headers|files|view_args|get_json|get_data|GET|POST|COOKIES|META|FILES|body|query_params|match_info|query|rel_url|post|text|path_params)\b|\bself\.get_(?:argument|arguments|query_argument|body_argument|cookie)\b/,
+  word: /\w+/g,
+  callee: /^[\w.]+$/,
+};
 
 function importsOf(root: SgNode): Set<string> {
   const names = new Set<string>();
@@ -268,7 +253,7 @@ function handlersOf(file: ProgramFile, root: SgNode, hooks: { file: boolean }, o
       methods: route.methods,
       guarded: guardedFromOutside || decorators.some((d) => !ROUTE_DECORATOR.test(d.text()) && GUARD_WORDS.test(d.text())) || guardedByBody(fn),
       body: fn.text(),
-      requestCalls: requestCallsOf(fn, parameters),
+      requestCalls: requestCallsOf(fn, PYTHON_CALLS, parameters),
       operation,
     };
   };
