@@ -8,6 +8,7 @@ import { backtracksCatastrophically } from '../src/engines/deep/checks/regex-dos
 import { checkPythonSources } from '../src/engines/deep/application-checks.ts';
 import { SastEngine } from '../src/engines/sast/sast-engine.ts';
 import { declaredOperations } from '../src/engines/deep/openapi-operations.ts';
+import { buildPythonProgram } from '../src/engines/deep/python-program.ts';
 
 /** The whole-application findings of a project given as files, as `check@path:line`. */
 async function check(files: Record<string, string>, hotspots: Record<string, number[]> = {}, only?: string): Promise<string[]> {
@@ -216,6 +217,42 @@ describe('whole-application checks (Python)', () => {
       );
     assert.deepEqual(await check({ 'views.py': views('') }), ['auth.missing-authentication@views.py:9']);
     assert.deepEqual(await check({ 'views.py': views('login_required') }), []);
+  });
+
+  test('Tornado handlers take their paths from the route table; http.server handlers answer the verb of their do_ methods', async () => {
+    const tornado = lines(
+      'import tornado.web',
+      'class Profile(tornado.web.RequestHandler):',
+      '    @tornado.web.authenticated',
+      '    def get(self):',
+      '        self.write(self.current_user)',
+      'class Note(tornado.web.RequestHandler):',
+      '    @tornado.web.authenticated',
+      '    def get(self, note_id):',
+      '        note = db.query(Note).get(note_id)',
+      '        self.write(note.text)',
+      '    def delete(self, note_id):',
+      '        db.query(Note).filter_by(id=note_id).delete()',
+      '        db.commit()',
+      'app = tornado.web.Application([(r"/me", Profile), url(r"/notes/(\\d+)", Note)])',
+    );
+    assert.deepEqual(await check({ 'app.py': tornado }), ['authz.object-by-id-without-ownership@app.py:9', 'auth.missing-authentication@app.py:11']);
+    const program = await buildPythonProgram([{ path: 'app.py', text: tornado }]);
+    assert.deepEqual(
+      program.handlers.map((h) => `${h.methods.join()} ${h.paths.join()} ${h.className}.${h.name} ${h.guarded}`),
+      ['GET /me Profile.get true', 'GET /notes/(\\d+) Note.get true', 'DELETE /notes/(\\d+) Note.delete false'],
+    );
+    const server = lines(
+      'from http.server import BaseHTTPRequestHandler',
+      'class Handler(BaseHTTPRequestHandler):',
+      '    def do_POST(self):',
+      '        body = self.rfile.read(int(self.headers["Content-Length"]))',
+      '        os.system(body.decode())',
+      '    def log_message(self, format, *args):',
+      '        pass',
+    );
+    const stdlib = await buildPythonProgram([{ path: 'server.py', text: server }]);
+    assert.deepEqual(stdlib.handlers.map((h) => `${h.methods.join()} ${h.name} ${h.requestCalls.map((c) => c.callee).join()}`), ['POST do_POST self.rfile.read,int,os.system']);
   });
 
   test('a password taken from the request and stored as it came is reported; a hashed one is not', async () => {

@@ -6,7 +6,7 @@ import { TreeRelease } from './tree-release.ts';
 
 // The program model of a Python web application that the whole-application checks read: its files with
 // their imports, and its entry points (request handlers of Flask, Quart, FastAPI, Sanic, Django, DRF,
-// aiohttp, Tornado, Flask-RESTful/MethodView), each with the HTTP methods it answers, the guards on it
+// aiohttp, Tornado, Flask-RESTful/MethodView, http.server), each with the HTTP methods it answers, the guards on it
 // (authentication and authorization decorators, checks at the top of its body, dependencies, hooks that
 // run before every request) and where it is. Built from one parse of each file, whose tree is let go as
 // soon as its part is taken: the checks that need a tree parse the file again, one file at a time, so a
@@ -85,6 +85,8 @@ const VERB_OF_DECORATOR: Record<string, string> = { get: 'GET', post: 'POST', pu
 const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
 /** Base classes whose methods named after HTTP verbs answer requests. */
 const VIEW_BASES = /\b(MethodView|View|Resource|APIView|GenericAPIView|ViewSet|ModelViewSet|HTTPEndpoint|RequestHandler|web\.View|TemplateView|FormView|CreateView|UpdateView|DeleteView|DetailView|ListView)\b/;
+/** The standard library's servers: a `do_GET`, `do_POST`… method answers that verb. */
+const STDLIB_HANDLER_BASES = /\b(?:Base|Simple|CGI)HTTPRequestHandler\b/;
 /** Decorators and dependencies that demand a signed-in user or a permission. */
 const GUARD_WORDS = /login_required|auth|token_required|jwt_required|permission|roles?_required|admin_required|requires?_|authenticated|protected|staff_member_required|user_passes_test|superuser|current_user|verify_/i;
 /** Checks at the top of a handler that turn away a caller who is not signed in or not allowed. */
@@ -128,7 +130,7 @@ const PYTHON_CALLS: RequestCallSyntax = {
   target: 'left',
   call: 'call',
   requestData:
-    /\brequest\.(?:args|form|values|json|data|cookies|headers|files|view_args|get_json|get_data|GET|POST|COOKIES|META|FILES|body|query_params|match_info|query|rel_url|post|text|path_params)\b|\bself\.get_(?:argument|arguments|query_argument|body_argument|cookie)\b/,
+    /\brequest\.(?:args|form|values|json|data|cookies|headers|files|view_args|get_json|get_data|GET|POST|COOKIES|META|FILES|body|query_params|match_info|query|rel_url|post|text|path_params)\b|\bself\.get_(?:argument|arguments|query_argument|body_argument|cookie)\b|\bself\.(?:path|headers|rfile)\b/,
   word: /\w+/g,
   callee: /^[\w.]+$/,
 };
@@ -274,6 +276,11 @@ function handlersOf(file: ProgramFile, root: SgNode, hooks: { file: boolean }, o
     if (ownerClass) {
       const name = fn.field('name')?.text() ?? '';
       const bases = ownerClass.field('superclasses')?.text() ?? '';
+      const stdlibVerb = STDLIB_HANDLER_BASES.test(bases) ? /^do_([A-Z]+)$/.exec(name)?.[1] : undefined;
+      if (stdlibVerb) {
+        handlers.push({ handler: make(fn, { paths: [], methods: [stdlibVerb] }, hooks.file, ownerClass.field('name')?.text()), byRequestParameter: false });
+        continue;
+      }
       if (!HTTP_METHODS.has(name) || !VIEW_BASES.test(bases)) continue;
       const classGuard =
         decoratorsOf(ownerClass).some((d) => GUARD_WORDS.test(d.text())) ||
@@ -318,6 +325,19 @@ function urlRoutesOf(root: SgNode): UrlRoute[] {
   return routes;
 }
 
+/** Tornado's route tables: `Application([(r"/user/(\d+)", UserHandler), url(r"/", Home)])`. */
+function routeTablesOf(root: SgNode): UrlRoute[] {
+  const routes: UrlRoute[] = [];
+  for (const entry of root.findAll({ rule: { any: [{ kind: 'tuple' }, { kind: 'call', has: { field: 'function', regex: '^(?:[\\w.]+\\.)?(?:url|URLSpec)$' } }] } } as never)) {
+    const items = (entry.kind() === 'tuple' ? entry : entry.field('arguments'))?.children().filter((c) => c.isNamed()) ?? [];
+    const route = items[0] ? stringValue(items[0]) : undefined;
+    const view = items[1]?.kind() === 'identifier' || items[1]?.kind() === 'attribute' ? items[1].text().split('.').pop() : undefined;
+    if (route === undefined || !view || !/^\^?\//.test(route)) continue;
+    routes.push({ path: route.replace(/^\^/, '').replace(/\$$/, ''), view, guarded: false });
+  }
+  return routes;
+}
+
 /** Lines where a Flask, Quart or aiohttp application object is made: `Flask(__name__)`, `web.Application(…)`. */
 function applicationsOf(root: SgNode): number[] {
   return root.findAll({ rule: { kind: 'call', has: { field: 'function', regex: '^(?:(?:flask|quart|web|aiohttp\\.web)\\.)?(?:Flask|Quart|Application)$' } } } as never).map(lineOf);
@@ -358,6 +378,7 @@ export async function buildPythonProgram(sources: PythonSource[], visit?: FileVi
     const hooks = guardingHooks(file, root);
     appWideGuard ||= hooks.app;
     if (/(^|\/)urls\.py$/.test(source.path)) urlRoutes.push(...urlRoutesOf(root));
+    if (file.imports.has('tornado')) urlRoutes.push(...routeTablesOf(root));
     const handlers = handlersOf(file, root, hooks, operations);
     files.push(file);
     found.push(...handlers);
