@@ -1,0 +1,136 @@
+// The two route families of the API (repositories, applications) behind one set of calls. Each call picks
+// its family's typed route, so request and answer shapes stay those of the generated schema.
+import { api, type Paths } from '../api/client.ts';
+
+export type Family = 'repositories' | 'applications';
+
+type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : never;
+type Success<O> = O extends { responses: infer R } ? JsonOf<R extends { 200: infer X } ? X : R extends { 201: infer X } ? X : R extends { 202: infer X } ? X : never> : never;
+type BodyOf<O> = O extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+type QueryOf<O> = O extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+
+type R = '/api/v1/repositories';
+type A = '/api/v1/applications';
+export type UnitPage = Success<Paths[R]['get']> | Success<Paths[A]['get']>;
+export type Unit = UnitPage['items'][number];
+export type ScanBatchPage = Success<Paths[`${R}/{repository_id}/scans`]['get']> | Success<Paths[`${A}/{application_id}/scans`]['get']>;
+export type ScanBatch = ScanBatchPage['items'][number];
+export type ScanProgress = Success<Paths[`${R}/{repository_id}/scans/{scan_id}/progress`]['get']> | Success<Paths[`${A}/{application_id}/scans/{scan_id}/progress`]['get']>;
+export type FindingPage = Success<Paths[`${R}/{repository_id}/findings`]['get']> | Success<Paths[`${A}/{application_id}/findings`]['get']>;
+export type Finding = FindingPage['items'][number];
+export type FindingQuery = QueryOf<Paths[`${R}/{repository_id}/findings`]['get']>;
+export type FindingUpdate = BodyOf<Paths[`${R}/{repository_id}/findings/{finding_id}`]['patch']>;
+export type FindingStatus = FindingUpdate['status'];
+export type FixPage = Success<Paths[`${R}/{repository_id}/fixes`]['get']> | Success<Paths[`${A}/{application_id}/fixes`]['get']>;
+export type Fix = FixPage['items'][number];
+export type FixCreate = BodyOf<Paths[`${R}/{repository_id}/fixes`]['post']>;
+export type FixDiff = Success<Paths[`${R}/{repository_id}/fixes/{fix_id}/diff`]['get']>;
+export type FixProgress = Success<Paths[`${R}/{repository_id}/fixes/{fix_id}/progress`]['get']> | Success<Paths[`${A}/{application_id}/fixes/{fix_id}/progress`]['get']>;
+export type PullRequestCreate = BodyOf<Paths[`${R}/{repository_id}/fixes/{fix_id}/pull-requests`]['post']>;
+export type ScanType = BodyOf<Paths[`${R}/{repository_id}/scans`]['post']>['scan_type'];
+type ApplicationScanType = BodyOf<Paths[`${A}/{application_id}/scans`]['post']>['scan_type'];
+export type QuotaBalance = Success<Paths['/api/v1/quotas/balance']['get']>;
+export type EventPage = Success<Paths['/api/v1/finding-events']['get']>;
+export type FindingEvent = EventPage['items'][number];
+export type EventQuery = QueryOf<Paths['/api/v1/finding-events']['get']>;
+
+export const SCAN_TYPES: Record<Family, ScanType[]> = {
+  repositories: ['secrets_scan', 'semgrep_scan', 'deep_ai_scan', 'sbom_scan'],
+  applications: ['secrets_scan', 'semgrep_scan', 'deep_ai_scan'],
+};
+/** Which quota counter a scan of each type uses. */
+export const SCAN_QUOTA: Record<ScanType, 'sast_scans' | 'deep_ai_scans'> = {
+  secrets_scan: 'sast_scans',
+  semgrep_scan: 'sast_scans',
+  sbom_scan: 'sast_scans',
+  deep_ai_scan: 'deep_ai_scans',
+};
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
+export const FINDING_STATUSES: FindingStatus[] = ['open', 'resolved', 'ignored', 'false_positive', 'needs_manual_review'];
+export const FINISHED_BATCH = ['completed', 'partial_failure', 'failed'];
+export const ACTIVE_FIX = ['pending', 'running'];
+
+export const FAMILY_LABEL: Record<Family, { one: string; many: string; title: string }> = {
+  repositories: { one: 'repository', many: 'repositories', title: 'Repositories' },
+  applications: { one: 'application', many: 'applications', title: 'Applications' },
+};
+
+export const listUnits = (family: Family, query: { include_archived: boolean; limit: number; skip: number }) =>
+  family === 'repositories' ? api.GET('/api/v1/repositories', { params: { query } }) : api.GET('/api/v1/applications', { params: { query } });
+
+export const getUnit = (family: Family, id: string) =>
+  family === 'repositories'
+    ? api.GET('/api/v1/repositories/{repository_id}', { params: { path: { repository_id: id } } })
+    : api.GET('/api/v1/applications/{application_id}', { params: { path: { application_id: id } } });
+
+export const listScans = (family: Family, id: string, query: { limit: number; skip: number }) =>
+  family === 'repositories'
+    ? api.GET('/api/v1/repositories/{repository_id}/scans', { params: { path: { repository_id: id }, query } })
+    : api.GET('/api/v1/applications/{application_id}/scans', { params: { path: { application_id: id }, query } });
+
+export const createScan = (family: Family, id: string, scanType: ScanType) =>
+  family === 'repositories'
+    ? api.POST('/api/v1/repositories/{repository_id}/scans', { params: { path: { repository_id: id } }, body: { scan_type: scanType } })
+    : api.POST('/api/v1/applications/{application_id}/scans', {
+        params: { path: { application_id: id } },
+        body: { scan_type: scanType as ApplicationScanType },
+      });
+
+export const scanProgress = (family: Family, id: string, scanId: string) =>
+  family === 'repositories'
+    ? api.GET('/api/v1/repositories/{repository_id}/scans/{scan_id}/progress', { params: { path: { repository_id: id, scan_id: scanId } } })
+    : api.GET('/api/v1/applications/{application_id}/scans/{scan_id}/progress', { params: { path: { application_id: id, scan_id: scanId } } });
+
+export const listFindings = (family: Family, id: string, query: FindingQuery) =>
+  family === 'repositories'
+    ? api.GET('/api/v1/repositories/{repository_id}/findings', { params: { path: { repository_id: id }, query } })
+    : api.GET('/api/v1/applications/{application_id}/findings', { params: { path: { application_id: id }, query } });
+
+export const getFinding = (family: Family, id: string, findingId: string) =>
+  family === 'repositories'
+    ? api.GET('/api/v1/repositories/{repository_id}/findings/{finding_id}', { params: { path: { repository_id: id, finding_id: findingId } } })
+    : api.GET('/api/v1/applications/{application_id}/findings/{finding_id}', { params: { path: { application_id: id, finding_id: findingId } } });
+
+export const updateFinding = (family: Family, id: string, findingId: string, body: FindingUpdate) =>
+  family === 'repositories'
+    ? api.PATCH('/api/v1/repositories/{repository_id}/findings/{finding_id}', { params: { path: { repository_id: id, finding_id: findingId } }, body })
+    : api.PATCH('/api/v1/applications/{application_id}/findings/{finding_id}', { params: { path: { application_id: id, finding_id: findingId } }, body });
+
+export const listFixes = (family: Family, id: string, query: { finding_id?: string; limit: number; skip: number }) =>
+  family === 'repositories'
+    ? api.GET('/api/v1/repositories/{repository_id}/fixes', { params: { path: { repository_id: id }, query } })
+    : api.GET('/api/v1/applications/{application_id}/fixes', { params: { path: { application_id: id }, query } });
+
+export const createFix = (family: Family, id: string, body: FixCreate) =>
+  family === 'repositories'
+    ? api.POST('/api/v1/repositories/{repository_id}/fixes', { params: { path: { repository_id: id } }, body })
+    : api.POST('/api/v1/applications/{application_id}/fixes', { params: { path: { application_id: id } }, body });
+
+export const getFix = (family: Family, id: string, fixId: string) =>
+  family === 'repositories'
+    ? api.GET('/api/v1/repositories/{repository_id}/fixes/{fix_id}', { params: { path: { repository_id: id, fix_id: fixId } } })
+    : api.GET('/api/v1/applications/{application_id}/fixes/{fix_id}', { params: { path: { application_id: id, fix_id: fixId } } });
+
+export const fixDiff = (family: Family, id: string, fixId: string) =>
+  family === 'repositories'
+    ? api.GET('/api/v1/repositories/{repository_id}/fixes/{fix_id}/diff', { params: { path: { repository_id: id, fix_id: fixId } } })
+    : api.GET('/api/v1/applications/{application_id}/fixes/{fix_id}/diff', { params: { path: { application_id: id, fix_id: fixId } } });
+
+export const fixProgress = (family: Family, id: string, fixId: string) =>
+  family === 'repositories'
+    ? api.GET('/api/v1/repositories/{repository_id}/fixes/{fix_id}/progress', { params: { path: { repository_id: id, fix_id: fixId } } })
+    : api.GET('/api/v1/applications/{application_id}/fixes/{fix_id}/progress', { params: { path: { application_id: id, fix_id: fixId } } });
+
+export const createPullRequests = (family: Family, id: string, fixId: string, body: PullRequestCreate) =>
+  family === 'repositories'
+    ? api.POST('/api/v1/repositories/{repository_id}/fixes/{fix_id}/pull-requests', { params: { path: { repository_id: id, fix_id: fixId } }, body })
+    : api.POST('/api/v1/applications/{application_id}/fixes/{fix_id}/pull-requests', { params: { path: { application_id: id, fix_id: fixId } }, body });
+
+/** Refine and cancel exist in the repository family only. */
+export const refineFix = (id: string, fixId: string, instructions: string) =>
+  api.POST('/api/v1/repositories/{repository_id}/fixes/{fix_id}/refine', { params: { path: { repository_id: id, fix_id: fixId } }, body: { instructions } });
+export const cancelFix = (id: string, fixId: string) =>
+  api.POST('/api/v1/repositories/{repository_id}/fixes/{fix_id}/cancel', { params: { path: { repository_id: id, fix_id: fixId } } });
+
+export const quotaBalance = () => api.GET('/api/v1/quotas/balance');
+export const listEvents = (query: EventQuery) => api.GET('/api/v1/finding-events', { params: { query } });

@@ -1,0 +1,5 @@
+import { PageHeader } from '../components/ui.tsx';
+
+export function FixesPage() {
+  return <PageHeader title="Fixes" />;
+}

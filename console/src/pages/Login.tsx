@@ -1,0 +1,81 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { Alert } from '../components/ui.tsx';
+import { navigate, useLocation } from '../router.tsx';
+import { useSession } from '../session.tsx';
+
+/** Only paths of this console are followed after signing in (never another site). */
+export function safeNext(value: string | null): string {
+  return value && value.startsWith('/') && !value.startsWith('//') ? value : '/';
+}
+
+export function LoginPage() {
+  const { signIn, status } = useSession();
+  const { search } = useLocation();
+  const next = safeNext(search.get('next'));
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [waitUntil, setWaitUntil] = useState<number | null>(null);
+  const [now, setNow] = useState(Date.now());
+
+  useEffect(() => {
+    document.title = 'Sign in · Bulwark';
+  }, []);
+  useEffect(() => {
+    if (status === 'signed-in') navigate(next, { replace: true });
+  }, [status, next]);
+  useEffect(() => {
+    if (waitUntil === null) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [waitUntil]);
+
+  const secondsLeft = waitUntil === null ? 0 : Math.max(0, Math.ceil((waitUntil - now) / 1000));
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    const result = await signIn(email.trim(), password);
+    setBusy(false);
+    if (result.ok) return;
+    setPassword('');
+    if (result.retryAfter !== undefined) {
+      setWaitUntil(Date.now() + result.retryAfter * 1000);
+      setNow(Date.now());
+    }
+    setError(result.message);
+  };
+
+  return (
+    <main className="auth-page" id="main">
+      <div className="auth-card">
+        <div className="brand brand-large" aria-hidden="true">
+          <span className="brand-mark" /> Bulwark
+        </div>
+        <h1>Sign in</h1>
+        <p className="muted">Security scanning, findings triage and autofix for your organization.</p>
+        {error ? (
+          <Alert>
+            {error}
+            {secondsLeft > 0 ? ` Try again in ${secondsLeft} second${secondsLeft === 1 ? '' : 's'}.` : waitUntil !== null ? ' You can try again now.' : ''}
+          </Alert>
+        ) : null}
+        <form onSubmit={(event) => void submit(event)} className="stack">
+          <div className="field">
+            <label htmlFor="login-email">Email</label>
+            <input id="login-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+          </div>
+          <div className="field">
+            <label htmlFor="login-password">Password</label>
+            <input id="login-password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          </div>
+          <button type="submit" className="button primary wide" disabled={busy || secondsLeft > 0}>
+            {busy ? 'Signing in…' : 'Sign in'}
+          </button>
+        </form>
+      </div>
+    </main>
+  );
+}

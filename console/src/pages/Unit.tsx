@@ -1,0 +1,6 @@
+import { PageHeader } from '../components/ui.tsx';
+import type { Family } from '../lib/units.ts';
+
+export function UnitPage(_: { family: Family; unitId: string }) {
+  return <PageHeader title="Unit" />;
+}

@@ -1,0 +1,62 @@
+// The web console: the single-page app built by `npm run build:console` into console/dist, served by the
+// service itself (no CDN). Hashed files under /assets/ are cached for a year; index.html is answered for every
+// other GET path the API does not own, so the console's own routes (/login, /device, /orgs/…) load it and
+// are never cached. Without a build, those paths answer 503 with the command that makes one.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export const DEFAULT_CONSOLE_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../console/dist');
+
+/** Paths the API, its documentation and the device flow own: never answered with the console. */
+const NOT_CONSOLE = /^\/(?:api\/|docs(?:\/|$)|oauth\/|device-authorizations\/|console\/api\/|metrics(?:\/|$)|health)/;
+/** A top-level file of the build (favicon.svg, robots.txt): one path segment with an extension, no dot-files. */
+const ROOT_FILE = /^\/([A-Za-z0-9_-][A-Za-z0-9._-]*\.[A-Za-z0-9]+)$/;
+
+const NOT_BUILT = 'The web console is not built: run `npm run build:console`, then reload this page.\n';
+
+export interface ConsoleAssetsOptions {
+  /** The built console; console/dist beside the sources by default. */
+  dist?: string;
+}
+
+export async function consoleAssetsPlugin(app: FastifyInstance, options: ConsoleAssetsOptions = {}) {
+  const dist = path.resolve(options.dist ?? DEFAULT_CONSOLE_DIST);
+  // serve: false: the routes below decide, per request, whether a build exists (it may appear after start).
+  await app.register(fastifyStatic, { root: dist, serve: false, suppressWarning: true });
+  const built = () => fs.existsSync(path.join(dist, 'index.html'));
+
+  const notBuilt = (reply: FastifyReply) =>
+    reply.status(503).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send(NOT_BUILT);
+
+  const sendIndex = (reply: FastifyReply) =>
+    reply
+      .header('cache-control', 'no-cache')
+      .header('x-content-type-options', 'nosniff')
+      .header('x-frame-options', 'DENY')
+      .header('referrer-policy', 'same-origin')
+      .header(
+        'content-security-policy',
+        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
+      )
+      .sendFile('index.html', dist, { cacheControl: false });
+
+  app.get('/assets/*', { schema: { hide: true } }, (request: FastifyRequest<{ Params: { '*': string } }>, reply) => {
+    if (!built()) return notBuilt(reply);
+    // Content-hashed names: a changed file gets a new name, so these never need revalidating.
+    return reply.sendFile(request.params['*'], path.join(dist, 'assets'), { maxAge: '365d', immutable: true });
+  });
+
+  app.get('/*', { schema: { hide: true } }, (request, reply) => {
+    const pathname = request.url.split('?')[0]!;
+    if (NOT_CONSOLE.test(pathname)) return reply.callNotFound();
+    if (!built()) return notBuilt(reply);
+    const file = ROOT_FILE.exec(pathname)?.[1];
+    if (file && file !== 'index.html' && fs.existsSync(path.join(dist, file))) {
+      return reply.sendFile(file, dist, { maxAge: '1h' });
+    }
+    return sendIndex(reply);
+  });
+}
