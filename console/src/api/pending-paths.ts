@@ -52,7 +52,7 @@ type Op<Path, Req, Res> = {
     : { query?: never; header?: never; path: Path; cookie?: never };
   responses: Res & Errors;
 } & ([Req] extends [never] ? { requestBody?: never } : { requestBody: Req });
-type OrgPath = { orgId: string };
+type OrgPath = { org_id: string };
 
 export interface PendingPaths {
   '/console/api/session': {
@@ -65,26 +65,26 @@ export interface PendingPaths {
     parameters: { query?: never; header?: never; path?: never; cookie?: never };
     delete: Op<never, never, { 204: Empty }>;
   };
-  '/console/api/organizations/{orgId}/api-keys': {
+  '/console/api/organizations/{org_id}/api-keys': {
     parameters: { query?: never; header?: never; path: OrgPath; cookie?: never };
     get: Op<OrgPath, never, { 200: Json<{ items: ConsoleApiKey[] }> }>;
     post: Op<OrgPath, Body<{ name: string; scopes: string[]; expires_at?: string | null }>, { 201: Json<{ api_key: ConsoleApiKey; key: string }> }>;
   };
-  '/console/api/organizations/{orgId}/api-keys/{keyId}': {
-    parameters: { query?: never; header?: never; path: OrgPath & { keyId: string }; cookie?: never };
-    delete: Op<OrgPath & { keyId: string }, never, { 200: Json<ConsoleApiKey> }>;
+  '/console/api/organizations/{org_id}/api-keys/{key_id}': {
+    parameters: { query?: never; header?: never; path: OrgPath & { key_id: string }; cookie?: never };
+    delete: Op<OrgPath & { key_id: string }, never, { 200: Json<ConsoleApiKey> }>;
   };
-  '/console/api/organizations/{orgId}/members': {
+  '/console/api/organizations/{org_id}/members': {
     parameters: { query?: never; header?: never; path: OrgPath; cookie?: never };
     get: Op<OrgPath, never, { 200: Json<{ items: Member[] }> }>;
     post: Op<OrgPath, Body<{ email: string; role: Role }>, { 201: Json<Member> }>;
   };
-  '/console/api/organizations/{orgId}/members/{userId}': {
-    parameters: { query?: never; header?: never; path: OrgPath & { userId: string }; cookie?: never };
-    patch: Op<OrgPath & { userId: string }, Body<{ role: Role }>, { 200: Json<Member> }>;
-    delete: Op<OrgPath & { userId: string }, never, { 204: Empty }>;
+  '/console/api/organizations/{org_id}/members/{user_id}': {
+    parameters: { query?: never; header?: never; path: OrgPath & { user_id: string }; cookie?: never };
+    patch: Op<OrgPath & { user_id: string }, Body<{ role: Role }>, { 200: Json<Member> }>;
+    delete: Op<OrgPath & { user_id: string }, never, { 204: Empty }>;
   };
-  '/console/api/organizations/{orgId}/repositories': {
+  '/console/api/organizations/{org_id}/repositories': {
     parameters: { query?: never; header?: never; path: OrgPath; cookie?: never };
     post: Op<OrgPath, Body<CreateRepositoryBody>, { 201: Json<{ id: string }> }>;
   };

@@ -1,0 +1,28 @@
+// Screenshots of console pages on a running server (the stand-in by default): signs in, then visits each
+// path given after the server URL. node test/browser/support/shoot.ts URL OUT_DIR [path …]
+import { STANDIN_USER } from './standin.ts';
+import { launchBrowser } from './browser.ts';
+
+const [base, out, ...paths] = process.argv.slice(2);
+if (!base || !out) throw new Error('usage: shoot.ts URL OUT_DIR [path …]');
+const browser = await launchBrowser({ screenshotDir: out });
+const { page } = browser;
+page.on('console', (message) => { if (message.type() === 'error') console.log(`console error: ${message.text()}`); });
+page.on('pageerror', (error) => console.log(`page error: ${error.message}`));
+try {
+  await page.goto(`${base}/login`);
+  await page.getByLabel('Email').fill(STANDIN_USER.email);
+  await page.getByLabel('Password').fill(STANDIN_USER.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((url) => !url.pathname.startsWith('/login'));
+  const orgId = new URL(page.url()).pathname.split('/')[2];
+  for (const [index, raw] of paths.entries()) {
+    const target = raw.replace('{org}', orgId ?? '');
+    await page.goto(`${base}${target}`);
+    await page.waitForLoadState('networkidle');
+    await page.waitForTimeout(300);
+    console.log(await browser.screenshot(`${String(index).padStart(2, '0')}-${target.replace(/[^a-z0-9]+/gi, '_').slice(0, 60)}`));
+  }
+} finally {
+  await browser.close();
+}
