@@ -1,5 +1,6 @@
 import { useEffect, type ReactNode } from 'react';
 import { setOrganization } from '../api/client.ts';
+import { OrganizationContext } from '../lib/organization.ts';
 import type { SessionOrganization } from '../api/pending-paths.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
 import { useSession } from '../session.tsx';
@@ -82,7 +83,7 @@ export function Shell({ organization, children }: { organization: SessionOrganiz
           <ul aria-labelledby="nav-settings">{SETTINGS.map(link)}</ul>
         </nav>
         <main id="main" className="content">
-          {children}
+          <OrganizationContext.Provider value={organization}>{children}</OrganizationContext.Provider>
         </main>
       </div>
     </div>

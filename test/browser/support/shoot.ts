@@ -14,7 +14,7 @@ try {
   await page.getByLabel('Email').fill(STANDIN_USER.email);
   await page.getByLabel('Password').fill(STANDIN_USER.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => !url.pathname.startsWith('/login'));
+  await page.waitForURL((url) => url.pathname.startsWith('/orgs/'));
   const orgId = new URL(page.url()).pathname.split('/')[2];
   for (const [index, raw] of paths.entries()) {
     const target = raw.replace('{org}', orgId ?? '');
