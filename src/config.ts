@@ -2,6 +2,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 export interface Settings {
+  /** BULWARK_PUBLIC_URL: where people reach the console (links handed to the CLI's device login); unset: the request's own address. */
+  publicUrl: string | null;
   /** postgres://… when set; otherwise the embedded SQLite file under dataDir. */
   databaseUrl: string | null;
   dataDir: string;
@@ -232,6 +234,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     bodyLimit: intFromEnv(env, 'BULWARK_BODY_LIMIT', 1024 * 1024),
     pageCacheBytes: Math.max(0, intFromEnv(env, 'BULWARK_PAGE_CACHE_MB', 64)) * 1024 * 1024,
     metricsToken: env.BULWARK_METRICS_TOKEN || null,
+    publicUrl: env.BULWARK_PUBLIC_URL?.trim().replace(/\/+$/, '') || null,
     workerMetricsPort: env.BULWARK_WORKER_METRICS_PORT ? intFromEnv(env, 'BULWARK_WORKER_METRICS_PORT', 0) : null,
     ...requestLimitsFromEnv(env),
     workerConcurrency: Math.max(1, intFromEnv(env, 'BULWARK_WORKER_CONCURRENCY', 2)),

@@ -51,6 +51,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     pageCacheBytes: settings.pageCacheBytes,
     metrics: services.metrics,
     metricsToken: settings.metricsToken,
+    publicUrl: settings.publicUrl,
     limits: settings,
     logger: {
       level: settings.logLevel,
@@ -72,6 +73,8 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     print(`Created organization "${created.org}" with an admin API key. It is shown only this once; store it now:`);
     print(`  ${created.key}`);
     print(`Try: curl -H "Authorization: Bearer ${created.key}" ${url}/api/v1/me`);
+    print(`To sign in to the console at ${url}/, create its first owner:`);
+    print(`  BULWARK_PASSWORD='…' npm run bulwark -- user create --email you@example.com --password-env BULWARK_PASSWORD --org ${created.org} --role owner`);
   }
   return {
     app,

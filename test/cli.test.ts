@@ -15,7 +15,7 @@ import { waitFor } from './helpers.ts';
 
 const CLI = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ADMIN_TABLES = ['organizations', 'api_keys', 'units', 'source_repos', 'quota_plans', 'quota_usage'] as const;
+const ADMIN_TABLES = ['organizations', 'api_keys', 'units', 'source_repos', 'quota_plans', 'quota_usage', 'users', 'memberships', 'user_sessions'] as const;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 type Env = Record<string, string | undefined>;
@@ -188,6 +188,49 @@ describe('the bulwark CLI', () => {
       });
       assert.equal(res.json().detail.error_code, 'UNAUTHORIZED');
       assert.ok(ok(['key', 'list', '--org', org.slug]).keys[0].revoked_at);
+    });
+  });
+
+  describe('users', () => {
+    const PASSWORD = 'a long enough passphrase';
+
+    function signIn(email: string, password = PASSWORD) {
+      return api.inject({ method: 'POST', url: '/console/api/session', payload: { email, password } });
+    }
+
+    test('user create reads the password from the environment, stores only its hash, and the user signs in with the role', async () => {
+      const org = createOrg('Console Org');
+      const created = ok(['user', 'create', '--email', 'Owner@Example.com', '--password-env', 'NEW_PASSWORD', '--org', org.slug, '--role', 'owner'], { NEW_PASSWORD: PASSWORD });
+      assert.equal(created.email, 'owner@example.com');
+      assert.deepEqual(created.organizations, [{ slug: org.slug, role: 'owner' }]);
+      const row = await database.store.db.selectFrom('users').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+      for (const value of Object.values(row)) assert.ok(!String(value).includes(PASSWORD), 'the password is never stored');
+      const session = await signIn('owner@example.com');
+      assert.equal(session.statusCode, 200);
+      assert.deepEqual(session.json().organizations.map((o: { slug: string; role: string }) => [o.slug, o.role]), [[org.slug, 'owner']]);
+      const listed = ok(['user', 'list']).users.find((u: { id: string }) => u.id === created.id);
+      assert.deepEqual(listed.organizations, [{ slug: org.slug, role: 'owner' }]);
+      assert.ok(!JSON.stringify(listed).includes('password'), 'no hash in the list');
+    });
+
+    test('user disable ends the sessions and refuses sign-in; --enable lets the user back in', async () => {
+      const org = createOrg('Disablers');
+      ok(['user', 'create', '--email', 'leaver@example.com', '--password-env', 'P', '--org', org.slug, '--role', 'member'], { P: PASSWORD });
+      const cookie = String((await signIn('leaver@example.com')).headers['set-cookie']).split(';')[0];
+      assert.ok(ok(['user', 'disable', 'leaver@example.com']).disabled_at);
+      assert.equal((await api.inject({ method: 'GET', url: '/console/api/session', headers: { cookie } })).statusCode, 401);
+      assert.equal((await signIn('leaver@example.com')).statusCode, 401);
+      assert.equal(ok(['user', 'disable', 'leaver@example.com', '--enable']).disabled_at, null);
+      assert.equal((await signIn('leaver@example.com')).statusCode, 200);
+    });
+
+    test('user create refuses a missing password variable, a short password, an unknown role or a taken email, and writes nothing', async () => {
+      const org = createOrg('Refusers');
+      assert.match(await refused(['user', 'create', '--email', 'a@example.com', '--password-env', 'UNSET_VARIABLE', '--org', org.slug]), /UNSET_VARIABLE/);
+      assert.match(await refused(['user', 'create', '--email', 'a@example.com', '--password-env', 'P', '--org', org.slug], { P: 'short' }), /at least 12/);
+      assert.match(await refused(['user', 'create', '--email', 'a@example.com', '--password-env', 'P', '--role', 'god'], { P: PASSWORD }), /--role must be one of/);
+      ok(['user', 'create', '--email', 'taken@example.com', '--password-env', 'P'], { P: PASSWORD });
+      assert.match(await refused(['user', 'create', '--email', 'TAKEN@example.com', '--password-env', 'P'], { P: PASSWORD }), /already exists/);
     });
   });
 

@@ -10,7 +10,7 @@ import { CONTRACT_FIXTURES_DIR, contractDrift, contractFiles, PUBLISHED_CONTRACT
 
 describe('the contract fixtures', () => {
   test('hold both route families', () => {
-    assert.deepEqual(contractFiles(CONTRACT_FIXTURES_DIR), ['applications-family.openapi.json', 'repositories-family.openapi.json']);
+    assert.deepEqual(contractFiles(CONTRACT_FIXTURES_DIR), ['applications-family.openapi.json', 'device-flow.schemas.json', 'repositories-family.openapi.json']);
   });
 
   const published = fs.existsSync(PUBLISHED_CONTRACT_DIR);

@@ -19,6 +19,10 @@ Usage: bulwark <command> [options]        (every admin command takes --json and 
                                                    create an API key; the key is printed once
   key list --org ORG
   key revoke KEY_ID_OR_PREFIX
+  user create --email EMAIL --password-env VAR [--org ORG --role owner|admin|member|viewer] [--name NAME]
+                                                   create a console user (the password is read from VAR)
+  user list
+  user disable EMAIL [--enable]                    disable a user and end their sessions (or enable again)
   repo add --org ORG --source provider:owner/name[@branch] [--name NAME] [--clone-url URL] [--token-env VAR]
   repo list --org ORG
   repo archive ID [--unarchive]
@@ -39,7 +43,7 @@ Exit codes: 0 success (for scan: nothing at or above --fail-on), 1 findings at o
 2 usage error (unknown option, bad value, missing or wrong argument), 3 runtime error.
 
 Environment: DATABASE_URL (PostgreSQL; default embedded SQLite), BULWARK_DATA_DIR, HOST, PORT, LOG_LEVEL,
-BULWARK_ENCRYPTION_KEY.`;
+BULWARK_ENCRYPTION_KEY, BULWARK_PUBLIC_URL.`;
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -70,6 +74,10 @@ const OPTIONS = {
   'fail-on': { type: 'string' },
   output: { type: 'string' },
   'history-depth': { type: 'string' },
+  email: { type: 'string' },
+  'password-env': { type: 'string' },
+  role: { type: 'string' },
+  enable: { type: 'boolean' },
 } as const;
 
 /** Exit codes of a command that did not finish: a usage error, or something that went wrong while running. */
@@ -138,6 +146,7 @@ type AdminCommand = (ctx: CliContext, args: { values: Record<string, string | bo
 
 // Each command loads its module when it runs, so `--help` and `scan` start without the database layer.
 const admin = () => import('./commands/admin.ts');
+const users = () => import('./commands/users.ts');
 const units = () => import('./commands/units.ts');
 const ADMIN_COMMANDS: Record<string, AdminCommand> = {
   migrate: async (ctx, { json }) => (await admin()).migrateCommand(ctx, json),
@@ -152,6 +161,9 @@ const ADMIN_COMMANDS: Record<string, AdminCommand> = {
   'app list': async (ctx, { values, json }) => (await units()).unitList(ctx, values, json),
   'repo archive': async (ctx, { rest, values, json }) => (await units()).unitArchive(ctx, rest, values, json),
   'app archive': async (ctx, { rest, values, json }) => (await units()).unitArchive(ctx, rest, values, json),
+  'user create': async (ctx, { values, json }) => (await users()).userCreate(ctx, values, json),
+  'user list': async (ctx, { json }) => (await users()).userList(ctx, json),
+  'user disable': async (ctx, { rest, values, json }) => (await users()).userDisable(ctx, rest, values, json),
   'quota set': async (ctx, { values, json }) => (await admin()).quotaSet(ctx, values, json),
   'quota show': async (ctx, { values, json }) => (await admin()).quotaShow(ctx, values, json),
   'osv import': async (ctx, { rest, json }) => (await import('./commands/osv.ts')).osvImport(ctx, rest, json),

@@ -25,7 +25,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 /** Creates a key; the plaintext is returned here once and never stored. */
 export async function createApiKey(
   db: Kysely<Database>,
-  input: { orgId: string; name: string; scopes: Scope[] },
+  input: { orgId: string; name: string; scopes: Scope[]; createdByUserId?: string | null; expiresAt?: string | null },
 ): Promise<{ key: string; summary: ApiKeySummary }> {
   const generated = generateApiKey();
   const summary = await insertApiKey(db, {
@@ -38,6 +38,8 @@ export async function createApiKey(
     created_at: nowIso(),
     last_used_at: null,
     revoked_at: null,
+    created_by_user_id: input.createdByUserId ?? null,
+    expires_at: input.expiresAt ?? null,
   });
   return { key: generated.key, summary };
 }
@@ -61,11 +63,16 @@ export async function authenticate(db: Kysely<Database>, presented: string): Pro
 
 async function principalOf(db: Kysely<Database>, hash: string): Promise<Principal | undefined> {
   const found = await apiKeyByHash(db, hash);
-  if (!found || found.key.revoked_at) return undefined;
+  if (!found || !usable(found.key, Date.now())) return undefined;
   const { key, organization } = found;
   const now = Date.now();
   if (lastUseDue(key, now)) await setApiKeyLastUsedAt(db, key.id, new Date(now).toISOString());
   return { orgId: key.org_id, keyId: key.id, scopes: key.scopes, apiKey: key, organization };
+}
+
+/** Not revoked, and not past its expiry. */
+function usable(key: StoredApiKey, now: number): boolean {
+  return !key.revoked_at && (!key.expires_at || Date.parse(key.expires_at) > now);
 }
 
 function lastUseDue(key: StoredApiKey, now: number): boolean {
@@ -76,7 +83,7 @@ function lastUseDue(key: StoredApiKey, now: number): boolean {
  * authenticate(), with each key's principal kept while the database's change epoch stays the same: a
  * revocation, a change of scopes or organization, by this process or another, moves the epoch, and the
  * next request reads the key again; so does a request that finds its `last_used_at` due for a refresh.
- * Unknown and revoked keys are never kept.
+ * Unknown and revoked keys are never kept, and a kept key stops working the moment it expires.
  */
 export function cachedAuthentication(db: Kysely<Database>, changes: ChangeEpoch): (presented: string) => Principal | undefined | Promise<Principal | undefined> {
   const known = new VersionedCache<Principal>(10_000);
@@ -85,6 +92,7 @@ export function cachedAuthentication(db: Kysely<Database>, changes: ChangeEpoch)
     const hash = hashApiKey(presented);
     const epoch = changes.current();
     const kept = epoch === null ? undefined : known.get(hash, epoch);
+    if (kept && !usable(kept.apiKey, Date.now())) return undefined;
     if (kept && !lastUseDue(kept.apiKey, Date.now())) return kept;
     return principalOf(db, hash).then((principal) => {
       if (principal && epoch !== null) known.set(hash, epoch, principal);

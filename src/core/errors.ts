@@ -46,6 +46,10 @@ export const errors = {
   badRequest: defineError('BAD_REQUEST', 400, said),
   unauthorized: defineError('UNAUTHORIZED', 401, said),
   missingScope: defineError('INSUFFICIENT_SCOPE', 403, (scope: string) => `This API key lacks the "${scope}" scope required by this route`),
+  /** A console call whose role in the organization is below what the action needs. */
+  insufficientRole: defineError('INSUFFICIENT_ROLE', 403, (least: string) => `This needs the ${least} role (or higher) in the organization`),
+  /** A state-changing call made with the session cookie but without the session's X-CSRF-Token. */
+  csrfFailed: defineError('CSRF_FAILED', 403, () => 'Missing or wrong X-CSRF-Token header: send the csrf_token of your session with every change'),
   quotaExhausted: defineError(
     'OPERATION_FAILED',
     403,
@@ -79,6 +83,9 @@ export const errors = {
   /** Each fix opens its pull request from a branch of its own; another fix of the organization holds this one. */
   branchNameTaken: defineError('BRANCH_NAME_TAKEN', 409, (branch: string, repository: string) =>
     `Branch "${branch}" of ${repository} is already used by another fix; choose another branch_name`),
+  /** Removing or demoting the organization's only owner would leave nobody able to manage it. */
+  lastOwner: defineError('LAST_OWNER', 409, () => 'The organization must keep at least one owner'),
+  alreadyMember: defineError('ALREADY_MEMBER', 409, (email: string) => `${email} is already a member of this organization`),
   payloadTooLarge: defineError('PAYLOAD_TOO_LARGE', 413, () => 'Request body is too large'),
   /** Too many requests of one API key (per minute or at once); the answer carries `Retry-After`. */
   rateLimited: defineError(
@@ -86,6 +93,13 @@ export const errors = {
     429,
     (why: string, retryAfterSeconds: number) => `Too many requests for this API key: ${why}; retry after ${retryAfterSeconds} s`,
     (_why, retryAfterSeconds) => ({ retry_after_seconds: retryAfterSeconds }),
+  ),
+  /** Too many failed sign-ins for an email or from one address; the answer carries `Retry-After`. */
+  signInLocked: defineError(
+    'SIGN_IN_LOCKED',
+    429,
+    (retryAfterSeconds: number) => `Too many failed sign-in attempts; retry after ${retryAfterSeconds} s`,
+    (retryAfterSeconds) => ({ retry_after_seconds: retryAfterSeconds }),
   ),
   internalError: defineError('INTERNAL_ERROR', 500, () => 'Internal server error'),
   /** The code host refused or failed; the fix is marked `pr_creation_failed` with the same message. */

@@ -14,7 +14,11 @@ import { DEFAULT_PAGE_CACHE_BYTES, pageCachePlugin } from './page-cache.ts';
 import { FAMILIES } from './family.ts';
 import { redactingLogger } from './logging.ts';
 import { requestLimitsPlugin, serverTimeouts, type RequestLimits } from './request-limits.ts';
+import { sessionPrincipal } from '../core/accounts.ts';
 import { accountRoutes } from './routes/account.ts';
+import { consoleRoutes } from './routes/console.ts';
+import { deviceRoutes } from './routes/device.ts';
+import { sessionPlugin } from './session.ts';
 import { eventRoutes } from './routes/events.ts';
 import { findingRoutes } from './routes/findings.ts';
 import { fixRoutes } from './routes/fixes.ts';
@@ -39,8 +43,12 @@ export interface AppOptions extends Partial<Omit<Deps, 'store'>> {
  */
 function parseJsonBody(app: FastifyInstance) {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
     const text = String(body);
+    // OAuth's token endpoint takes form fields (RFC 6749 §4.1.3); everything else is JSON.
+    if (request.url.startsWith('/oauth/') && /^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '')) {
+      return done(null, Object.fromEntries(new URLSearchParams(text)));
+    }
     if (text.trim() === '') return done(null, undefined);
     try {
       done(null, JSON.parse(text));
@@ -62,6 +70,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     metrics: options.metrics,
     metricsToken: options.metricsToken ?? null,
     sourceBranchExists: options.sourceBranchExists,
+    publicUrl: options.publicUrl ?? null,
   };
   const app = Fastify({
     logger: redactingLogger(options.logger ?? false),
@@ -92,6 +101,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         { name: 'repositories', description: 'Repository route family' },
         { name: 'applications', description: 'Application route family: a scan runs across all its repositories' },
         { name: 'events', description: 'Finding lifecycle event feed' },
+        { name: 'console', description: "The web console's sign-in and organization settings (session cookie and X-CSRF-Token)" },
+        { name: 'device flow', description: "The CLI's device login (RFC 8628) and its approval in the console" },
       ],
     },
   });
@@ -111,10 +122,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(cancellationPlugin);
   const changes = deps.store.watchChanges();
   app.addHook('onClose', () => changes.close());
-  await app.register(authPlugin, { authenticate: cachedAuthentication(deps.store.db, changes) });
+  await app.register(sessionPlugin, { db: deps.store.db });
+  await app.register(authPlugin, {
+    authenticate: cachedAuthentication(deps.store.db, changes),
+    authenticateSession: (request, orgId) => sessionPrincipal(deps.store.db, request.consoleSession!, orgId),
+  });
   await app.register(requestLimitsPlugin, { limits: options.limits });
   await app.register(pageCachePlugin, { changes, maxBytes: options.pageCacheBytes ?? DEFAULT_PAGE_CACHE_BYTES });
   await app.register(accountRoutes, { store: deps.store });
+  await app.register(consoleRoutes, { store: deps.store });
+  await app.register(deviceRoutes, { store: deps.store, publicUrl: deps.publicUrl ?? null });
   await app.register(eventRoutes, { store: deps.store });
   for (const family of FAMILIES) {
     await app.register(unitRoutes, { store: deps.store, family });

@@ -20,4 +20,6 @@ export interface Deps {
   metricsToken?: string | null;
   /** Whether a source repository has a branch; without it a fix's `source_scan_branch` is only checked for form. */
   sourceBranchExists?: SourceBranchCheck;
+  /** BULWARK_PUBLIC_URL: the address people open the console at, for links the server hands out; null: the request's own. */
+  publicUrl?: string | null;
 }

@@ -52,7 +52,11 @@ function validationBody(problems: FastApiError[]) {
  */
 export function sendError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const apiError = apiErrorOf(error);
-  if (apiError) return reply.status(apiError.statusCode).send(envelope(apiError));
+  if (apiError) {
+    // Every refusal that says when to come back says it in the standard header too.
+    if (typeof apiError.extra.retry_after_seconds === 'number') reply.header('retry-after', String(apiError.extra.retry_after_seconds));
+    return reply.status(apiError.statusCode).send(envelope(apiError));
+  }
   if (error instanceof BodyValueError) {
     return reply.status(422).send(validationBody([{ loc: error.loc, msg: error.message, type: error.type, input: error.input }]));
   }

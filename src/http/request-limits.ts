@@ -115,10 +115,7 @@ export const requestLimitsPlugin = fp(async (app: FastifyInstance, options: { li
   app.addHook('onRequest', (request, reply, done) => {
     if (!request.principal) return done();
     const slot = limiter.acquire(request.principal.keyId);
-    if ('why' in slot) {
-      reply.header('retry-after', String(slot.retryAfterSeconds));
-      return done(errors.rateLimited(slot.why, slot.retryAfterSeconds));
-    }
+    if ('why' in slot) return done(errors.rateLimited(slot.why, slot.retryAfterSeconds));
     // 'close' comes once the response is sent or its connection is gone, whichever happens.
     reply.raw.once('close', slot.release);
     done();

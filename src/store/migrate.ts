@@ -15,6 +15,7 @@ import * as listIndexesAndCounts from './migrations/012_list_indexes_and_counts.
 import * as eventCountsPerOrg from './migrations/013_event_counts_per_org.ts';
 import * as changeNotices from './migrations/014_change_notices.ts';
 import * as scanAnalysisProgress from './migrations/015_scan_analysis_progress.ts';
+import * as accounts from './migrations/016_accounts.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
 const migrations: Record<string, Migration> = {
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '013_event_counts_per_org': eventCountsPerOrg,
   '014_change_notices': changeNotices,
   '015_scan_analysis_progress': scanAnalysisProgress,
+  '016_accounts': accounts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -26,6 +26,10 @@ export interface ApiKeysTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** The user who made it in the console or approved the device it was minted for; null for admin-CLI keys. */
+  created_by_user_id: string | null;
+  /** After this instant the key is refused; null: never. */
+  expires_at: string | null;
 }
 
 export interface UnitsTable {
@@ -343,6 +347,63 @@ export interface FindingEventCountsTable {
 /** Migration 013: event counters without the unit, for the organization-wide feed. */
 export type FindingEventOrgCountsTable = Omit<FindingEventCountsTable, 'unit_id'>;
 
+export type Role = 'owner' | 'admin' | 'member' | 'viewer';
+
+/** A person who signs in to the console (migration 016); no password when signing in only through OpenID Connect. */
+export interface UsersTable {
+  id: string;
+  email: string;
+  name: string | null;
+  /** scrypt, in the self-describing form of src/crypto/passwords.ts. */
+  password_hash: string | null;
+  disabled_at: string | null;
+  created_at: string;
+}
+
+export interface MembershipsTable {
+  org_id: string;
+  user_id: string;
+  role: Role;
+  created_at: string;
+}
+
+/** A signed-in browser: the cookie carries the token, the store only its SHA-256. */
+export interface UserSessionsTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  csrf_token: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+}
+
+/** Failed sign-ins per email and per client address, for the lockout (src/core/sign-in-limits.ts). */
+export interface LoginAttemptsTable {
+  subject: string;
+  failures: number;
+  window_started_at: string;
+  locked_until: string | null;
+}
+
+export type DeviceAuthorizationStatus = 'pending' | 'approved' | 'consumed' | 'denied';
+
+/** A CLI's RFC 8628 login: the device code by hash, the code a person types, and once approved who approved it for which organization. */
+export interface DeviceAuthorizationsTable {
+  id: string;
+  device_code_hash: string;
+  user_code: string;
+  client_name: string | null;
+  status: DeviceAuthorizationStatus;
+  requested_at: string;
+  expires_at: string;
+  interval_seconds: number;
+  last_polled_at: string | null;
+  approved_by_user_id: string | null;
+  org_id: string | null;
+  device_label: string | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -368,10 +429,17 @@ export interface Database {
   scan_artifacts: ScanArtifactsTable;
   source_scan_heads: SourceScanHeadsTable;
   idempotency_keys: IdempotencyKeysTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  user_sessions: UserSessionsTable;
+  login_attempts: LoginAttemptsTable;
+  device_authorizations: DeviceAuthorizationsTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type UserRow = Selectable<UsersTable>;
+export type DeviceAuthorizationRow = Selectable<DeviceAuthorizationsTable>;
 export type UnitRow = Selectable<UnitsTable>;
 export type SourceRepoRow = Selectable<SourceReposTable>;
 export type ScanBatchRow = Selectable<ScanBatchesTable>;

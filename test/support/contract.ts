@@ -9,11 +9,11 @@ export const PUBLISHED_CONTRACT_DIR = path.resolve(
   process.env.BULWARK_CONTRACT_DIR ?? path.join(import.meta.dirname, '../../../shared/contract'),
 );
 
-/** The contract documents the conformance test compares the generated OpenAPI document with. */
+/** The contract documents: the route families' OpenAPI (the conformance test compares the generated document with them) and the device flow's schemas. */
 export function contractFiles(dir: string): string[] {
   return fs
     .readdirSync(dir)
-    .filter((name) => name.endsWith('.openapi.json'))
+    .filter((name) => name.endsWith('.openapi.json') || name.endsWith('.schemas.json'))
     .sort();
 }
 

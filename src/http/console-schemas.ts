@@ -1,0 +1,122 @@
+import { Type } from '@sinclair/typebox';
+import { ROLES } from '../core/roles.ts';
+import { SCOPES } from '../core/scopes.ts';
+
+// Shapes of the console's own routes (/console/api, the device flow). The /api/v1 contract's shapes are in schemas.ts.
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const RoleSchema = Type.Union(ROLES.map((r) => Type.Literal(r)), { title: 'Role' });
+export const ScopeSchema = Type.Union(SCOPES.map((s) => Type.Literal(s)), { title: 'Scope' });
+
+export const UserSummary = Type.Object(
+  { id: Type.String(), email: Type.String(), name: Type.Union([Type.String(), Type.Null()]) },
+  { title: 'UserSummary' },
+);
+
+export const SessionResponse = Type.Object(
+  {
+    user: UserSummary,
+    csrf_token: Type.String({ description: 'Send it as X-CSRF-Token with every change made with this session' }),
+    organizations: Type.Array(
+      Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String(), role: RoleSchema }, { title: 'OrganizationMembership' }),
+    ),
+  },
+  { title: 'SessionResponse' },
+);
+
+export const SignInRequest = Type.Object(
+  { email: Type.String({ minLength: 1, maxLength: 320 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  { title: 'SignInRequest', additionalProperties: false },
+);
+
+export const OrgParams = Type.Object({ org_id: Type.String() });
+export const KeyParams = Type.Object({ org_id: Type.String(), key_id: Type.String() });
+export const MemberParams = Type.Object({ org_id: Type.String(), user_id: Type.String() });
+export const NoContent = Type.Null({ description: 'No content' });
+
+export const ConsoleApiKey = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    prefix: Type.String(),
+    scopes: Type.Array(ScopeSchema),
+    created_by: Type.Union([Type.Object({ id: Type.String(), email: Type.String() }), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+    last_used_at: Nullable(Type.String({ format: 'date-time' })),
+    expires_at: Nullable(Type.String({ format: 'date-time' })),
+    revoked_at: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { title: 'ConsoleApiKey' },
+);
+
+export const ApiKeyList = Type.Object({ items: Type.Array(ConsoleApiKey) }, { title: 'ApiKeyList' });
+
+export const CreateApiKeyRequest = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    scopes: Type.Array(ScopeSchema, { minItems: 1, uniqueItems: true }),
+    expires_at: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+  },
+  { title: 'CreateApiKeyRequest', additionalProperties: false },
+);
+
+export const CreatedApiKey = Type.Object(
+  { api_key: ConsoleApiKey, key: Type.String({ description: 'The key itself, shown this once' }) },
+  { title: 'CreatedApiKey' },
+);
+
+export const Member = Type.Object({ user: UserSummary, role: RoleSchema, added_at: Type.String({ format: 'date-time' }) }, { title: 'Member' });
+export const MemberList = Type.Object({ items: Type.Array(Member) }, { title: 'MemberList' });
+export const AddMemberRequest = Type.Object(
+  { email: Type.String({ minLength: 3, maxLength: 320 }), role: RoleSchema },
+  { title: 'AddMemberRequest', additionalProperties: false },
+);
+export const ChangeRoleRequest = Type.Object({ role: RoleSchema }, { title: 'ChangeRoleRequest', additionalProperties: false });
+
+// Device flow: ../shared/contract/device-flow.schemas.json
+const DeviceStatus = Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('consumed'), Type.Literal('denied')], { title: 'Status' });
+
+export const DeviceCodeRequest = Type.Object(
+  { client_name: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])) },
+  { title: 'DeviceCodeRequest' },
+);
+export const DeviceCodeResponse = Type.Object(
+  {
+    device_code: Type.String(),
+    user_code: Type.String(),
+    verification_uri: Type.String(),
+    verification_uri_complete: Type.String(),
+    expires_in: Type.Integer(),
+    interval: Type.Integer(),
+  },
+  { title: 'DeviceCodeResponse' },
+);
+export const DeviceTokenRequest = Type.Object(
+  { grant_type: Type.Optional(Type.String()), device_code: Type.Optional(Type.String()), client_id: Type.Optional(Type.String()) },
+  { title: 'DeviceTokenRequest' },
+);
+export const DeviceTokenResponse = Type.Object(
+  { access_token: Type.String(), token_type: Type.Literal('Bearer'), scope: Type.String() },
+  { title: 'DeviceTokenResponse' },
+);
+export const DeviceTokenError = Type.Object(
+  { error: Type.String(), error_description: Type.Optional(Type.String()) },
+  { title: 'DeviceTokenError' },
+);
+export const UserCodeParams = Type.Object({ user_code: Type.String({ maxLength: 20 }) });
+export const DeviceAuthorizationView = Type.Object(
+  {
+    user_code: Type.String(),
+    client_name: Type.Union([Type.String(), Type.Null()]),
+    status: DeviceStatus,
+    requested_at: Type.String({ format: 'date-time' }),
+    expires_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'DeviceAuthorizationView' },
+);
+export const DeviceApprovalRequest = Type.Object(
+  { organization_id: Type.String({ minLength: 1 }), device_label: Type.Optional(Type.String({ minLength: 1, maxLength: 80, default: 'CLI device' })) },
+  { title: 'DeviceApprovalRequest' },
+);
+export const DeviceApprovalResponse = Type.Object({ status: DeviceStatus }, { title: 'DeviceApprovalResponse' });

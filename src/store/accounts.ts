@@ -1,0 +1,174 @@
+import type { Kysely } from 'kysely';
+import type { Database, DeviceAuthorizationRow, LoginAttemptsTable, Role, UserRow, UserSessionsTable } from './schema.ts';
+import type { OrganizationName } from './api-keys.ts';
+
+/** A user as shown: everything but the password hash. */
+export type StoredUser = Omit<UserRow, 'password_hash'>;
+
+const withoutHash = ({ password_hash: _hash, ...user }: UserRow): StoredUser => user;
+
+export async function insertUser(db: Kysely<Database>, user: UserRow): Promise<StoredUser> {
+  await db.insertInto('users').values(user).execute();
+  return withoutHash(user);
+}
+
+/** The user with this email (compared case-insensitively: stored lower-case), hash included for sign-in. */
+export async function userByEmail(db: Kysely<Database>, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
+}
+
+export async function userById(db: Kysely<Database>, id: string): Promise<StoredUser | undefined> {
+  const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && withoutHash(row);
+}
+
+export async function allUsers(db: Kysely<Database>): Promise<(StoredUser & { organizations: { slug: string; role: Role }[] })[]> {
+  const users = await db.selectFrom('users').selectAll().orderBy('created_at').orderBy('email').execute();
+  const memberships = await db
+    .selectFrom('memberships')
+    .innerJoin('organizations', 'organizations.id', 'memberships.org_id')
+    .select(['memberships.user_id', 'organizations.slug', 'memberships.role'])
+    .orderBy('organizations.slug')
+    .execute();
+  return users.map((u) => ({ ...withoutHash(u), organizations: memberships.filter((m) => m.user_id === u.id).map(({ slug, role }) => ({ slug, role })) }));
+}
+
+export async function setUserDisabledAt(db: Kysely<Database>, userId: string, at: string | null): Promise<void> {
+  await db.updateTable('users').set({ disabled_at: at }).where('id', '=', userId).execute();
+}
+
+export interface Membership {
+  organization: OrganizationName;
+  role: Role;
+}
+
+export async function membershipsOf(db: Kysely<Database>, userId: string): Promise<Membership[]> {
+  const rows = await db
+    .selectFrom('memberships')
+    .innerJoin('organizations', 'organizations.id', 'memberships.org_id')
+    .select(['organizations.id', 'organizations.name', 'organizations.slug', 'memberships.role'])
+    .where('memberships.user_id', '=', userId)
+    .orderBy('organizations.name')
+    .execute();
+  return rows.map(({ role, ...organization }) => ({ organization, role }));
+}
+
+export interface Member {
+  user: Pick<StoredUser, 'id' | 'email' | 'name'>;
+  role: Role;
+  added_at: string;
+}
+
+export async function membersOf(db: Kysely<Database>, orgId: string): Promise<Member[]> {
+  const rows = await db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['users.id', 'users.email', 'users.name', 'memberships.role', 'memberships.created_at'])
+    .where('memberships.org_id', '=', orgId)
+    .orderBy('users.email')
+    .execute();
+  return rows.map(({ role, created_at, ...user }) => ({ user, role, added_at: created_at }));
+}
+
+export async function roleIn(db: Kysely<Database>, orgId: string, userId: string): Promise<Role | undefined> {
+  const row = await db.selectFrom('memberships').select('role').where('org_id', '=', orgId).where('user_id', '=', userId).executeTakeFirst();
+  return row?.role;
+}
+
+export async function upsertMembership(db: Kysely<Database>, membership: { org_id: string; user_id: string; role: Role; created_at: string }): Promise<void> {
+  await db
+    .insertInto('memberships')
+    .values(membership)
+    .onConflict((oc) => oc.columns(['org_id', 'user_id']).doUpdateSet({ role: membership.role }))
+    .execute();
+}
+
+export async function deleteMembership(db: Kysely<Database>, orgId: string, userId: string): Promise<void> {
+  await db.deleteFrom('memberships').where('org_id', '=', orgId).where('user_id', '=', userId).execute();
+}
+
+export async function ownerCount(db: Kysely<Database>, orgId: string): Promise<number> {
+  const row = await db.selectFrom('memberships').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId).where('role', '=', 'owner').executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+export async function insertSession(db: Kysely<Database>, session: UserSessionsTable): Promise<void> {
+  await db.insertInto('user_sessions').values(session).execute();
+}
+
+/** The live session with this token hash, with its user. */
+export async function sessionByTokenHash(db: Kysely<Database>, tokenHash: string): Promise<{ session: UserSessionsTable; user: StoredUser } | undefined> {
+  const row = await db
+    .selectFrom('user_sessions')
+    .innerJoin('users', 'users.id', 'user_sessions.user_id')
+    .selectAll('user_sessions')
+    .select(['users.email', 'users.name', 'users.disabled_at', 'users.created_at as user_created_at'])
+    .where('user_sessions.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { email, name, disabled_at, user_created_at, ...session } = row;
+  return { session, user: { id: session.user_id, email, name, disabled_at, created_at: user_created_at } };
+}
+
+export async function touchSession(db: Kysely<Database>, sessionId: string, at: string, expiresAt: string): Promise<void> {
+  await db.updateTable('user_sessions').set({ last_seen_at: at, expires_at: expiresAt }).where('id', '=', sessionId).execute();
+}
+
+export async function deleteSession(db: Kysely<Database>, sessionId: string): Promise<void> {
+  await db.deleteFrom('user_sessions').where('id', '=', sessionId).execute();
+}
+
+export async function deleteSessionsOf(db: Kysely<Database>, userId: string): Promise<void> {
+  await db.deleteFrom('user_sessions').where('user_id', '=', userId).execute();
+}
+
+export async function deleteExpiredSessions(db: Kysely<Database>, now: string): Promise<void> {
+  await db.deleteFrom('user_sessions').where('expires_at', '<=', now).execute();
+}
+
+export async function loginAttempt(db: Kysely<Database>, subject: string): Promise<LoginAttemptsTable | undefined> {
+  return db.selectFrom('login_attempts').selectAll().where('subject', '=', subject).executeTakeFirst();
+}
+
+export async function saveLoginAttempt(db: Kysely<Database>, attempt: LoginAttemptsTable): Promise<void> {
+  await db
+    .insertInto('login_attempts')
+    .values(attempt)
+    .onConflict((oc) => oc.column('subject').doUpdateSet({ failures: attempt.failures, window_started_at: attempt.window_started_at, locked_until: attempt.locked_until }))
+    .execute();
+}
+
+export async function clearLoginAttempts(db: Kysely<Database>, subject: string): Promise<void> {
+  await db.deleteFrom('login_attempts').where('subject', '=', subject).execute();
+}
+
+export async function insertDeviceAuthorization(db: Kysely<Database>, row: DeviceAuthorizationRow): Promise<void> {
+  await db.insertInto('device_authorizations').values(row).execute();
+}
+
+export async function deviceAuthorizationByDeviceCodeHash(db: Kysely<Database>, hash: string): Promise<DeviceAuthorizationRow | undefined> {
+  return db.selectFrom('device_authorizations').selectAll().where('device_code_hash', '=', hash).executeTakeFirst();
+}
+
+export async function deviceAuthorizationByUserCode(db: Kysely<Database>, userCode: string): Promise<DeviceAuthorizationRow | undefined> {
+  return db.selectFrom('device_authorizations').selectAll().where('user_code', '=', userCode).executeTakeFirst();
+}
+
+/** Changes an authorization only if it is still in `from` (so two approvals, or two collections, cannot both win). */
+export async function updateDeviceAuthorization(
+  db: Kysely<Database>,
+  id: string,
+  from: DeviceAuthorizationRow['status'],
+  changes: Partial<Omit<DeviceAuthorizationRow, 'id'>>,
+): Promise<boolean> {
+  const result = await db.updateTable('device_authorizations').set(changes).where('id', '=', id).where('status', '=', from).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function setDevicePolledAt(db: Kysely<Database>, id: string, at: string, intervalSeconds: number): Promise<void> {
+  await db.updateTable('device_authorizations').set({ last_polled_at: at, interval_seconds: intervalSeconds }).where('id', '=', id).execute();
+}
+
+export async function deleteExpiredDeviceAuthorizations(db: Kysely<Database>, before: string): Promise<void> {
+  await db.deleteFrom('device_authorizations').where('expires_at', '<=', before).execute();
+}
