@@ -106,6 +106,7 @@ describe('device flow (RFC 8628) as the published CLI speaks it', () => {
       await sleep(interval * 1000);
     }
     assert.deepEqual(seen, ['authorization_pending']);
+    assert.ok(token);
     assert.equal(token.token_type, 'Bearer');
     assert.equal(token.scope, 'read scan:write finding:write fix:write pr:write');
     const me = await h.call('GET', '/api/v1/me', { key: token.access_token });
