@@ -80,6 +80,13 @@ export function Pager({ total, limit, skip, onSkip, noun }: { total: number; lim
   if (total === 0) return null;
   const first = skip + 1;
   const last = Math.min(skip + limit, total);
+  if (skip === 0 && total <= limit) {
+    return (
+      <p className="pager muted small-text">
+        {total.toLocaleString()} in all
+      </p>
+    );
+  }
   return (
     <nav className="pager" aria-label={`${noun} pages`}>
       <span aria-live="polite">

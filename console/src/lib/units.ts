@@ -55,20 +55,20 @@ export const FAMILY_LABEL: Record<Family, { one: string; many: string; title: st
   applications: { one: 'application', many: 'applications', title: 'Applications' },
 };
 
-export const listUnits = (family: Family, query: { include_archived: boolean; limit: number; skip: number }) =>
+export const listUnits = async (family: Family, query: { include_archived: boolean; limit: number; skip: number }) =>
   family === 'repositories' ? api.GET('/api/v1/repositories', { params: { query } }) : api.GET('/api/v1/applications', { params: { query } });
 
-export const getUnit = (family: Family, id: string) =>
+export const getUnit = async (family: Family, id: string) =>
   family === 'repositories'
     ? api.GET('/api/v1/repositories/{repository_id}', { params: { path: { repository_id: id } } })
     : api.GET('/api/v1/applications/{application_id}', { params: { path: { application_id: id } } });
 
-export const listScans = (family: Family, id: string, query: { limit: number; skip: number }) =>
+export const listScans = async (family: Family, id: string, query: { limit: number; skip: number }) =>
   family === 'repositories'
     ? api.GET('/api/v1/repositories/{repository_id}/scans', { params: { path: { repository_id: id }, query } })
     : api.GET('/api/v1/applications/{application_id}/scans', { params: { path: { application_id: id }, query } });
 
-export const createScan = (family: Family, id: string, scanType: ScanType) =>
+export const createScan = async (family: Family, id: string, scanType: ScanType) =>
   family === 'repositories'
     ? api.POST('/api/v1/repositories/{repository_id}/scans', { params: { path: { repository_id: id } }, body: { scan_type: scanType } })
     : api.POST('/api/v1/applications/{application_id}/scans', {
@@ -76,61 +76,61 @@ export const createScan = (family: Family, id: string, scanType: ScanType) =>
         body: { scan_type: scanType as ApplicationScanType },
       });
 
-export const scanProgress = (family: Family, id: string, scanId: string) =>
+export const scanProgress = async (family: Family, id: string, scanId: string) =>
   family === 'repositories'
     ? api.GET('/api/v1/repositories/{repository_id}/scans/{scan_id}/progress', { params: { path: { repository_id: id, scan_id: scanId } } })
     : api.GET('/api/v1/applications/{application_id}/scans/{scan_id}/progress', { params: { path: { application_id: id, scan_id: scanId } } });
 
-export const listFindings = (family: Family, id: string, query: FindingQuery) =>
+export const listFindings = async (family: Family, id: string, query: FindingQuery) =>
   family === 'repositories'
     ? api.GET('/api/v1/repositories/{repository_id}/findings', { params: { path: { repository_id: id }, query } })
     : api.GET('/api/v1/applications/{application_id}/findings', { params: { path: { application_id: id }, query } });
 
-export const getFinding = (family: Family, id: string, findingId: string) =>
+export const getFinding = async (family: Family, id: string, findingId: string) =>
   family === 'repositories'
     ? api.GET('/api/v1/repositories/{repository_id}/findings/{finding_id}', { params: { path: { repository_id: id, finding_id: findingId } } })
     : api.GET('/api/v1/applications/{application_id}/findings/{finding_id}', { params: { path: { application_id: id, finding_id: findingId } } });
 
-export const updateFinding = (family: Family, id: string, findingId: string, body: FindingUpdate) =>
+export const updateFinding = async (family: Family, id: string, findingId: string, body: FindingUpdate) =>
   family === 'repositories'
     ? api.PATCH('/api/v1/repositories/{repository_id}/findings/{finding_id}', { params: { path: { repository_id: id, finding_id: findingId } }, body })
     : api.PATCH('/api/v1/applications/{application_id}/findings/{finding_id}', { params: { path: { application_id: id, finding_id: findingId } }, body });
 
-export const listFixes = (family: Family, id: string, query: { finding_id?: string; limit: number; skip: number }) =>
+export const listFixes = async (family: Family, id: string, query: { finding_id?: string; limit: number; skip: number }) =>
   family === 'repositories'
     ? api.GET('/api/v1/repositories/{repository_id}/fixes', { params: { path: { repository_id: id }, query } })
     : api.GET('/api/v1/applications/{application_id}/fixes', { params: { path: { application_id: id }, query } });
 
-export const createFix = (family: Family, id: string, body: FixCreate) =>
+export const createFix = async (family: Family, id: string, body: FixCreate) =>
   family === 'repositories'
     ? api.POST('/api/v1/repositories/{repository_id}/fixes', { params: { path: { repository_id: id } }, body })
     : api.POST('/api/v1/applications/{application_id}/fixes', { params: { path: { application_id: id } }, body });
 
-export const getFix = (family: Family, id: string, fixId: string) =>
+export const getFix = async (family: Family, id: string, fixId: string) =>
   family === 'repositories'
     ? api.GET('/api/v1/repositories/{repository_id}/fixes/{fix_id}', { params: { path: { repository_id: id, fix_id: fixId } } })
     : api.GET('/api/v1/applications/{application_id}/fixes/{fix_id}', { params: { path: { application_id: id, fix_id: fixId } } });
 
-export const fixDiff = (family: Family, id: string, fixId: string) =>
+export const fixDiff = async (family: Family, id: string, fixId: string) =>
   family === 'repositories'
     ? api.GET('/api/v1/repositories/{repository_id}/fixes/{fix_id}/diff', { params: { path: { repository_id: id, fix_id: fixId } } })
     : api.GET('/api/v1/applications/{application_id}/fixes/{fix_id}/diff', { params: { path: { application_id: id, fix_id: fixId } } });
 
-export const fixProgress = (family: Family, id: string, fixId: string) =>
+export const fixProgress = async (family: Family, id: string, fixId: string) =>
   family === 'repositories'
     ? api.GET('/api/v1/repositories/{repository_id}/fixes/{fix_id}/progress', { params: { path: { repository_id: id, fix_id: fixId } } })
     : api.GET('/api/v1/applications/{application_id}/fixes/{fix_id}/progress', { params: { path: { application_id: id, fix_id: fixId } } });
 
-export const createPullRequests = (family: Family, id: string, fixId: string, body: PullRequestCreate) =>
+export const createPullRequests = async (family: Family, id: string, fixId: string, body: PullRequestCreate) =>
   family === 'repositories'
     ? api.POST('/api/v1/repositories/{repository_id}/fixes/{fix_id}/pull-requests', { params: { path: { repository_id: id, fix_id: fixId } }, body })
     : api.POST('/api/v1/applications/{application_id}/fixes/{fix_id}/pull-requests', { params: { path: { application_id: id, fix_id: fixId } }, body });
 
 /** Refine and cancel exist in the repository family only. */
-export const refineFix = (id: string, fixId: string, instructions: string) =>
+export const refineFix = async (id: string, fixId: string, instructions: string) =>
   api.POST('/api/v1/repositories/{repository_id}/fixes/{fix_id}/refine', { params: { path: { repository_id: id, fix_id: fixId } }, body: { instructions } });
-export const cancelFix = (id: string, fixId: string) =>
+export const cancelFix = async (id: string, fixId: string) =>
   api.POST('/api/v1/repositories/{repository_id}/fixes/{fix_id}/cancel', { params: { path: { repository_id: id, fix_id: fixId } } });
 
-export const quotaBalance = () => api.GET('/api/v1/quotas/balance');
-export const listEvents = (query: EventQuery) => api.GET('/api/v1/finding-events', { params: { query } });
+export const quotaBalance = async () => api.GET('/api/v1/quotas/balance');
+export const listEvents = async (query: EventQuery) => api.GET('/api/v1/finding-events', { params: { query } });

@@ -20,9 +20,9 @@ export interface Loaded<T> {
  * Runs `load` when `key` changes (and on reload()), keeping the last answer while the next one loads.
  * With `pollMs`, loads again on that interval while `shouldPoll(data)` holds.
  */
-export function useLoad<T>(
+export function useLoad<A extends Answer<unknown>, T = Exclude<A['data'], undefined>>(
   key: string | null,
-  load: () => Promise<Answer<T>>,
+  load: () => Promise<A>,
   options: { pollMs?: number; shouldPoll?: (data: T) => boolean } = {},
 ): Loaded<T> {
   const [data, setData] = useState<T | undefined>(undefined);
@@ -49,11 +49,11 @@ export function useLoad<T>(
         if (!live) return;
         setStatus(answer.response.status);
         if (answer.data !== undefined) {
-          setData(answer.data);
+          setData(answer.data as T);
           setError(null);
         } else setError(errorText(answer.error, answer.response));
         const { pollMs, shouldPoll } = optionsRef.current;
-        if (pollMs && answer.data !== undefined && (!shouldPoll || shouldPoll(answer.data))) timer = setTimeout(() => void run(false), pollMs);
+        if (pollMs && answer.data !== undefined && (!shouldPoll || shouldPoll(answer.data as T))) timer = setTimeout(() => void run(false), pollMs);
       } catch {
         if (live) setError('The service could not be reached.');
       } finally {

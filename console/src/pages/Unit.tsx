@@ -1,6 +1,213 @@
-import { PageHeader } from '../components/ui.tsx';
-import type { Family } from '../lib/units.ts';
+import { useState, type FormEvent } from 'react';
+import { errorCode, errorText } from '../api/errors.ts';
+import { Alert, Badge, EmptyState, Loading, PageHeader, Pager, ProgressBar } from '../components/ui.tsx';
+import { formatDateTime, humanize } from '../lib/format.ts';
+import { atLeast, useOrganization } from '../lib/organization.ts';
+import { useLoad } from '../lib/use-load.ts';
+import {
+  createScan,
+  FAMILY_LABEL,
+  FINISHED_BATCH,
+  getUnit,
+  listScans,
+  quotaBalance,
+  SCAN_QUOTA,
+  SCAN_TYPES,
+  scanProgress,
+  type Family,
+  type ScanBatch,
+  type ScanType,
+} from '../lib/units.ts';
+import { Link } from '../router.tsx';
 
-export function UnitPage(_: { family: Family; unitId: string }) {
-  return <PageHeader title="Unit" />;
+const LIMIT = 20;
+export const PROVIDER_LABEL: Record<string, string> = { github: 'GitHub', gitlab: 'GitLab', azure_devops: 'Azure DevOps' };
+
+export function UnitPage({ family, unitId }: { family: Family; unitId: string }) {
+  const org = useOrganization();
+  const label = FAMILY_LABEL[family];
+  const unit = useLoad(`${family}:${unitId}`, () => getUnit(family, unitId));
+  const [skip, setSkip] = useState(0);
+  const scans = useLoad(`${family}:${unitId}:scans:${skip}`, () => listScans(family, unitId, { limit: LIMIT, skip }), {
+    pollMs: 5000,
+    shouldPoll: (page) => page.items.some((batch) => !FINISHED_BATCH.includes(batch.status)),
+  });
+
+  if (unit.loading && !unit.data) return <Loading />;
+  if (!unit.data) {
+    return (
+      <>
+        <PageHeader title={`${humanize(label.one)} not found`} />
+        <Alert>{unit.status === 404 ? `There is no ${label.one} with this id in ${org.name}.` : unit.error}</Alert>
+        <Link to={`/orgs/${org.id}/${family}`}>Back to {label.many}</Link>
+      </>
+    );
+  }
+  const data = unit.data;
+  return (
+    <>
+      <nav className="breadcrumb" aria-label="Breadcrumb">
+        <Link to={`/orgs/${org.id}/${family}`}>{label.title}</Link> / {data.name}
+      </nav>
+      <PageHeader title={data.name}>
+        <Link className="button secondary" to={`/orgs/${org.id}/findings?unit=${family}:${unitId}`}>
+          Findings
+        </Link>
+        <Link className="button secondary" to={`/orgs/${org.id}/fixes?unit=${family}:${unitId}`}>
+          Fixes
+        </Link>
+      </PageHeader>
+      {data.archived ? <Alert kind="warning">This {label.one} is archived.</Alert> : null}
+      <div className="grid-2">
+        <section className="panel" aria-labelledby="sources">
+          <h2 id="sources">Source repositories</h2>
+          {data.description ? <p>{data.description}</p> : null}
+          <ul>
+            {(data.repositories ?? []).map((repo) => (
+              <li key={`${repo.provider}:${repo.full_name}`}>
+                {repo.html_url ? (
+                  <a href={repo.html_url} rel="noreferrer noopener" target="_blank">
+                    {repo.full_name}
+                  </a>
+                ) : (
+                  <span className="mono">{repo.full_name}</span>
+                )}{' '}
+                <span className="muted">
+                  branch {repo.default_branch} · {PROVIDER_LABEL[repo.provider] ?? repo.provider}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </section>
+        {atLeast(org.role, 'member') ? <StartScan family={family} unitId={unitId} onStarted={() => (skip === 0 ? scans.reload() : setSkip(0))} /> : null}
+      </div>
+
+      <h2>Scans</h2>
+      {scans.loading && !scans.data ? (
+        <Loading />
+      ) : scans.error || !scans.data ? (
+        <Alert>{scans.error}</Alert>
+      ) : scans.data.items.length === 0 ? (
+        <EmptyState>No scans yet.</EmptyState>
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table>
+              <caption className="visually-hidden">Scans of {data.name}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Type</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Progress</th>
+                  <th scope="col">Started</th>
+                  <th scope="col">Finished</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Findings</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {scans.data.items.map((batch) => (
+                  <ScanRow key={batch.batch_id} family={family} unitId={unitId} batch={batch} findingsHref={`/orgs/${org.id}/findings?unit=${family}:${unitId}&batch=${batch.batch_id}`} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager total={scans.data.total} limit={LIMIT} skip={skip} onSkip={setSkip} noun="Scans" />
+        </>
+      )}
+    </>
+  );
+}
+
+/** One scan; while it runs, its progress is polled and drawn from percent_complete. */
+function ScanRow({ family, unitId, batch, findingsHref }: { family: Family; unitId: string; batch: ScanBatch; findingsHref: string }) {
+  const running = !FINISHED_BATCH.includes(batch.status);
+  const progress = useLoad(running ? `progress:${batch.batch_id}` : null, () => scanProgress(family, unitId, batch.batch_id), {
+    pollMs: 2000,
+    shouldPoll: (p) => !FINISHED_BATCH.includes(p.status),
+  });
+  const status = progress.data?.status ?? batch.status;
+  const percent = progress.data?.percent_complete ?? (running ? 0 : 100);
+  const error = progress.data?.error_message ?? batch.error_message;
+  return (
+    <tr>
+      <td>{humanize(batch.scan_type)}</td>
+      <td>
+        <Badge value={status} />
+        {error ? <div className="small-text" style={{ color: 'var(--danger)' }}>{error}</div> : null}
+      </td>
+      <td>
+        <ProgressBar percent={percent} label={`${humanize(batch.scan_type)} progress`} />
+        {progress.data && (progress.data.repositories ?? []).length > 1 ? (
+          <div className="muted small-text">
+            {progress.data.scans_completed} of {progress.data.total_repositories} repositories done
+          </div>
+        ) : null}
+      </td>
+      <td>{formatDateTime(batch.started_at ?? batch.created_at)}</td>
+      <td>{formatDateTime(progress.data?.completed_at ?? batch.completed_at)}</td>
+      <td>
+        <Link to={findingsHref} aria-label={`Findings of the ${humanize(batch.scan_type).toLowerCase()} started ${formatDateTime(batch.created_at)}`}>
+          Findings
+        </Link>
+      </td>
+    </tr>
+  );
+}
+
+function StartScan({ family, unitId, onStarted }: { family: Family; unitId: string; onStarted(): void }) {
+  const org = useOrganization();
+  const types = SCAN_TYPES[family];
+  const [scanType, setScanType] = useState<ScanType>(types[0]!);
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
+  const quota = useLoad(`quota:${org.id}`, quotaBalance);
+  const counter = quota.data?.[SCAN_QUOTA[scanType]];
+  const exhausted = counter !== undefined && counter.remaining <= 0;
+
+  const start = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setMessage(null);
+    const { data, error, response } = await createScan(family, unitId, scanType);
+    setBusy(false);
+    quota.reload();
+    if (data) {
+      setMessage({ kind: 'success', text: `${humanize(scanType)} queued.` });
+      onStarted();
+    } else {
+      setMessage({ kind: 'error', text: errorCode(error) === 'OPERATION_FAILED' && response.status === 403 ? `No quota left: ${errorText(error, response)}` : errorText(error, response) });
+    }
+  };
+
+  return (
+    <section className="panel" aria-labelledby="start-scan">
+      <h2 id="start-scan">Start a scan</h2>
+      <form className="stack" onSubmit={(event) => void start(event)}>
+        <div className="field">
+          <label htmlFor="scan-type">Scan type</label>
+          <select id="scan-type" value={scanType} onChange={(e) => setScanType(e.target.value as ScanType)} aria-describedby="scan-quota">
+            {types.map((type) => (
+              <option key={type} value={type}>
+                {humanize(type)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <p id="scan-quota" className={exhausted ? '' : 'muted'} aria-live="polite">
+          {quota.error
+            ? `Quota balance unavailable: ${quota.error}`
+            : counter === undefined
+              ? 'Reading the quota balance…'
+              : `${counter.remaining.toLocaleString()} ${SCAN_QUOTA[scanType] === 'deep_ai_scans' ? 'deep AI scans' : 'scans'} left this period (one is used by this scan).`}
+        </p>
+        {exhausted ? <Alert kind="warning">The quota for this scan type is used up until the next period.</Alert> : null}
+        {message ? <Alert kind={message.kind}>{message.text}</Alert> : null}
+        <button type="submit" className="button primary" disabled={busy || exhausted}>
+          Start scan
+        </button>
+      </form>
+    </section>
+  );
 }

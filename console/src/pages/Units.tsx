@@ -1,6 +1,167 @@
-import { PageHeader } from '../components/ui.tsx';
-import { FAMILY_LABEL, type Family } from '../lib/units.ts';
+import { useState, type FormEvent } from 'react';
+import { api } from '../api/client.ts';
+import { errorText } from '../api/errors.ts';
+import type { CreateRepositoryBody } from '../api/pending-paths.ts';
+import { Alert, Badge, EmptyState, Loading, PageHeader, Pager } from '../components/ui.tsx';
+import { formatDate } from '../lib/format.ts';
+import { atLeast, useOrganization } from '../lib/organization.ts';
+import { useLoad } from '../lib/use-load.ts';
+import { FAMILY_LABEL, listUnits, type Family } from '../lib/units.ts';
+import { Link, navigate, useLocation, withQuery } from '../router.tsx';
+
+const LIMIT = 50;
 
 export function UnitsPage({ family }: { family: Family }) {
-  return <PageHeader title={FAMILY_LABEL[family].title} />;
+  const org = useOrganization();
+  const { pathname, search } = useLocation();
+  const archived = search.get('archived') === '1';
+  const skip = Number(search.get('skip') ?? 0) || 0;
+  const label = FAMILY_LABEL[family];
+  const units = useLoad(`${org.id}:${family}:${archived}:${skip}`, () => listUnits(family, { include_archived: archived, limit: LIMIT, skip }));
+  const [adding, setAdding] = useState(false);
+
+  return (
+    <>
+      <PageHeader title={label.title}>
+        {family === 'repositories' && atLeast(org.role, 'admin') ? (
+          <button type="button" className={adding ? 'button secondary' : 'button primary'} aria-expanded={adding} aria-controls="add-repository" onClick={() => setAdding(!adding)}>
+            {adding ? 'Close the form' : 'Add repository'}
+          </button>
+        ) : null}
+      </PageHeader>
+      {family === 'applications' ? (
+        <p className="muted">An application groups several source repositories; a scan of it runs across all of them.</p>
+      ) : null}
+      {adding ? <AddRepository onAdded={(id) => navigate(`/orgs/${org.id}/repositories/${id}`)} /> : null}
+      <div className="filters">
+        <label className="check">
+          <input type="checkbox" checked={archived} onChange={(e) => navigate(withQuery(pathname, search, { archived: e.target.checked ? '1' : null, skip: null }))} />
+          Show archived {label.many}
+        </label>
+      </div>
+      {units.loading && !units.data ? (
+        <Loading />
+      ) : units.error || !units.data ? (
+        <Alert>{units.error}</Alert>
+      ) : units.data.items.length === 0 ? (
+        <EmptyState>
+          No {label.many} yet.{' '}
+          {family === 'repositories' ? 'Add one with the button above, or with `bulwark repo add`.' : 'Create one with `bulwark app add`.'}
+        </EmptyState>
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table>
+              <caption className="visually-hidden">{label.title}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Source repositories</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Added</th>
+                  <th scope="col">Updated</th>
+                </tr>
+              </thead>
+              <tbody>
+                {units.data.items.map((unit) => (
+                  <tr key={unit.id}>
+                    <td>
+                      <Link to={`/orgs/${org.id}/${family}/${unit.id}`}>{unit.name}</Link>
+                      {unit.description ? <div className="muted small-text">{unit.description}</div> : null}
+                    </td>
+                    <td>
+                      {(unit.repositories ?? []).map((repo) => (
+                        <div key={`${repo.provider}:${repo.full_name}`} className="small-text">
+                          <span className="mono">{repo.full_name}</span> <span className="muted">@{repo.default_branch} · {repo.provider}</span>
+                        </div>
+                      ))}
+                    </td>
+                    <td>{unit.archived ? <Badge value="archived" label="Archived" /> : <Badge value="completed" label="Active" />}</td>
+                    <td>{formatDate(unit.created_at)}</td>
+                    <td>{formatDate(unit.updated_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager total={units.data.total} limit={LIMIT} skip={skip} noun={label.title} onSkip={(next) => navigate(withQuery(pathname, search, { skip: next || null }))} />
+        </>
+      )}
+    </>
+  );
+}
+
+function AddRepository({ onAdded }: { onAdded(id: string): void }) {
+  const org = useOrganization();
+  const [form, setForm] = useState<CreateRepositoryBody>({ provider: 'github', full_name: '', default_branch: 'main', clone_url: '', access_token: '' });
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const set = (field: keyof CreateRepositoryBody) => (event: { target: { value: string } }) => setForm({ ...form, [field]: event.target.value });
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    const body: CreateRepositoryBody = {
+      provider: form.provider,
+      full_name: form.full_name.trim(),
+      default_branch: form.default_branch.trim(),
+      clone_url: form.clone_url?.trim() || null,
+      access_token: form.access_token || null,
+    };
+    const { data, error: failure, response } = await api.POST('/console/api/organizations/{org_id}/repositories', { params: { path: { org_id: org.id } }, body });
+    setBusy(false);
+    if (data) return onAdded(data.id);
+    setError(
+      response.status === 404 && /^Route /.test(errorText(failure, response))
+        ? 'This server does not offer adding repositories from the console yet; use `bulwark repo add` on the server.'
+        : errorText(failure, response),
+    );
+  };
+
+  return (
+    <section className="panel" id="add-repository" aria-labelledby="add-repository-title">
+      <h2 id="add-repository-title">Add a repository</h2>
+      <form className="stack" onSubmit={(event) => void submit(event)}>
+        <div className="row">
+          <div className="field">
+            <label htmlFor="repo-provider">Provider</label>
+            <select id="repo-provider" value={form.provider} onChange={set('provider')}>
+              <option value="github">GitHub</option>
+              <option value="gitlab">GitLab</option>
+              <option value="azure_devops">Azure DevOps</option>
+            </select>
+          </div>
+          <div className="field" style={{ flex: '1 1 16rem' }}>
+            <label htmlFor="repo-full-name">Full name</label>
+            <input id="repo-full-name" required value={form.full_name} onChange={set('full_name')} placeholder="owner/repository" pattern="[^\/\s]+(\/[^\/\s]+)+" aria-describedby="repo-full-name-hint" />
+          </div>
+          <div className="field">
+            <label htmlFor="repo-branch">Default branch</label>
+            <input id="repo-branch" required value={form.default_branch} onChange={set('default_branch')} />
+          </div>
+        </div>
+        <p id="repo-full-name-hint" className="hint">
+          As the code host names it, e.g. <code>acme/payments-api</code>.
+        </p>
+        <div className="row">
+          <div className="field" style={{ flex: '1 1 20rem' }}>
+            <label htmlFor="repo-clone-url">Clone URL (optional)</label>
+            <input id="repo-clone-url" type="url" value={form.clone_url ?? ''} onChange={set('clone_url')} placeholder="https://github.com/owner/repository.git" />
+          </div>
+          <div className="field" style={{ flex: '1 1 16rem' }}>
+            <label htmlFor="repo-token">Access token (optional)</label>
+            <input id="repo-token" type="password" autoComplete="off" value={form.access_token ?? ''} onChange={set('access_token')} aria-describedby="repo-token-hint" />
+          </div>
+        </div>
+        <p id="repo-token-hint" className="hint">
+          Needed for private repositories and pull requests. Stored encrypted; never shown again.
+        </p>
+        {error ? <Alert>{error}</Alert> : null}
+        <button type="submit" className="button primary" disabled={busy}>
+          Add repository
+        </button>
+      </form>
+    </section>
+  );
 }

@@ -16,10 +16,20 @@ try {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL((url) => url.pathname.startsWith('/orgs/'));
   const orgId = new URL(page.url()).pathname.split('/')[2];
+  // Each argument: a path, optionally followed by |click:<button name> or |fill:<label>=<value> steps.
   for (const [index, raw] of paths.entries()) {
-    const target = raw.replace('{org}', orgId ?? '');
+    const [first, ...steps] = raw.split('|');
+    const target = first!.replace('{org}', orgId ?? '');
     await page.goto(`${base}${target}`);
     await page.waitForLoadState('networkidle');
+    for (const step of steps) {
+      const [verb, arg = ''] = [step.slice(0, step.indexOf(':')), step.slice(step.indexOf(':') + 1)];
+      if (verb === 'click') await page.getByRole('button', { name: arg, exact: true }).first().click();
+      else if (verb === 'link') await page.getByRole('link', { name: arg, exact: true }).first().click();
+      else if (verb === 'fill') await page.getByLabel(arg.split('=')[0]!, { exact: true }).fill(arg.split('=').slice(1).join('='));
+      else if (verb === 'check') await page.getByLabel(arg, { exact: true }).first().check();
+      await page.waitForTimeout(400);
+    }
     await page.waitForTimeout(300);
     console.log(await browser.screenshot(`${String(index).padStart(2, '0')}-${target.replace(/[^a-z0-9]+/gi, '_').slice(0, 60)}`));
   }
