@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import type { OidcSettings } from './identity/oidc.ts';
 
 export interface Settings {
   /** BULWARK_PUBLIC_URL: where people reach the console (links handed to the CLI's device login); unset: the request's own address. */
@@ -76,6 +77,8 @@ export interface Settings {
   semgrepConfigs: string[];
   /** The model behind fixes no deterministic fixer handles, and behind refinements; null when none is configured. */
   llm: LlmSettings | null;
+  /** BULWARK_OIDC_*: sign-in through an OpenID Connect provider; null without BULWARK_OIDC_ISSUER. */
+  oidc: OidcSettings | null;
   /** What the model review of a deep scan may spend, when a model is configured. */
   deepReview: DeepReviewSettings;
   /** API roots of the code hosts pull requests are opened on (GitHub Enterprise Server, self-managed GitLab, Azure DevOps Server). */
@@ -149,6 +152,17 @@ function llmFromEnv(env: NodeJS.ProcessEnv): LlmSettings | null {
     maxSteps: Math.max(1, intFromEnv(env, 'BULWARK_LLM_MAX_STEPS', 30)),
     timeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_LLM_TIMEOUT_SECONDS', 600)),
   };
+}
+
+/** The OpenID Connect settings, or null without BULWARK_OIDC_ISSUER; a half-configured provider is refused at start. */
+function oidcFromEnv(env: NodeJS.ProcessEnv): OidcSettings | null {
+  const issuer = env.BULWARK_OIDC_ISSUER?.trim();
+  if (!issuer) return null;
+  if (!URL.canParse(issuer)) throw new Error(`BULWARK_OIDC_ISSUER must be the provider's issuer URL, got "${issuer}"`);
+  const clientId = env.BULWARK_OIDC_CLIENT_ID?.trim();
+  const clientSecret = env.BULWARK_OIDC_CLIENT_SECRET;
+  if (!clientId || !clientSecret) throw new Error('BULWARK_OIDC_CLIENT_ID and BULWARK_OIDC_CLIENT_SECRET are required when BULWARK_OIDC_ISSUER is set');
+  return { issuer, clientId, clientSecret, name: env.BULWARK_OIDC_NAME?.trim() || 'single sign-on' };
 }
 
 function boolFromEnv(env: NodeJS.ProcessEnv, name: string): boolean {
@@ -258,6 +272,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     sastRuleDirs: sastRuleDirsFrom(env),
     semgrepConfigs: splitList(env.BULWARK_SEMGREP_CONFIGS),
     llm: llmFromEnv(env),
+    oidc: oidcFromEnv(env),
     deepReview: {
       runs: Math.min(5, Math.max(1, intFromEnv(env, 'BULWARK_DEEP_REVIEW_RUNS', 1))),
       maxCalls: Math.max(1, intFromEnv(env, 'BULWARK_DEEP_REVIEW_MAX_CALLS', 200)),

@@ -4,6 +4,7 @@ import { createApiKey } from './core/api-keys.ts';
 import { countOrganizations, createOrganization } from './core/organizations.ts';
 import { SCOPES } from './core/scopes.ts';
 import { buildApp } from './http/app.ts';
+import { OidcSignIn } from './identity/oidc.ts';
 import { openStore, type Store } from './store/database.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { openServices } from './services.ts';
@@ -52,6 +53,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     metrics: services.metrics,
     metricsToken: settings.metricsToken,
     publicUrl: settings.publicUrl,
+    oidc: settings.oidc ? new OidcSignIn(settings.oidc) : null,
     limits: settings,
     logger: {
       level: settings.logLevel,

@@ -43,8 +43,8 @@ test('http only reaches the database through core', () => {
   assert.deepEqual(offenders, []);
 });
 
-test('engines, fixers, OSV matching and code-host clients import neither the store nor http', () => {
-  const pure = ['engines/', 'fixing/fixers/', 'sbom/', 'scm/pull-requests/'];
+test('engines, fixers, OSV matching, code-host and identity-provider clients import neither the store nor http', () => {
+  const pure = ['engines/', 'fixing/fixers/', 'sbom/', 'scm/pull-requests/', 'identity/'];
   const offenders = files
     .filter((f) => pure.some((p) => f.rel.startsWith(p)))
     .flatMap((f) =>

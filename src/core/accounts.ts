@@ -17,6 +17,7 @@ import {
   touchSession,
   upsertMembership,
   userByEmail,
+  userById,
   type Member,
   type Membership,
   type StoredUser,
@@ -96,7 +97,7 @@ export async function removeMember(db: Kysely<Database>, orgId: string, userId: 
   });
 }
 
-export { membersOf, membershipsOf };
+export { membersOf, membershipsOf, userById };
 
 /** A signed-in browser, as a request finds it. */
 export interface SessionPrincipal {
@@ -194,4 +195,14 @@ export async function sessionPrincipal(db: Kysely<Database>, session: SessionPri
       expires_at: null,
     },
   };
+}
+
+/**
+ * A session for the person an identity provider vouches for: the user with that email, or a new one
+ * without a password, who sees no organization until an admin adds them.
+ */
+export async function signInWithIdentity(db: Kysely<Database>, identity: { email: string; name: string | null }): Promise<{ token: string; session: SessionPrincipal }> {
+  const known = await userByEmail(db, identity.email);
+  if (known?.disabled_at) throw unauthorized('This account is disabled');
+  return openSession(db, known ?? (await createUser(db, { email: identity.email, password: null, name: identity.name })));
 }

@@ -18,6 +18,7 @@ import { sessionPrincipal } from '../core/accounts.ts';
 import { accountRoutes } from './routes/account.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { deviceRoutes } from './routes/device.ts';
+import { oidcRoutes } from './routes/oidc.ts';
 import { sessionPlugin } from './session.ts';
 import { eventRoutes } from './routes/events.ts';
 import { findingRoutes } from './routes/findings.ts';
@@ -71,6 +72,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     metricsToken: options.metricsToken ?? null,
     sourceBranchExists: options.sourceBranchExists,
     publicUrl: options.publicUrl ?? null,
+    oidc: options.oidc ?? null,
   };
   const app = Fastify({
     logger: redactingLogger(options.logger ?? false),
@@ -132,6 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(accountRoutes, { store: deps.store });
   await app.register(consoleRoutes, { store: deps.store });
   await app.register(deviceRoutes, { store: deps.store, publicUrl: deps.publicUrl ?? null });
+  await app.register(oidcRoutes, { store: deps.store, oidc: deps.oidc ?? null, publicUrl: deps.publicUrl ?? null });
   await app.register(eventRoutes, { store: deps.store });
   for (const family of FAMILIES) {
     await app.register(unitRoutes, { store: deps.store, family });

@@ -1,3 +1,4 @@
+import type { OidcSignIn } from '../identity/oidc.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { FixDispatcher, PullRequestOpener, SourceBranchCheck } from '../core/fixes.ts';
 import type { BatchDispatcher } from '../core/scan-batches.ts';
@@ -22,4 +23,6 @@ export interface Deps {
   sourceBranchExists?: SourceBranchCheck;
   /** BULWARK_PUBLIC_URL: the address people open the console at, for links the server hands out; null: the request's own. */
   publicUrl?: string | null;
+  /** Sign-in through an OpenID Connect provider (BULWARK_OIDC_*); null: passwords only. */
+  oidc?: OidcSignIn | null;
 }

@@ -9,13 +9,13 @@ import {
   signIn,
   signOut,
   signOutEverywhere,
+  userById,
   type SessionPrincipal,
 } from '../../core/accounts.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/api-keys.ts';
 import { BodyValueError, notFound } from '../../core/errors.ts';
 import { MANAGES_ORGANIZATION, scopesOf } from '../../core/roles.ts';
 import type { StoredApiKey } from '../../store/api-keys.ts';
-import { userById } from '../../store/accounts.ts';
 import type { Store } from '../../store/database.ts';
 import {
   AddMemberRequest,
