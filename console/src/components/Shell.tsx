@@ -27,8 +27,10 @@ export function Shell({ organization, children }: { organization: SessionOrganiz
   useEffect(() => setOrganization(organization.id), [organization.id]);
 
   const section = pathname.slice(base.length + 1);
+  // A finding or fix page (…/:family/:unitId/findings/:id) belongs to Findings or Fixes.
+  const detail = /^(?:repositories|applications)\/[^/]+\/(findings|fixes)\//.exec(section)?.[1];
   const link = (item: { path: string; label: string }) => {
-    const current = section === item.path || section.startsWith(`${item.path}/`);
+    const current = detail ? item.path === detail : section === item.path || section.startsWith(`${item.path}/`);
     return (
       <li key={item.path}>
         <Link to={`${base}/${item.path}`} aria-current={current ? 'page' : undefined} className={current ? 'nav-link active' : 'nav-link'}>

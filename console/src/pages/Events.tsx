@@ -1,5 +1,142 @@
-import { PageHeader } from '../components/ui.tsx';
+import { useState, type FormEvent } from 'react';
+import { describeEvent } from '../components/EventList.tsx';
+import { Alert, Badge, EmptyState, Loading, PageHeader, Pager } from '../components/ui.tsx';
+import { formatDateTime, humanize } from '../lib/format.ts';
+import { useOrganization } from '../lib/organization.ts';
+import { useLoad } from '../lib/use-load.ts';
+import { listEvents, listUnits, SCAN_TYPES, SEVERITIES, type EventQuery } from '../lib/units.ts';
+import { Link, navigate, useLocation, withQuery } from '../router.tsx';
+
+const LIMIT = 100;
+const EVENT_TYPES = ['detected', 'status_changed', 'resolved_auto', 'reopened', 'fix_created', 'fix_started', 'fix_completed', 'fix_failed', 'fix_cancelled', 'fix_pr_created'];
+
+/** `2026-05-01T10:00` (local, from a datetime-local field) as an ISO time, or undefined. */
+const isoOf = (local: string) => (local ? new Date(local).toISOString() : undefined);
 
 export function EventsPage() {
-  return <PageHeader title="Events" />;
+  const org = useOrganization();
+  const { pathname, search } = useLocation();
+  const get = (name: string) => search.get(name) ?? '';
+  const skip = Number(get('skip')) || 0;
+  const query: EventQuery = {
+    limit: LIMIT,
+    skip,
+    ...(get('repository_id') ? { repository_id: get('repository_id') } : {}),
+    ...(get('finding_id') ? { finding_id: get('finding_id') } : {}),
+    ...(get('event_type') ? { event_type: get('event_type') } : {}),
+    ...(get('severity') ? { severity: get('severity') } : {}),
+    ...(get('scan_type') ? { scan_type: get('scan_type') } : {}),
+    ...(get('start') ? { start: isoOf(get('start')) } : {}),
+    ...(get('end') ? { end: isoOf(get('end')) } : {}),
+  };
+  const events = useLoad(`events:${org.id}:${JSON.stringify(query)}`, () => listEvents(query));
+  const units = useLoad(`${org.id}:pick:repositories`, () => listUnits('repositories', { include_archived: true, limit: 200, skip: 0 }));
+  const names = new Map((units.data?.items ?? []).map((unit) => [unit.id, unit.name]));
+  const [findingId, setFindingId] = useState(get('finding_id'));
+  const set = (name: string, value: string) => navigate(withQuery(pathname, search, { [name]: value, skip: null }));
+
+  const select = (id: string, label: string, name: string, options: string[], render: (value: string) => string = humanize) => (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={get(name)} onChange={(e) => set(name, e.target.value)}>
+        <option value="">Any</option>
+        {options.map((value) => (
+          <option key={value} value={value}>
+            {render(value)}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+
+  return (
+    <>
+      <PageHeader title="Events">
+        <button type="button" className="button secondary" onClick={events.reload}>
+          Refresh
+        </button>
+      </PageHeader>
+      <p className="muted">Every finding's lifecycle across {org.name}, newest first.</p>
+      <form
+        className="filters"
+        role="search"
+        aria-label="Filter events"
+        onSubmit={(event: FormEvent) => {
+          event.preventDefault();
+          set('finding_id', findingId.trim());
+        }}
+      >
+        <div className="field">
+          <label htmlFor="events-unit">Repository</label>
+          <select id="events-unit" value={get('repository_id')} onChange={(e) => set('repository_id', e.target.value)}>
+            <option value="">Any</option>
+            {(units.data?.items ?? []).map((unit) => (
+              <option key={unit.id} value={unit.id}>
+                {unit.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        {select('events-type', 'Event type', 'event_type', EVENT_TYPES)}
+        {select('events-severity', 'Severity', 'severity', SEVERITIES)}
+        {select('events-scan-type', 'Scan type', 'scan_type', SCAN_TYPES.repositories)}
+        <div className="field">
+          <label htmlFor="events-start">From</label>
+          <input id="events-start" type="datetime-local" value={get('start')} onChange={(e) => set('start', e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="events-end">Until</label>
+          <input id="events-end" type="datetime-local" value={get('end')} onChange={(e) => set('end', e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="events-finding">Finding id</label>
+          <input id="events-finding" value={findingId} onChange={(e) => setFindingId(e.target.value)} onBlur={() => findingId.trim() !== get('finding_id') && set('finding_id', findingId.trim())} />
+        </div>
+        <button type="submit" className="button secondary">
+          Apply filters
+        </button>
+      </form>
+      {events.loading && !events.data ? (
+        <Loading />
+      ) : events.error || !events.data ? (
+        <Alert>{events.error}</Alert>
+      ) : events.data.items.length === 0 ? (
+        <EmptyState>No events match these filters.</EmptyState>
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table>
+              <caption className="visually-hidden">Finding events</caption>
+              <thead>
+                <tr>
+                  <th scope="col">When</th>
+                  <th scope="col">Event</th>
+                  <th scope="col">Finding</th>
+                  <th scope="col">Severity</th>
+                  <th scope="col">Repository</th>
+                  <th scope="col">Comment</th>
+                </tr>
+              </thead>
+              <tbody>
+                {events.data.items.map((event) => (
+                  <tr key={event.id}>
+                    <td>{formatDateTime(event.event_timestamp)}</td>
+                    <td>{describeEvent(event)}</td>
+                    <td>
+                      <Link to={`/orgs/${org.id}/repositories/${event.repository_id}/findings/${event.finding_id}`}>{event.check_id ?? event.finding_id.slice(0, 8)}</Link>
+                      {event.file_path ? <div className="muted small-text mono">{event.file_path}</div> : null}
+                    </td>
+                    <td>{event.severity ? <Badge value={event.severity} /> : '—'}</td>
+                    <td>{names.get(event.repository_id) ?? event.repository_id.slice(0, 8)}</td>
+                    <td className="truncate">{event.comment ?? ''}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager total={events.data.total} limit={LIMIT} skip={skip} noun="Events" onSkip={(next) => navigate(withQuery(pathname, search, { skip: next || null }))} />
+        </>
+      )}
+    </>
+  );
 }
