@@ -5,6 +5,8 @@ import type { OidcSettings } from './identity/oidc.ts';
 export interface Settings {
   /** BULWARK_PUBLIC_URL: where people reach the console (links handed to the CLI's device login); unset: the request's own address. */
   publicUrl: string | null;
+  /** BULWARK_TRUST_PROXY: whose X-Forwarded-For/-Proto to believe (Fastify's trustProxy): `true`, a hop count, or addresses/CIDRs. */
+  trustProxy: boolean | number | string[];
   /** postgres://… when set; otherwise the embedded SQLite file under dataDir. */
   databaseUrl: string | null;
   dataDir: string;
@@ -165,6 +167,15 @@ function oidcFromEnv(env: NodeJS.ProcessEnv): OidcSettings | null {
   return { issuer, clientId, clientSecret, name: env.BULWARK_OIDC_NAME?.trim() || 'single sign-on' };
 }
 
+/** Behind a reverse proxy the client's address and scheme are in its headers: believed only when told so. */
+function trustProxyFromEnv(raw: string | undefined): boolean | number | string[] {
+  const value = raw?.trim() ?? '';
+  if (!value || /^(0|false|no|off)$/i.test(value)) return false;
+  if (/^(true|yes|on)$/i.test(value)) return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
 function boolFromEnv(env: NodeJS.ProcessEnv, name: string): boolean {
   return /^(1|true|yes|on)$/i.test(env[name] ?? '');
 }
@@ -249,6 +260,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     pageCacheBytes: Math.max(0, intFromEnv(env, 'BULWARK_PAGE_CACHE_MB', 64)) * 1024 * 1024,
     metricsToken: env.BULWARK_METRICS_TOKEN || null,
     publicUrl: env.BULWARK_PUBLIC_URL?.trim().replace(/\/+$/, '') || null,
+    trustProxy: trustProxyFromEnv(env.BULWARK_TRUST_PROXY),
     workerMetricsPort: env.BULWARK_WORKER_METRICS_PORT ? intFromEnv(env, 'BULWARK_WORKER_METRICS_PORT', 0) : null,
     ...requestLimitsFromEnv(env),
     workerConcurrency: Math.max(1, intFromEnv(env, 'BULWARK_WORKER_CONCURRENCY', 2)),

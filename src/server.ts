@@ -53,6 +53,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     metrics: services.metrics,
     metricsToken: settings.metricsToken,
     publicUrl: settings.publicUrl,
+    trustProxy: settings.trustProxy,
     oidc: settings.oidc ? new OidcSignIn(settings.oidc) : null,
     limits: settings,
     logger: {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createUser, setMembership } from '../src/core/accounts.ts';
 import type { Role } from '../src/core/roles.ts';
+import { buildApp } from '../src/http/app.ts';
 import { createHarness, type Harness, type TestOrg } from './support/api.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -201,6 +202,25 @@ describe('console accounts, sessions and roles', () => {
     await setUserDisabled(h.database.store.db, user.email, true);
     assert.equal((await consoleCall(fourth, 'GET', '/console/api/session')).statusCode, 401);
     assert.equal((await signIn(user.email, PASSWORD, '10.0.0.9')).statusCode, 401);
+  });
+
+  test('behind a trusted proxy the cookie is Secure over https and failures count per forwarded address; an untrusted header is ignored', async () => {
+    const user = await person('member');
+    const proxied = await buildApp({ store: h.database.store, trustProxy: true });
+    try {
+      const viaProxy = (address: string, password = PASSWORD, email = user.email) =>
+        proxied.inject({ method: 'POST', url: '/console/api/session', payload: { email, password }, headers: { 'x-forwarded-for': address, 'x-forwarded-proto': 'https' } });
+      assert.match(String((await viaProxy('203.0.113.7')).headers['set-cookie']), /; Secure/);
+      // Spraying one password over many accounts from one address.
+      for (let i = 0; i < 30; i++) assert.equal((await viaProxy('203.0.113.66', 'Summer2026!', `sprayed${i}@example.com`)).statusCode, 401);
+      const blocked = await proxied.inject({ method: 'POST', url: '/console/api/session', payload: { email: 'nobody-else@example.com', password: 'x' }, headers: { 'x-forwarded-for': '203.0.113.66' } });
+      assert.equal(blocked.statusCode, 429, 'the guessing address is locked');
+      assert.equal((await viaProxy('203.0.113.8')).statusCode, 200, 'other addresses are not');
+    } finally {
+      await proxied.close();
+    }
+    const direct = await h.app.inject({ method: 'POST', url: '/console/api/session', payload: { email: user.email, password: PASSWORD }, headers: { 'x-forwarded-proto': 'https' }, remoteAddress: '10.1.1.1' });
+    assert.doesNotMatch(String(direct.headers['set-cookie']), /Secure/, 'without BULWARK_TRUST_PROXY the header is not believed');
   });
 
   test('triage through a session records the user as the actor', async () => {

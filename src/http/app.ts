@@ -36,6 +36,8 @@ export interface AppOptions extends Partial<Omit<Deps, 'store'>> {
   limits?: RequestLimits;
   /** How many bytes of list answers the page cache keeps (page-cache.ts); 0 keeps none. */
   pageCacheBytes?: number;
+  /** Fastify's trustProxy: the client's address and scheme from a reverse proxy's X-Forwarded-* headers. */
+  trustProxy?: boolean | number | string[];
 }
 
 /**
@@ -78,6 +80,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: redactingLogger(options.logger ?? false),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    trustProxy: (options.trustProxy ?? false) as FastifyServerOptions['trustProxy'],
     frameworkErrors: sendError,
     ...(options.limits ? serverTimeouts(options.limits) : {}),
   });
