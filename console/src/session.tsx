@@ -1,7 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { api, onSignedOut, setCsrfToken } from './api/client.ts';
 import { errorText, retryAfterSeconds } from './api/errors.ts';
-import type { Session } from './api/pending-paths.ts';
+import type { Session } from './api/types.ts';
 
 export type SignInResult = { ok: true } | { ok: false; message: string; retryAfter?: number };
 

@@ -1,4 +1,4 @@
-import type { ErrorEnvelope } from './pending-paths.ts';
+import type { ErrorEnvelope } from './types.ts';
 
 /** A readable sentence for a failed call: the service's message, the 422 fields, or the HTTP status. */
 export function errorText(error: unknown, response?: Response): string {

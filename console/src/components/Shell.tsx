@@ -1,7 +1,7 @@
 import { useEffect, type ReactNode } from 'react';
 import { setOrganization } from '../api/client.ts';
 import { OrganizationContext } from '../lib/organization.ts';
-import type { SessionOrganization } from '../api/pending-paths.ts';
+import type { SessionOrganization } from '../api/types.ts';
 import { Link, navigate, useLocation } from '../router.tsx';
 import { useSession } from '../session.tsx';
 

@@ -1,5 +1,5 @@
 import { createContext, useContext } from 'react';
-import type { Role, SessionOrganization } from '../api/pending-paths.ts';
+import type { Role, SessionOrganization } from '../api/types.ts';
 
 export const OrganizationContext = createContext<SessionOrganization | null>(null);
 

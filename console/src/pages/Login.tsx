@@ -1,11 +1,13 @@
 import { useEffect, useState, type FormEvent } from 'react';
+import { api } from '../api/client.ts';
 import { Alert } from '../components/ui.tsx';
+import { useLoad } from '../lib/use-load.ts';
 import { navigate, useLocation } from '../router.tsx';
 import { useSession } from '../session.tsx';
 
 /** Only paths of this console are followed after signing in (never another site). */
 export function safeNext(value: string | null): string {
-  return value && value.startsWith('/') && !value.startsWith('//') ? value : '/';
+  return value && /^\/(?![/\\])/.test(value) && !value.startsWith('/login') ? value : '/';
 }
 
 export function LoginPage() {
@@ -18,6 +20,11 @@ export function LoginPage() {
   const [error, setError] = useState<string | null>(null);
   const [waitUntil, setWaitUntil] = useState<number | null>(null);
   const [now, setNow] = useState(Date.now());
+  const methods = useLoad('sign-in-methods', () => api.GET('/console/api/sign-in-methods'));
+  const oidc = methods.data?.oidc ?? null;
+  const passwordAllowed = methods.data?.password ?? true;
+  // A failed single sign-on comes back here with its reason.
+  const returnedError = search.get('error');
 
   useEffect(() => {
     document.title = 'Sign in · Bulwark';
@@ -56,25 +63,36 @@ export function LoginPage() {
         </div>
         <h1>Sign in</h1>
         <p className="muted">Security scanning, findings triage and autofix for your organization.</p>
+        {returnedError && !error ? <Alert>{returnedError}</Alert> : null}
         {error ? (
           <Alert>
             {error}
             {secondsLeft > 0 ? ` Try again in ${secondsLeft} second${secondsLeft === 1 ? '' : 's'}.` : waitUntil !== null ? ' You can try again now.' : ''}
           </Alert>
         ) : null}
-        <form onSubmit={(event) => void submit(event)} className="stack">
-          <div className="field">
-            <label htmlFor="login-email">Email</label>
-            <input id="login-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
-          </div>
-          <div className="field">
-            <label htmlFor="login-password">Password</label>
-            <input id="login-password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
-          </div>
-          <button type="submit" className="button primary wide" disabled={busy || secondsLeft > 0}>
-            {busy ? 'Signing in…' : 'Sign in'}
-          </button>
-        </form>
+        {oidc ? (
+          <>
+            <a className="button secondary wide" href={`${oidc.start_url}?return_to=${encodeURIComponent(next)}`}>
+              Sign in with {oidc.name}
+            </a>
+            {passwordAllowed ? <p className="divider">or with a password</p> : null}
+          </>
+        ) : null}
+        {passwordAllowed ? (
+          <form onSubmit={(event) => void submit(event)} className="stack">
+            <div className="field">
+              <label htmlFor="login-email">Email</label>
+              <input id="login-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+            </div>
+            <div className="field">
+              <label htmlFor="login-password">Password</label>
+              <input id="login-password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+            </div>
+            <button type="submit" className="button primary wide" disabled={busy || secondsLeft > 0}>
+              {busy ? 'Signing in…' : 'Sign in'}
+            </button>
+          </form>
+        ) : null}
       </div>
     </main>
   );

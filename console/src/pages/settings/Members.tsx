@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.ts';
 import { errorCode, errorText } from '../../api/errors.ts';
-import type { Role } from '../../api/pending-paths.ts';
+import type { Role } from '../../api/types.ts';
 import { Alert, ConfirmButton, EmptyState, Loading, PageHeader } from '../../components/ui.tsx';
 import { formatDate } from '../../lib/format.ts';
 import { atLeast, ROLES, useOrganization } from '../../lib/organization.ts';
