@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Settings } from './config.ts';
+import { cloneUrlPolicyOf, type Settings } from './config.ts';
 import { createApiKey } from './core/api-keys.ts';
 import { countOrganizations, createOrganization } from './core/organizations.ts';
 import { SCOPES } from './core/scopes.ts';
@@ -54,6 +54,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     metricsToken: settings.metricsToken,
     publicUrl: settings.publicUrl,
     trustProxy: settings.trustProxy,
+    registration: { tokenBox: services.tokenBox, cloneUrlPolicy: cloneUrlPolicyOf(settings) },
     oidc: settings.oidc ? new OidcSignIn(settings.oidc) : null,
     limits: settings,
     logger: {

@@ -223,6 +223,43 @@ describe('console accounts, sessions and roles', () => {
     assert.doesNotMatch(String(direct.headers['set-cookie']), /Secure/, 'without BULWARK_TRUST_PROXY the header is not believed');
   });
 
+  test('an admin registers a repository, its token sealed; a member cannot; a refused clone URL stores nothing; archiving hides it', async () => {
+    const admin = await browserOf((await person('admin')).email);
+    const member = await browserOf((await person('member')).email);
+    const url = `/console/api/organizations/${org.id}/repositories`;
+    const token = 'ghp_consoleRegisteredToken0123456789abcd';
+    assert.equal((await consoleCall(member, 'POST', url, { body: { provider: 'github', full_name: 'acme/refused' } })).statusCode, 403);
+    const made = await consoleCall(admin, 'POST', url, { body: { provider: 'github', full_name: 'acme/web', default_branch: 'develop', access_token: token } });
+    assert.equal(made.statusCode, 201, made.body);
+    assert.deepEqual({ ...made.json(), id: undefined }, {
+      id: undefined,
+      name: 'acme/web',
+      provider: 'github',
+      full_name: 'acme/web',
+      default_branch: 'develop',
+      clone_url: 'https://github.com/acme/web.git',
+      has_token: true,
+    });
+    const stored = await h.database.store.db.selectFrom('source_repos').selectAll().where('unit_id', '=', made.json().id).executeTakeFirstOrThrow();
+    assert.ok(stored.token_ciphertext && !stored.token_ciphertext.includes(token), 'the token is stored sealed');
+    const listed = (await consoleCall(member, 'GET', '/api/v1/repositories')).json();
+    assert.ok(JSON.stringify(listed).includes(made.json().id));
+    assert.ok(!JSON.stringify(listed).includes(token));
+
+    const before = await h.database.store.db.selectFrom('units').select('id').execute();
+    const refused = await consoleCall(admin, 'POST', url, { body: { provider: 'github', full_name: 'acme/internal', clone_url: 'https://169.254.169.254/x.git' } });
+    assert.equal(refused.statusCode, 422);
+    assert.deepEqual(refused.json().detail[0].loc, ['body', 'clone_url']);
+    const badName = await consoleCall(admin, 'POST', url, { body: { provider: 'github', full_name: 'no-owner' } });
+    assert.equal(badName.statusCode, 422);
+    assert.equal((await h.database.store.db.selectFrom('units').select('id').execute()).length, before.length);
+
+    const archive = await consoleCall(admin, 'PATCH', `/console/api/organizations/${org.id}/units/${made.json().id}`, { body: { archived: true } });
+    assert.deepEqual(archive.json(), { id: made.json().id, archived: true });
+    assert.ok(!JSON.stringify((await consoleCall(member, 'GET', '/api/v1/repositories')).json()).includes(made.json().id));
+    assert.equal((await consoleCall(member, 'PATCH', `/console/api/organizations/${org.id}/units/${made.json().id}`, { body: { archived: false } })).statusCode, 403);
+  });
+
   test('triage through a session records the user as the actor', async () => {
     const user = await person('member');
     const browser = await browserOf(user.email);

@@ -12,7 +12,7 @@ import {
   type UnitWithSources,
 } from '../store/units.ts';
 import { checkCloneUrl, CloneUrlError, validateCloneUrl, type CloneUrlPolicy } from '../scm/clone-url.ts';
-import { notFound } from './errors.ts';
+import { invalidState, notFound } from './errors.ts';
 import { defaultUrls, type SourceSpec } from './source-repos.ts';
 
 /** A monitored unit: shown as a repository in one route family and as an application in the other. */
@@ -83,7 +83,7 @@ export async function addUnit(
   await db.transaction().execute(async (trx) => {
     if (org.max_repositories !== null) {
       if ((await countActiveUnits(trx, input.orgId)) >= org.max_repositories) {
-        throw new Error(`organization "${org.slug}" already has its maximum of ${org.max_repositories} repositories`);
+        throw invalidState(`organization "${org.slug}" already has its maximum of ${org.max_repositories} repositories`);
       }
     }
     await insertUnit(trx, unit, sources);

@@ -75,6 +75,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     sourceBranchExists: options.sourceBranchExists,
     publicUrl: options.publicUrl ?? null,
     oidc: options.oidc ?? null,
+    registration: options.registration ?? null,
   };
   const app = Fastify({
     logger: redactingLogger(options.logger ?? false),
@@ -135,7 +136,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(requestLimitsPlugin, { limits: options.limits });
   await app.register(pageCachePlugin, { changes, maxBytes: options.pageCacheBytes ?? DEFAULT_PAGE_CACHE_BYTES });
   await app.register(accountRoutes, { store: deps.store });
-  await app.register(consoleRoutes, { store: deps.store });
+  await app.register(consoleRoutes, { store: deps.store, registration: deps.registration ?? null });
   await app.register(deviceRoutes, { store: deps.store, publicUrl: deps.publicUrl ?? null });
   await app.register(oidcRoutes, { store: deps.store, oidc: deps.oidc ?? null, publicUrl: deps.publicUrl ?? null });
   await app.register(eventRoutes, { store: deps.store });

@@ -120,3 +120,33 @@ export const DeviceApprovalRequest = Type.Object(
   { title: 'DeviceApprovalRequest' },
 );
 export const DeviceApprovalResponse = Type.Object({ status: DeviceStatus }, { title: 'DeviceApprovalResponse' });
+
+export const UnitParams = Type.Object({ org_id: Type.String(), unit_id: Type.String() });
+
+export const RegisterRepositoryRequest = Type.Object(
+  {
+    provider: Type.Union([Type.Literal('github'), Type.Literal('gitlab'), Type.Literal('azure_devops')]),
+    full_name: Type.String({ minLength: 3, maxLength: 300, description: 'owner/name (organization/project/repository on Azure DevOps)' }),
+    default_branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255, default: 'main' })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Shown name; the full name by default' })),
+    clone_url: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 2000 }), Type.Null()])),
+    access_token: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 4000 }), Type.Null()])),
+  },
+  { title: 'RegisterRepositoryRequest', additionalProperties: false },
+);
+
+export const RegisteredRepository = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    provider: Type.String(),
+    full_name: Type.String(),
+    default_branch: Type.String(),
+    clone_url: Type.String(),
+    has_token: Type.Boolean({ description: 'Whether an access token is stored (encrypted; never shown again)' }),
+  },
+  { title: 'RegisteredRepository' },
+);
+
+export const ArchiveRequest = Type.Object({ archived: Type.Boolean() }, { title: 'ArchiveRequest', additionalProperties: false });
+export const ArchivedUnit = Type.Object({ id: Type.String(), archived: Type.Boolean() }, { title: 'ArchivedUnit' });

@@ -1,4 +1,6 @@
+import type { TokenBox } from '../crypto/token-box.ts';
 import type { OidcSignIn } from '../identity/oidc.ts';
+import type { CloneUrlPolicy } from '../scm/clone-url.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { FixDispatcher, PullRequestOpener, SourceBranchCheck } from '../core/fixes.ts';
 import type { BatchDispatcher } from '../core/scan-batches.ts';
@@ -25,4 +27,6 @@ export interface Deps {
   publicUrl?: string | null;
   /** Sign-in through an OpenID Connect provider (BULWARK_OIDC_*); null: passwords only. */
   oidc?: OidcSignIn | null;
+  /** What registering a repository in the console needs: the key its access token is sealed with, and the clone URL rules. */
+  registration?: { tokenBox: TokenBox; cloneUrlPolicy: CloneUrlPolicy } | null;
 }

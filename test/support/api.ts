@@ -78,6 +78,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     hasFixer: services?.hasFixer,
     logger: options.logStream ? { level: 'info', stream: options.logStream } : false,
     sourceBranchExists: services?.sourceBranchExists,
+    registration: { tokenBox: testTokenBox, cloneUrlPolicy: testCloneUrlPolicy },
   });
   const db = database.store.db;
   let defaultKey: string | null = null;

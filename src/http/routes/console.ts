@@ -13,13 +13,18 @@ import {
   type SessionPrincipal,
 } from '../../core/accounts.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/api-keys.ts';
-import { BodyValueError, notFound } from '../../core/errors.ts';
+import { BodyValueError, invalidState, notFound } from '../../core/errors.ts';
+import { parseSourceSpec } from '../../core/source-repos.ts';
+import { addUnit, getUnit, setUnitArchived, SourceUrlRefused } from '../../core/units.ts';
+import type { Deps } from '../deps.ts';
 import { MANAGES_ORGANIZATION, scopesOf } from '../../core/roles.ts';
 import type { StoredApiKey } from '../../store/api-keys.ts';
 import type { Store } from '../../store/database.ts';
 import {
   AddMemberRequest,
   ApiKeyList,
+  ArchivedUnit,
+  ArchiveRequest,
   ChangeRoleRequest,
   ConsoleApiKey,
   CreateApiKeyRequest,
@@ -30,8 +35,11 @@ import {
   MemberParams,
   NoContent,
   OrgParams,
+  RegisteredRepository,
+  RegisterRepositoryRequest,
   SessionResponse,
   SignInRequest,
+  UnitParams,
 } from '../console-schemas.ts';
 import { responses, typed } from '../route-kit.ts';
 import { clearSessionCookie, requireSession, setSessionCookie } from '../session.ts';
@@ -70,7 +78,7 @@ async function serializeKeys(store: Store, keys: StoredApiKey[]) {
  * The console's own routes: signing in and out, and an organization's settings (API keys, members) for
  * its admins and owners. The organization's data the console reads through /api/v1 with the session.
  */
-export async function consoleRoutes(app: FastifyInstance, { store }: { store: Store }) {
+export async function consoleRoutes(app: FastifyInstance, { store, registration }: { store: Store; registration: Deps['registration'] }) {
   const api = typed(app);
   /** The session, with at least the role that manages the organization in the path. */
   const manager = async (request: FastifyRequest, orgId: string) => {
@@ -235,6 +243,67 @@ export async function consoleRoutes(app: FastifyInstance, { store }: { store: St
       if (target.role === 'owner') await requireRole(store.db, org_id, session.user.id, 'owner');
       await removeMember(store.db, org_id, user_id);
       return reply.status(204).send();
+    },
+  );
+
+  api.post(
+    '/console/api/organizations/:org_id/repositories',
+    {
+      schema: {
+        tags,
+        summary: 'Register a repository; its access token is stored encrypted and never shown again',
+        operationId: 'register_repository',
+        params: OrgParams,
+        body: RegisterRepositoryRequest,
+        response: responses({ 201: RegisteredRepository }, [401, 403, 404, 409]),
+        security: [],
+      },
+    },
+    async (request, reply) => {
+      await manager(request, request.params.org_id);
+      if (!registration) throw invalidState('This server cannot register repositories from the console');
+      const body = request.body;
+      let spec;
+      try {
+        spec = parseSourceSpec(`${body.provider}:${body.full_name}@${body.default_branch ?? 'main'}`);
+      } catch (error) {
+        throw new BodyValueError(['body', 'full_name'], (error as Error).message, body.full_name);
+      }
+      let unit;
+      try {
+        unit = await addUnit(
+          store.db,
+          registration.tokenBox,
+          { orgId: request.params.org_id, name: body.name ?? spec.fullName, sources: [{ ...spec, cloneUrl: body.clone_url ?? undefined, token: body.access_token ?? undefined }] },
+          registration.cloneUrlPolicy,
+        );
+      } catch (error) {
+        if (error instanceof SourceUrlRefused) throw new BodyValueError(['body', 'clone_url'], error.message, body.clone_url ?? null);
+        throw error;
+      }
+      const [source] = unit.sources;
+      return reply.status(201).send({
+        id: unit.id,
+        name: unit.name,
+        provider: source.provider,
+        full_name: source.full_name,
+        default_branch: source.default_branch,
+        clone_url: source.clone_url,
+        has_token: source.token_ciphertext !== null,
+      });
+    },
+  );
+
+  api.patch(
+    '/console/api/organizations/:org_id/units/:unit_id',
+    {
+      schema: { tags, summary: 'Archive a repository or application, or bring it back', operationId: 'archive_unit', params: UnitParams, body: ArchiveRequest, response: responses({ 200: ArchivedUnit }, [401, 403, 404]), security: [] },
+    },
+    async (request) => {
+      await manager(request, request.params.org_id);
+      const unit = await getUnit(store.db, request.params.org_id, request.params.unit_id);
+      await setUnitArchived(store.db, unit.id, request.body.archived);
+      return { id: unit.id, archived: request.body.archived };
     },
   );
 }
