@@ -8,7 +8,8 @@
 // Steps 2 and 3 are skipped when console/dist is newer than every console source and the OpenAPI document
 // did not change, so `npm start` (whose prestart runs this) stays fast. There a failed build only warns:
 // the server still starts (and answers the console's pages with 503 if there is no build at all).
-// `--force` (npm run build:console) always builds and fails loudly; `--schema-only` stops after step 2.
+// `--force` (npm run build:console) always builds and fails loudly; `--strict` fails loudly but still skips
+// an up-to-date build (the browser tests); `--schema-only` stops after step 2.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,6 +24,8 @@ const schemaFile = path.join(apiDir, 'schema.d.ts');
 const distIndex = path.join(consoleDir, 'dist', 'index.html');
 const force = process.argv.includes('--force');
 const schemaOnly = process.argv.includes('--schema-only');
+/** A failure ends the run with an error (with --force, or --strict: still skipping an up-to-date build). */
+const strict = force || process.argv.includes('--strict');
 
 /** The OpenAPI document of the app as the server builds it, on a temporary SQLite store that is removed after. */
 async function dumpOpenApi(): Promise<string> {
@@ -103,7 +106,7 @@ try {
   await main();
 } catch (error) {
   const reason = error instanceof BuildError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
-  if (force) {
+  if (strict) {
     console.error(`build:console: ${reason}`);
     process.exit(1);
   }

@@ -12,6 +12,8 @@ export type ConsoleApiKey = Success<paths['/console/api/organizations/{org_id}/a
 export type Member = Success<paths['/console/api/organizations/{org_id}/members']['get']>['items'][number];
 export type DeviceAuthorizationView = Success<paths['/device-authorizations/{user_code}']['get']>;
 export type SignInMethods = Success<paths['/console/api/sign-in-methods']['get']>;
+type BodyOf<O> = O extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+export type CreateRepositoryBody = BodyOf<paths['/console/api/organizations/{org_id}/repositories']['post']>;
 
 /** The service's error body: `{detail: {detail, error_code}}`, or a 422's list of invalid fields. */
 export interface ErrorEnvelope {

@@ -111,6 +111,7 @@ export function ConfirmButton({
   onConfirm,
   danger = true,
   disabled,
+  small = true,
 }: {
   label: string;
   accessibleLabel?: string;
@@ -119,6 +120,7 @@ export function ConfirmButton({
   onConfirm(): void | Promise<void>;
   danger?: boolean;
   disabled?: boolean;
+  small?: boolean;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
@@ -134,7 +136,7 @@ export function ConfirmButton({
   };
   return (
     <>
-      <button type="button" className={`button ${danger ? 'danger-outline' : 'secondary'} small`} aria-label={accessibleLabel} disabled={disabled} onClick={() => dialog.current?.showModal()}>
+      <button type="button" className={`button ${danger ? 'danger-outline' : 'secondary'}${small ? ' small' : ''}`} aria-label={accessibleLabel} disabled={disabled} onClick={() => dialog.current?.showModal()}>
         {label}
       </button>
       <dialog ref={dialog} className="dialog" aria-labelledby={titleId}>

@@ -46,7 +46,7 @@ export function FixPage({ family, unitId, fixId }: { family: Family; unitId: str
       <PageHeader title={data.title}>
         <Badge value={data.status} />
         {canWrite && repositoryFamily && active ? (
-          <ConfirmButton label="Cancel fix" question="Cancel this fix? A fix cancelled before it starts gives its credit back." confirmLabel="Cancel the fix" onConfirm={cancel} />
+          <ConfirmButton small={false} label="Cancel fix" question="Cancel this fix? A fix cancelled before it starts gives its credit back." confirmLabel="Cancel the fix" onConfirm={cancel} />
         ) : null}
       </PageHeader>
       {message ? <Alert kind={message.kind}>{message.text}</Alert> : null}

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
+import { api } from '../api/client.ts';
 import { errorCode, errorText } from '../api/errors.ts';
-import { Alert, Badge, EmptyState, Loading, PageHeader, Pager, ProgressBar } from '../components/ui.tsx';
+import { Alert, Badge, ConfirmButton, EmptyState, Loading, PageHeader, Pager, ProgressBar } from '../components/ui.tsx';
 import { formatDateTime, humanize } from '../lib/format.ts';
 import { atLeast, useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
@@ -28,6 +29,7 @@ export function UnitPage({ family, unitId }: { family: Family; unitId: string })
   const label = FAMILY_LABEL[family];
   const unit = useLoad(`${family}:${unitId}`, () => getUnit(family, unitId));
   const [skip, setSkip] = useState(0);
+  const [archiveError, setArchiveError] = useState<string | null>(null);
   const scans = useLoad(`${family}:${unitId}:scans:${skip}`, () => listScans(family, unitId, { limit: LIMIT, skip }), {
     pollMs: 5000,
     shouldPoll: (page) => page.items.some((batch) => !FINISHED_BATCH.includes(batch.status)),
@@ -44,6 +46,15 @@ export function UnitPage({ family, unitId }: { family: Family; unitId: string })
     );
   }
   const data = unit.data;
+  const setArchived = async (archived: boolean) => {
+    setArchiveError(null);
+    const answer = await api.PATCH('/console/api/organizations/{org_id}/units/{unit_id}', {
+      params: { path: { org_id: org.id, unit_id: unitId } },
+      body: { archived },
+    });
+    if (!answer.data) setArchiveError(errorText(answer.error, answer.response));
+    unit.reload();
+  };
   return (
     <>
       <nav className="breadcrumb" aria-label="Breadcrumb">
@@ -56,7 +67,27 @@ export function UnitPage({ family, unitId }: { family: Family; unitId: string })
         <Link className="button secondary" to={`/orgs/${org.id}/fixes?unit=${family}:${unitId}`}>
           Fixes
         </Link>
+        {atLeast(org.role, 'admin') ? (
+          data.archived ? (
+            <button type="button" className="button secondary" onClick={() => void setArchived(false)}>
+              Restore
+            </button>
+          ) : (
+            <ConfirmButton
+              small={false}
+              label="Archive"
+              question={
+                <>
+                  Archive <strong>{data.name}</strong>? It leaves the lists (unless archived ones are shown); its scans and findings are kept.
+                </>
+              }
+              confirmLabel={`Archive ${label.one}`}
+              onConfirm={() => setArchived(true)}
+            />
+          )
+        ) : null}
       </PageHeader>
+      {archiveError ? <Alert>{archiveError}</Alert> : null}
       {data.archived ? <Alert kind="warning">This {label.one} is archived.</Alert> : null}
       <div className="grid-2">
         <section className="panel" aria-labelledby="sources">

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.ts';
 import { errorText } from '../api/errors.ts';
-import type { CreateRepositoryBody } from '../api/pending-paths.ts';
+import type { CreateRepositoryBody } from '../api/types.ts';
 import { Alert, Badge, EmptyState, Loading, PageHeader, Pager } from '../components/ui.tsx';
 import { formatDate } from '../lib/format.ts';
 import { atLeast, useOrganization } from '../lib/organization.ts';
@@ -96,7 +96,7 @@ function AddRepository({ onAdded }: { onAdded(id: string): void }) {
   const [form, setForm] = useState<CreateRepositoryBody>({ provider: 'github', full_name: '', default_branch: 'main', clone_url: '', access_token: '' });
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const set = (field: keyof CreateRepositoryBody) => (event: { target: { value: string } }) => setForm({ ...form, [field]: event.target.value });
+  const set = (field: 'provider' | 'full_name' | 'default_branch' | 'clone_url' | 'access_token') => (event: { target: { value: string } }) => setForm({ ...form, [field]: event.target.value });
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -105,18 +105,14 @@ function AddRepository({ onAdded }: { onAdded(id: string): void }) {
     const body: CreateRepositoryBody = {
       provider: form.provider,
       full_name: form.full_name.trim(),
-      default_branch: form.default_branch.trim(),
+      default_branch: (form.default_branch ?? '').trim() || undefined,
       clone_url: form.clone_url?.trim() || null,
       access_token: form.access_token || null,
     };
     const { data, error: failure, response } = await api.POST('/console/api/organizations/{org_id}/repositories', { params: { path: { org_id: org.id } }, body });
     setBusy(false);
     if (data) return onAdded(data.id);
-    setError(
-      response.status === 404 && /^Route /.test(errorText(failure, response))
-        ? 'This server does not offer adding repositories from the console yet; use `bulwark repo add` on the server.'
-        : errorText(failure, response),
-    );
+    setError(errorText(failure, response));
   };
 
   return (
@@ -138,7 +134,7 @@ function AddRepository({ onAdded }: { onAdded(id: string): void }) {
           </div>
           <div className="field">
             <label htmlFor="repo-branch">Default branch</label>
-            <input id="repo-branch" required value={form.default_branch} onChange={set('default_branch')} />
+            <input id="repo-branch" value={form.default_branch ?? ''} onChange={set('default_branch')} />
           </div>
         </div>
         <p id="repo-full-name-hint" className="hint">
