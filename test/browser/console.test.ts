@@ -60,10 +60,15 @@ else describe('web console in chromium', () => {
     await expectNamedControls();
     await browser.screenshot('01-sign-in-refused');
 
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    // The second attempt by keyboard alone: Tab from Email to Password, Enter submits.
+    await page.getByLabel('Email').focus();
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
     await page.waitForURL(/\/orgs\/[^/]+\/repositories$/);
     await page.getByRole('heading', { level: 1, name: 'Repositories' }).waitFor();
+    assert.equal(await page.evaluate('document.activeElement?.textContent'), 'Repositories', "the new page's heading takes focus");
+    assert.equal(await page.getByRole('link', { name: 'Skip to content' }).count(), 1);
     assert.equal(await page.getByLabel('Organization').inputValue() !== '', true);
     for (const name of ['Repositories', 'Applications', 'Findings', 'Fixes', 'Events', 'API Keys', 'Members', 'Quotas']) {
       assert.equal(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).count(), 1, name);
@@ -92,8 +97,20 @@ else describe('web console in chromium', () => {
     assert.equal(me.status, 200);
     assert.deepEqual(((await me.json()) as { api_key: { scopes: string[] } }).api_key.scopes.sort(), ['read', 'scan:write']);
 
-    await page.getByRole('button', { name: 'Revoke ci pipeline' }).click();
-    await page.getByRole('button', { name: 'Revoke key' }).click();
+    // The confirmation by keyboard: Enter opens it with focus on Cancel, Escape closes it and gives focus
+    // back, then Tab reaches the confirming button.
+    const revoke = page.getByRole('button', { name: 'Revoke ci pipeline' });
+    await revoke.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').waitFor();
+    assert.equal(await page.evaluate('document.activeElement?.textContent'), 'Cancel');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    assert.equal(await revoke.evaluate((el) => el === el.ownerDocument.activeElement), true, 'focus returns to the Revoke button');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate('document.activeElement?.textContent'), 'Revoke key');
+    await page.keyboard.press('Enter');
     await page.getByText(/^Revoked /).waitFor();
     await browser.screenshot('04-api-key-revoked');
     assert.equal((await fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } })).status, 401);

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { describeEvent } from '../components/EventList.tsx';
 import { Alert, Badge, EmptyState, Loading, PageHeader, Pager } from '../components/ui.tsx';
 import { formatDateTime, humanize } from '../lib/format.ts';
@@ -33,6 +33,8 @@ export function EventsPage() {
   const units = useLoad(`${org.id}:pick:repositories`, () => listUnits('repositories', { include_archived: true, limit: 200, skip: 0 }));
   const names = new Map((units.data?.items ?? []).map((unit) => [unit.id, unit.name]));
   const [findingId, setFindingId] = useState(get('finding_id'));
+  const findingParam = get('finding_id');
+  useEffect(() => setFindingId(findingParam), [findingParam]);
   const set = (name: string, value: string) => navigate(withQuery(pathname, search, { [name]: value, skip: null }));
 
   const select = (id: string, label: string, name: string, options: string[], render: (value: string) => string = humanize) => (

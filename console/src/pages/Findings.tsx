@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { errorText } from '../api/errors.ts';
 import { useUnitPick } from '../components/UnitPicker.tsx';
 import { Alert, Badge, EmptyState, Loading, PageHeader, Pager } from '../components/ui.tsx';
@@ -30,6 +30,7 @@ export function FindingsPage() {
   const findings = useLoad(picked ? `${picked.family}:${picked.id}:${JSON.stringify(query)}` : null, () => listFindings(picked!.family, picked!.id, query));
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [batchInput, setBatchInput] = useState(batch);
+  useEffect(() => setBatchInput(batch), [batch]);
   const [bulkMessage, setBulkMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
   const filter = (name: string, value: string) => {
     setSelected(new Set());
