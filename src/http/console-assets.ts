@@ -39,7 +39,7 @@ export async function consoleAssetsPlugin(app: FastifyInstance, options: Console
       .header('referrer-policy', 'same-origin')
       .header(
         'content-security-policy',
-        "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
       )
       .sendFile('index.html', dist, { cacheControl: false });
 

@@ -44,6 +44,7 @@ describe('console assets', () => {
       assert.match(res.body, /<div id="root">/, url);
       assert.equal(res.headers['cache-control'], 'no-cache', url);
       assert.match(String(res.headers['content-type']), /text\/html/, url);
+      assert.match(String(res.headers['content-security-policy']), /script-src 'self';/, url);
     }
     const asset = await app.inject({ method: 'GET', url: '/assets/index-abc123.js' });
     assert.equal(asset.statusCode, 200);

@@ -38,6 +38,7 @@ else
       browser = await launchBrowser();
     });
     after(async () => {
+      assert.deepEqual(browser?.problems ?? [], [], 'no uncaught error or CSP refusal in the page');
       await browser?.close();
       await server?.close();
       repo?.remove();

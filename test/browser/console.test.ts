@@ -24,6 +24,7 @@ else describe('web console in chromium', () => {
     browser = await launchBrowser();
   });
   after(async () => {
+    assert.deepEqual(browser?.problems ?? [], [], 'no uncaught error or CSP refusal in the page');
     await browser?.close();
     await server?.close();
   });

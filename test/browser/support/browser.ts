@@ -28,6 +28,8 @@ export interface Browser {
   page: Page;
   /** Where screenshots are saved (printed once at launch). */
   screenshotDir: string;
+  /** Uncaught errors in the page and refusals by its Content-Security-Policy, since launch. */
+  problems: string[];
   /** Saves a full-page screenshot as `<name>.png` and returns its path. */
   screenshot(name: string, page?: Page): Promise<string>;
   close(): Promise<void>;
@@ -45,9 +47,15 @@ export async function launchBrowser(options: { screenshotDir?: string; viewport?
     viewport: options.viewport ?? { width: 1360, height: 860 },
   });
   const page = context.pages()[0] ?? (await context.newPage());
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content.Security.Policy|Refused to/i.test(message.text())) problems.push(`CSP: ${message.text()}`);
+  });
   return {
     context,
     page,
+    problems,
     screenshotDir,
     async screenshot(name, on = page) {
       const file = path.join(screenshotDir, `${name}.png`);
