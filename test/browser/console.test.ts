@@ -78,6 +78,22 @@ else describe('web console in chromium', () => {
     await browser.screenshot('02-repositories');
   });
 
+  test('after too many failed sign-ins the page says when to try again and waits', async () => {
+    const { page } = browser;
+    const email = 'mallory@example.com';
+    for (let i = 0; i < 5; i++) {
+      await fetch(`${server.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: `guess ${i}` }) });
+    }
+    await browser.context.clearCookies();
+    await page.goto(`${server.url}/login`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('one more guess');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: /Too many failed sign-in attempts\. Try again in \d+ (minute|second)/ }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Sign in' }).isDisabled(), true, 'the button waits for the lock to end');
+    await browser.screenshot('01b-sign-in-locked');
+  });
+
   test('an API key is shown once with Copy, works on the API, and is revoked after a confirmation', async () => {
     const { page } = browser;
     await signedIn();
@@ -128,7 +144,14 @@ else describe('web console in chromium', () => {
     assert.equal(started.status, 200);
     const code = (await started.json()) as { device_code: string; user_code: string; verification_uri_complete: string };
     const complete = new URL(code.verification_uri_complete);
+    // Signed out, the approval page sends to sign-in first and comes back.
+    await browser.context.clearCookies();
     await page.goto(`${server.url}${complete.pathname}${complete.search}`);
+    await page.waitForURL(/\/login\?next=%2Fdevice%3Fuser_code%3D/);
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname === '/device' && url.searchParams.get('user_code') === code.user_code);
     await page.getByText('Bulwark CLI (browser test)').waitFor();
     await page.getByText(code.user_code, { exact: true }).waitFor();
     await expectNamedControls();

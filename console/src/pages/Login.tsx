@@ -10,6 +10,12 @@ export function safeNext(value: string | null): string {
   return value && /^\/(?![/\\])/.test(value) && !value.startsWith('/login') ? value : '/';
 }
 
+/** `42 seconds`, or `15 minutes` for longer waits. */
+function waitText(seconds: number): string {
+  if (seconds < 120) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  return `${Math.ceil(seconds / 60)} minutes`;
+}
+
 export function LoginPage() {
   const { signIn, status } = useSession();
   const { search } = useLocation();
@@ -67,7 +73,7 @@ export function LoginPage() {
         {error ? (
           <Alert>
             {error}
-            {secondsLeft > 0 ? ` Try again in ${secondsLeft} second${secondsLeft === 1 ? '' : 's'}.` : waitUntil !== null ? ' You can try again now.' : ''}
+            {secondsLeft > 0 ? ` Try again in ${waitText(secondsLeft)}.` : waitUntil !== null ? ' You can try again now.' : ''}
           </Alert>
         ) : null}
         {oidc ? (
@@ -82,7 +88,16 @@ export function LoginPage() {
           <form onSubmit={(event) => void submit(event)} className="stack">
             <div className="field">
               <label htmlFor="login-email">Email</label>
-              <input id="login-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+              <input id="login-email" type="email" autoComplete="username" required value={email} onChange={(e) => {
+                  setEmail(e.target.value);
+                  // The lock is per email (and address): another email may be tried.
+                  if (waitUntil !== null) {
+                    setWaitUntil(null);
+                    setError(null);
+                  }
+                }}
+                autoFocus
+              />
             </div>
             <div className="field">
               <label htmlFor="login-password">Password</label>
