@@ -231,7 +231,7 @@ describe('console accounts, sessions and roles', () => {
     assert.equal((await consoleCall(member, 'POST', url, { body: { provider: 'github', full_name: 'acme/refused' } })).statusCode, 403);
     const made = await consoleCall(admin, 'POST', url, { body: { provider: 'github', full_name: 'acme/web', default_branch: 'develop', access_token: token } });
     assert.equal(made.statusCode, 201, made.body);
-    assert.deepEqual({ ...made.json(), id: undefined }, {
+    assert.deepEqual({ ...(made.json() as object), id: undefined }, {
       id: undefined,
       name: 'acme/web',
       provider: 'github',

@@ -20,6 +20,7 @@ import { consoleRoutes } from './routes/console.ts';
 import { deviceRoutes } from './routes/device.ts';
 import { oidcRoutes } from './routes/oidc.ts';
 import { sessionPlugin } from './session.ts';
+import { consoleAssetsPlugin } from './console-assets.ts';
 import { eventRoutes } from './routes/events.ts';
 import { findingRoutes } from './routes/findings.ts';
 import { fixRoutes } from './routes/fixes.ts';
@@ -146,5 +147,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await app.register(findingRoutes, { deps, family });
     await app.register(fixRoutes, { deps, family });
   }
+  // Last: the console's pages answer whatever GET path nothing above owns.
+  await app.register(consoleAssetsPlugin);
   return app;
 }

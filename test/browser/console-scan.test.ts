@@ -85,6 +85,14 @@ else
       await named();
       await browser.screenshot('scan-05-finding');
 
+      // Triage with a comment: the status changes and the comment joins the finding's history.
+      await page.getByLabel('Status').selectOption('needs_manual_review');
+      await page.getByLabel('Comment (optional)').fill('Checked with the payments team');
+      await page.getByRole('button', { name: 'Update status' }).click();
+      await page.getByText('Marked needs manual review.').waitFor();
+      await page.getByText('Checked with the payments team').first().waitFor();
+      await browser.screenshot('scan-05b-triaged');
+
       await page.getByRole('button', { name: 'Fix', exact: true }).click();
       await page.getByRole('button', { name: 'Start fix' }).click();
       await page.waitForURL(/\/fixes\/[^/]+$/);

@@ -142,7 +142,24 @@ else describe('web console in chromium', () => {
       body: JSON.stringify({ client_name: 'Bulwark CLI (browser test)' }),
     });
     assert.equal(started.status, 200);
-    const code = (await started.json()) as { device_code: string; user_code: string; verification_uri_complete: string };
+    const code = (await started.json()) as { device_code: string; user_code: string; verification_uri_complete: string; interval: number };
+    // The CLI polls from the start, at the interval it was given, five seconds more after each slow_down.
+    const collected = (async () => {
+      let interval = code.interval;
+      for (;;) {
+        const answer = await fetch(`${server.url}/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: code.device_code }),
+        });
+        const body = (await answer.json()) as { access_token?: string; error?: string };
+        if (answer.status === 200) return body.access_token!;
+        assert.equal(answer.status, 400);
+        if (body.error === 'slow_down') interval += 5;
+        else assert.equal(body.error, 'authorization_pending');
+        await new Promise((resolve) => setTimeout(resolve, interval * 1000));
+      }
+    })();
     const complete = new URL(code.verification_uri_complete);
     // Signed out, the approval page sends to sign-in first and comes back.
     await browser.context.clearCookies();
@@ -160,14 +177,10 @@ else describe('web console in chromium', () => {
     await page.getByText(/is signed in/).waitFor();
     await browser.screenshot('06-device-approved');
 
-    const token = await fetch(`${server.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: code.device_code }),
-    });
-    assert.equal(token.status, 200);
-    const { access_token } = (await token.json()) as { access_token: string };
-    assert.equal((await fetch(`${server.url}/api/v1/me`, { headers: { authorization: `Bearer ${access_token}` } })).status, 200);
+    const accessToken = await collected;
+    const asCli = { headers: { authorization: `Bearer ${accessToken}` } };
+    assert.equal((await fetch(`${server.url}/api/v1/me`, asCli)).status, 200);
+    assert.equal((await fetch(`${server.url}/api/v1/quotas/balance`, asCli)).status, 200);
   });
 
   test('signing out returns to the sign-in page and the session is gone', async () => {
