@@ -63,7 +63,7 @@ test("the README's map names every folder of src/, and only folders that exist",
   const block = map.slice(start + 3, map.indexOf('```', start + 3));
   // Each line opens with the folder it describes: from the repository root, or indented under src/.
   const named = [...block.matchAll(/^\s*([\w.-]+(?:\/[\w.-]+)*\/)\s/gm)].map((m) =>
-    /^(src|rules|test)\//.test(m[1]) ? m[1] : `src/${m[1]}`,
+    /^(src|rules|test|console)\//.test(m[1]) ? m[1] : `src/${m[1]}`,
   );
   const root = path.resolve(SRC, '..');
   assert.deepEqual(named.filter((folder) => !fs.existsSync(path.join(root, folder))), [], 'folders the map names that do not exist');
