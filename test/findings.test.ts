@@ -147,6 +147,20 @@ for (const family of FAMILIES) {
         expectValidationError(await h.call('GET', `${base}?skip=-1`), ['query', 'skip'], 'greater_than_equal');
         assert.equal((await list(base, { limit: 200 })).items.length, 5);
       });
+      test('sort=severity lists critical first and the newest first within a severity, paged and filtered alike', async () => {
+        const { unit, base } = await freshUnit();
+        const lowNew = await h.finding(unit, { severity: 'low', created_at: day(9) });
+        const highOld = await h.finding(unit, { severity: 'high', created_at: day(1) });
+        const criticalOld = await h.finding(unit, { severity: 'critical', created_at: day(2) });
+        const highNew = await h.finding(unit, { severity: 'high', created_at: day(5), status: 'resolved' });
+        const mediumMid = await h.finding(unit, { severity: 'medium', created_at: day(3) });
+        const order = [criticalOld, highNew, highOld, mediumMid, lowNew].map((f) => f.id);
+        assert.deepEqual(await listIds(base, { sort: 'severity' }), order);
+        assert.deepEqual(await listIds(base, { sort: 'severity', limit: 2, skip: 2 }), order.slice(2, 4));
+        assert.deepEqual(await listIds(base, { sort: 'severity', status: 'open' }), [criticalOld, highOld, mediumMid, lowNew].map((f) => f.id));
+        assert.deepEqual(await listIds(base, { sort: 'newest' }), [lowNew, highNew, mediumMid, criticalOld, highOld].map((f) => f.id));
+        expectValidationError(await h.call('GET', `${base}?sort=random`), ['query', 'sort'], 'enum');
+      });
     });
 
     describe('read one', () => {

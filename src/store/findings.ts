@@ -14,7 +14,12 @@ export interface FindingQuery extends PageRequest {
   severity?: string;
   status?: string;
   scanType?: string;
+  /** `newest` (the default) or `severity`: critical first, newest first within a severity. */
+  sort?: 'newest' | 'severity';
 }
+
+/** Critical first; severities this server does not know last. */
+const severityRank = sql<number>`case severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 when 'low' then 3 else 4 end`;
 
 export async function listFindings(db: Kysely<Database>, unitId: string, filters: FindingQuery): Promise<{ items: FindingRow[]; total: number }> {
   const counted = {
@@ -30,7 +35,13 @@ export async function listFindings(db: Kysely<Database>, unitId: string, filters
   if (counted.scanType) query = query.where('scan_type', '=', counted.scanType);
   const { total, version } = await countFindings(db, unitId, counted);
   const key = `findings|${unitId}|${counted.scanBatchId ?? ''}|${counted.severity ?? ''}|${counted.status ?? ''}|${counted.scanType ?? ''}`;
-  const items = total > filters.skip ? await seekNewestFirst(db, 'findings', query, filters, 'created_at', { key, version }) : [];
+  if (total <= filters.skip) return { items: [], total };
+  // Sorted by severity, pages are read by offset: a console's pages, not a million-row walk, which the
+  // default order serves by seeking from remembered page starts.
+  const items =
+    filters.sort === 'severity'
+      ? await query.selectAll().orderBy(severityRank).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filters.limit).offset(filters.skip).execute()
+      : await seekNewestFirst(db, 'findings', query, filters, 'created_at', { key, version });
   return { items, total };
 }
 

@@ -77,6 +77,9 @@ else
       await page.getByRole('heading', { level: 1, name: 'Findings' }).waitFor();
       const first = page.locator('tbody tr').first().getByRole('link');
       await first.waitFor();
+      await page.getByLabel('Sort by').selectOption('severity');
+      await page.waitForURL(/sort=severity/);
+      await first.waitFor();
       await named();
       await browser.screenshot('scan-04-findings');
       await first.click();

@@ -18,6 +18,7 @@ export function FindingsPage() {
   const status = search.get('status') ?? '';
   const scanType = search.get('scan_type') ?? '';
   const batch = search.get('batch') ?? '';
+  const sort = search.get('sort') === 'severity' ? 'severity' : 'newest';
   const skip = Number(search.get('skip') ?? 0) || 0;
   const query = {
     limit: LIMIT,
@@ -26,6 +27,7 @@ export function FindingsPage() {
     ...(status ? { status } : {}),
     ...(scanType ? { scan_type: scanType } : {}),
     ...(batch ? { scan_batch_id: batch } : {}),
+    ...(sort === 'severity' ? { sort: 'severity' as const } : {}),
   };
   const findings = useLoad(picked ? `${picked.family}:${picked.id}:${JSON.stringify(query)}` : null, () => listFindings(picked!.family, picked!.id, query));
   const [selected, setSelected] = useState<Set<string>>(new Set());
@@ -84,6 +86,13 @@ export function FindingsPage() {
                 {humanize(value)}
               </option>
             ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="filter-sort">Sort by</label>
+          <select id="filter-sort" value={sort} onChange={(e) => filter('sort', e.target.value === 'severity' ? 'severity' : '')}>
+            <option value="newest">Newest first</option>
+            <option value="severity">Severity, critical first</option>
           </select>
         </div>
         <div className="field">

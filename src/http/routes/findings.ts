@@ -27,19 +27,25 @@ export async function findingRoutes(app: FastifyInstance, { deps, family }: { de
           severity: OptionalFilter('Filter by severity: critical, high, medium or low'),
           status: OptionalFilter('Filter by status'),
           scan_type: OptionalFilter('Filter by scan type'),
+          sort: Type.Optional(
+            Type.Unsafe<'newest' | 'severity'>(
+              Type.String({ enum: ['newest', 'severity'], description: 'newest (the default): newest first; severity: critical first, newest first within a severity' }),
+            ),
+          ),
           ...Pagination(50),
         }),
         response: responses({ 200: Paginated(Finding, 'PublicFindingResponse') }, [401, 403, 404], family),
       },
     },
     async (request) => {
-      const { scan_batch_id, severity, status, scan_type, limit, skip } = request.query;
+      const { scan_batch_id, severity, status, scan_type, sort, limit, skip } = request.query;
       const unit = await unitOf(request);
       const page = await listFindings(db, unit, {
         scanBatchId: scan_batch_id,
         severity,
         status,
         scanType: scan_type,
+        sort,
         limit,
         skip,
       });
