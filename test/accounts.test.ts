@@ -84,6 +84,18 @@ describe('console accounts, sessions and roles', () => {
     assert.equal((await signIn(other.email, PASSWORD, '10.0.0.4')).statusCode, 200, 'other accounts are not locked by it');
   });
 
+  test("another site's form cannot sign a browser in: sign-in takes only a JSON body", async () => {
+    const admin = await person('admin');
+    const forged = await h.app.inject({
+      method: 'POST',
+      url: '/console/api/session',
+      headers: { 'content-type': 'text/plain' },
+      payload: JSON.stringify({ email: admin.email, password: PASSWORD }),
+    });
+    assert.equal(forged.statusCode, 400);
+    assert.equal(forged.headers['set-cookie'], undefined);
+  });
+
   test('a change made with the session needs its CSRF token; without it nothing changes', async () => {
     const browser = await browserOf((await person('admin')).email);
     const url = `/console/api/organizations/${org.id}/api-keys`;

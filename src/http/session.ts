@@ -48,6 +48,11 @@ export const sessionPlugin = fp(async (app: FastifyInstance, options: { db: Kyse
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const path = request.url.split('?')[0];
     if (!SESSION_PATHS.test(path)) return;
+    // Another site's form can post text/plain, never application/json: so it cannot sign a browser in
+    // to an account of the attacker's choosing (login CSRF).
+    if (path === SIGN_IN && request.method === 'POST' && !/^application\/json\b/i.test(request.headers['content-type'] ?? '')) {
+      throw errors.badRequest('Sign in with a JSON body (Content-Type: application/json)');
+    }
     const token = request.cookies[SESSION_COOKIE];
     if (!token || request.headers.authorization) return;
     request.consoleSession = (await sessionOf(options.db, token)) ?? null;
