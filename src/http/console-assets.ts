@@ -1,7 +1,6 @@
 // The web console: the single-page app built by `npm run build:console` into console/dist, served by the
-// service itself (no CDN). Hashed files under /assets/ are cached for a year; index.html is answered for every
-// other GET path the API does not own, so the console's own routes (/login, /device, /orgs/…) load it and
-// are never cached. Without a build, those paths answer 503 with the command that makes one.
+// service itself (no CDN). Hashed files under /assets/ are cached for a year; index.html is answered for the
+// console's own paths (/, /login, /device, /orgs/…) and is never cached. Without a build, those paths answer 503 with the command that makes one.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,8 +9,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 export const DEFAULT_CONSOLE_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../console/dist');
 
-/** Paths the API, its documentation and the device flow own: never answered with the console. */
-const NOT_CONSOLE = /^\/(?:api\/|docs(?:\/|$)|oauth\/|device-authorizations\/|console\/api\/|metrics(?:\/|$)|health)/;
 /** A top-level file of the build (favicon.svg, robots.txt): one path segment with an extension, no dot-files. */
 const ROOT_FILE = /^\/([A-Za-z0-9_-][A-Za-z0-9._-]*\.[A-Za-z0-9]+)$/;
 
@@ -49,14 +46,16 @@ export async function consoleAssetsPlugin(app: FastifyInstance, options: Console
     return reply.sendFile(request.params['*'], path.join(dist, 'assets'), { maxAge: '365d', immutable: true });
   });
 
-  app.get('/*', { schema: { hide: true } }, (request, reply) => {
-    const pathname = request.url.split('?')[0]!;
-    if (NOT_CONSOLE.test(pathname)) return reply.callNotFound();
+  // The console's own paths, named one by one rather than by a catch-all: every other path keeps the
+  // router's answer (the API's 404 envelope, 414 for an id too long to route).
+  const page = (_request: FastifyRequest, reply: FastifyReply) => (built() ? sendIndex(reply) : notBuilt(reply));
+  for (const url of ['/', '/login', '/device', '/orgs', '/orgs/*']) app.get(url, { schema: { hide: true } }, page);
+
+  app.get('/:file', { schema: { hide: true } }, (request: FastifyRequest<{ Params: { file: string } }>, reply) => {
+    const file = ROOT_FILE.exec(`/${request.params.file}`)?.[1];
+    if (!file || file === 'index.html') return reply.callNotFound();
     if (!built()) return notBuilt(reply);
-    const file = ROOT_FILE.exec(pathname)?.[1];
-    if (file && file !== 'index.html' && fs.existsSync(path.join(dist, file))) {
-      return reply.sendFile(file, dist, { maxAge: '1h' });
-    }
-    return sendIndex(reply);
+    if (!fs.existsSync(path.join(dist, file))) return reply.callNotFound();
+    return reply.sendFile(file, dist, { maxAge: '1h' });
   });
 }
