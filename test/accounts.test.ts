@@ -204,6 +204,7 @@ describe('console accounts, sessions and roles', () => {
     const first = await browserOf(user.email);
     const second = await browserOf(user.email);
     const third = await browserOf(user.email);
+    assert.equal((await consoleCall(first, 'DELETE', '/console/api/session', { csrf: null })).statusCode, 403, 'signing out needs the CSRF token too');
     assert.equal((await consoleCall(first, 'DELETE', '/console/api/session')).statusCode, 204);
     assert.equal((await consoleCall(first, 'GET', '/api/v1/me')).statusCode, 401);
     assert.equal((await consoleCall(second, 'GET', '/api/v1/me')).statusCode, 200);

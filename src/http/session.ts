@@ -50,13 +50,14 @@ export const sessionPlugin = fp(async (app: FastifyInstance, options: { db: Kyse
     if (!SESSION_PATHS.test(path)) return;
     // Another site's form can post text/plain, never application/json: so it cannot sign a browser in
     // to an account of the attacker's choosing (login CSRF).
-    if (path === SIGN_IN && request.method === 'POST' && !/^application\/json\b/i.test(request.headers['content-type'] ?? '')) {
+    const signingIn = path === SIGN_IN && request.method === 'POST';
+    if (signingIn && !/^application\/json\b/i.test(request.headers['content-type'] ?? '')) {
       throw errors.badRequest('Sign in with a JSON body (Content-Type: application/json)');
     }
     const token = request.cookies[SESSION_COOKIE];
     if (!token || request.headers.authorization) return;
     request.consoleSession = (await sessionOf(options.db, token)) ?? null;
-    if (!request.consoleSession || SAFE_METHODS.has(request.method) || path === SIGN_IN) return;
+    if (!request.consoleSession || SAFE_METHODS.has(request.method) || signingIn) return;
     const presented = request.headers[CSRF_HEADER];
     if (typeof presented !== 'string' || !sameToken(presented, request.consoleSession.csrfToken)) throw errors.csrfFailed();
   });
