@@ -1,7 +1,12 @@
 import { PackageURL } from 'packageurl-js';
 
 /** Ecosystems by their OSV names, so a component's ecosystem can be looked up in OSV data as it is. */
-export const ECOSYSTEMS = ['npm', 'PyPI', 'Go', 'crates.io', 'Maven', 'RubyGems', 'Packagist', 'NuGet', 'Pub'] as const;
+export const ECOSYSTEMS = [
+  'npm', 'PyPI', 'Go', 'crates.io', 'Maven', 'RubyGems', 'Packagist', 'NuGet', 'Pub',
+  'GitHub Actions', 'Hex', 'SwiftURL', 'CocoaPods', 'ConanCenter', 'CRAN',
+  // No OSV data under these names (yet): listed in the SBOM, matched against nothing.
+  'JSR', 'conda', 'vcpkg',
+] as const;
 export type Ecosystem = (typeof ECOSYSTEMS)[number];
 
 /** One dependency as a manifest or lockfile states it. */
@@ -20,6 +25,28 @@ export interface Component {
   development?: boolean;
   /** Repository-relative POSIX path of the file it came from. */
   sourceFile: string;
+  /**
+   * A package of the project itself (a module of the same Maven reactor, a workspace member): listed,
+   * never matched against vulnerability records.
+   */
+  firstParty?: boolean;
+  /** Why the component is listed as it is, e.g. why it has no version (one the repository cannot tell). */
+  note?: string;
+  /** The purls of the components of the same file this one depends on, where the file records the graph. */
+  dependsOn?: string[];
+  /** Digests of the package's artifact the file records (lockfile integrity fields), as lowercase hex. */
+  hashes?: ComponentHash[];
+  /** Licenses the file declares for the package: SPDX ids or expressions, else the names as written. */
+  licenses?: string[];
+}
+
+/** CycloneDX's hash algorithm names. */
+export type HashAlgorithm = 'MD5' | 'SHA-1' | 'SHA-256' | 'SHA-384' | 'SHA-512' | 'BLAKE2b-256' | 'BLAKE2b-512' | 'BLAKE3';
+
+export interface ComponentHash {
+  algorithm: HashAlgorithm;
+  /** Lowercase hex. */
+  content: string;
 }
 
 const PURL_TYPES: Record<Ecosystem, string> = {
@@ -32,12 +59,22 @@ const PURL_TYPES: Record<Ecosystem, string> = {
   Packagist: 'composer',
   NuGet: 'nuget',
   Pub: 'pub',
+  'GitHub Actions': 'githubactions',
+  Hex: 'hex',
+  SwiftURL: 'swift',
+  CocoaPods: 'cocoapods',
+  ConanCenter: 'conan',
+  CRAN: 'cran',
+  JSR: 'jsr',
+  conda: 'conda',
+  vcpkg: 'vcpkg',
 };
 
 /** Splits a name into namespace and name the way each purl type defines it (CycloneDX groups follow it too). */
 export function splitNamespace(ecosystem: Ecosystem, name: string): [string | undefined, string] {
   switch (ecosystem) {
     case 'npm':
+    case 'JSR':
       if (name.startsWith('@') && name.includes('/')) return [name.slice(0, name.indexOf('/')), name.slice(name.indexOf('/') + 1)];
       return [undefined, name];
     case 'Maven': {
@@ -45,7 +82,9 @@ export function splitNamespace(ecosystem: Ecosystem, name: string): [string | un
       return artifact ? [group, artifact] : [undefined, name];
     }
     case 'Go':
-    case 'Packagist': {
+    case 'Packagist':
+    case 'SwiftURL':
+    case 'GitHub Actions': {
       const cut = name.lastIndexOf('/');
       return cut > 0 ? [name.slice(0, cut), name.slice(cut + 1)] : [undefined, name];
     }
