@@ -27,7 +27,7 @@ export interface DependencyVulnerability {
 export async function matchComponents(components: readonly Component[], lookup: AdvisoryLookup): Promise<DependencyVulnerability[]> {
   const byEcosystem = new Map<Ecosystem, Component[]>();
   for (const c of components) {
-    if (!c.version) continue;
+    if (!c.version || c.firstParty) continue; // nothing to compare, or the project's own code
     const members = byEcosystem.get(c.ecosystem);
     if (members) members.push(c);
     else byEcosystem.set(c.ecosystem, [c]);
