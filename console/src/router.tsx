@@ -46,6 +46,11 @@ export function matchPath(pattern: string, pathname: string): Record<string, str
   return params;
 }
 
+/** The list position a query string asks for (`skip`, 0 when absent or not a number). */
+export function skipOf(search: URLSearchParams): number {
+  return Number(search.get('skip') ?? 0) || 0;
+}
+
 /** The same query string with some values replaced (empty or undefined values removed). */
 export function withQuery(pathname: string, search: URLSearchParams, changes: Record<string, string | number | undefined | null>) {
   const next = new URLSearchParams(search);

@@ -1,11 +1,20 @@
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type CSSProperties, type FormEvent, type ReactNode } from 'react';
 import { humanize } from '../lib/format.ts';
+import type { Loaded } from '../lib/use-load.ts';
+import { Link, navigate, skipOf, useLocation, withQuery } from '../router.tsx';
+
+/** Sets the browser tab's title: `<title> · Bulwark`. */
+export function useDocumentTitle(title: string) {
+  useEffect(() => {
+    document.title = `${title} · Bulwark`;
+  }, [title]);
+}
 
 /** The page's heading; it takes focus when the page changes, so screen readers announce the new page. */
 export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
   const heading = useRef<HTMLHeadingElement>(null);
+  useDocumentTitle(title);
   useEffect(() => {
-    document.title = `${title} · Bulwark`;
     heading.current?.focus({ preventScroll: true });
   }, [title]);
   return (
@@ -24,6 +33,18 @@ export function Alert({ kind = 'error', children }: { kind?: 'error' | 'success'
       {children}
     </div>
   );
+}
+
+/** The outcome of a form: shown after it is sent, cleared when it is sent again. */
+export type Message = { kind: 'error' | 'success'; text: string };
+
+export function MessageAlert({ message }: { message: Message | null }) {
+  return message ? <Alert kind={message.kind}>{message.text}</Alert> : null;
+}
+
+/** An error text, when there is one. */
+export function ErrorAlert({ error }: { error: string | null | undefined }) {
+  return error ? <Alert>{error}</Alert> : null;
 }
 
 export function Loading({ label = 'Loading…' }: { label?: string }) {
@@ -73,6 +94,170 @@ const TONE: Record<string, string> = {
 export function Badge({ value, label }: { value: string | null | undefined; label?: string }) {
   const key = (value ?? '').toLowerCase();
   return <span className={`badge badge-${TONE[key] ?? 'neutral'}`}>{label ?? humanize(value)}</span>;
+}
+
+/** A labelled <select> over a list of values; `anyOption` adds a first, empty choice "Any" (a filter that is off). */
+export function SelectField<T extends string>({
+  id,
+  label,
+  value,
+  options,
+  onChange,
+  optionLabel = humanize,
+  anyOption = false,
+  describedBy,
+  disabled,
+  style,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  options: readonly T[];
+  onChange(value: NoInfer<T>): void;
+  optionLabel?: (value: NoInfer<T>) => ReactNode;
+  anyOption?: boolean;
+  describedBy?: string;
+  disabled?: boolean;
+  style?: CSSProperties;
+}) {
+  return (
+    <div className="field" style={style}>
+      <label htmlFor={id}>{label}</label>
+      <select id={id} value={value} onChange={(e) => onChange(e.target.value as T)} aria-describedby={describedBy} disabled={disabled}>
+        {anyOption ? <option value="">Any</option> : null}
+        {options.map((option) => (
+          <option key={option} value={option}>
+            {optionLabel(option)}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/**
+ * A panel with a heading (which names it) and one form that ends in a primary submit button; `before` stands
+ * between the heading and the form. `onSubmit` gets the submit event (and calls preventDefault itself).
+ */
+export function FormPanel({
+  id,
+  titleId,
+  title,
+  before,
+  layout = 'stack',
+  onSubmit,
+  submitLabel,
+  disabled,
+  children,
+}: {
+  id?: string;
+  titleId: string;
+  title: ReactNode;
+  before?: ReactNode;
+  layout?: 'stack' | 'row';
+  onSubmit(event: FormEvent): void | Promise<void>;
+  submitLabel: ReactNode;
+  disabled?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <section className="panel" id={id} aria-labelledby={titleId}>
+      <h2 id={titleId}>{title}</h2>
+      {before}
+      <form className={layout} onSubmit={(event) => void onSubmit(event)}>
+        {children}
+        <button type="submit" className="button primary" disabled={disabled}>
+          {submitLabel}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+/** A table column heading: its text, or one that only screen readers hear (`hidden`), or other content. */
+export type Column = string | { label: ReactNode; hidden?: boolean; className?: string };
+
+/** A scrollable table, with a caption for screen readers when one is given; `columns` left out with false or null are not drawn. */
+export function DataTable({ caption, columns, children }: { caption?: ReactNode; columns: (Column | false | null)[]; children: ReactNode }) {
+  return (
+    <div className="table-wrap">
+      <table>
+        {caption ? <caption className="visually-hidden">{caption}</caption> : null}
+        <thead>
+          <tr>
+            {columns.map((column, index) =>
+              !column ? null : typeof column === 'string' ? (
+                <th key={index} scope="col">
+                  {column}
+                </th>
+              ) : (
+                <th key={index} scope="col" className={column.className}>
+                  {column.hidden ? <span className="visually-hidden">{column.label}</span> : column.label}
+                </th>
+              ),
+            )}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * What loaded data shows: "Loading…" until it is there (or while `ready` is false), its error, `empty` when
+ * `isEmpty(data)` holds, else `children(data)`.
+ */
+export function LoadedView<T>({
+  load,
+  ready = true,
+  isEmpty,
+  empty,
+  children,
+}: {
+  load: Loaded<T>;
+  ready?: boolean;
+  isEmpty?: (data: T) => boolean;
+  empty?: ReactNode;
+  children(data: T): ReactNode;
+}) {
+  if (!ready || (load.loading && !load.data)) return <Loading />;
+  if (load.error || !load.data) return <Alert>{load.error}</Alert>;
+  if (isEmpty?.(load.data)) return <EmptyState>{empty}</EmptyState>;
+  return <>{children(load.data)}</>;
+}
+
+/** The page of one item (a unit, finding, fix) that could not be loaded: "not found" for a 404, else the error. */
+export function NotFound({ title, load, missing, back, backLabel }: { title: string; load: Loaded<unknown>; missing: string; back: string; backLabel: string }) {
+  return (
+    <>
+      <PageHeader title={title} />
+      <Alert>{load.status === 404 ? missing : load.error}</Alert>
+      <Link to={back}>{backLabel}</Link>
+    </>
+  );
+}
+
+/** A Pager whose position is the `skip` value of the query string. */
+export function QueryPager({ total, limit, noun }: { total: number; limit: number; noun: string }) {
+  const { pathname, search } = useLocation();
+  return <Pager total={total} limit={limit} skip={skipOf(search)} noun={noun} onSkip={(next) => navigate(withQuery(pathname, search, { skip: next || null }))} />;
+}
+
+/** The centred card of the pages outside an organization (signing in, approving a device). */
+export function AuthPage({ title, wide = false, children }: { title: string; wide?: boolean; children: ReactNode }) {
+  useDocumentTitle(title);
+  return (
+    <main className="auth-page" id="main">
+      <div className={wide ? 'auth-card wide-card' : 'auth-card'}>
+        <div className="brand brand-large" aria-hidden="true">
+          <span className="brand-mark" /> Bulwark
+        </div>
+        <h1>{title}</h1>
+        {children}
+      </div>
+    </main>
+  );
 }
 
 /** Previous / next paging of a list envelope. */

@@ -45,6 +45,9 @@ export const SCAN_QUOTA: Record<ScanType, 'sast_scans' | 'deep_ai_scans'> = {
   sbom_scan: 'sast_scans',
   deep_ai_scan: 'deep_ai_scans',
 };
+export type Provider = 'github' | 'gitlab' | 'azure_devops';
+export const PROVIDERS: Provider[] = ['github', 'gitlab', 'azure_devops'];
+export const PROVIDER_LABEL: Record<string, string> = { github: 'GitHub', gitlab: 'GitLab', azure_devops: 'Azure DevOps' };
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
 export const FINDING_STATUSES: FindingStatus[] = ['open', 'resolved', 'ignored', 'false_positive', 'needs_manual_review'];
 export const FINISHED_BATCH = ['completed', 'partial_failure', 'failed'];

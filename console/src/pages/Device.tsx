@@ -1,7 +1,7 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.ts';
 import { errorText } from '../api/errors.ts';
-import { Alert, Loading } from '../components/ui.tsx';
+import { Alert, AuthPage, ErrorAlert, Loading, SelectField } from '../components/ui.tsx';
 import { formatDateTime } from '../lib/format.ts';
 import { useLoad } from '../lib/use-load.ts';
 import { Link, useLocation } from '../router.tsx';
@@ -14,15 +14,12 @@ export function DevicePage() {
   const userCode = (search.get('user_code') ?? '').trim().toUpperCase();
   const organizations = session?.organizations ?? [];
   const [organizationId, setOrganizationId] = useState(organizations[0]?.id ?? '');
+  const organizationNames = new Map(organizations.map((org) => [org.id, `${org.name} (${org.role})`]));
   const [label, setLabel] = useState('');
   const [outcome, setOutcome] = useState<'approved' | 'denied' | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [typed, setTyped] = useState('');
-
-  useEffect(() => {
-    document.title = 'Authorize a device · Bulwark';
-  }, []);
 
   const request = useLoad(userCode ? `device:${userCode}` : null, () =>
     api.GET('/device-authorizations/{user_code}', { params: { path: { user_code: userCode } } }),
@@ -45,89 +42,81 @@ export function DevicePage() {
   };
 
   return (
-    <main className="auth-page" id="main">
-      <div className="auth-card wide-card">
-        <div className="brand brand-large" aria-hidden="true">
-          <span className="brand-mark" /> Bulwark
-        </div>
-        <h1>Authorize a device</h1>
-        {!userCode ? (
-          <form
-            className="stack"
-            onSubmit={(event) => {
-              event.preventDefault();
-              window.location.search = `?user_code=${encodeURIComponent(typed.trim().toUpperCase())}`;
-            }}
-          >
-            <p>Enter the code your command-line client shows.</p>
-            <div className="field">
-              <label htmlFor="device-code">Code</label>
-              <input id="device-code" value={typed} onChange={(e) => setTyped(e.target.value)} placeholder="ABCD-EFGH" autoComplete="off" required />
-            </div>
-            <button className="button primary" type="submit">
-              Continue
+    <AuthPage title="Authorize a device" wide>
+      {!userCode ? (
+        <form
+          className="stack"
+          onSubmit={(event) => {
+            event.preventDefault();
+            window.location.search = `?user_code=${encodeURIComponent(typed.trim().toUpperCase())}`;
+          }}
+        >
+          <p>Enter the code your command-line client shows.</p>
+          <div className="field">
+            <label htmlFor="device-code">Code</label>
+            <input id="device-code" value={typed} onChange={(e) => setTyped(e.target.value)} placeholder="ABCD-EFGH" autoComplete="off" required />
+          </div>
+          <button className="button primary" type="submit">
+            Continue
+          </button>
+        </form>
+      ) : request.loading ? (
+        <Loading />
+      ) : request.error || !request.data ? (
+        <Alert>{request.status === 404 ? `No sign-in request has the code ${userCode}. It may have expired: start again from your client.` : request.error}</Alert>
+      ) : outcome ? (
+        <Alert kind={outcome === 'approved' ? 'success' : 'info'}>
+          {outcome === 'approved'
+            ? `${request.data.client_name} is signed in. You can close this page and return to it.`
+            : `The request of ${request.data.client_name} was denied. No access was granted.`}
+        </Alert>
+      ) : request.data.status !== 'pending' ? (
+        <Alert kind="warning">This request is {request.data.status.replace(/_/g, ' ')} and can no longer be approved.</Alert>
+      ) : (
+        <form className="stack" onSubmit={(event) => void decide(true, event)}>
+          <p>
+            <strong>{request.data.client_name}</strong> asks to act on your behalf. Approve only if you started this sign-in and your client shows
+            this code:
+          </p>
+          <p className="user-code" aria-label={`Code ${request.data.user_code.split('').join(' ')}`}>
+            {request.data.user_code}
+          </p>
+          <dl className="facts">
+            <dt>Requested</dt>
+            <dd>{formatDateTime(request.data.requested_at)}</dd>
+            <dt>Expires</dt>
+            <dd>{formatDateTime(request.data.expires_at)}</dd>
+          </dl>
+          {organizations.length === 0 ? (
+            <Alert kind="warning">You belong to no organization, so there is nothing to grant.</Alert>
+          ) : (
+            <SelectField
+              id="device-org"
+              label="Organization"
+              value={organizationId}
+              options={organizations.map((org) => org.id)}
+              optionLabel={(id) => organizationNames.get(id)}
+              onChange={setOrganizationId}
+            />
+          )}
+          <div className="field">
+            <label htmlFor="device-label">Device name (optional)</label>
+            <input id="device-label" value={label} onChange={(e) => setLabel(e.target.value)} placeholder="e.g. work laptop" maxLength={100} />
+          </div>
+          <ErrorAlert error={error} />
+          <div className="row">
+            <button type="submit" className="button primary" disabled={busy || !organizationId}>
+              Approve
             </button>
-          </form>
-        ) : request.loading ? (
-          <Loading />
-        ) : request.error || !request.data ? (
-          <Alert>{request.status === 404 ? `No sign-in request has the code ${userCode}. It may have expired: start again from your client.` : request.error}</Alert>
-        ) : outcome ? (
-          <Alert kind={outcome === 'approved' ? 'success' : 'info'}>
-            {outcome === 'approved'
-              ? `${request.data.client_name} is signed in. You can close this page and return to it.`
-              : `The request of ${request.data.client_name} was denied. No access was granted.`}
-          </Alert>
-        ) : request.data.status !== 'pending' ? (
-          <Alert kind="warning">This request is {request.data.status.replace(/_/g, ' ')} and can no longer be approved.</Alert>
-        ) : (
-          <form className="stack" onSubmit={(event) => void decide(true, event)}>
-            <p>
-              <strong>{request.data.client_name}</strong> asks to act on your behalf. Approve only if you started this sign-in and your client shows
-              this code:
-            </p>
-            <p className="user-code" aria-label={`Code ${request.data.user_code.split('').join(' ')}`}>
-              {request.data.user_code}
-            </p>
-            <dl className="facts">
-              <dt>Requested</dt>
-              <dd>{formatDateTime(request.data.requested_at)}</dd>
-              <dt>Expires</dt>
-              <dd>{formatDateTime(request.data.expires_at)}</dd>
-            </dl>
-            {organizations.length === 0 ? (
-              <Alert kind="warning">You belong to no organization, so there is nothing to grant.</Alert>
-            ) : (
-              <div className="field">
-                <label htmlFor="device-org">Organization</label>
-                <select id="device-org" value={organizationId} onChange={(e) => setOrganizationId(e.target.value)}>
-                  {organizations.map((org) => (
-                    <option key={org.id} value={org.id}>
-                      {org.name} ({org.role})
-                    </option>
-                  ))}
-                </select>
-              </div>
-            )}
-            <div className="field">
-              <label htmlFor="device-label">Device name (optional)</label>
-              <input id="device-label" value={label} onChange={(e) => setLabel(e.target.value)} placeholder="e.g. work laptop" maxLength={100} />
-            </div>
-            {error ? <Alert>{error}</Alert> : null}
-            <div className="row">
-              <button type="submit" className="button primary" disabled={busy || !organizationId}>
-                Approve
-              </button>
-              <button type="button" className="button secondary" disabled={busy} onClick={() => void decide(false)}>
-                Deny
-              </button>
-            </div>
-          </form>
-        )}
-        <p className="small-text">
-          <Link to="/">Go to the console</Link>
-        </p>
-      </div>
-    </main>
+            <button type="button" className="button secondary" disabled={busy} onClick={() => void decide(false)}>
+              Deny
+            </button>
+          </div>
+        </form>
+      )}
+      <p className="small-text">
+        <Link to="/">Go to the console</Link>
+      </p>
+    </AuthPage>
   );
 }

@@ -1,11 +1,11 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { describeEvent } from '../components/EventList.tsx';
-import { Alert, Badge, EmptyState, Loading, PageHeader, Pager } from '../components/ui.tsx';
-import { formatDateTime, humanize } from '../lib/format.ts';
+import { Badge, DataTable, LoadedView, PageHeader, QueryPager, SelectField } from '../components/ui.tsx';
+import { formatDateTime } from '../lib/format.ts';
 import { useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
 import { listEvents, listUnits, SCAN_TYPES, SEVERITIES, type EventQuery } from '../lib/units.ts';
-import { Link, navigate, useLocation, withQuery } from '../router.tsx';
+import { Link, navigate, skipOf, useLocation, withQuery } from '../router.tsx';
 
 const LIMIT = 100;
 const EVENT_TYPES = ['detected', 'status_changed', 'resolved_auto', 'reopened', 'fix_created', 'fix_started', 'fix_completed', 'fix_failed', 'fix_cancelled', 'fix_pr_created'];
@@ -17,7 +17,7 @@ export function EventsPage() {
   const org = useOrganization();
   const { pathname, search } = useLocation();
   const get = (name: string) => search.get(name) ?? '';
-  const skip = Number(get('skip')) || 0;
+  const skip = skipOf(search);
   const query: EventQuery = {
     limit: LIMIT,
     skip,
@@ -31,24 +31,15 @@ export function EventsPage() {
   };
   const events = useLoad(`events:${org.id}:${JSON.stringify(query)}`, () => listEvents(query));
   const units = useLoad(`${org.id}:pick:repositories`, () => listUnits('repositories', { include_archived: true, limit: 200, skip: 0 }));
-  const names = new Map((units.data?.items ?? []).map((unit) => [unit.id, unit.name]));
+  const repositories = units.data?.items ?? [];
+  const names = new Map(repositories.map((unit) => [unit.id, unit.name]));
   const [findingId, setFindingId] = useState(get('finding_id'));
   const findingParam = get('finding_id');
   useEffect(() => setFindingId(findingParam), [findingParam]);
   const set = (name: string, value: string) => navigate(withQuery(pathname, search, { [name]: value, skip: null }));
 
-  const select = (id: string, label: string, name: string, options: string[], render: (value: string) => string = humanize) => (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <select id={id} value={get(name)} onChange={(e) => set(name, e.target.value)}>
-        <option value="">Any</option>
-        {options.map((value) => (
-          <option key={value} value={value}>
-            {render(value)}
-          </option>
-        ))}
-      </select>
-    </div>
+  const select = (id: string, label: string, name: string, options: readonly string[]) => (
+    <SelectField id={id} label={label} anyOption value={get(name)} options={options} onChange={(value) => set(name, value)} />
   );
 
   return (
@@ -68,17 +59,15 @@ export function EventsPage() {
           set('finding_id', findingId.trim());
         }}
       >
-        <div className="field">
-          <label htmlFor="events-unit">Repository</label>
-          <select id="events-unit" value={get('repository_id')} onChange={(e) => set('repository_id', e.target.value)}>
-            <option value="">Any</option>
-            {(units.data?.items ?? []).map((unit) => (
-              <option key={unit.id} value={unit.id}>
-                {unit.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField
+          id="events-unit"
+          label="Repository"
+          anyOption
+          value={get('repository_id')}
+          options={repositories.map((unit) => unit.id)}
+          optionLabel={(id) => names.get(id)}
+          onChange={(value) => set('repository_id', value)}
+        />
         {select('events-type', 'Event type', 'event_type', EVENT_TYPES)}
         {select('events-severity', 'Severity', 'severity', SEVERITIES)}
         {select('events-scan-type', 'Scan type', 'scan_type', SCAN_TYPES.repositories)}
@@ -98,47 +87,28 @@ export function EventsPage() {
           Apply filters
         </button>
       </form>
-      {events.loading && !events.data ? (
-        <Loading />
-      ) : events.error || !events.data ? (
-        <Alert>{events.error}</Alert>
-      ) : events.data.items.length === 0 ? (
-        <EmptyState>No events match these filters.</EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Finding events</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Finding</th>
-                  <th scope="col">Severity</th>
-                  <th scope="col">Repository</th>
-                  <th scope="col">Comment</th>
+      <LoadedView load={events} isEmpty={(page) => page.items.length === 0} empty="No events match these filters.">
+        {(page) => (
+          <>
+            <DataTable caption="Finding events" columns={['When', 'Event', 'Finding', 'Severity', 'Repository', 'Comment']}>
+              {page.items.map((event) => (
+                <tr key={event.id}>
+                  <td>{formatDateTime(event.event_timestamp)}</td>
+                  <td>{describeEvent(event)}</td>
+                  <td>
+                    <Link to={`/orgs/${org.id}/repositories/${event.repository_id}/findings/${event.finding_id}`}>{event.check_id ?? event.finding_id.slice(0, 8)}</Link>
+                    {event.file_path ? <div className="muted small-text mono">{event.file_path}</div> : null}
+                  </td>
+                  <td>{event.severity ? <Badge value={event.severity} /> : '—'}</td>
+                  <td>{names.get(event.repository_id) ?? event.repository_id.slice(0, 8)}</td>
+                  <td className="truncate">{event.comment ?? ''}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {events.data.items.map((event) => (
-                  <tr key={event.id}>
-                    <td>{formatDateTime(event.event_timestamp)}</td>
-                    <td>{describeEvent(event)}</td>
-                    <td>
-                      <Link to={`/orgs/${org.id}/repositories/${event.repository_id}/findings/${event.finding_id}`}>{event.check_id ?? event.finding_id.slice(0, 8)}</Link>
-                      {event.file_path ? <div className="muted small-text mono">{event.file_path}</div> : null}
-                    </td>
-                    <td>{event.severity ? <Badge value={event.severity} /> : '—'}</td>
-                    <td>{names.get(event.repository_id) ?? event.repository_id.slice(0, 8)}</td>
-                    <td className="truncate">{event.comment ?? ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager total={events.data.total} limit={LIMIT} skip={skip} noun="Events" onSkip={(next) => navigate(withQuery(pathname, search, { skip: next || null }))} />
-        </>
-      )}
+              ))}
+            </DataTable>
+            <QueryPager total={page.total} limit={LIMIT} noun="Events" />
+          </>
+        )}
+      </LoadedView>
     </>
   );
 }

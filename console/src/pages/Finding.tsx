@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { errorText } from '../api/errors.ts';
 import { EventTimeline } from '../components/EventList.tsx';
 import { cweUrl, owaspUrl, Snippet } from '../components/Snippet.tsx';
-import { Alert, Badge, EmptyState, Loading, PageHeader } from '../components/ui.tsx';
+import { Alert, Badge, EmptyState, ErrorAlert, FormPanel, Loading, MessageAlert, NotFound, PageHeader, SelectField, type Message } from '../components/ui.tsx';
 import { formatDateTime, humanize } from '../lib/format.ts';
 import { atLeast, useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
@@ -14,6 +14,7 @@ import {
   getUnit,
   listEvents,
   listFixes,
+  type Provider,
   updateFinding,
   type Family,
   type Finding,
@@ -32,13 +33,7 @@ export function FindingPage({ family, unitId, findingId }: { family: Family; uni
 
   if (finding.loading && !finding.data) return <Loading />;
   if (!finding.data) {
-    return (
-      <>
-        <PageHeader title="Finding not found" />
-        <Alert>{finding.status === 404 ? 'There is no finding with this id here.' : finding.error}</Alert>
-        <Link to={findingsHref}>Back to findings</Link>
-      </>
-    );
+    return <NotFound title="Finding not found" load={finding} missing="There is no finding with this id here." back={findingsHref} backLabel="Back to findings" />;
   }
   const data = finding.data;
   const title = ('title' in data && data.title) || data.check_id;
@@ -189,7 +184,7 @@ function Triage({ family, unitId, finding, onChanged }: { family: Family; unitId
   const [status, setStatus] = useState<FindingStatus>(finding.status as FindingStatus);
   const [comment, setComment] = useState('');
   const [busy, setBusy] = useState(false);
-  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
+  const [message, setMessage] = useState<Message | null>(null);
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setBusy(true);
@@ -202,33 +197,16 @@ function Triage({ family, unitId, finding, onChanged }: { family: Family; unitId
     }
   };
   return (
-    <section className="panel" aria-labelledby="triage">
-      <h2 id="triage">Triage</h2>
-      <form className="stack" onSubmit={(event) => void submit(event)}>
-        <div className="field">
-          <label htmlFor="triage-status">Status</label>
-          <select id="triage-status" value={status} onChange={(e) => setStatus(e.target.value as FindingStatus)}>
-            {FINDING_STATUSES.map((value) => (
-              <option key={value} value={value}>
-                {humanize(value)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="triage-comment">Comment (optional)</label>
-          <textarea id="triage-comment" value={comment} maxLength={2000} onChange={(e) => setComment(e.target.value)} />
-        </div>
-        {message ? <Alert kind={message.kind}>{message.text}</Alert> : null}
-        <button type="submit" className="button primary" disabled={busy}>
-          Update status
-        </button>
-      </form>
-    </section>
+    <FormPanel titleId="triage" title="Triage" onSubmit={submit} submitLabel="Update status" disabled={busy}>
+      <SelectField id="triage-status" label="Status" value={status} options={FINDING_STATUSES} onChange={setStatus} />
+      <div className="field">
+        <label htmlFor="triage-comment">Comment (optional)</label>
+        <textarea id="triage-comment" value={comment} maxLength={2000} onChange={(e) => setComment(e.target.value)} />
+      </div>
+      <MessageAlert message={message} />
+    </FormPanel>
   );
 }
-
-type Provider = 'github' | 'gitlab' | 'azure_devops';
 
 function FixForm({ family, unitId, finding, title, repositories }: { family: Family; unitId: string; finding: Finding; title: string; repositories: { full_name: string; provider: string; branch: string }[] }) {
   const org = useOrganization();
@@ -259,39 +237,31 @@ function FixForm({ family, unitId, finding, title, repositories }: { family: Fam
   };
 
   return (
-    <section className="panel" id="fix-form" aria-labelledby="fix-form-title">
-      <h2 id="fix-form-title">Start a fix</h2>
-      <p className="muted small-text">A fix uses one credit of the fixes quota. Deterministic fixers run first, then the agent when one is configured.</p>
-      <form className="stack" onSubmit={(event) => void submit(event)}>
+    <FormPanel
+      id="fix-form"
+      titleId="fix-form-title"
+      title="Start a fix"
+      before={<p className="muted small-text">A fix uses one credit of the fixes quota. Deterministic fixers run first, then the agent when one is configured.</p>}
+      onSubmit={submit}
+      submitLabel="Start fix"
+      disabled={busy}
+    >
+      <div className="field">
+        <label htmlFor="fix-title">Title</label>
+        <input id="fix-title" required value={fixTitle} onChange={(e) => setFixTitle(e.target.value)} />
+      </div>
+      <div className="field">
+        <label htmlFor="fix-instructions">Instructions</label>
+        <textarea id="fix-instructions" required value={instructions} onChange={(e) => setInstructions(e.target.value)} />
+      </div>
+      <div className="row">
+        <SelectField id="fix-repo" label="Repository" value={repo} options={repositories.map((r) => r.full_name)} optionLabel={(name) => name} onChange={setRepo} />
         <div className="field">
-          <label htmlFor="fix-title">Title</label>
-          <input id="fix-title" required value={fixTitle} onChange={(e) => setFixTitle(e.target.value)} />
+          <label htmlFor="fix-branch">Branch</label>
+          <input id="fix-branch" value={branch} onChange={(e) => setBranch(e.target.value)} />
         </div>
-        <div className="field">
-          <label htmlFor="fix-instructions">Instructions</label>
-          <textarea id="fix-instructions" required value={instructions} onChange={(e) => setInstructions(e.target.value)} />
-        </div>
-        <div className="row">
-          <div className="field">
-            <label htmlFor="fix-repo">Repository</label>
-            <select id="fix-repo" value={repo} onChange={(e) => setRepo(e.target.value)}>
-              {repositories.map((r) => (
-                <option key={r.full_name} value={r.full_name}>
-                  {r.full_name}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div className="field">
-            <label htmlFor="fix-branch">Branch</label>
-            <input id="fix-branch" value={branch} onChange={(e) => setBranch(e.target.value)} />
-          </div>
-        </div>
-        {error ? <Alert>{error}</Alert> : null}
-        <button type="submit" className="button primary" disabled={busy}>
-          Start fix
-        </button>
-      </form>
-    </section>
+      </div>
+      <ErrorAlert error={error} />
+    </FormPanel>
   );
 }

@@ -1,14 +1,16 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { errorText } from '../api/errors.ts';
 import { useUnitPick } from '../components/UnitPicker.tsx';
-import { Alert, Badge, EmptyState, Loading, PageHeader, Pager } from '../components/ui.tsx';
+import { Badge, DataTable, FormPanel, LoadedView, MessageAlert, PageHeader, QueryPager, SelectField, type Message } from '../components/ui.tsx';
 import { formatDateTime, humanize, plural } from '../lib/format.ts';
 import { atLeast, useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
 import { FINDING_STATUSES, listFindings, SCAN_TYPES, SEVERITIES, updateFinding, type FindingStatus } from '../lib/units.ts';
-import { Link, navigate, useLocation, withQuery } from '../router.tsx';
+import { Link, navigate, skipOf, useLocation, withQuery } from '../router.tsx';
 
 const LIMIT = 50;
+const SORTS = ['newest', 'severity'] as const;
+const SORT_LABEL: Record<(typeof SORTS)[number], string> = { newest: 'Newest first', severity: 'Severity, critical first' };
 
 export function FindingsPage() {
   const org = useOrganization();
@@ -19,7 +21,7 @@ export function FindingsPage() {
   const scanType = search.get('scan_type') ?? '';
   const batch = search.get('batch') ?? '';
   const sort = search.get('sort') === 'severity' ? 'severity' : 'newest';
-  const skip = Number(search.get('skip') ?? 0) || 0;
+  const skip = skipOf(search);
   const query = {
     limit: LIMIT,
     skip,
@@ -33,7 +35,7 @@ export function FindingsPage() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [batchInput, setBatchInput] = useState(batch);
   useEffect(() => setBatchInput(batch), [batch]);
-  const [bulkMessage, setBulkMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
+  const [bulkMessage, setBulkMessage] = useState<Message | null>(null);
   const filter = (name: string, value: string) => {
     setSelected(new Set());
     navigate(withQuery(pathname, search, { [name]: value, skip: null }));
@@ -55,46 +57,17 @@ export function FindingsPage() {
         }}
       >
         {picker}
-        <div className="field">
-          <label htmlFor="filter-severity">Severity</label>
-          <select id="filter-severity" value={severity} onChange={(e) => filter('severity', e.target.value)}>
-            <option value="">Any</option>
-            {SEVERITIES.map((value) => (
-              <option key={value} value={value}>
-                {humanize(value)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="filter-status">Status</label>
-          <select id="filter-status" value={status} onChange={(e) => filter('status', e.target.value)}>
-            <option value="">Any</option>
-            {FINDING_STATUSES.map((value) => (
-              <option key={value} value={value}>
-                {humanize(value)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="filter-scan-type">Scan type</label>
-          <select id="filter-scan-type" value={scanType} onChange={(e) => filter('scan_type', e.target.value)}>
-            <option value="">Any</option>
-            {SCAN_TYPES.repositories.map((value) => (
-              <option key={value} value={value}>
-                {humanize(value)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="filter-sort">Sort by</label>
-          <select id="filter-sort" value={sort} onChange={(e) => filter('sort', e.target.value === 'severity' ? 'severity' : '')}>
-            <option value="newest">Newest first</option>
-            <option value="severity">Severity, critical first</option>
-          </select>
-        </div>
+        <SelectField id="filter-severity" label="Severity" anyOption value={severity} options={SEVERITIES} onChange={(value) => filter('severity', value)} />
+        <SelectField id="filter-status" label="Status" anyOption value={status} options={FINDING_STATUSES} onChange={(value) => filter('status', value)} />
+        <SelectField id="filter-scan-type" label="Scan type" anyOption value={scanType} options={SCAN_TYPES.repositories} onChange={(value) => filter('scan_type', value)} />
+        <SelectField
+          id="filter-sort"
+          label="Sort by"
+          value={sort}
+          options={SORTS}
+          optionLabel={(value) => SORT_LABEL[value]}
+          onChange={(value) => filter('sort', value === 'severity' ? 'severity' : '')}
+        />
         <div className="field">
           <label htmlFor="filter-batch">Scan batch id</label>
           <input id="filter-batch" value={batchInput} onChange={(e) => setBatchInput(e.target.value)} placeholder="any batch" onBlur={() => batchInput.trim() !== batch && filter('batch', batchInput.trim())} />
@@ -124,40 +97,33 @@ export function FindingsPage() {
           }}
         />
       ) : null}
-      {bulkMessage ? <Alert kind={bulkMessage.kind}>{bulkMessage.text}</Alert> : null}
+      <MessageAlert message={bulkMessage} />
 
-      {!picked || (findings.loading && !findings.data) ? (
-        <Loading />
-      ) : findings.error || !findings.data ? (
-        <Alert>{findings.error}</Alert>
-      ) : items.length === 0 ? (
-        <EmptyState>No findings match these filters.</EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Findings of {picked.name}</caption>
-              <thead>
-                <tr>
-                  {canTriage ? (
-                    <th scope="col">
+      <LoadedView load={findings} ready={!!picked} isEmpty={(page) => page.items.length === 0} empty="No findings match these filters.">
+        {(page) =>
+          picked && (
+            <>
+              <DataTable
+                caption={<>Findings of {picked.name}</>}
+                columns={[
+                  canTriage && {
+                    label: (
                       <input
                         type="checkbox"
                         aria-label="Select every finding on this page"
                         checked={allSelected}
                         onChange={(e) => setSelected(e.target.checked ? new Set(items.map((f) => f.id)) : new Set())}
                       />
-                    </th>
-                  ) : null}
-                  <th scope="col">Severity</th>
-                  <th scope="col">Finding</th>
-                  <th scope="col">Location</th>
-                  <th scope="col">Scan type</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Last seen</th>
-                </tr>
-              </thead>
-              <tbody>
+                    ),
+                  },
+                  'Severity',
+                  'Finding',
+                  'Location',
+                  'Scan type',
+                  'Status',
+                  'Last seen',
+                ]}
+              >
                 {items.map((finding) => {
                   const title = ('title' in finding && finding.title) || finding.check_id;
                   return (
@@ -196,12 +162,12 @@ export function FindingsPage() {
                     </tr>
                   );
                 })}
-              </tbody>
-            </table>
-          </div>
-          <Pager total={findings.data.total} limit={LIMIT} skip={skip} noun="Findings" onSkip={(next) => navigate(withQuery(pathname, search, { skip: next || null }))} />
-        </>
-      )}
+              </DataTable>
+              <QueryPager total={page.total} limit={LIMIT} noun="Findings" />
+            </>
+          )
+        }
+      </LoadedView>
     </>
   );
 }
@@ -216,27 +182,19 @@ function BulkTriage({ count, onApply }: { count: number; onApply(status: Finding
     await onApply(status, comment.trim());
   };
   return (
-    <section className="panel" aria-labelledby="bulk-triage">
-      <h2 id="bulk-triage">Triage {plural(count, 'selected finding')}</h2>
-      <form className="row" onSubmit={(event) => void submit(event)}>
-        <div className="field">
-          <label htmlFor="bulk-status">New status</label>
-          <select id="bulk-status" value={status} onChange={(e) => setStatus(e.target.value as FindingStatus)}>
-            {FINDING_STATUSES.map((value) => (
-              <option key={value} value={value}>
-                {humanize(value)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field" style={{ flex: '1 1 20rem' }}>
-          <label htmlFor="bulk-comment">Comment (optional)</label>
-          <input id="bulk-comment" value={comment} maxLength={2000} onChange={(e) => setComment(e.target.value)} placeholder="Why the status changes; kept in the event feed" />
-        </div>
-        <button type="submit" className="button primary" disabled={busy}>
-          {busy ? 'Updating…' : `Apply to ${plural(count, 'finding')}`}
-        </button>
-      </form>
-    </section>
+    <FormPanel
+      titleId="bulk-triage"
+      title={<>Triage {plural(count, 'selected finding')}</>}
+      layout="row"
+      onSubmit={submit}
+      submitLabel={busy ? 'Updating…' : `Apply to ${plural(count, 'finding')}`}
+      disabled={busy}
+    >
+      <SelectField id="bulk-status" label="New status" value={status} options={FINDING_STATUSES} onChange={setStatus} />
+      <div className="field" style={{ flex: '1 1 20rem' }}>
+        <label htmlFor="bulk-comment">Comment (optional)</label>
+        <input id="bulk-comment" value={comment} maxLength={2000} onChange={(e) => setComment(e.target.value)} placeholder="Why the status changes; kept in the event feed" />
+      </div>
+    </FormPanel>
   );
 }

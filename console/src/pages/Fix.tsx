@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { errorText } from '../api/errors.ts';
 import { DiffView } from '../components/DiffView.tsx';
-import { Alert, Badge, ConfirmButton, EmptyState, Loading, PageHeader } from '../components/ui.tsx';
+import { Alert, Badge, ConfirmButton, EmptyState, ErrorAlert, Loading, MessageAlert, NotFound, PageHeader, type Message } from '../components/ui.tsx';
 import { formatDateTime } from '../lib/format.ts';
 import { atLeast, useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
@@ -15,18 +15,12 @@ export function FixPage({ family, unitId, fixId }: { family: Family; unitId: str
   const active = status !== undefined && ACTIVE_FIX.includes(status);
   const progress = useLoad(`fix-progress:${fixId}:${status}`, () => fixProgress(family, unitId, fixId), { pollMs: 2000, shouldPoll: (p) => ACTIVE_FIX.includes(p.status) });
   const diff = useLoad(status && !active ? `fix-diff:${fixId}:${status}` : null, () => fixDiff(family, unitId, fixId));
-  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
+  const [message, setMessage] = useState<Message | null>(null);
   const fixesHref = `/orgs/${org.id}/fixes?unit=${family}:${unitId}`;
 
   if (fix.loading && !fix.data) return <Loading />;
   if (!fix.data) {
-    return (
-      <>
-        <PageHeader title="Fix not found" />
-        <Alert>{fix.status === 404 ? 'There is no fix with this id here.' : fix.error}</Alert>
-        <Link to={fixesHref}>Back to fixes</Link>
-      </>
-    );
+    return <NotFound title="Fix not found" load={fix} missing="There is no fix with this id here." back={fixesHref} backLabel="Back to fixes" />;
   }
   const data = fix.data;
   const canWrite = atLeast(org.role, 'member');
@@ -49,8 +43,8 @@ export function FixPage({ family, unitId, fixId }: { family: Family; unitId: str
           <ConfirmButton small={false} label="Cancel fix" question="Cancel this fix? A fix cancelled before it starts gives its credit back." confirmLabel="Cancel the fix" onConfirm={cancel} />
         ) : null}
       </PageHeader>
-      {message ? <Alert kind={message.kind}>{message.text}</Alert> : null}
-      {data.error_message ? <Alert>{data.error_message}</Alert> : null}
+      <MessageAlert message={message} />
+      <ErrorAlert error={data.error_message} />
 
       <div className="grid-2">
         <section className="panel" aria-labelledby="fix-progress">
@@ -156,7 +150,7 @@ function Refine({ unitId, fixId, onRefined }: { unitId: string; fixId: string; o
           <label htmlFor="refine-instructions">Follow-up instructions</label>
           <textarea id="refine-instructions" required value={instructions} onChange={(e) => setInstructions(e.target.value)} placeholder="e.g. Keep the old function name and add a test" />
         </div>
-        {error ? <Alert>{error}</Alert> : null}
+        <ErrorAlert error={error} />
         <button type="submit" className="button secondary" disabled={busy || !instructions.trim()}>
           Refine fix
         </button>
@@ -218,7 +212,7 @@ function PullRequests({ family, unitId, fix, canWrite, onOpened }: { family: Fam
             <label htmlFor="pr-branch">Branch name (optional)</label>
             <input id="pr-branch" value={branch} onChange={(e) => setBranch(e.target.value)} placeholder="Generated when left empty" />
           </div>
-          {error ? <Alert>{error}</Alert> : null}
+          <ErrorAlert error={error} />
           <button type="submit" className="button primary" disabled={busy}>
             {busy ? 'Opening…' : 'Open pull request'}
           </button>

@@ -1,18 +1,18 @@
 import { useUnitPick } from '../components/UnitPicker.tsx';
-import { Alert, Badge, EmptyState, Loading, PageHeader, Pager } from '../components/ui.tsx';
+import { Badge, DataTable, LoadedView, PageHeader, QueryPager } from '../components/ui.tsx';
 import { formatDateTime } from '../lib/format.ts';
 import { useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
 import { ACTIVE_FIX, listFixes } from '../lib/units.ts';
-import { Link, navigate, useLocation, withQuery } from '../router.tsx';
+import { Link, skipOf, useLocation } from '../router.tsx';
 
 const LIMIT = 50;
 
 export function FixesPage() {
   const org = useOrganization();
-  const { pathname, search } = useLocation();
+  const { search } = useLocation();
   const { picked, picker } = useUnitPick();
-  const skip = Number(search.get('skip') ?? 0) || 0;
+  const skip = skipOf(search);
   const fixes = useLoad(picked ? `fixes:${picked.family}:${picked.id}:${skip}` : null, () => listFixes(picked!.family, picked!.id, { limit: LIMIT, skip }), {
     pollMs: 4000,
     shouldPoll: (page) => page.items.some((fix) => ACTIVE_FIX.includes(fix.status)),
@@ -21,31 +21,12 @@ export function FixesPage() {
     <>
       <PageHeader title="Fixes" />
       <div className="filters">{picker}</div>
-      {!picked || (fixes.loading && !fixes.data) ? (
-        <Loading />
-      ) : fixes.error || !fixes.data ? (
-        <Alert>{fixes.error}</Alert>
-      ) : fixes.data.items.length === 0 ? (
-        <EmptyState>No fixes yet. Start one from a finding's page.</EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Fixes of {picked.name}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Fix</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="num">
-                    Findings
-                  </th>
-                  <th scope="col">Pull requests</th>
-                  <th scope="col">Started</th>
-                  <th scope="col">Finished</th>
-                </tr>
-              </thead>
-              <tbody>
-                {fixes.data.items.map((fix) => (
+      <LoadedView load={fixes} ready={!!picked} isEmpty={(page) => page.items.length === 0} empty="No fixes yet. Start one from a finding's page.">
+        {(page) =>
+          picked && (
+            <>
+              <DataTable caption={<>Fixes of {picked.name}</>} columns={['Fix', 'Status', { label: 'Findings', className: 'num' }, 'Pull requests', 'Started', 'Finished']}>
+                {page.items.map((fix) => (
                   <tr key={fix.id}>
                     <td>
                       <Link to={`/orgs/${org.id}/${picked.family}/${picked.id}/fixes/${fix.id}`}>{fix.title}</Link>
@@ -70,12 +51,12 @@ export function FixesPage() {
                     <td>{formatDateTime(fix.completed_at)}</td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager total={fixes.data.total} limit={LIMIT} skip={skip} noun="Fixes" onSkip={(next) => navigate(withQuery(pathname, search, { skip: next || null }))} />
-        </>
-      )}
+              </DataTable>
+              <QueryPager total={page.total} limit={LIMIT} noun="Fixes" />
+            </>
+          )
+        }
+      </LoadedView>
     </>
   );
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../api/client.ts';
-import { Alert } from '../components/ui.tsx';
+import { Alert, AuthPage } from '../components/ui.tsx';
 import { useLoad } from '../lib/use-load.ts';
 import { navigate, useLocation } from '../router.tsx';
 import { useSession } from '../session.tsx';
@@ -33,9 +33,6 @@ export function LoginPage() {
   const returnedError = search.get('error');
 
   useEffect(() => {
-    document.title = 'Sign in · Bulwark';
-  }, []);
-  useEffect(() => {
     if (status === 'signed-in') navigate(next, { replace: true });
   }, [status, next]);
   useEffect(() => {
@@ -62,53 +59,47 @@ export function LoginPage() {
   };
 
   return (
-    <main className="auth-page" id="main">
-      <div className="auth-card">
-        <div className="brand brand-large" aria-hidden="true">
-          <span className="brand-mark" /> Bulwark
-        </div>
-        <h1>Sign in</h1>
-        <p className="muted">Security scanning, findings triage and autofix for your organization.</p>
-        {returnedError && !error ? <Alert>{returnedError}</Alert> : null}
-        {error ? (
-          <Alert>
-            {error}
-            {secondsLeft > 0 ? ` Try again in ${waitText(secondsLeft)}.` : waitUntil !== null ? ' You can try again now.' : ''}
-          </Alert>
-        ) : null}
-        {oidc ? (
-          <>
-            <a className="button secondary wide" href={`${oidc.start_url}?return_to=${encodeURIComponent(next)}`}>
-              Sign in with {oidc.name}
-            </a>
-            {passwordAllowed ? <p className="divider">or with a password</p> : null}
-          </>
-        ) : null}
-        {passwordAllowed ? (
-          <form onSubmit={(event) => void submit(event)} className="stack">
-            <div className="field">
-              <label htmlFor="login-email">Email</label>
-              <input id="login-email" type="email" autoComplete="username" required value={email} onChange={(e) => {
-                  setEmail(e.target.value);
-                  // The lock is per email (and address): another email may be tried.
-                  if (waitUntil !== null) {
-                    setWaitUntil(null);
-                    setError(null);
-                  }
-                }}
-                autoFocus
-              />
-            </div>
-            <div className="field">
-              <label htmlFor="login-password">Password</label>
-              <input id="login-password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
-            </div>
-            <button type="submit" className="button primary wide" disabled={busy || secondsLeft > 0}>
-              {busy ? 'Signing in…' : 'Sign in'}
-            </button>
-          </form>
-        ) : null}
-      </div>
-    </main>
+    <AuthPage title="Sign in">
+      <p className="muted">Security scanning, findings triage and autofix for your organization.</p>
+      {returnedError && !error ? <Alert>{returnedError}</Alert> : null}
+      {error ? (
+        <Alert>
+          {error}
+          {secondsLeft > 0 ? ` Try again in ${waitText(secondsLeft)}.` : waitUntil !== null ? ' You can try again now.' : ''}
+        </Alert>
+      ) : null}
+      {oidc ? (
+        <>
+          <a className="button secondary wide" href={`${oidc.start_url}?return_to=${encodeURIComponent(next)}`}>
+            Sign in with {oidc.name}
+          </a>
+          {passwordAllowed ? <p className="divider">or with a password</p> : null}
+        </>
+      ) : null}
+      {passwordAllowed ? (
+        <form onSubmit={(event) => void submit(event)} className="stack">
+          <div className="field">
+            <label htmlFor="login-email">Email</label>
+            <input id="login-email" type="email" autoComplete="username" required value={email} onChange={(e) => {
+                setEmail(e.target.value);
+                // The lock is per email (and address): another email may be tried.
+                if (waitUntil !== null) {
+                  setWaitUntil(null);
+                  setError(null);
+                }
+              }}
+              autoFocus
+            />
+          </div>
+          <div className="field">
+            <label htmlFor="login-password">Password</label>
+            <input id="login-password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          </div>
+          <button type="submit" className="button primary wide" disabled={busy || secondsLeft > 0}>
+            {busy ? 'Signing in…' : 'Sign in'}
+          </button>
+        </form>
+      ) : null}
+    </AuthPage>
   );
 }

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.ts';
 import { errorCode, errorText } from '../api/errors.ts';
-import { Alert, Badge, ConfirmButton, EmptyState, Loading, PageHeader, Pager, ProgressBar } from '../components/ui.tsx';
+import { Alert, Badge, ConfirmButton, DataTable, ErrorAlert, FormPanel, LoadedView, Loading, MessageAlert, NotFound, PageHeader, Pager, ProgressBar, SelectField, type Message } from '../components/ui.tsx';
 import { formatDateTime, humanize } from '../lib/format.ts';
 import { atLeast, useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
@@ -11,6 +11,7 @@ import {
   FINISHED_BATCH,
   getUnit,
   listScans,
+  PROVIDER_LABEL,
   quotaBalance,
   SCAN_QUOTA,
   SCAN_TYPES,
@@ -22,7 +23,6 @@ import {
 import { Link } from '../router.tsx';
 
 const LIMIT = 20;
-export const PROVIDER_LABEL: Record<string, string> = { github: 'GitHub', gitlab: 'GitLab', azure_devops: 'Azure DevOps' };
 
 export function UnitPage({ family, unitId }: { family: Family; unitId: string }) {
   const org = useOrganization();
@@ -38,11 +38,13 @@ export function UnitPage({ family, unitId }: { family: Family; unitId: string })
   if (unit.loading && !unit.data) return <Loading />;
   if (!unit.data) {
     return (
-      <>
-        <PageHeader title={`${humanize(label.one)} not found`} />
-        <Alert>{unit.status === 404 ? `There is no ${label.one} with this id in ${org.name}.` : unit.error}</Alert>
-        <Link to={`/orgs/${org.id}/${family}`}>Back to {label.many}</Link>
-      </>
+      <NotFound
+        title={`${humanize(label.one)} not found`}
+        load={unit}
+        missing={`There is no ${label.one} with this id in ${org.name}.`}
+        back={`/orgs/${org.id}/${family}`}
+        backLabel={`Back to ${label.many}`}
+      />
     );
   }
   const data = unit.data;
@@ -87,7 +89,7 @@ export function UnitPage({ family, unitId }: { family: Family; unitId: string })
           )
         ) : null}
       </PageHeader>
-      {archiveError ? <Alert>{archiveError}</Alert> : null}
+      <ErrorAlert error={archiveError} />
       {data.archived ? <Alert kind="warning">This {label.one} is archived.</Alert> : null}
       <div className="grid-2">
         <section className="panel" aria-labelledby="sources">
@@ -114,39 +116,18 @@ export function UnitPage({ family, unitId }: { family: Family; unitId: string })
       </div>
 
       <h2>Scans</h2>
-      {scans.loading && !scans.data ? (
-        <Loading />
-      ) : scans.error || !scans.data ? (
-        <Alert>{scans.error}</Alert>
-      ) : scans.data.items.length === 0 ? (
-        <EmptyState>No scans yet.</EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap">
-            <table>
-              <caption className="visually-hidden">Scans of {data.name}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Type</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Progress</th>
-                  <th scope="col">Started</th>
-                  <th scope="col">Finished</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Findings</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {scans.data.items.map((batch) => (
-                  <ScanRow key={batch.batch_id} family={family} unitId={unitId} batch={batch} findingsHref={`/orgs/${org.id}/findings?unit=${family}:${unitId}&batch=${batch.batch_id}`} />
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager total={scans.data.total} limit={LIMIT} skip={skip} onSkip={setSkip} noun="Scans" />
-        </>
-      )}
+      <LoadedView load={scans} isEmpty={(page) => page.items.length === 0} empty="No scans yet.">
+        {(page) => (
+          <>
+            <DataTable caption={<>Scans of {data.name}</>} columns={['Type', 'Status', 'Progress', 'Started', 'Finished', { label: 'Findings', hidden: true }]}>
+              {page.items.map((batch) => (
+                <ScanRow key={batch.batch_id} family={family} unitId={unitId} batch={batch} findingsHref={`/orgs/${org.id}/findings?unit=${family}:${unitId}&batch=${batch.batch_id}`} />
+              ))}
+            </DataTable>
+            <Pager total={page.total} limit={LIMIT} skip={skip} onSkip={setSkip} noun="Scans" />
+          </>
+        )}
+      </LoadedView>
     </>
   );
 }
@@ -192,7 +173,7 @@ function StartScan({ family, unitId, onStarted }: { family: Family; unitId: stri
   const types = SCAN_TYPES[family];
   const [scanType, setScanType] = useState<ScanType>(types[0]!);
   const [busy, setBusy] = useState(false);
-  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
+  const [message, setMessage] = useState<Message | null>(null);
   const quota = useLoad(`quota:${org.id}`, quotaBalance);
   const counter = quota.data?.[SCAN_QUOTA[scanType]];
   const exhausted = counter !== undefined && counter.remaining <= 0;
@@ -213,32 +194,17 @@ function StartScan({ family, unitId, onStarted }: { family: Family; unitId: stri
   };
 
   return (
-    <section className="panel" aria-labelledby="start-scan">
-      <h2 id="start-scan">Start a scan</h2>
-      <form className="stack" onSubmit={(event) => void start(event)}>
-        <div className="field">
-          <label htmlFor="scan-type">Scan type</label>
-          <select id="scan-type" value={scanType} onChange={(e) => setScanType(e.target.value as ScanType)} aria-describedby="scan-quota">
-            {types.map((type) => (
-              <option key={type} value={type}>
-                {humanize(type)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <p id="scan-quota" className={exhausted ? '' : 'muted'} aria-live="polite">
-          {quota.error
-            ? `Quota balance unavailable: ${quota.error}`
-            : counter === undefined
-              ? 'Reading the quota balance…'
-              : `${counter.remaining.toLocaleString()} ${SCAN_QUOTA[scanType] === 'deep_ai_scans' ? 'deep AI scans' : 'scans'} left this period (one is used by this scan).`}
-        </p>
-        {exhausted ? <Alert kind="warning">The quota for this scan type is used up until the next period.</Alert> : null}
-        {message ? <Alert kind={message.kind}>{message.text}</Alert> : null}
-        <button type="submit" className="button primary" disabled={busy || exhausted}>
-          Start scan
-        </button>
-      </form>
-    </section>
+    <FormPanel titleId="start-scan" title="Start a scan" onSubmit={start} submitLabel="Start scan" disabled={busy || exhausted}>
+      <SelectField id="scan-type" label="Scan type" value={scanType} options={types} onChange={setScanType} describedBy="scan-quota" />
+      <p id="scan-quota" className={exhausted ? '' : 'muted'} aria-live="polite">
+        {quota.error
+          ? `Quota balance unavailable: ${quota.error}`
+          : counter === undefined
+            ? 'Reading the quota balance…'
+            : `${counter.remaining.toLocaleString()} ${SCAN_QUOTA[scanType] === 'deep_ai_scans' ? 'deep AI scans' : 'scans'} left this period (one is used by this scan).`}
+      </p>
+      {exhausted ? <Alert kind="warning">The quota for this scan type is used up until the next period.</Alert> : null}
+      <MessageAlert message={message} />
+    </FormPanel>
   );
 }

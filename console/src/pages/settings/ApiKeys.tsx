@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.ts';
 import { errorText } from '../../api/errors.ts';
-import { Alert, Badge, ConfirmButton, CopyButton, EmptyState, Loading, PageHeader } from '../../components/ui.tsx';
+import { Alert, Badge, ConfirmButton, CopyButton, DataTable, ErrorAlert, FormPanel, LoadedView, PageHeader } from '../../components/ui.tsx';
 import { formatDate, formatDateTime } from '../../lib/format.ts';
 import { atLeast, scopesOf, useOrganization, type Scope } from '../../lib/organization.ts';
 import { useLoad } from '../../lib/use-load.ts';
@@ -66,126 +66,104 @@ export function ApiKeysPage() {
       {!canManage ? (
         <Alert kind="info">Only admins and owners manage API keys. Your role in {org.name} is {org.role}.</Alert>
       ) : (
-        <section className="panel" aria-labelledby="new-key">
-          <h2 id="new-key">Create a key</h2>
-          {created ? (
-            <div className="alert alert-success" role="status">
-              <p>
-                <strong>{created.name}</strong> is ready. Copy it now: it will not be shown again.
-              </p>
-              <div className="secret">
-                <code aria-label="New API key">{created.key}</code>
-                <CopyButton text={created.key} />
-                <button type="button" className="button ghost small" onClick={() => setCreated(null)}>
-                  Done
-                </button>
+        <FormPanel
+          titleId="new-key"
+          title="Create a key"
+          before={
+            created ? (
+              <div className="alert alert-success" role="status">
+                <p>
+                  <strong>{created.name}</strong> is ready. Copy it now: it will not be shown again.
+                </p>
+                <div className="secret">
+                  <code aria-label="New API key">{created.key}</code>
+                  <CopyButton text={created.key} />
+                  <button type="button" className="button ghost small" onClick={() => setCreated(null)}>
+                    Done
+                  </button>
+                </div>
               </div>
+            ) : null
+          }
+          onSubmit={create}
+          submitLabel="Create key"
+          disabled={busy}
+        >
+          <div className="row">
+            <div className="field" style={{ flex: '1 1 18rem' }}>
+              <label htmlFor="key-name">Name</label>
+              <input id="key-name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} placeholder="e.g. CI pipeline" />
             </div>
-          ) : null}
-          <form className="stack" onSubmit={(event) => void create(event)}>
-            <div className="row">
-              <div className="field" style={{ flex: '1 1 18rem' }}>
-                <label htmlFor="key-name">Name</label>
-                <input id="key-name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} placeholder="e.g. CI pipeline" />
-              </div>
-              <div className="field">
-                <label htmlFor="key-expires">Expires on (optional)</label>
-                <input id="key-expires" type="date" min={today} value={expires} onChange={(e) => setExpires(e.target.value)} aria-describedby="key-expires-hint" />
-              </div>
+            <div className="field">
+              <label htmlFor="key-expires">Expires on (optional)</label>
+              <input id="key-expires" type="date" min={today} value={expires} onChange={(e) => setExpires(e.target.value)} aria-describedby="key-expires-hint" />
             </div>
-            <p id="key-expires-hint" className="hint">
-              Without a date the key works until it is revoked.
-            </p>
-            <fieldset>
-              <legend>Scopes</legend>
-              <div className="checks">
-                {allowed.map((scope) => (
-                  <label key={scope} className="check">
-                    <input type="checkbox" checked={scopes.includes(scope)} onChange={(e) => toggle(scope, e.target.checked)} />
-                    <span>
-                      <code>{scope}</code> <span className="muted small-text">({SCOPE_HELP[scope]})</span>
-                    </span>
-                  </label>
-                ))}
-              </div>
-            </fieldset>
-            {formError ? <Alert>{formError}</Alert> : null}
-            <button type="submit" className="button primary" disabled={busy}>
-              Create key
-            </button>
-          </form>
-        </section>
+          </div>
+          <p id="key-expires-hint" className="hint">
+            Without a date the key works until it is revoked.
+          </p>
+          <fieldset>
+            <legend>Scopes</legend>
+            <div className="checks">
+              {allowed.map((scope) => (
+                <label key={scope} className="check">
+                  <input type="checkbox" checked={scopes.includes(scope)} onChange={(e) => toggle(scope, e.target.checked)} />
+                  <span>
+                    <code>{scope}</code> <span className="muted small-text">({SCOPE_HELP[scope]})</span>
+                  </span>
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <ErrorAlert error={formError} />
+        </FormPanel>
       )}
 
       <h2>Keys</h2>
-      {listError ? <Alert>{listError}</Alert> : null}
-      {keys.loading && !keys.data ? (
-        <Loading />
-      ) : keys.error ? (
-        <Alert>{keys.error}</Alert>
-      ) : !keys.data?.items.length ? (
-        <EmptyState>No API keys yet.</EmptyState>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">API keys of {org.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created by</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
+      <ErrorAlert error={listError} />
+      <LoadedView load={keys} isEmpty={(page) => !page.items.length} empty="No API keys yet.">
+        {(page) => (
+          <DataTable caption={<>API keys of {org.name}</>} columns={['Name', 'Prefix', 'Scopes', 'Created by', 'Created', 'Last used', 'Expires', 'Status', { label: 'Actions', hidden: true }]}>
+            {page.items.map((key) => (
+              <tr key={key.id} className={key.revoked_at ? 'revoked' : undefined}>
+                <td>{key.name}</td>
+                <td>
+                  <code>{key.prefix}…</code>
+                </td>
+                <td>
+                  <span className="tags">
+                    {key.scopes.map((scope) => (
+                      <span className="tag" key={scope}>
+                        {scope}
+                      </span>
+                    ))}
+                  </span>
+                </td>
+                <td>{key.created_by?.email ?? '—'}</td>
+                <td>{formatDate(key.created_at)}</td>
+                <td>{formatDateTime(key.last_used_at, 'Never')}</td>
+                <td>{formatDate(key.expires_at, 'Never')}</td>
+                <td>{key.revoked_at ? <Badge value="cancelled" label={`Revoked ${formatDate(key.revoked_at)}`} /> : <Badge value="completed" label="Active" />}</td>
+                <td>
+                  {!key.revoked_at && canManage ? (
+                    <ConfirmButton
+                      label="Revoke"
+                      accessibleLabel={`Revoke ${key.name}`}
+                      question={
+                        <>
+                          Revoke <strong>{key.name}</strong> ({key.prefix}…)? Anything using it stops working at once. This cannot be undone.
+                        </>
+                      }
+                      confirmLabel="Revoke key"
+                      onConfirm={() => revoke(key.id)}
+                    />
+                  ) : null}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {keys.data.items.map((key) => (
-                <tr key={key.id} className={key.revoked_at ? 'revoked' : undefined}>
-                  <td>{key.name}</td>
-                  <td>
-                    <code>{key.prefix}…</code>
-                  </td>
-                  <td>
-                    <span className="tags">
-                      {key.scopes.map((scope) => (
-                        <span className="tag" key={scope}>
-                          {scope}
-                        </span>
-                      ))}
-                    </span>
-                  </td>
-                  <td>{key.created_by?.email ?? '—'}</td>
-                  <td>{formatDate(key.created_at)}</td>
-                  <td>{formatDateTime(key.last_used_at, 'Never')}</td>
-                  <td>{formatDate(key.expires_at, 'Never')}</td>
-                  <td>{key.revoked_at ? <Badge value="cancelled" label={`Revoked ${formatDate(key.revoked_at)}`} /> : <Badge value="completed" label="Active" />}</td>
-                  <td>
-                    {!key.revoked_at && canManage ? (
-                      <ConfirmButton
-                        label="Revoke"
-                        accessibleLabel={`Revoke ${key.name}`}
-                        question={
-                          <>
-                            Revoke <strong>{key.name}</strong> ({key.prefix}…)? Anything using it stops working at once. This cannot be undone.
-                          </>
-                        }
-                        confirmLabel="Revoke key"
-                        onConfirm={() => revoke(key.id)}
-                      />
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </DataTable>
+        )}
+      </LoadedView>
     </>
   );
 }

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.ts';
 import { errorCode, errorText } from '../../api/errors.ts';
 import type { Role } from '../../api/types.ts';
-import { Alert, ConfirmButton, EmptyState, Loading, PageHeader } from '../../components/ui.tsx';
+import { Alert, ConfirmButton, DataTable, FormPanel, LoadedView, MessageAlert, PageHeader, SelectField, type Message } from '../../components/ui.tsx';
 import { formatDate } from '../../lib/format.ts';
 import { atLeast, ROLES, useOrganization } from '../../lib/organization.ts';
 import { useLoad } from '../../lib/use-load.ts';
@@ -28,7 +28,7 @@ export function MembersPage() {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('member');
   const [busy, setBusy] = useState(false);
-  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
+  const [message, setMessage] = useState<Message | null>(null);
   const canManage = atLeast(org.role, 'admin');
   // Only owners hand out or take away the owner role.
   const assignable = ROLES.filter((r) => r !== 'owner' || org.role === 'owner');
@@ -66,100 +66,66 @@ export function MembersPage() {
     <>
       <PageHeader title="Members" />
       {canManage ? (
-        <section className="panel" aria-labelledby="add-member">
-          <h2 id="add-member">Add a member</h2>
-          <form className="row" onSubmit={(event) => void add(event)}>
-            <div className="field" style={{ flex: '1 1 18rem' }}>
-              <label htmlFor="member-email">Email</label>
-              <input id="member-email" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} placeholder="name@example.com" />
-            </div>
-            <div className="field">
-              <label htmlFor="member-role">Role</label>
-              <select id="member-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
-                {assignable.map((r) => (
-                  <option key={r} value={r}>
-                    {r} — {ROLE_HELP[r]}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <button type="submit" className="button primary" disabled={busy}>
-              Add member
-            </button>
-          </form>
-        </section>
+        <FormPanel titleId="add-member" title="Add a member" layout="row" onSubmit={add} submitLabel="Add member" disabled={busy}>
+          <div className="field" style={{ flex: '1 1 18rem' }}>
+            <label htmlFor="member-email">Email</label>
+            <input id="member-email" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} placeholder="name@example.com" />
+          </div>
+          <SelectField id="member-role" label="Role" value={role} options={assignable} optionLabel={(r) => `${r} — ${ROLE_HELP[r]}`} onChange={setRole} />
+        </FormPanel>
       ) : (
         <Alert kind="info">Only admins and owners manage members. Your role in {org.name} is {org.role}.</Alert>
       )}
-      {message ? <Alert kind={message.kind}>{message.text}</Alert> : null}
-      {members.loading && !members.data ? (
-        <Loading />
-      ) : members.error ? (
-        <Alert>{members.error}</Alert>
-      ) : !members.data?.items.length ? (
-        <EmptyState>No members.</EmptyState>
-      ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Members of {org.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Member</th>
-                <th scope="col">Role</th>
-                <th scope="col">Added</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.items.map((member) => {
-                const who = member.user.name ? `${member.user.name} (${member.user.email})` : member.user.email;
-                const self = member.user.id === session?.user.id;
-                const editable = canManage && (member.role !== 'owner' || org.role === 'owner');
-                return (
-                  <tr key={member.user.id}>
-                    <td>
-                      {member.user.name ? <div>{member.user.name}</div> : null}
-                      <div className={member.user.name ? 'muted small-text' : undefined}>{member.user.email}</div>
-                      {self ? <span className="muted small-text">(you)</span> : null}
-                    </td>
-                    <td>
-                      {editable ? (
-                        <select aria-label={`Role of ${member.user.email}`} value={member.role} onChange={(e) => void changeRole(member.user.id, who, e.target.value as Role)}>
-                          {assignable.map((r) => (
-                            <option key={r} value={r}>
-                              {r}
-                            </option>
-                          ))}
-                        </select>
-                      ) : (
-                        member.role
-                      )}
-                    </td>
-                    <td>{formatDate(member.added_at)}</td>
-                    <td>
-                      {editable ? (
-                        <ConfirmButton
-                          label="Remove"
-                          accessibleLabel={`Remove ${member.user.email}`}
-                          question={
-                            <>
-                              Remove <strong>{who}</strong> from {org.name}? {self ? 'You will lose access to it.' : 'They lose access at once.'}
-                            </>
-                          }
-                          confirmLabel="Remove member"
-                          onConfirm={() => remove(member.user.id, who)}
-                        />
-                      ) : null}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <MessageAlert message={message} />
+      <LoadedView load={members} isEmpty={(page) => !page.items.length} empty="No members.">
+        {(page) => (
+          <DataTable caption={<>Members of {org.name}</>} columns={['Member', 'Role', 'Added', { label: 'Actions', hidden: true }]}>
+            {page.items.map((member) => {
+              const who = member.user.name ? `${member.user.name} (${member.user.email})` : member.user.email;
+              const self = member.user.id === session?.user.id;
+              const editable = canManage && (member.role !== 'owner' || org.role === 'owner');
+              return (
+                <tr key={member.user.id}>
+                  <td>
+                    {member.user.name ? <div>{member.user.name}</div> : null}
+                    <div className={member.user.name ? 'muted small-text' : undefined}>{member.user.email}</div>
+                    {self ? <span className="muted small-text">(you)</span> : null}
+                  </td>
+                  <td>
+                    {editable ? (
+                      <select aria-label={`Role of ${member.user.email}`} value={member.role} onChange={(e) => void changeRole(member.user.id, who, e.target.value as Role)}>
+                        {assignable.map((r) => (
+                          <option key={r} value={r}>
+                            {r}
+                          </option>
+                        ))}
+                      </select>
+                    ) : (
+                      member.role
+                    )}
+                  </td>
+                  <td>{formatDate(member.added_at)}</td>
+                  <td>
+                    {editable ? (
+                      <ConfirmButton
+                        label="Remove"
+                        accessibleLabel={`Remove ${member.user.email}`}
+                        question={
+                          <>
+                            Remove <strong>{who}</strong> from {org.name}? {self ? 'You will lose access to it.' : 'They lose access at once.'}
+                          </>
+                        }
+                        confirmLabel="Remove member"
+                        onConfirm={() => remove(member.user.id, who)}
+                      />
+                    ) : null}
+                  </td>
+                </tr>
+              );
+            })}
+          </DataTable>
+        )}
+      </LoadedView>
     </>
   );
 }
