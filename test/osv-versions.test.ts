@@ -114,6 +114,51 @@ const TABLES: Record<Ecosystem, OrderingTable> = {
     ],
     invalid: ['', 'v1.0.0', '1.2.3.4.5', '[1.0,2.0)', '1.0.*'],
   },
+  'GitHub Actions': {
+    ascending: ['v1.0.0', 'v4.1.0', '4.1.1', 'v4.2.0', 'v41.0.0'],
+    equal: [['v4.1.1', '4.1.1']],
+    invalid: ['v4', 'main', '11bd71901bbe5b1630ceea73d27597364c9af683'],
+  },
+  Hex: {
+    ascending: ['0.9.0', '1.7.0-rc.1', '1.7.0', '1.7.10', '1.14.0'],
+    equal: [['1.7.10', '1.7.10+build']],
+    invalid: ['', '1.7', '~> 1.7'],
+  },
+  SwiftURL: {
+    ascending: ['1.0.0', '2.0.0-beta.1', '2.0.0', '2.62.0'],
+    equal: [['2.62.0', 'v2.62.0']],
+    invalid: ['', 'main'],
+  },
+  CocoaPods: {
+    ascending: ['4.9.0', '5.0.0-beta.1', '5.0.0', '5.8.1'],
+    equal: [['5.8.1', 'v5.8.1']],
+    invalid: ['', '10.18'],
+  },
+  JSR: {
+    ascending: ['0.224.0', '1.0.0-rc.1', '1.0.0', '1.0.8'],
+    equal: [['1.0.8', '1.0.8+build']],
+    invalid: ['', '1'],
+  },
+  ConanCenter: {
+    ascending: ['1.2.11', '1.2.13', '1.3', '1.3.1', '3.1.4'],
+    equal: [['1.3', '1.3.0']],
+    invalid: ['', 'cci.20230101'],
+  },
+  CRAN: {
+    ascending: ['0.9-1', '1.0.0', '1.1.3', '1.1.4', '2.0'],
+    equal: [['1.1', '1.1.0']],
+    invalid: ['', 'latest'],
+  },
+  conda: {
+    ascending: ['1.21.0', '1.26.0rc1', '1.26.0', '1.26.4'],
+    equal: [['1.26', '1.26.0']],
+    invalid: ['', 'not a version'],
+  },
+  vcpkg: {
+    ascending: ['1.2.11', '1.2.13', '1.3', '1.3.1'],
+    equal: [['1.3', '1.3.0']],
+    invalid: ['', 'latest'],
+  },
 };
 
 function assertOrder(scheme: VersionScheme, lower: string, higher: string): void {

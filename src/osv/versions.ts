@@ -147,6 +147,19 @@ const SCHEMES: Record<Ecosystem, VersionScheme> = {
   Maven: MAVEN_SCHEME,
   Packagist: PACKAGIST_SCHEME,
   NuGet: NUGET_SCHEME,
+  // Action tags (v4.1.1), Hex, SwiftPM, CocoaPods and JSR versions are SemVer; a ref SemVer cannot read
+  // (`v4`, a branch, a commit SHA) is not comparable, so only an exact listed version matches it.
+  'GitHub Actions': SEMVER_SCHEME,
+  Hex: SEMVER_SCHEME,
+  SwiftURL: SEMVER_SCHEME,
+  CocoaPods: SEMVER_SCHEME,
+  JSR: SEMVER_SCHEME,
+  // ConanCenter and CRAN versions are mostly dotted numbers; RubyGems' ordering reads those and
+  // ConanCenter's `cci.20230101` snapshots alike.
+  ConanCenter: RUBYGEMS_SCHEME,
+  CRAN: RUBYGEMS_SCHEME,
+  conda: PYPI_SCHEME,
+  vcpkg: RUBYGEMS_SCHEME,
 };
 
 export function versionScheme(ecosystem: Ecosystem): VersionScheme {

@@ -34,8 +34,7 @@ export async function buildInventory(dir: string, options: InventoryOptions = {}
   const context = treeReader(dir);
   const found: { path: string; extractor: Extractor }[] = [];
   for await (const file of walkTree(dir, ignored, (child) => !isFixturePath(child))) {
-    const base = file.slice(file.lastIndexOf('/') + 1);
-    const extractor = extractorFor(base, extractors);
+    const extractor = extractorFor(file, extractors);
     if (extractor) found.push({ path: file, extractor });
   }
   found.sort((a, b) => a.path.localeCompare(b.path));

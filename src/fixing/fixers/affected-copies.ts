@@ -20,7 +20,7 @@ export interface AffectedPackage {
 /** The extractor the inventory uses for a file; any `.txt` of a Python project may be an included requirements file. */
 export function extractorFor(file: string, ecosystem: Ecosystem): Extractor | undefined {
   const base = path.posix.basename(file);
-  return registeredExtractorFor(base) ?? (ecosystem === 'PyPI' && base.endsWith('.txt') ? requirementsExtractor : undefined);
+  return registeredExtractorFor(file) ?? (ecosystem === 'PyPI' && base.endsWith('.txt') ? requirementsExtractor : undefined);
 }
 
 /**

@@ -21,8 +21,7 @@ export async function parseProblem(file: string, text: string, context: ExtractC
   }
   const syntax = dataSyntaxProblem(file, text);
   if (syntax) return syntax;
-  const base = path.posix.basename(file);
-  const extractor = extractorFor(base);
+  const extractor = extractorFor(file);
   if (!extractor) return null;
   try {
     await extractor.extract({ path: file, text }, context);

@@ -16,9 +16,16 @@ export interface ExtractContext {
 
 export type FileNamePattern = string | RegExp;
 
-/** Whether a file of this base name is the extractor's format. */
-export function claims(extractor: Pick<Extractor, 'fileNames'>, fileName: string): boolean {
-  return extractor.fileNames.some((name) => (typeof name === 'string' ? name === fileName : name.test(fileName)));
+/**
+ * Whether a file is the extractor's format: its base name is one of `fileNames`, or its whole
+ * repository-relative path matches one of `filePaths`. Given a base name alone, only `fileNames` can match.
+ */
+export function claims(extractor: Pick<Extractor, 'fileNames' | 'filePaths'>, filePath: string): boolean {
+  const fileName = filePath.slice(filePath.lastIndexOf('/') + 1);
+  return (
+    extractor.fileNames.some((name) => (typeof name === 'string' ? name === fileName : name.test(fileName))) ||
+    (extractor.filePaths ?? []).some((pattern) => pattern.test(filePath))
+  );
 }
 
 /** Turns one kind of manifest or lockfile into components; one module per format. */
@@ -28,6 +35,8 @@ export interface Extractor {
   readonly ecosystem: Ecosystem;
   /** The base names of this format's files: exact names, or a pattern for a family of names. */
   readonly fileNames: readonly FileNamePattern[];
+  /** Formats told by where a file sits rather than its name (`.github/workflows/*.yml`): repository-relative paths. */
+  readonly filePaths?: readonly RegExp[];
   /** Written by a package manager rather than by hand; the secrets and SAST scanners skip lockfiles. */
   readonly lockfile: boolean;
   /** Throws ExtractError for a file that cannot be read as its format. */

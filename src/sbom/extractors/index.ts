@@ -36,7 +36,7 @@ export const EXTRACTORS: readonly Extractor[] = [
   pubspecLockExtractor,
 ];
 
-/** The extractor for a file of this base name, if any reads it. */
+/** The extractor for a file, given its repository-relative path or its base name, if any reads it. */
 export function extractorFor(fileName: string, extractors: readonly Extractor[] = EXTRACTORS): Extractor | undefined {
   return extractors.find((extractor) => claims(extractor, fileName));
 }
