@@ -2,6 +2,7 @@ import { cargoLockExtractor } from './cargo-lock/cargo-lock.ts';
 import { composerLockExtractor } from './composer-lock/composer-lock.ts';
 import { claims, type Extractor } from './extractor.ts';
 import { gemfileLockExtractor } from './gemfile-lock/gemfile-lock.ts';
+import { githubActionsExtractor } from './github-actions/github-actions.ts';
 import { goModExtractor } from './go-mod/go-mod.ts';
 import { gradleLockfileExtractor } from './gradle-lockfile/gradle-lockfile.ts';
 import { mavenPomExtractor } from './maven-pom/maven-pom.ts';
@@ -34,6 +35,7 @@ export const EXTRACTORS: readonly Extractor[] = [
   composerLockExtractor,
   nugetLockExtractor,
   pubspecLockExtractor,
+  githubActionsExtractor,
 ];
 
 /** The extractor for a file, given its repository-relative path or its base name, if any reads it. */
