@@ -17,10 +17,19 @@ export const LOCKFILES = {
   'composer-lock': ['composer.lock'],
   'nuget-lock': ['packages.lock.json'],
   'pubspec-lock': ['pubspec.lock'],
+  'bun-lock': ['bun.lock'],
+  'pylock': ['pylock.toml'],
+  'mix-lock': ['mix.lock'],
+  'swift-package-resolved': ['Package.resolved'],
+  'podfile-lock': ['Podfile.lock'],
+  'deno-lock': ['deno.lock'],
+  'conan-lock': ['conan.lock'],
+  'renv-lock': ['renv.lock'],
+  'gopkg-lock': ['Gopkg.lock'],
 } as const satisfies Record<string, readonly string[]>;
 
 /** Lockfiles of package managers no extractor reads yet. */
-const UNREAD_LOCKFILES: readonly string[] = ['bun.lockb', 'go.sum', 'mix.lock', 'flake.lock'];
+const UNREAD_LOCKFILES: readonly string[] = ['bun.lockb', 'go.sum', 'flake.lock'];
 
 const ALL = new Set<string>([...Object.values(LOCKFILES).flat(), ...UNREAD_LOCKFILES]);
 

@@ -1,3 +1,4 @@
+import { bunLockExtractor } from './bun-lock/bun-lock.ts';
 import { cargoLockExtractor } from './cargo-lock/cargo-lock.ts';
 import { composerLockExtractor } from './composer-lock/composer-lock.ts';
 import { claims, type Extractor } from './extractor.ts';
@@ -36,6 +37,7 @@ export const EXTRACTORS: readonly Extractor[] = [
   nugetLockExtractor,
   pubspecLockExtractor,
   githubActionsExtractor,
+  bunLockExtractor,
 ];
 
 /** The extractor for a file, given its repository-relative path or its base name, if any reads it. */
