@@ -3,9 +3,15 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { component, type Component } from '../../component.ts';
 import { ExtractError, type ExtractContext, type Extractor, type ManifestFile } from '../extractor.ts';
 
-// A pom.xml read on its own, without a repository: versions come from the pom, its <properties>, its
-// <dependencyManagement> and those of parent poms found in the same tree. What only a remote parent
-// or an imported BOM would supply stays unknown, and such dependencies are left out.
+// A pom.xml read the way Maven builds its effective model, from files of the repository only (nothing is
+// fetched): versions come from the pom, its <properties> and those of its parents, its parents'
+// <dependencyManagement> and the BOMs it imports. A parent is the pom at <parent>'s relativePath
+// (default ../pom.xml) when that pom is the one <parent> names, else the reactor's pom of those
+// coordinates; a BOM is the reactor's pom of its coordinates. The reactor is every pom reached through
+// <modules> from the poms of the folders above the file and from its parents. A dependency whose version
+// only a pom outside the repository would give (a remote parent, a BOM from Maven Central), or which
+// names a range, is listed without a version and with a note saying why; a dependency on one of the
+// reactor's own modules is first-party.
 
 interface Coordinates {
   groupId?: string;
@@ -15,6 +21,8 @@ interface Coordinates {
 
 interface Dependency extends Coordinates {
   scope?: string;
+  type?: string;
+  classifier?: string;
 }
 
 interface ParentRef extends Coordinates {
@@ -27,16 +35,41 @@ interface Pom extends Coordinates {
   properties: Map<string, string>;
   dependencies: Dependency[];
   managed: Dependency[];
+  /** <modules> (and Maven 4's <subprojects>), also those of profiles: paths relative to the pom's folder. */
+  modules: string[];
 }
 
-/** What a pom takes over from its parents: their properties and managed dependencies. */
-interface Inheritance {
-  properties: Map<string, string>;
-  managed: Dependency[];
+/** A managed version as the pom that declared it resolves it. */
+interface Managed {
+  /** Resolved; undefined when a property it uses is defined nowhere in the repository. */
+  version?: string;
+  /** As written, for notes. */
+  written?: string;
+  scope?: string;
 }
 
-/** Enough for any real hierarchy; stops a loop of relativePaths. */
-const MAX_PARENT_DEPTH = 10;
+/** A pom's effective model, as far as the repository holds it. */
+interface Model {
+  resolve: (value: string | undefined) => string | undefined;
+  /** By management key (groupId:artifactId:type:classifier). */
+  managed: Map<string, Managed>;
+  /** Parents and imported BOMs the model would need but the repository does not hold, as `the BOM g:a:v`. */
+  outside: string[];
+}
+
+/** A pom of the reactor: a file reached through <modules>. */
+interface ReactorPom {
+  path: string;
+  groupId?: string;
+  artifactId?: string;
+  /** Resolved with the properties of the poms that led to it; undefined when that was not enough. */
+  version?: string;
+}
+
+/** Enough for any real hierarchy; stops loops of relativePaths and imports. */
+const MAX_DEPTH = 10;
+/** Poms read when walking a reactor's modules. */
+const MAX_REACTOR_POMS = 5000;
 
 const xmlParser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, trimValues: true });
 
@@ -47,68 +80,101 @@ export const mavenPomExtractor: Extractor = {
   lockfile: false,
   async extract(file, context) {
     const pom = readPom(file);
-    const inherited = await inheritFromParents(pom, file.path, context, 0);
-    const properties = new Map([...inherited.properties, ...pom.properties]);
-    const managed = [...pom.managed, ...inherited.managed];
-    const resolve = resolverFor(pom, properties);
-    return collectComponents(pom.dependencies, managed, resolve, file.path);
+    const tree = pomTree(context);
+    const model = await tree.model(pom, file.path, 0, new Set([file.path]));
+    const reactor = await tree.reactorFor(file.path, model.parentPaths);
+    return collectComponents(pom, model, reactor, file.path);
   },
 };
 
-function collectComponents(
-  dependencies: Dependency[],
-  managed: Dependency[],
-  resolve: (value: string | undefined) => string | undefined,
-  sourceFile: string,
-): Component[] {
-  const managedByName = new Map<string, Dependency>();
-  for (const entry of managed) {
-    const name = mavenName(resolve(entry.groupId), resolve(entry.artifactId));
-    if (name && !managedByName.has(name)) managedByName.set(name, entry);
-  }
-
+function collectComponents(pom: Pom, model: Model, reactor: Reactor, sourceFile: string): Component[] {
+  const { resolve } = model;
   const byKey = new Map<string, Component>();
-  for (const dependency of dependencies) {
-    const name = mavenName(resolve(dependency.groupId), resolve(dependency.artifactId));
+  for (const dependency of pom.dependencies) {
+    const groupId = resolve(dependency.groupId);
+    const artifactId = resolve(dependency.artifactId);
+    const name = mavenName(groupId, artifactId);
     if (!name) continue;
-    const management = managedByName.get(name);
-    const scope = resolve(dependency.scope ?? management?.scope);
+    const management = model.managed.get(managementKey(groupId!, artifactId!, resolve(dependency.type), resolve(dependency.classifier)));
+    const scope = dependency.scope === undefined ? management?.scope : resolve(dependency.scope);
     if (scope === 'import') continue;
-    const version = singleVersion(resolve(dependency.version ?? management?.version));
-    if (!version) continue;
+
+    let version: string | undefined;
+    let note: string | undefined;
+    if (dependency.version !== undefined) {
+      version = resolve(dependency.version);
+      if (version === undefined) note = `version ${dependency.version} uses a property defined nowhere in the repository${outsideHint(model)}`;
+    } else if (management) {
+      version = management.version;
+      if (version === undefined) note = `managed version ${management.written ?? ''} uses a property defined nowhere in the repository${outsideHint(model)}`;
+    } else {
+      note = model.outside.length
+        ? `no version in the repository: it would come from ${model.outside.join(' or ')}, which the repository does not hold`
+        : 'no version: neither declared nor managed by a pom in the repository';
+    }
+    if (version !== undefined) {
+      const single = singleVersion(version);
+      if (single === undefined) note = `version range ${version} names no single version`;
+      version = single;
+    }
+
+    const module = reactor.module(name);
+    const firstParty = module !== undefined;
+    if (firstParty && version === undefined && module.version !== undefined) {
+      version = module.version; // the reactor builds its own module
+      note = undefined;
+    }
     const development = scope === 'test';
-    const key = `${name}@${version}`;
+    const key = `${name}@${version ?? ''}`;
     const seen = byKey.get(key);
     if (seen) {
       seen.development = seen.development && development;
-    } else {
-      byKey.set(key, component({ name, version, ecosystem: 'Maven', direct: true, development, sourceFile }));
+      continue;
     }
+    const found = component({ name, version: version ?? '', ecosystem: 'Maven', direct: true, development, sourceFile });
+    if (firstParty) found.firstParty = true;
+    if (version === undefined && note) found.note = note;
+    byKey.set(key, found);
   }
   return [...byKey.values()];
+}
+
+function outsideHint(model: Model): string {
+  return model.outside.length ? ` (it may come from ${model.outside.join(', ')}, outside the repository)` : '';
 }
 
 function mavenName(groupId: string | undefined, artifactId: string | undefined): string | undefined {
   return groupId && artifactId ? `${groupId}:${artifactId}` : undefined;
 }
 
+/** Maven's dependency management key: a managed entry applies only to the same type and classifier. */
+function managementKey(groupId: string, artifactId: string, type: string | undefined, classifier: string | undefined): string {
+  return `${groupId}:${artifactId}:${type || 'jar'}:${classifier ?? ''}`;
+}
+
+function gav(c: Coordinates): string {
+  return `${c.groupId ?? '?'}:${c.artifactId ?? '?'}:${c.version ?? '?'}`;
+}
+
 /** A version range names no single version, except the pinned form `[1.2.3]`. */
-function singleVersion(version: string | undefined): string | undefined {
-  if (!version) return undefined;
-  if (!/[[\](),]/.test(version)) return version;
+function singleVersion(version: string): string | undefined {
+  if (!/[[\](),]/.test(version)) return version || undefined;
   return /^\[([^[\](),]+)\]$/.exec(version)?.[1].trim() || undefined;
 }
 
 /** Interpolates `${…}` references; undefined when any of them (or what they refer to) is unknown. */
-function resolverFor(pom: Pom, properties: Map<string, string>): (value: string | undefined) => string | undefined {
-  const builtIn = new Map<string, string | undefined>([
-    ['project.groupId', pom.groupId ?? pom.parent?.groupId],
-    ['project.artifactId', pom.artifactId],
-    ['project.version', pom.version ?? pom.parent?.version],
-    ['project.parent.groupId', pom.parent?.groupId],
-    ['project.parent.artifactId', pom.parent?.artifactId],
-    ['project.parent.version', pom.parent?.version],
-  ]);
+function resolverFor(pom: Pom, properties: ReadonlyMap<string, string>): (value: string | undefined) => string | undefined {
+  const groupId = pom.groupId ?? pom.parent?.groupId;
+  const version = pom.version ?? pom.parent?.version;
+  const builtIn = new Map<string, string | undefined>();
+  for (const prefix of ['project.', 'pom.', '']) {
+    builtIn.set(`${prefix}groupId`, groupId);
+    builtIn.set(`${prefix}artifactId`, pom.artifactId);
+    builtIn.set(`${prefix}version`, version);
+  }
+  builtIn.set('project.parent.groupId', pom.parent?.groupId);
+  builtIn.set('project.parent.artifactId', pom.parent?.artifactId);
+  builtIn.set('project.parent.version', pom.parent?.version);
   const lookup = (key: string): string | undefined => (builtIn.has(key) ? builtIn.get(key) : properties.get(key));
 
   const interpolate = (value: string, resolving: ReadonlySet<string>): string | undefined => {
@@ -124,36 +190,191 @@ function resolverFor(pom: Pom, properties: Map<string, string>): (value: string 
   return (value) => (value === undefined ? undefined : interpolate(value, new Set()));
 }
 
-async function inheritFromParents(pom: Pom, pomPath: string, context: ExtractContext, depth: number): Promise<Inheritance> {
-  const none: Inheritance = { properties: new Map(), managed: [] };
-  const parentPath = parentPomPath(pom, pomPath);
-  if (!parentPath || depth >= MAX_PARENT_DEPTH) return none;
-  const text = await context.readFile(parentPath);
-  if (text === null) return none;
-  let parent: Pom;
-  try {
-    parent = readPom({ path: parentPath, text });
-  } catch {
-    return none; // the parent is reported on when it is scanned itself
-  }
-  // Maven only takes the file at relativePath when it is the parent the <parent> element names.
-  const isNamedParent =
-    parent.artifactId !== undefined &&
-    (parent.groupId ?? parent.parent?.groupId) === pom.parent?.groupId && parent.artifactId === pom.parent?.artifactId;
-  if (!isNamedParent) return none;
-  const above = await inheritFromParents(parent, parentPath, context, depth + 1);
-  return {
-    properties: new Map([...above.properties, ...parent.properties]),
-    managed: [...parent.managed, ...above.managed],
-  };
+interface Reactor {
+  /** The reactor's pom of these coordinates (any version when `version` is undefined or unresolved). */
+  find(groupId: string, artifactId: string, version: string | undefined): ReactorPom | undefined;
+  /** The reactor's module of this `groupId:artifactId`. */
+  module(name: string): ReactorPom | undefined;
 }
 
-function parentPomPath(pom: Pom, pomPath: string): string | undefined {
-  if (!pom.parent) return undefined;
-  const relativePath = (pom.parent.relativePath ?? '../pom.xml').replaceAll('\\', '/');
-  if (relativePath === '') return undefined;
-  const target = posix.join(posix.dirname(pomPath), relativePath);
-  return target.endsWith('.xml') ? target : posix.join(target, 'pom.xml');
+/** The poms of one tree, read and parsed once however many files refer to them. */
+class PomTree {
+  readonly #context: ExtractContext;
+  readonly #poms = new Map<string, Promise<Pom | null>>();
+  readonly #walks = new Map<string, Promise<ReactorPom[]>>();
+
+  constructor(context: ExtractContext) {
+    this.#context = context;
+  }
+
+  /** A pom of the tree; null when it is missing or not a pom (it is reported on when scanned itself). */
+  pom(path: string): Promise<Pom | null> {
+    let pom = this.#poms.get(path);
+    if (!pom) {
+      pom = this.#context.readFile(path).then((text) => {
+        if (text === null) return null;
+        try {
+          return readPom({ path, text });
+        } catch {
+          return null;
+        }
+      });
+      this.#poms.set(path, pom);
+    }
+    return pom;
+  }
+
+  /**
+   * The effective model of `pom` (at `path`): properties and managed dependencies inherited from the
+   * parents found in the tree, and imported from the BOMs found in it.
+   */
+  async model(pom: Pom, path: string, depth: number, visiting: ReadonlySet<string>): Promise<Model & { parentPaths: string[] }> {
+    const ancestors = await this.reactorFor(path, []);
+    const chain: { pom: Pom; path: string }[] = [{ pom, path }];
+    const outside: string[] = [];
+    for (let child = chain[0]!; child.pom.parent && chain.length <= MAX_DEPTH; ) {
+      const parent = await this.#parentOf(child.pom, child.path, ancestors);
+      if (!parent || chain.some((link) => link.path === parent.path)) {
+        if (!parent) outside.push(`the parent pom ${gav(child.pom.parent)}`);
+        break;
+      }
+      chain.push(parent);
+      child = parent;
+    }
+    const parentPaths = chain.slice(1).map((link) => link.path);
+    const reactor = parentPaths.length ? await this.reactorFor(path, parentPaths) : ancestors;
+
+    const properties = new Map<string, string>();
+    for (const link of [...chain].reverse()) for (const [key, value] of link.pom.properties) properties.set(key, value);
+    const resolve = resolverFor(pom, properties);
+
+    // Declared entries win over imported ones, the child's over its parents'; among imports the first wins.
+    const managed = new Map<string, Managed>();
+    const imports: Coordinates[] = [];
+    for (const { pom: declaring } of chain) {
+      for (const entry of declaring.managed) {
+        const groupId = resolve(entry.groupId);
+        const artifactId = resolve(entry.artifactId);
+        if (!groupId || !artifactId) continue;
+        const type = resolve(entry.type);
+        const scope = resolve(entry.scope);
+        if (scope === 'import' && type === 'pom') {
+          imports.push({ groupId, artifactId, version: resolve(entry.version) ?? entry.version });
+          continue;
+        }
+        const key = managementKey(groupId, artifactId, type, resolve(entry.classifier));
+        if (!managed.has(key)) managed.set(key, { version: resolve(entry.version), written: entry.version, scope });
+      }
+    }
+    for (const bom of imports) {
+      const found = depth < MAX_DEPTH ? reactor.find(bom.groupId!, bom.artifactId!, bom.version) : undefined;
+      const bomPom = found && !visiting.has(found.path) ? await this.pom(found.path) : null;
+      if (!found || !bomPom) {
+        outside.push(`the BOM ${gav(bom)}`);
+        continue;
+      }
+      const imported = await this.model(bomPom, found.path, depth + 1, new Set([...visiting, found.path]));
+      for (const [key, entry] of imported.managed) if (!managed.has(key)) managed.set(key, entry);
+      outside.push(...imported.outside.filter((name) => !outside.includes(name)));
+    }
+    return { resolve, managed, outside, parentPaths };
+  }
+
+  /** The parent <parent> names: at its relativePath when that pom has its coordinates, else in the reactor. */
+  async #parentOf(pom: Pom, path: string, reactor: Reactor): Promise<{ pom: Pom; path: string } | null> {
+    const ref = pom.parent!;
+    const relativePath = (ref.relativePath ?? '../pom.xml').replaceAll('\\', '/');
+    if (relativePath !== '') {
+      const target = posix.join(posix.dirname(path), relativePath);
+      const candidatePath = target.endsWith('.xml') ? target : posix.join(target, 'pom.xml');
+      const candidate = await this.pom(candidatePath);
+      if (candidate && isNamedParent(ref, candidate)) return { pom: candidate, path: candidatePath };
+    }
+    if (!ref.groupId || !ref.artifactId) return null;
+    const found = reactor.find(ref.groupId, ref.artifactId, ref.version);
+    const foundPom = found && found.path !== path ? await this.pom(found.path) : null;
+    return foundPom ? { pom: foundPom, path: found!.path } : null;
+  }
+
+  /** The reactor seen from a pom: modules reached from the poms of the folders above it and from its parents. */
+  async reactorFor(path: string, parentPaths: readonly string[]): Promise<Reactor> {
+    const roots = new Set<string>();
+    for (let dir = posix.dirname(path); ; dir = posix.dirname(dir)) {
+      roots.add(posix.join(dir, 'pom.xml'));
+      if (dir === '.' || dir === '/' || dir === '') break;
+    }
+    for (const parentPath of parentPaths) roots.add(parentPath);
+    const poms = new Map<string, ReactorPom>();
+    for (const root of roots) for (const found of await this.#walk(root)) poms.set(found.path, found);
+    const byName = new Map<string, ReactorPom[]>();
+    for (const found of poms.values()) {
+      const name = mavenName(found.groupId, found.artifactId);
+      if (name) byName.set(name, [...(byName.get(name) ?? []), found]);
+    }
+    return {
+      find(groupId, artifactId, version) {
+        const candidates = byName.get(`${groupId}:${artifactId}`) ?? [];
+        if (version === undefined || version.includes('${')) return candidates[0];
+        return candidates.find((c) => c.version === undefined || c.version === version);
+      },
+      module: (name) => byName.get(name)?.[0],
+    };
+  }
+
+  /** A pom and every pom reached from it through <modules>, with coordinates resolved as far as they lead. */
+  #walk(root: string): Promise<ReactorPom[]> {
+    let walk = this.#walks.get(root);
+    if (!walk) {
+      walk = (async () => {
+        const found: ReactorPom[] = [];
+        const seen = new Set<string>();
+        const queue: { path: string; properties: Map<string, string> }[] = [{ path: root, properties: new Map() }];
+        while (queue.length && seen.size < MAX_REACTOR_POMS) {
+          const { path, properties: above } = queue.shift()!;
+          if (seen.has(path)) continue;
+          seen.add(path);
+          const pom = await this.pom(path);
+          if (!pom) continue;
+          const properties = new Map([...above, ...pom.properties]);
+          const resolve = resolverFor(pom, properties);
+          found.push({
+            path,
+            groupId: resolve(pom.groupId ?? pom.parent?.groupId),
+            artifactId: resolve(pom.artifactId),
+            version: resolve(pom.version ?? pom.parent?.version),
+          });
+          for (const module of pom.modules) {
+            const target = posix.join(posix.dirname(path), module.replaceAll('\\', '/'));
+            queue.push({ path: target.endsWith('.xml') ? target : posix.join(target, 'pom.xml'), properties });
+          }
+        }
+        return found;
+      })();
+      this.#walks.set(root, walk);
+    }
+    return walk;
+  }
+}
+
+const trees = new WeakMap<ExtractContext, PomTree>();
+
+function pomTree(context: ExtractContext): PomTree {
+  let tree = trees.get(context);
+  if (!tree) {
+    tree = new PomTree(context);
+    trees.set(context, tree);
+  }
+  return tree;
+}
+
+/** Maven takes the pom at relativePath only when it has the coordinates <parent> names. */
+function isNamedParent(ref: ParentRef, candidate: Pom): boolean {
+  if (candidate.artifactId === undefined || candidate.artifactId !== ref.artifactId) return false;
+  if ((candidate.groupId ?? candidate.parent?.groupId) !== ref.groupId) return false;
+  // A version written with properties (CI-friendly `${revision}`) is compared once resolved, when it can be.
+  const own = resolverFor(candidate, candidate.properties)(candidate.version ?? candidate.parent?.version);
+  if (own === undefined || ref.version === undefined || ref.version.includes('${')) return true;
+  return own === ref.version;
 }
 
 function readPom(file: ManifestFile): Pom {
@@ -164,12 +385,19 @@ function readPom(file: ManifestFile): Pom {
   const project = element(xmlParser.parse(file.text)?.project);
   if (!project) throw new ExtractError(file.path, 'no <project> root element');
   const parent = element(project.parent);
+  const profiles = list(element(project.profiles)?.profile)
+    .map(element)
+    .filter((profile) => profile !== undefined);
   return {
     ...coordinates(project),
     parent: parent && { ...coordinates(parent), relativePath: text(parent.relativePath) },
     properties: propertiesOf(element(project.properties)),
     dependencies: dependencyList(element(project.dependencies)),
     managed: dependencyList(element(element(project.dependencyManagement)?.dependencies)),
+    modules: [project, ...profiles].flatMap((node) => [
+      ...list(element(node.modules)?.module),
+      ...list(element(node.subprojects)?.subproject),
+    ]).filter((module): module is string => typeof module === 'string' && module !== ''),
   };
 }
 
@@ -177,6 +405,11 @@ type XmlElement = Record<string, unknown>;
 
 function element(value: unknown): XmlElement | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as XmlElement) : undefined;
+}
+
+/** A repeated element's values, as an array whatever their number. */
+function list(value: unknown): unknown[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
 
 /** An element's text; for a repeated element, the last one's, as Maven reads it. */
@@ -204,9 +437,13 @@ function propertiesOf(node: XmlElement | undefined): Map<string, string> {
 }
 
 function dependencyList(node: XmlElement | undefined): Dependency[] {
-  const entries = node?.dependency;
-  return (Array.isArray(entries) ? entries : [entries])
+  return list(node?.dependency)
     .map(element)
     .filter((entry) => entry !== undefined)
-    .map((entry) => ({ ...coordinates(entry), scope: value(entry.scope) }));
+    .map((entry) => ({
+      ...coordinates(entry),
+      scope: value(entry.scope),
+      type: value(entry.type),
+      classifier: value(entry.classifier),
+    }));
 }
