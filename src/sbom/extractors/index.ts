@@ -13,6 +13,7 @@ import { pdmLockExtractor } from './pdm-lock/pdm-lock.ts';
 import { pipfileLockExtractor } from './pipfile-lock/pipfile-lock.ts';
 import { pnpmLockExtractor } from './pnpm-lock/pnpm-lock.ts';
 import { poetryLockExtractor } from './poetry-lock/poetry-lock.ts';
+import { pylockExtractor } from './pylock/pylock.ts';
 import { pubspecLockExtractor } from './pubspec-lock/pubspec-lock.ts';
 import { requirementsExtractor } from './python-requirements/python-requirements.ts';
 import { uvLockExtractor } from './uv-lock/uv-lock.ts';
@@ -38,6 +39,7 @@ export const EXTRACTORS: readonly Extractor[] = [
   pubspecLockExtractor,
   githubActionsExtractor,
   bunLockExtractor,
+  pylockExtractor,
 ];
 
 /** The extractor for a file, given its repository-relative path or its base name, if any reads it. */
