@@ -19,6 +19,11 @@ describe('pip requirements files', () => {
       ['importlib-metadata', '6.8.0', true, undefined],
       ['requests', '2.31.0', true, undefined],
       ['typing_extensions', '4.8.0', true, undefined],
+      // Unpinned: listed without a version.
+      ['celery', '', true, undefined],
+      ['gunicorn', '', true, undefined],
+      ['numpy', '', true, undefined],
+      ['redis', '', true, undefined],
     ]),
     // `PyYAML==6.0.1` in requirements.txt repeats base.txt's `pyyaml==6.0.1`, which comes first.
     ...rows(`${api}/requirements/base.txt`, [
@@ -32,13 +37,18 @@ describe('pip requirements files', () => {
     ]),
   ];
 
-  test('exact pins become components; ranges, wildcards, constraints, editables, URLs and paths do not', async () => {
+  test('exact pins become components, ranges and wildcards components without a version; constraints, editables, URLs and paths do not', async () => {
     const context = treeContext(tree);
     const components = await extract(requirementsExtractor, tree, `${api}/requirements.txt`, context);
     assert.deepEqual(summarize(components), sorted(rootRequirements));
     assert.equal(purlOf(components, 'Django'), 'pkg:pypi/django@4.2.7');
     assert.equal(purlOf(components, 'typing_extensions'), 'pkg:pypi/typing-extensions@4.8.0');
     assert.equal(purlOf(components, 'requests'), 'pkg:pypi/requests@2.31.0');
+    const celery = components.find((c) => c.name === 'celery')!;
+    assert.equal(celery.purl, 'pkg:pypi/celery');
+    assert.match(celery.note ?? '', /^unpinned \(>=5\.3,<6\)/);
+    assert.match(components.find((c) => c.name === 'gunicorn')?.note ?? '', /^unpinned \(no version\)/);
+    assert.ok(components.filter((c) => c.version).every((c) => c.note === undefined));
     // Each include is read once although base.txt and common.txt include each other and the root;
     // the constraints file is never read.
     assert.deepEqual(context.reads, [`${api}/requirements/base.txt`, `${api}/requirements/common.txt`, `${api}/requirements/generated.txt`]);
@@ -50,6 +60,7 @@ describe('pip requirements files', () => {
       ['coverage', '7.3.2', true, undefined],
       ['pytest', '7.4.3', true, undefined],
       ['pytest-django', '4.7.0', true, undefined],
+      ['black', '', true, undefined],
     ]);
     assert.deepEqual(summarize(components), sorted([...rootRequirements, ...devPins]));
   });

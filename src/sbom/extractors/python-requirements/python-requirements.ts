@@ -6,9 +6,11 @@ import { ExtractError } from '../extractor.ts';
 import type { ExtractContext, Extractor, ManifestFile } from '../extractor.ts';
 import { uniquePythonComponents } from '../python/python-names.ts';
 
-// pip requirements files (https://pip.pypa.io/en/stable/reference/requirements-file-format/). Only exact
-// pins become components: a range names no single version to look up. Everything in such a file is
-// something the project asked for, so all of it is direct.
+// pip requirements files (https://pip.pypa.io/en/stable/reference/requirements-file-format/). An exact
+// pin becomes a component at its version; a requirement with a range or no version at all is still a
+// dependency the SBOM must list, so it becomes a component without a version and a note saying it is
+// unpinned (matching skips it: no single version to look up). Everything in such a file is something
+// the project asked for, so all of it is direct.
 
 /** `requirements.txt`, `requirements-dev.txt`, `requirements_test.txt`, `dev-requirements.txt`, ... */
 const FILE_NAME = /(?:^|[-_.])requirements(?:[-_.][\w.-]*)?\.txt$/i;
@@ -30,7 +32,9 @@ type Line = { kind: 'include'; target: string } | { kind: 'requirement'; text: s
 
 interface Pin {
   name: string;
+  /** Empty for an unpinned requirement. */
   version: string;
+  note?: string;
 }
 
 export const requirementsExtractor: Extractor = {
@@ -118,9 +122,9 @@ function resolveInclude(fromPath: string, target: string): string | null {
 }
 
 /**
- * The name and version of an `==`/`===` pin, null for a requirement that pins no single version (a
- * range, a wildcard, no version at all) or that is a URL, VCS reference or local path. Environment
- * markers are dropped: the target environment is unknown, so a conditional pin still counts.
+ * The name and version of an `==`/`===` pin; the name alone, with a note, for a requirement that pins no
+ * single version (a range, a wildcard, no version at all); null for a URL, VCS reference or local path.
+ * Environment markers are dropped: the target environment is unknown, so a conditional pin still counts.
  */
 function exactPin(requirement: string, filePath: string, lineNumber: number): Pin | null {
   if (URL.test(requirement) || requirement.startsWith('file:')) return null; // git+https://..., file:...
@@ -131,15 +135,21 @@ function exactPin(requirement: string, filePath: string, lineNumber: number): Pi
   if (/^[@/\\:]/.test(rest)) return null;
 
   const specifiers = rest.split(';')[0].trim().replace(/^\((.*)\)$/s, '$1').trim();
-  if (specifiers === '') return null;
+  if (specifiers === '') return unpinned(name, 'no version');
   const clauses = specifiers.split(',').map((clause) => VERSION_CLAUSE.exec(clause));
   if (clauses.some((clause) => clause === null)) {
     throw new ExtractError(filePath, `line ${lineNumber}: not a requirement pip can read`);
   }
-  if (clauses.length !== 1) return null;
-  const [, operator, version] = clauses[0]!;
-  if (operator === '===') return { name, version };
-  // valid() rejects wildcards such as 1.2.*, which match a series rather than one version.
-  if (operator === '==' && validPep440Version(version) !== null) return { name, version };
-  return null;
+  if (clauses.length === 1) {
+    const [, operator, version] = clauses[0]!;
+    if (operator === '===') return { name, version };
+    // valid() rejects wildcards such as 1.2.*, which match a series rather than one version.
+    if (operator === '==' && validPep440Version(version) !== null) return { name, version };
+  }
+  return unpinned(name, specifiers.replace(/\s+/g, ''));
+}
+
+/** A requirement that names no single version: listed by name, with the range it allows. */
+export function unpinned(name: string, allowed: string): Pin {
+  return { name, version: '', note: `unpinned (${allowed}): no single version to check for vulnerabilities` };
 }
