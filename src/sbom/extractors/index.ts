@@ -4,6 +4,8 @@ import { composerLockExtractor } from './composer-lock/composer-lock.ts';
 import { claims, type Extractor } from './extractor.ts';
 import { gemfileLockExtractor } from './gemfile-lock/gemfile-lock.ts';
 import { githubActionsExtractor } from './github-actions/github-actions.ts';
+import { condaEnvironmentExtractor } from './conda-environment/conda-environment.ts';
+import { mixLockExtractor } from './mix-lock/mix-lock.ts';
 import { goModExtractor } from './go-mod/go-mod.ts';
 import { gradleLockfileExtractor } from './gradle-lockfile/gradle-lockfile.ts';
 import { mavenPomExtractor } from './maven-pom/maven-pom.ts';
@@ -40,6 +42,8 @@ export const EXTRACTORS: readonly Extractor[] = [
   githubActionsExtractor,
   bunLockExtractor,
   pylockExtractor,
+  condaEnvironmentExtractor,
+  mixLockExtractor,
 ];
 
 /** The extractor for a file, given its repository-relative path or its base name, if any reads it. */
