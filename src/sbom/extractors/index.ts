@@ -6,6 +6,8 @@ import { gemfileLockExtractor } from './gemfile-lock/gemfile-lock.ts';
 import { githubActionsExtractor } from './github-actions/github-actions.ts';
 import { condaEnvironmentExtractor } from './conda-environment/conda-environment.ts';
 import { mixLockExtractor } from './mix-lock/mix-lock.ts';
+import { swiftPackageResolvedExtractor } from './swift-package-resolved/swift-package-resolved.ts';
+import { podfileLockExtractor } from './podfile-lock/podfile-lock.ts';
 import { goModExtractor } from './go-mod/go-mod.ts';
 import { gradleLockfileExtractor } from './gradle-lockfile/gradle-lockfile.ts';
 import { mavenPomExtractor } from './maven-pom/maven-pom.ts';
@@ -44,6 +46,8 @@ export const EXTRACTORS: readonly Extractor[] = [
   pylockExtractor,
   condaEnvironmentExtractor,
   mixLockExtractor,
+  swiftPackageResolvedExtractor,
+  podfileLockExtractor,
 ];
 
 /** The extractor for a file, given its repository-relative path or its base name, if any reads it. */
