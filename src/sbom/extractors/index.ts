@@ -8,6 +8,7 @@ import { condaEnvironmentExtractor } from './conda-environment/conda-environment
 import { mixLockExtractor } from './mix-lock/mix-lock.ts';
 import { swiftPackageResolvedExtractor } from './swift-package-resolved/swift-package-resolved.ts';
 import { podfileLockExtractor } from './podfile-lock/podfile-lock.ts';
+import { denoLockExtractor } from './deno-lock/deno-lock.ts';
 import { goModExtractor } from './go-mod/go-mod.ts';
 import { gradleLockfileExtractor } from './gradle-lockfile/gradle-lockfile.ts';
 import { mavenPomExtractor } from './maven-pom/maven-pom.ts';
@@ -48,6 +49,7 @@ export const EXTRACTORS: readonly Extractor[] = [
   mixLockExtractor,
   swiftPackageResolvedExtractor,
   podfileLockExtractor,
+  denoLockExtractor,
 ];
 
 /** The extractor for a file, given its repository-relative path or its base name, if any reads it. */
