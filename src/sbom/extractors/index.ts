@@ -9,6 +9,7 @@ import { mixLockExtractor } from './mix-lock/mix-lock.ts';
 import { swiftPackageResolvedExtractor } from './swift-package-resolved/swift-package-resolved.ts';
 import { podfileLockExtractor } from './podfile-lock/podfile-lock.ts';
 import { denoLockExtractor } from './deno-lock/deno-lock.ts';
+import { conanLockExtractor } from './conan-lock/conan-lock.ts';
 import { goModExtractor } from './go-mod/go-mod.ts';
 import { gradleLockfileExtractor } from './gradle-lockfile/gradle-lockfile.ts';
 import { mavenPomExtractor } from './maven-pom/maven-pom.ts';
@@ -50,6 +51,7 @@ export const EXTRACTORS: readonly Extractor[] = [
   swiftPackageResolvedExtractor,
   podfileLockExtractor,
   denoLockExtractor,
+  conanLockExtractor,
 ];
 
 /** The extractor for a file, given its repository-relative path or its base name, if any reads it. */
