@@ -10,6 +10,7 @@ import { swiftPackageResolvedExtractor } from './swift-package-resolved/swift-pa
 import { podfileLockExtractor } from './podfile-lock/podfile-lock.ts';
 import { denoLockExtractor } from './deno-lock/deno-lock.ts';
 import { conanLockExtractor } from './conan-lock/conan-lock.ts';
+import { vcpkgManifestExtractor } from './vcpkg-manifest/vcpkg-manifest.ts';
 import { goModExtractor } from './go-mod/go-mod.ts';
 import { gradleLockfileExtractor } from './gradle-lockfile/gradle-lockfile.ts';
 import { mavenPomExtractor } from './maven-pom/maven-pom.ts';
@@ -52,6 +53,7 @@ export const EXTRACTORS: readonly Extractor[] = [
   podfileLockExtractor,
   denoLockExtractor,
   conanLockExtractor,
+  vcpkgManifestExtractor,
 ];
 
 /** The extractor for a file, given its repository-relative path or its base name, if any reads it. */
