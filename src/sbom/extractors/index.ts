@@ -11,6 +11,7 @@ import { podfileLockExtractor } from './podfile-lock/podfile-lock.ts';
 import { denoLockExtractor } from './deno-lock/deno-lock.ts';
 import { conanLockExtractor } from './conan-lock/conan-lock.ts';
 import { vcpkgManifestExtractor } from './vcpkg-manifest/vcpkg-manifest.ts';
+import { gradleVersionCatalogExtractor } from './gradle-version-catalog/gradle-version-catalog.ts';
 import { goModExtractor } from './go-mod/go-mod.ts';
 import { gradleLockfileExtractor } from './gradle-lockfile/gradle-lockfile.ts';
 import { mavenPomExtractor } from './maven-pom/maven-pom.ts';
@@ -54,6 +55,7 @@ export const EXTRACTORS: readonly Extractor[] = [
   denoLockExtractor,
   conanLockExtractor,
   vcpkgManifestExtractor,
+  gradleVersionCatalogExtractor,
 ];
 
 /** The extractor for a file, given its repository-relative path or its base name, if any reads it. */
