@@ -12,6 +12,9 @@ import { denoLockExtractor } from './deno-lock/deno-lock.ts';
 import { conanLockExtractor } from './conan-lock/conan-lock.ts';
 import { vcpkgManifestExtractor } from './vcpkg-manifest/vcpkg-manifest.ts';
 import { gradleVersionCatalogExtractor } from './gradle-version-catalog/gradle-version-catalog.ts';
+import { renvLockExtractor } from './renv-lock/renv-lock.ts';
+import { nugetPackagesConfigExtractor } from './nuget-packages-config/nuget-packages-config.ts';
+import { gopkgLockExtractor } from './gopkg-lock/gopkg-lock.ts';
 import { goModExtractor } from './go-mod/go-mod.ts';
 import { gradleLockfileExtractor } from './gradle-lockfile/gradle-lockfile.ts';
 import { mavenPomExtractor } from './maven-pom/maven-pom.ts';
@@ -56,6 +59,9 @@ export const EXTRACTORS: readonly Extractor[] = [
   conanLockExtractor,
   vcpkgManifestExtractor,
   gradleVersionCatalogExtractor,
+  renvLockExtractor,
+  nugetPackagesConfigExtractor,
+  gopkgLockExtractor,
 ];
 
 /** The extractor for a file, given its repository-relative path or its base name, if any reads it. */
