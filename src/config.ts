@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { OidcSettings } from './identity/oidc.ts';
+import { secretsVerifyFromEnv, type SecretsVerifySettings } from './engines/secrets/verify/settings.ts';
 
 export interface Settings {
   /** BULWARK_PUBLIC_URL: where people reach the console (links handed to the CLI's device login); unset: the request's own address. */
@@ -62,6 +63,8 @@ export interface Settings {
   checkoutMaxBytes: number;
   /** Commits of history the secrets engine reads below the scanned head; 0 reads only the tree. */
   secretsHistoryDepth: number;
+  /** BULWARK_SECRETS_VERIFY*: live validity checks of found credentials with their providers (off by default). */
+  secretsVerify: SecretsVerifySettings;
   /** Longest a single git command may run. */
   gitTimeoutSeconds: number;
   /** Longest opening one pull request (checkout, push, the host's API) may take, 1–600 seconds. */
@@ -277,6 +280,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     cacheDir: env.BULWARK_CACHE_DIR ? path.resolve(env.BULWARK_CACHE_DIR) : path.join(path.resolve(env.BULWARK_DATA_DIR || 'data'), 'cache'),
     cacheMaxBytes: intFromEnv(env, 'BULWARK_CACHE_MAX_BYTES', 256 * 1024 ** 2),
     secretsHistoryDepth: intFromEnv(env, 'BULWARK_SECRETS_HISTORY_DEPTH', 500),
+    secretsVerify: secretsVerifyFromEnv(env),
     gitTimeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_GIT_TIMEOUT_SECONDS', 600)),
     pullRequestTimeoutSeconds: Math.min(600, Math.max(1, intFromEnv(env, 'BULWARK_PR_TIMEOUT_SECONDS', 300))),
     faultScanDelayMs: intFromEnv(env, 'BULWARK_FAULT_SCAN_DELAY_MS', 0),

@@ -76,6 +76,7 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
     checkouts,
     engines: defaultEngines({
       secretsHistoryDepth: settings.secretsHistoryDepth,
+      secretsVerify: settings.secretsVerify,
       sastRuleDirs: settings.sastRuleDirs,
       semgrepConfigs: settings.semgrepConfigs,
       cacheDir: settings.cacheDir,

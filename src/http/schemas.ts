@@ -221,6 +221,15 @@ export const findingResponse = (family: Family) =>
           }),
         ),
       ),
+      validity: Type.Optional(
+        Nullable(
+          Type.Union([Type.Literal('valid'), Type.Literal('invalid'), Type.Literal('unknown')], {
+            title: 'Validity',
+            description:
+              'For a secrets_scan finding when live checks are on (BULWARK_SECRETS_VERIFY): valid (the provider accepted the credential), invalid (it refused it) or unknown (no answer, or no check for this kind)',
+          }),
+        ),
+      ),
       first_detected_at: DateTime('First Detected At'),
       last_detected_at: DateTime('Last Detected At'),
       resolved_at: NullableDateTime('Resolved At'),

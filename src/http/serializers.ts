@@ -86,6 +86,13 @@ function confidenceOf(f: FindingRow): number | null {
   return typeof verification?.confirmed === 'number' ? verification.confirmed : null;
 }
 
+/** A secrets finding's live check (`valid`, `invalid`, `unknown`); null when none ran or for other scan types. */
+function validityOf(f: FindingRow): string | null {
+  if (f.scan_type !== 'secrets_scan') return null;
+  const validity = decodeJson<{ validity?: unknown }>(f.metadata, {}).validity;
+  return validity === 'valid' || validity === 'invalid' || validity === 'unknown' ? validity : null;
+}
+
 export function serializeFinding(family: Family, unit: Unit, f: FindingRow) {
   return {
     id: f.id,
@@ -108,6 +115,7 @@ export function serializeFinding(family: Family, unit: Unit, f: FindingRow) {
     cvss_severity: f.cvss_severity,
     cvss_vector: f.cvss_vector,
     confidence: confidenceOf(f),
+    validity: validityOf(f),
     first_detected_at: f.first_detected_at,
     last_detected_at: f.last_detected_at,
     resolved_at: f.resolved_at,

@@ -5,12 +5,15 @@ import type { ScanEngine } from '../engines/engine.ts';
 import type { AdvisoryLookup } from '../osv/advisories.ts';
 import type { Fixer, FixerServices, FixFinding } from '../fixing/types.ts';
 import type { TreeTexts } from '../fixing/verify.ts';
+import type { SecretsVerifySettings } from '../engines/secrets/verify/settings.ts';
 
 /** The two route families: a repository, and an application that groups several repositories. */
 export type RouteFamily = 'repository' | 'application';
 
 export interface EngineOptions {
   secretsHistoryDepth: number;
+  /** Live validity checks of found credentials; none when absent or not enabled. */
+  secretsVerify?: SecretsVerifySettings | null;
   sastRuleDirs?: string[];
   semgrepConfigs?: string[];
   /** Where engines keep results between scans; nothing is kept when absent. */

@@ -7,9 +7,10 @@ import { cargoLockExtractor } from './cargo-lock.ts';
 const TESTDATA = path.join(import.meta.dirname, 'testdata');
 
 describe('Cargo.lock', () => {
-  test('registry and git packages; direct ones are those the workspace members depend on', async () => {
+  test('registry and git packages; direct ones are those the workspace members depend on; members first-party', async () => {
     const components = await extract(cargoLockExtractor, 'Cargo.lock', fixture(TESTDATA, 'Cargo.lock'));
-    assert.deepEqual(summarize(components), [
+    assert.deepEqual(components.filter((c) => c.firstParty).map((c) => `${c.name}@${c.version}`), ['acme-cli@0.1.0', 'acme-core@0.1.0']);
+    assert.deepEqual(summarize(components.filter((c) => !c.firstParty)), [
       { name: 'clap', version: '4.4.6', direct: true },
       { name: 'clap_builder', version: '4.4.6', direct: false },
       { name: 'hyper', version: '1.0.0-rc.4', direct: true },
@@ -24,7 +25,8 @@ describe('Cargo.lock', () => {
 
   test('version 1 lockfiles, with the root crate in [root] and sources in dependency entries', async () => {
     const components = await extract(cargoLockExtractor, 'legacy/Cargo.lock', fixture(TESTDATA, 'Cargo.v1.lock'));
-    assert.deepEqual(summarize(components), [
+    assert.deepEqual(components.filter((c) => c.firstParty).map((c) => `${c.name}@${c.version}`), ['tiny-app@0.2.0']);
+    assert.deepEqual(summarize(components.filter((c) => !c.firstParty)), [
       { name: 'itoa', version: '0.4.8', direct: false },
       { name: 'serde', version: '1.0.130', direct: false },
       { name: 'serde_json', version: '1.0.68', direct: true },

@@ -30,12 +30,19 @@ export const cargoLockExtractor: Extractor = {
       members.length === 0
         ? null
         : memberDependencies.some((d) => d.name === p.name && (d.version === undefined || d.version === p.version));
-    return packages
-      .filter((p) => p.source !== undefined)
-      .map(
-        (p): Component =>
-          component({ name: p.name, version: p.version, ecosystem: 'crates.io', direct: isDirect(p), sourceFile: file.path }),
-      );
+    // Crates without a source are the workspace's own members and path dependencies: listed as
+    // first-party, so they are told apart from crates.io packages and never matched against advisories.
+    return packages.map(
+      (p): Component =>
+        component({
+          name: p.name,
+          version: p.version,
+          ecosystem: 'crates.io',
+          direct: isDirect(p),
+          ...(p.source === undefined ? { firstParty: true } : {}),
+          sourceFile: file.path,
+        }),
+    );
   },
 };
 

@@ -1,0 +1,25 @@
+import type { EngineInput, RawFinding, ScanEngine } from '../../engine.ts';
+import { verifyFindings } from './runner.ts';
+import type { SecretsVerifySettings } from './settings.ts';
+
+/**
+ * The secrets engine followed by live validity checks of what it found: detection stays pure (no
+ * network), and only a scan whose settings turn checks on reaches providers.
+ */
+export class VerifyingSecretsEngine implements ScanEngine {
+  readonly scanType = 'secrets_scan' as const;
+  private readonly inner: ScanEngine;
+  private readonly settings: SecretsVerifySettings;
+
+  constructor(inner: ScanEngine, settings: SecretsVerifySettings) {
+    this.inner = inner;
+    this.settings = settings;
+  }
+
+  async scan(input: EngineInput): Promise<RawFinding[]> {
+    const findings = await this.inner.scan(input);
+    input.onProgress?.({ phase: 'checking credentials with their providers' });
+    await verifyFindings(findings, input, this.settings);
+    return findings;
+  }
+}
