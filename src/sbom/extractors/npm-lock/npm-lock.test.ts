@@ -20,7 +20,12 @@ describe('npm-lock extractor', () => {
 
   test('lockfileVersion 3 with workspaces: nested copies, links skipped, workspace declarations direct', async () => {
     const components = await extractFixture(TESTDATA, npmLockExtractor, 'npm-v3-workspaces', 'package-lock.json');
-    assert.deepEqual(rows(components), [
+    // The workspace members themselves are first-party; the root declares neither.
+    assert.deepEqual(rows(components.filter((c) => c.firstParty)), [
+      ['@mono/api', '1.0.0', false, undefined],
+      ['@mono/shared', '0.2.0', true, undefined],
+    ] satisfies Row[]);
+    assert.deepEqual(rows(components.filter((c) => !c.firstParty)), [
       ['@types/node', '20.12.7', true, true],
       ['debug', '4.3.4', true, false],
       ['fsevents', '2.3.3', true, false],
@@ -41,9 +46,10 @@ describe('npm-lock extractor', () => {
     assert.ok(components.every((c) => c.sourceFile === 'services/web/package-lock.json'));
   });
 
-  test('lockfileVersion 2: reads the packages map, with aliases under their real name and file: links skipped', async () => {
+  test('lockfileVersion 2: reads the packages map, with aliases under their real name and file: folders first-party', async () => {
     const components = await extractFixture(TESTDATA, npmLockExtractor, 'npm-v2', 'package-lock.json');
-    assert.deepEqual(rows(components), [
+    assert.deepEqual(rows(components.filter((c) => c.firstParty)), [['local-utils', '1.0.0', true, undefined]] satisfies Row[]);
+    assert.deepEqual(rows(components.filter((c) => !c.firstParty)), [
       ['@babel/runtime', '7.24.4', true, false],
       ['lodash', '3.10.1', true, false],
       ['lodash', '4.17.21', true, false],
@@ -61,7 +67,7 @@ describe('npm-lock extractor', () => {
   test('npm-shrinkwrap.json is read like package-lock.json', async () => {
     const text = fs.readFileSync(path.join(TESTDATA, 'npm-v2/package-lock.json'), 'utf8');
     const components = await npmLockExtractor.extract({ path: 'npm-shrinkwrap.json', text }, contextOf(new Map()));
-    assert.equal(components.length, 9);
+    assert.equal(components.length, 10);
     assert.ok(components.every((c) => c.sourceFile === 'npm-shrinkwrap.json'));
   });
 
@@ -102,5 +108,26 @@ describe('npm-lock extractor', () => {
     await assertExtractError(npmLockExtractor, 'package-lock.json', '{"name": "x", "dependencies": {}}', /lockfileVersion/);
     await assertExtractError(npmLockExtractor, 'package-lock.json', '{"lockfileVersion": 3}', /"packages"/);
     await assertExtractError(npmLockExtractor, 'package-lock.json', '[1, 2]', /not a JSON object/);
+  });
+
+  test('v2: the dependency graph, integrity digests as hex and declared licenses', async () => {
+    const text = fs.readFileSync(path.join(TESTDATA, 'npm-v2/package-lock.json'), 'utf8');
+    const components = await npmLockExtractor.extract({ path: 'package-lock.json', text }, contextOf({}));
+    const byPurl = new Map(components.map((c) => [c.purl, c]));
+    // optimist's own nested minimist 0.0.10, not the top-level 1.2.8
+    assert.deepEqual(byPurl.get('pkg:npm/optimist@0.6.1')?.dependsOn, ['pkg:npm/minimist@0.0.10', 'pkg:npm/wordwrap@0.0.3']);
+    assert.deepEqual(byPurl.get('pkg:npm/mkdirp@0.5.6')?.dependsOn, ['pkg:npm/minimist@1.2.8']);
+    assert.deepEqual(byPurl.get('pkg:npm/%40babel/runtime@7.24.4')?.dependsOn, ['pkg:npm/regenerator-runtime@0.14.1']);
+    assert.equal(byPurl.get('pkg:npm/wordwrap@0.0.3')?.dependsOn, undefined);
+    assert.deepEqual(byPurl.get('pkg:npm/regenerator-runtime@0.14.1')?.hashes, [
+      {
+        algorithm: 'SHA-512',
+        content: Buffer.from('nd6wRL6n389/2U2Qe2ZKJMH3z13WNS+hR2bhdS4SfdlJpWEKZRGvJgG1eWPJFSPKNTtm5Icp6OfTebWIUpAUrA==', 'base64').toString('hex'),
+      },
+    ]);
+    assert.equal(byPurl.get('pkg:npm/regenerator-runtime@0.14.1')?.hashes?.[0]?.content.length, 128);
+    assert.deepEqual(byPurl.get('pkg:npm/regenerator-runtime@0.14.1')?.licenses, ['MIT']);
+    assert.deepEqual(byPurl.get('pkg:npm/optimist@0.6.1')?.licenses, ['MIT/X11']);
+    assert.equal(byPurl.get('pkg:npm/wordwrap@0.0.3')?.licenses, undefined);
   });
 });

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { component, type Component } from '../../component.ts';
 import { ExtractError, isJsonObject, parseJsonObject, type ExtractContext, type Extractor, type JsonObject, type ManifestFile } from '../extractor.ts';
 import { lockedPackagesToComponents, type LockedPackage } from '../js/locked-package.ts';
 import { readPackageManifest } from '../js/package-manifest.ts';
@@ -12,6 +13,8 @@ import { LOCKFILES } from '../../lockfiles.ts';
 
 const DECLARING_SECTIONS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const;
 const NODE_MODULES = 'node_modules/';
+/** The sections of an installed package whose entries npm installs (peers too, since npm 7). */
+const EDGE_SECTIONS = ['dependencies', 'optionalDependencies', 'peerDependencies'] as const;
 
 export const npmLockExtractor: Extractor = {
   id: 'npm-lock',
@@ -24,7 +27,8 @@ export const npmLockExtractor: Extractor = {
     if (typeof version !== 'number') throw new ExtractError(file.path, 'no numeric "lockfileVersion"');
     if (version >= 2) {
       if (!isJsonObject(lock.packages)) throw new ExtractError(file.path, `lockfileVersion ${version} without a "packages" object`);
-      return lockedPackagesToComponents(fromPackagesMap(file, lock.packages), file.path);
+      const locked = lockedPackagesToComponents(fromPackagesMap(file, lock.packages), file.path);
+      return [...locked, ...projectFolders(lock.packages as Record<string, JsonObject>, file.path)];
     }
     const tree = lock.dependencies ?? {};
     if (!isJsonObject(tree)) throw new ExtractError(file.path, '"dependencies" is not an object');
@@ -53,9 +57,54 @@ function fromPackagesMap(file: ManifestFile, packages: JsonObject): LockedPackag
       version: entry.version,
       direct: directPaths.has(path) ? true : rootKnown ? false : null,
       development: entry.dev === true,
+      dependsOn: installedDependencies(path, entry, entries),
+      ...(typeof entry.integrity === 'string' ? { integrity: entry.integrity } : {}),
+      ...(typeof entry.license === 'string' ? { license: entry.license } : {}),
     });
   }
   return locked;
+}
+
+/** The packages an installed copy's dependencies resolve to, the way Node finds them from its folder. */
+function installedDependencies(path: string, entry: JsonObject, entries: Record<string, JsonObject>): { name: string; version: string }[] {
+  const found: { name: string; version: string }[] = [];
+  for (const section of EDGE_SECTIONS) {
+    const declared = entry[section];
+    if (!isJsonObject(declared)) continue;
+    for (const name of Object.keys(declared)) {
+      let installed = resolveInstallPath(path, name, entries);
+      // A link (a workspace member or `file:` folder) stands for the folder it points at.
+      for (let hops = 0; installed && entries[installed]?.link === true && hops < 5; hops++) {
+        const target = entries[installed]!.resolved;
+        installed = typeof target === 'string' ? target : undefined;
+      }
+      const target = installed === undefined ? undefined : entries[installed];
+      if (installed && target && isInstallPath(installed) && typeof target.version === 'string' && target.version) {
+        found.push({ name: packageNameAt(installed, target), version: target.version });
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * The project's own packages other than the root: workspace members and `file:` folders, which the
+ * lockfile keys by folder and installs as links. Listed as first-party, never matched against advisories.
+ */
+function projectFolders(entries: Record<string, JsonObject>, sourceFile: string): Component[] {
+  const directPaths = directInstallPaths(entries);
+  const rootKnown = Object.hasOwn(entries, '');
+  const members: Component[] = [];
+  for (const [folder, entry] of Object.entries(entries)) {
+    if (folder === '' || isInstallPath(folder)) continue;
+    const links = Object.entries(entries).filter(([path, link]) => link.link === true && link.resolved === folder).map(([path]) => path);
+    const name = typeof entry.name === 'string' ? entry.name : links[0] ? installName(links[0]) : null;
+    if (!name) continue;
+    const direct = links.some((path) => directPaths.has(path)) ? true : rootKnown ? false : null;
+    const version = typeof entry.version === 'string' ? entry.version : '';
+    members.push(component({ name, version, ecosystem: 'npm', direct, firstParty: true, sourceFile }));
+  }
+  return members;
 }
 
 /**
