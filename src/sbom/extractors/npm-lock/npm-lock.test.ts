@@ -112,7 +112,7 @@ describe('npm-lock extractor', () => {
 
   test('v2: the dependency graph, integrity digests as hex and declared licenses', async () => {
     const text = fs.readFileSync(path.join(TESTDATA, 'npm-v2/package-lock.json'), 'utf8');
-    const components = await npmLockExtractor.extract({ path: 'package-lock.json', text }, contextOf({}));
+    const components = await npmLockExtractor.extract({ path: 'package-lock.json', text }, contextOf(new Map()));
     const byPurl = new Map(components.map((c) => [c.purl, c]));
     // optimist's own nested minimist 0.0.10, not the top-level 1.2.8
     assert.deepEqual(byPurl.get('pkg:npm/optimist@0.6.1')?.dependsOn, ['pkg:npm/minimist@0.0.10', 'pkg:npm/wordwrap@0.0.3']);
