@@ -12,7 +12,7 @@ describe('uv.lock', () => {
     const components = await extract(uvLockExtractor, tree, 'inventory/uv.lock');
     assert.deepEqual(
       components.filter((c) => c.firstParty).map((c) => `${c.name}@${c.version}`).sort(),
-      ['inventory-api@0.1.0', 'inventory-shared@0.1.0', 'legacy-sdk@0.9.0'],
+      ['inventory-shared@0.1.0', 'legacy-sdk@0.9.0'],
     );
     assert.deepEqual(
       summarize(components.filter((c) => !c.firstParty)),
