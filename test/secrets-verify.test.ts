@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { loadSettings } from '../src/config.ts';
 import type { RawFinding } from '../src/engines/engine.ts';
 import { defaultEngines } from '../src/engines/registry.ts';
@@ -228,6 +231,22 @@ async function scanFiles(files: Record<string, string>, settings: SecretsVerifyS
   return engine.scan({ dir, fingerprintKey: Buffer.alloc(32, 7) });
 }
 
+const CLI = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+
+/** `bulwark scan DIR --type secrets …` in a child process (asynchronously: the stand-in answers from this one). */
+async function cli(dir: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, 'scan', dir, ...args], {
+      env: { ...process.env, BULWARK_SECRETS_HISTORY_DEPTH: '0', ...env },
+      encoding: 'utf8',
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
 /** The provider key a stand-in request went to, without a region suffix. */
 const providerOf = (key: string) => key.replace(/_eu$/, '');
 
@@ -363,6 +382,38 @@ describe('live validity checks of found credentials', () => {
         assert.ok(!sent.includes(secretOf(other, files[`${other.provider}.env`]!)), `${other.provider}'s credential sent to ${seen.key}`);
       }
     }
+  });
+
+  test('bulwark scan --verify: the local CLI checks too and shows validity in its JSON, SARIF and table', async () => {
+    standIn.answer = () => ({ status: 200, body: '{"login":"octocat"}' });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-verify-cli-'));
+    tmpDirs.push(dir);
+    fs.writeFileSync(path.join(dir, 'deploy.sh'), render('export GH_TOKEN=<<github-oauth-token>>\n', 501));
+    const env = { BULWARK_SECRETS_VERIFY_URLS: JSON.stringify(standIn.urls()) };
+    const before = standIn.seen.length;
+
+    const plain = await cli(dir, ['--type', 'secrets', '--format', 'json'], env);
+    assert.equal(plain.code, 0, plain.stderr);
+    const [unchecked] = JSON.parse(plain.stdout).findings;
+    assert.equal(unchecked.validity, null);
+    assert.equal(unchecked.severity, 'high');
+    assert.equal(standIn.seen.length, before, 'no check without --verify');
+
+    const json = await cli(dir, ['--type', 'secrets', '--format', 'json', '--verify'], env);
+    assert.equal(json.code, 0, json.stderr);
+    const [checked] = JSON.parse(json.stdout).findings;
+    assert.equal(checked.validity, 'valid');
+    assert.equal(checked.severity, 'critical');
+    assert.equal(checked.metadata.validity, 'valid');
+    const sarif = JSON.parse((await cli(dir, ['--type', 'secrets', '--format', 'sarif', '--verify'], env)).stdout);
+    assert.equal(sarif.runs[0].results[0].properties.validity, 'valid');
+    const table = (await cli(dir, ['--type', 'secrets', '--verify'], env)).stdout;
+    assert.match(table, /critical\s+secrets\.github-oauth-token\s+deploy\.sh:1\s+\[valid\]/);
+    assert.equal(standIn.seen.length - before, 3);
+
+    const wrongType = await cli(dir, ['--type', 'sbom', '--verify'], env);
+    assert.equal(wrongType.code, 2);
+    assert.match(wrongType.stderr, /--verify needs --type secrets/);
   });
 
   test('URL templates take one DNS label: a value that would move the host is refused', () => {

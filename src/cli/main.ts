@@ -33,11 +33,12 @@ Usage: bulwark <command> [options]        (every admin command takes --json and 
   osv import PATH                                  load OSV vulnerability records (a directory of JSON, or all.zip
                                                    exports) for sbom scans; safe to run again with newer exports
   scan DIR --type ${runnableScanTypes().map((t) => t.replace(/_scan$/, '')).join('|')} [--format table|json|sarif|semgrep-json|cyclonedx]
-       [--fail-on critical|high|medium|low] [--output FILE] [--history-depth N]
+       [--fail-on critical|high|medium|low] [--output FILE] [--history-depth N] [--verify]
                                                    scan a local folder (with its git history when it is a work
                                                    tree); no server; sbom reads OSV records from the database if
                                                    one exists; cyclonedx prints the SBOM; progress on stderr when
-                                                   it is a terminal
+                                                   it is a terminal; --verify (secrets) asks each credential's
+                                                   provider whether it is live (valid ones rank critical)
 
 Exit codes: 0 success (for scan: nothing at or above --fail-on), 1 findings at or above --fail-on,
 2 usage error (unknown option, bad value, missing or wrong argument), 3 runtime error.
@@ -74,6 +75,7 @@ const OPTIONS = {
   'fail-on': { type: 'string' },
   output: { type: 'string' },
   'history-depth': { type: 'string' },
+  verify: { type: 'boolean' },
   email: { type: 'string' },
   'password-env': { type: 'string' },
   role: { type: 'string' },

@@ -15,6 +15,8 @@ export function findingJson(finding: RawFinding): Record<string, unknown> {
     cvss_base_score: cvss?.baseScore ?? null,
     cvss_severity: cvss?.severity ?? null,
     cvss_vector: cvss?.vector ?? null,
+    // A secrets finding's live check with its provider (bulwark scan --verify), as the API's field.
+    validity: typeof finding.metadata.validity === 'string' ? finding.metadata.validity : null,
   };
 }
 

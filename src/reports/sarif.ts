@@ -61,7 +61,12 @@ export function renderSarif(report: ScanReport): string {
       },
     ],
     partialFingerprints: { 'bulwark/v1': f.fingerprint },
-    properties: { severity: f.severity, category: f.category, ...(f.commitSha ? { commitSha: f.commitSha } : {}) },
+    properties: {
+      severity: f.severity,
+      category: f.category,
+      ...(f.commitSha ? { commitSha: f.commitSha } : {}),
+      ...(typeof f.metadata.validity === 'string' ? { validity: f.metadata.validity } : {}),
+    },
   }));
   const sarif = {
     $schema: SARIF_SCHEMA,

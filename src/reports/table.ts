@@ -4,7 +4,7 @@ import { SEVERITIES, severityRank, summarize, type ScanReport } from './report.t
 export function renderTable(report: ScanReport): string {
   const rows = [...report.findings]
     .sort((a, b) => severityRank(a.severity) - severityRank(b.severity) || a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine)
-    .map((f) => [f.severity, f.checkId, `${f.filePath}:${f.startLine}`, f.message]);
+    .map((f) => [f.severity, f.checkId, `${f.filePath}:${f.startLine}`, typeof f.metadata.validity === 'string' ? `[${f.metadata.validity}] ${f.message}` : f.message]);
   const lines: string[] = [];
   if (rows.length) {
     const table = [['SEVERITY', 'CHECK', 'LOCATION', 'MESSAGE'], ...rows];

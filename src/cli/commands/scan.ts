@@ -127,6 +127,7 @@ export async function scanCommand(args: string[], values: Record<string, unknown
   const historyDepth = optionalInt(values, 'history-depth') ?? settings.secretsHistoryDepth;
   const scanType = resolveScanType(values.type);
   if (format === 'cyclonedx' && scanType !== 'sbom_scan') throw new UsageError('--format cyclonedx needs --type sbom');
+  if (values.verify && scanType !== 'secrets_scan') throw new UsageError('--verify needs --type secrets');
 
   const dir = path.resolve(target);
   const stat = await fs.stat(dir).catch(() => undefined);
@@ -142,6 +143,8 @@ export async function scanCommand(args: string[], values: Record<string, unknown
   try {
     const engines = defaultEngines({
       secretsHistoryDepth: historyDepth,
+      // Only on request: a local scan reaches providers with --verify, never through the server's setting alone.
+      secretsVerify: values.verify ? { ...settings.secretsVerify, enabled: true } : null,
       sastRuleDirs: settings.sastRuleDirs,
       semgrepConfigs: settings.semgrepConfigs,
       cacheDir: localCacheDirFrom(process.env),

@@ -31,11 +31,10 @@ export const poetryLockExtractor: Extractor = {
     const declared = pyproject && pyprojectDependencies(pyproject);
     const developmentFromEdges = declared && developmentByReach(dependencyEdges(packages), declared);
 
-    const components: Component[] = packages.map((entry) => {
+    const components: Component[] = packages.filter((entry) => !isLocalDirectory(entry)).map((entry) => {
       const name = entry.name as string;
       const development = markedDevelopment(entry) ?? developmentFromEdges?.(normalizePythonName(name));
-      const locked = lockedPythonComponent({ name, version: entry.version as string, sourceFile: file.path }, declared, development);
-      return isLocalDirectory(entry) ? { ...locked, firstParty: true } : locked;
+      return lockedPythonComponent({ name, version: entry.version as string, sourceFile: file.path }, declared, development);
     });
     return uniquePythonComponents(components);
   },
@@ -48,7 +47,7 @@ function markedDevelopment(entry: Table): boolean | undefined {
   return undefined;
 }
 
-/** A path dependency on a directory is first-party code in the same repository, not a PyPI package: listed, never matched. */
+/** A path dependency on a directory is first-party code in the same repository, not a PyPI package. */
 function isLocalDirectory(entry: Table): boolean {
   return isTable(entry.source) && entry.source.type === 'directory';
 }
