@@ -1,4 +1,5 @@
 import type { SecretRule } from '../../src/engines/secrets/rules.ts';
+import { base62Crc32, bech32Checksum } from '../../src/engines/secrets/rules/helpers.ts';
 
 const ALPHABETS: Record<string, string> = {
   a: 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789',
@@ -26,13 +27,24 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** Fills a rule's sample template: random characters for a positive fixture, or `filler` for a placeholder. */
+/**
+ * Fills a rule's sample template: random characters for a positive fixture, or `filler` for a placeholder.
+ * Two slots are computed from the slot before them rather than drawn: {C:6}, the base62 CRC32 that GitHub
+ * and npm tokens end with, and {K:6}, the bech32 checksum of an age secret key. A placeholder fills them
+ * with `filler` too, so it never carries a valid checksum.
+ */
 export function fillTemplate(template: string, random: () => number, filler?: string): string {
+  let previous = '';
   return template.replace(/\{([a-zA-Z]):(\d+)\}/g, (_, alphabet: string, length: string) => {
+    if (alphabet === 'C' || alphabet === 'K') {
+      if (filler !== undefined) return filler.repeat(Number(length));
+      return alphabet === 'C' ? base62Crc32(previous) : bech32Checksum('age-secret-key-', previous).toUpperCase();
+    }
     const chars = ALPHABETS[alphabet];
     if (!chars) throw new Error(`unknown template alphabet ${alphabet}`);
     let out = '';
     for (let i = 0; i < Number(length); i++) out += filler ?? chars[Math.floor(random() * chars.length)];
+    previous = out;
     return out;
   });
 }

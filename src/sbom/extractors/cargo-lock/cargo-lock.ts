@@ -9,6 +9,8 @@ interface LockedPackage {
   /** Absent for the workspace's own crates and for path dependencies. */
   source?: string;
   dependencies: string[];
+  /** The SHA-256 of the crate's archive, lowercase hex. */
+  checksum?: string;
 }
 
 /** A `dependencies` entry: `name`, `name version` or, in version 1 lockfiles, `name version (source)`. */
@@ -32,7 +34,7 @@ export const cargoLockExtractor: Extractor = {
         : memberDependencies.some((d) => d.name === p.name && (d.version === undefined || d.version === p.version));
     // Crates without a source are the workspace's own members and path dependencies: listed as
     // first-party, so they are told apart from crates.io packages and never matched against advisories.
-    return packages.map(
+    const components = packages.map(
       (p): Component =>
         component({
           name: p.name,
@@ -43,6 +45,17 @@ export const cargoLockExtractor: Extractor = {
           sourceFile: file.path,
         }),
     );
+    // The graph: a `dependencies` entry names a crate alone when the lock holds one version of it.
+    packages.forEach((p, index) => {
+      const dependsOn = p.dependencies.flatMap((entry) => {
+        const ref = parseDependencyRef(entry);
+        const target = packages.findIndex((q) => q.name === ref.name && (ref.version === undefined || q.version === ref.version));
+        return target === -1 ? [] : [components[target]!.purl];
+      });
+      if (dependsOn.length) components[index]!.dependsOn = [...new Set(dependsOn)].sort();
+      if (p.checksum) components[index]!.hashes = [{ algorithm: 'SHA-256', content: p.checksum }];
+    });
+    return components;
   },
 };
 
@@ -60,7 +73,7 @@ function readPackages(file: ManifestFile): LockedPackage[] {
   // Lockfiles from before Cargo 0.23 keep the root crate in a [root] table of its own.
   const entries: unknown[] = document.root === undefined ? packages : [document.root, ...packages];
   return entries.map((entry, index) => {
-    const { name, version, source, dependencies = [] } = (entry ?? {}) as Record<string, unknown>;
+    const { name, version, source, dependencies = [], checksum } = (entry ?? {}) as Record<string, unknown>;
     if (typeof name !== 'string' || typeof version !== 'string') {
       throw new ExtractError(file.path, `package ${index + 1} lacks a name or version`);
     }
@@ -68,7 +81,9 @@ function readPackages(file: ManifestFile): LockedPackage[] {
     if (!Array.isArray(dependencies) || !dependencies.every((d) => typeof d === 'string')) {
       throw new ExtractError(file.path, `package ${name}: dependencies is not a list of strings`);
     }
-    return { name, version, source, dependencies };
+    // Lockfiles before version 2 keep checksums in a [metadata] table instead; those are not read.
+    const sha256 = typeof checksum === 'string' && /^[0-9a-f]{64}$/.test(checksum) ? checksum : undefined;
+    return { name, version, source, dependencies, checksum: sha256 };
   });
 }
 

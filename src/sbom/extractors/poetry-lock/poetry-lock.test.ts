@@ -33,11 +33,12 @@ describe('poetry.lock', () => {
     assert.equal(purlOf(components, 'PySocks'), 'pkg:pypi/pysocks@1.7.1');
   });
 
-  test('lock version 2.0: development follows the dependency edges from the declared groups; path projects are skipped', async () => {
+  test('lock version 2.0: development follows the dependency edges from the declared groups; path projects are first-party', async () => {
     const tree = fixtureTree(TESTDATA, 'poetry-2.0', 'invoice-api');
     const components = await extract(poetryLockExtractor, tree, 'invoice-api/poetry.lock');
+    assert.deepEqual(components.filter((c) => c.firstParty).map((c) => `${c.name}@${c.version}`), ['billing-core@0.1.0']);
     assert.deepEqual(
-      summarize(components),
+      summarize(components.filter((c) => !c.firstParty)),
       rows('invoice-api/poetry.lock', [
         ['annotated-types', '0.6.0', false, false],
         ['anyio', '3.7.1', false, false],
@@ -56,7 +57,7 @@ describe('poetry.lock', () => {
         ['pydantic', '2.5.2', false, false],
         ['pydantic-core', '2.14.5', false, false],
         ['pytest', '7.4.3', true, true],
-        // Reached through the billing-core path dependency, which itself is not a component.
+        // Reached through the billing-core path dependency, itself a first-party component.
         ['python-dateutil', '2.8.2', false, false],
         ['ruff', '0.1.6', true, true],
         ['six', '1.16.0', false, false],
@@ -98,7 +99,7 @@ describe('poetry.lock', () => {
     const v20 = fixtureTree(TESTDATA, 'poetry-2.0', 'invoice-api');
     v20.delete('invoice-api/pyproject.toml');
     const components = await extract(poetryLockExtractor, v20, 'invoice-api/poetry.lock');
-    assert.equal(components.length, 22);
+    assert.equal(components.length, 23);
     assert.ok(components.every((c) => c.direct === null && !('development' in c)));
   });
 

@@ -31,10 +31,11 @@ export const poetryLockExtractor: Extractor = {
     const declared = pyproject && pyprojectDependencies(pyproject);
     const developmentFromEdges = declared && developmentByReach(dependencyEdges(packages), declared);
 
-    const components: Component[] = packages.filter((entry) => !isLocalDirectory(entry)).map((entry) => {
+    const components: Component[] = packages.map((entry) => {
       const name = entry.name as string;
       const development = markedDevelopment(entry) ?? developmentFromEdges?.(normalizePythonName(name));
-      return lockedPythonComponent({ name, version: entry.version as string, sourceFile: file.path }, declared, development);
+      const locked = lockedPythonComponent({ name, version: entry.version as string, sourceFile: file.path }, declared, development);
+      return isLocalDirectory(entry) ? { ...locked, firstParty: true } : locked;
     });
     return uniquePythonComponents(components);
   },
@@ -47,7 +48,7 @@ function markedDevelopment(entry: Table): boolean | undefined {
   return undefined;
 }
 
-/** A path dependency on a directory is first-party code in the same repository, not a PyPI package. */
+/** A path dependency on a directory is first-party code in the same repository, not a PyPI package: listed, never matched. */
 function isLocalDirectory(entry: Table): boolean {
   return isTable(entry.source) && entry.source.type === 'directory';
 }

@@ -7,11 +7,15 @@ import { uvLockExtractor } from './uv-lock.ts';
 const TESTDATA = path.join(import.meta.dirname, 'testdata');
 
 describe('uv.lock', () => {
-  test('workspace roots are skipped; their dependencies, extras and groups decide direct and development', async () => {
+  test('workspace members are first-party; their dependencies, extras and groups decide direct and development', async () => {
     const tree = fixtureTree(TESTDATA, 'uv', 'inventory');
     const components = await extract(uvLockExtractor, tree, 'inventory/uv.lock');
     assert.deepEqual(
-      summarize(components),
+      components.filter((c) => c.firstParty).map((c) => `${c.name}@${c.version}`).sort(),
+      ['inventory-shared@0.1.0', 'legacy-sdk@0.9.0'],
+    );
+    assert.deepEqual(
+      summarize(components.filter((c) => !c.firstParty)),
       rows('inventory/uv.lock', [
         ['annotated-types', '0.6.0', false, false],
         ['anyio', '4.2.0', false, false],

@@ -33,11 +33,15 @@ export const uvLockExtractor: Extractor = {
     const declared = roots.length > 0 ? rootDependencies(roots) : null;
     const developmentOf = declared && developmentByReach(dependencyEdges(packages), declared);
 
+    // Workspace members and path dependencies are listed as first-party; the project at the lock's own
+    // folder is what the SBOM describes, not one of its components.
     const components = packages
-      .filter((entry) => typeof entry.version === 'string' && !isLocalProject(entry))
+      .filter((entry) => (typeof entry.version === 'string' || isLocalProject(entry)) && !isLockFolder(entry))
       .map((entry) => {
         const name = entry.name as string;
-        return lockedPythonComponent({ name, version: entry.version as string, sourceFile: file.path }, declared, developmentOf?.(normalizePythonName(name)));
+        const version = typeof entry.version === 'string' ? entry.version : '';
+        const locked = lockedPythonComponent({ name, version, sourceFile: file.path }, declared, developmentOf?.(normalizePythonName(name)));
+        return isLocalProject(entry) ? { ...locked, firstParty: true } : locked;
       });
     return uniquePythonComponents(components);
   },
@@ -50,6 +54,11 @@ function sourceOf(entry: Table): Table {
 function isProjectRoot(entry: Table, members: Set<string>): boolean {
   const source = sourceOf(entry);
   return source.editable === '.' || source.virtual === '.' || members.has(normalizePythonName(entry.name as string));
+}
+
+function isLockFolder(entry: Table): boolean {
+  const source = sourceOf(entry);
+  return source.editable === '.' || source.virtual === '.';
 }
 
 /** Source trees in the repository itself (the project, workspace members, path dependencies on directories). */

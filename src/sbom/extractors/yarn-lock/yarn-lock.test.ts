@@ -72,7 +72,12 @@ describe('yarn-lock extractor', () => {
 
   test('Yarn 3 workspaces: workspace, link and patch entries folded away, direct from the workspace entries', async () => {
     const components = await extractFixture(TESTDATA, yarnLockExtractor, 'yarn-berry', 'yarn.lock');
-    assert.deepEqual(rows(components), [
+    // The workspaces other than the root are first-party, at their package.json versions.
+    assert.deepEqual(rows(components.filter((c) => c.firstParty)), [
+      ['@berry/cli', '1.2.0', null, undefined],
+      ['@berry/lib', '1.2.0', null, undefined],
+    ] satisfies Row[]);
+    assert.deepEqual(rows(components.filter((c) => !c.firstParty)), [
       ['@types/lodash', '4.17.4', true, true],
       ['function-bind', '1.1.2', false, false],
       ['hasown', '2.0.2', false, false],
@@ -90,7 +95,11 @@ describe('yarn-lock extractor', () => {
 
   test('Yarn 3 without the package.json files: direct still known, development not', async () => {
     const components = await extractFixture(TESTDATA, yarnLockExtractor, 'yarn-berry', 'yarn.lock', { withManifests: false });
-    assert.deepEqual(rows(components), [
+    assert.deepEqual(rows(components.filter((c) => c.firstParty)), [
+      ['@berry/cli', '', null, undefined],
+      ['@berry/lib', '', null, undefined],
+    ] satisfies Row[]);
+    assert.deepEqual(rows(components.filter((c) => !c.firstParty)), [
       ['@types/lodash', '4.17.4', true, undefined],
       ['function-bind', '1.1.2', false, undefined],
       ['hasown', '2.0.2', false, undefined],

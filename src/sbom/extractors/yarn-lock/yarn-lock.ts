@@ -5,6 +5,7 @@ import { lockedPackagesToComponents, type LockedPackage } from '../js/locked-pac
 import { nodeStandings, type ProjectRoot } from '../js/node-standings.ts';
 import { readPackageManifest } from '../js/package-manifest.ts';
 import { LOCKFILES } from '../../lockfiles.ts';
+import { component, type Component } from '../../component.ts';
 
 // yarn.lock, both Yarn 1 (`# yarn lockfile v1`) and Berry (Yarn 2+, YAML with `__metadata`). Each entry is
 // keyed by the descriptors (`name@range`, comma-separated) that resolved to it. Berry also lists the
@@ -21,6 +22,7 @@ interface PackageNode {
 }
 
 interface Workspace {
+  name: string;
   path: string;
   dependencies: Record<string, string>;
 }
@@ -51,9 +53,30 @@ export const yarnLockExtractor: Extractor = {
 
     const locked: LockedPackage[] = [];
     for (const [id, node] of lock.packages) locked.push({ name: node.name, version: node.version, ...standing(id) });
-    return lockedPackagesToComponents(locked, file.path);
+    return [...lockedPackagesToComponents(locked, file.path), ...(await workspaceMembers(lock, lockDir, file.path, context))];
   },
 };
+
+/**
+ * Berry's workspaces other than the root, as first-party components: the lockfile writes them at
+ * `0.0.0-use.local`, so the version is the member's package.json's, or none when it cannot be read.
+ */
+async function workspaceMembers(lock: ParsedLock, lockDir: string, sourceFile: string, context: ExtractContext): Promise<Component[]> {
+  const members: Component[] = [];
+  for (const workspace of lock.workspaces) {
+    if (workspace.path === '.') continue;
+    const text = await context.readFile(posix.join(lockDir, workspace.path, 'package.json'));
+    let version = '';
+    try {
+      const manifest: unknown = text === null ? null : JSON.parse(text);
+      if (isJsonObject(manifest) && typeof manifest.version === 'string') version = manifest.version;
+    } catch {
+      // An unreadable package.json costs only the version.
+    }
+    members.push(component({ name: workspace.name, version, ecosystem: 'npm', direct: null, firstParty: true, sourceFile }));
+  }
+  return members;
+}
 
 function parseLock(file: ManifestFile): ParsedLock {
   let document: JsonObject;
@@ -75,7 +98,7 @@ function parseLock(file: ManifestFile): ParsedLock {
 
     let id: string | null = null;
     if ('workspace' in target) {
-      lock.workspaces.push({ path: target.workspace, dependencies });
+      lock.workspaces.push({ name: target.name, path: target.workspace, dependencies });
     } else if (target.package) {
       id = `${target.package.name}@${target.package.version}`;
       const node = lock.packages.get(id) ?? { ...target.package, dependencies: new Set<string>() };
@@ -87,13 +110,13 @@ function parseLock(file: ManifestFile): ParsedLock {
   return lock;
 }
 
-type Target = { workspace: string } | { package: { name: string; version: string } | null };
+type Target = { workspace: string; name: string } | { package: { name: string; version: string } | null };
 
 /** Berry names the real package in `resolution`, which also covers aliases (`alias@npm:real@^1`) and patches. */
 function berryTarget(file: ManifestFile, key: string, entry: JsonObject, version: string): Target {
   if (typeof entry.resolution !== 'string') throw new ExtractError(file.path, `entry "${key}" has no resolution`);
   const { name, protocol, reference } = splitDescriptor(entry.resolution);
-  if (protocol === 'workspace') return { workspace: reference };
+  if (protocol === 'workspace') return { workspace: reference, name };
   if (isLocalFolder(protocol, reference)) return { package: null };
   return { package: { name, version } };
 }
