@@ -63,6 +63,11 @@ export interface Settings {
   checkoutMaxBytes: number;
   /** Commits of history the secrets engine reads below the scanned head; 0 reads only the tree. */
   secretsHistoryDepth: number;
+  /**
+   * OSV vulnerability records: the bucket synced from, hours between a worker's refreshes (0: none), and
+   * the age after which a dependency scan warns its records are stale.
+   */
+  osv: { url: string; syncHours: number; maxAgeHours: number };
   /** BULWARK_SECRETS_VERIFY*: live validity checks of found credentials with their providers (off by default). */
   secretsVerify: SecretsVerifySettings;
   /** Longest a single git command may run. */
@@ -280,6 +285,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     cacheDir: env.BULWARK_CACHE_DIR ? path.resolve(env.BULWARK_CACHE_DIR) : path.join(path.resolve(env.BULWARK_DATA_DIR || 'data'), 'cache'),
     cacheMaxBytes: intFromEnv(env, 'BULWARK_CACHE_MAX_BYTES', 256 * 1024 ** 2),
     secretsHistoryDepth: intFromEnv(env, 'BULWARK_SECRETS_HISTORY_DEPTH', 500),
+    osv: {
+      url: (env.BULWARK_OSV_URL || 'https://osv-vulnerabilities.storage.googleapis.com').replace(/\/+$/, ''),
+      syncHours: intFromEnv(env, 'BULWARK_OSV_SYNC_HOURS', 24),
+      maxAgeHours: intFromEnv(env, 'BULWARK_OSV_MAX_AGE_HOURS', 72),
+    },
     secretsVerify: secretsVerifyFromEnv(env),
     gitTimeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_GIT_TIMEOUT_SECONDS', 600)),
     pullRequestTimeoutSeconds: Math.min(600, Math.max(1, intFromEnv(env, 'BULWARK_PR_TIMEOUT_SECONDS', 300))),

@@ -32,6 +32,8 @@ Usage: bulwark <command> [options]        (every admin command takes --json and 
             [--topup-prs N] [--topup-sast-scans N] [--topup-deep-ai-scans N] [--max-repositories N|unlimited]
   osv import PATH                                  load OSV vulnerability records (a directory of JSON, or all.zip
                                                    exports) for sbom scans; safe to run again with newer exports
+  osv sync [--ecosystems npm,PyPI,…]               download OSV records (BULWARK_OSV_URL; only what changed since the
+                                                   last sync); default: every ecosystem the SBOM extractors read
   scan DIR --type ${runnableScanTypes().map((t) => t.replace(/_scan$/, '')).join('|')} [--format table|json|sarif|semgrep-json|cyclonedx]
        [--fail-on critical|high|medium|low] [--output FILE] [--history-depth N] [--verify]
                                                    scan a local folder (with its git history when it is a work
@@ -80,6 +82,7 @@ const OPTIONS = {
   'password-env': { type: 'string' },
   role: { type: 'string' },
   enable: { type: 'boolean' },
+  ecosystems: { type: 'string' },
 } as const;
 
 /** Exit codes of a command that did not finish: a usage error, or something that went wrong while running. */
@@ -169,6 +172,7 @@ const ADMIN_COMMANDS: Record<string, AdminCommand> = {
   'quota set': async (ctx, { values, json }) => (await admin()).quotaSet(ctx, values, json),
   'quota show': async (ctx, { values, json }) => (await admin()).quotaShow(ctx, values, json),
   'osv import': async (ctx, { rest, json }) => (await import('./commands/osv.ts')).osvImport(ctx, rest, json),
+  'osv sync': async (ctx, { values, rest, json }) => (await import('./commands/osv.ts')).osvSync(ctx, values, rest, json),
 };
 
 function fail(error: unknown, json: boolean): number {

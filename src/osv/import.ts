@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { nowIso } from '../ids.ts';
 import { ECOSYSTEMS, type Ecosystem } from '../sbom/component.ts';
-import { advisoryModifiedTimes, replaceAdvisories, type StoredAdvisory } from '../store/osv.ts';
+import { advisoryModifiedTimes, markEcosystemRefreshed, replaceAdvisories, type StoredAdvisory } from '../store/osv.ts';
 import type { Database } from '../store/schema.ts';
 import { exportEntries } from './export-files.ts';
 import { packageKey } from './package-key.ts';
@@ -29,10 +29,13 @@ const SUPPORTED = new Set<string>(ECOSYSTEMS);
 
 /**
  * Loads OSV records into the database, a batch per transaction. Importing the same export twice
- * changes nothing; a newer `modified` replaces a record with its affected packages.
+ * changes nothing; a newer `modified` replaces a record with its affected packages. Once the whole
+ * export is read, the ecosystems it holds count as current (scans warn about missing or old records).
  */
 export async function importOsv(db: Kysely<Database>, source: string, onProgress?: (report: ImportReport) => void): Promise<ImportReport> {
   const report: ImportReport = { read: 0, added: 0, updated: 0, unchanged: 0, withdrawn: 0, skipped: 0, invalid: 0, errors: [] };
+  const startedAt = nowIso();
+  const ecosystems = new Set<string>();
   let batch: OsvRecord[] = [];
   for await (const entry of exportEntries(source)) {
     report.read++;
@@ -42,6 +45,7 @@ export async function importOsv(db: Kysely<Database>, source: string, onProgress
       report.skipped++;
       continue;
     }
+    for (const affected of record.affected) if (affected.package && SUPPORTED.has(affected.package.ecosystem)) ecosystems.add(affected.package.ecosystem);
     batch.push(record);
     if (batch.length >= BATCH_SIZE) {
       await storeBatch(db, batch, report);
@@ -50,6 +54,7 @@ export async function importOsv(db: Kysely<Database>, source: string, onProgress
     }
   }
   if (batch.length) await storeBatch(db, batch, report);
+  for (const ecosystem of [...ecosystems].sort()) await markEcosystemRefreshed(db, ecosystem, startedAt);
   return report;
 }
 

@@ -16,6 +16,7 @@ import * as eventCountsPerOrg from './migrations/013_event_counts_per_org.ts';
 import * as changeNotices from './migrations/014_change_notices.ts';
 import * as scanAnalysisProgress from './migrations/015_scan_analysis_progress.ts';
 import * as accounts from './migrations/016_accounts.ts';
+import * as osvSync from './migrations/017_osv_sync.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
 const migrations: Record<string, Migration> = {
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '014_change_notices': changeNotices,
   '015_scan_analysis_progress': scanAnalysisProgress,
   '016_accounts': accounts,
+  '017_osv_sync': osvSync,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { OsvRange, OsvReference, OsvSeverity } from '../osv/record.ts';
 import { decodeJson, encodeJson } from './json-columns.ts';
-import type { Database } from './schema.ts';
+import type { Database, OsvEcosystemsTable } from './schema.ts';
 
 /** An imported advisory with the affected entries of the packages Bulwark matches. */
 export interface StoredAdvisory {
@@ -123,6 +123,60 @@ export async function affectedAdvisories(db: Kysely<Database>, ecosystem: string
         affected: { ranges: decodeJson<OsvRange[]>(row.ranges, []), versions: decodeJson<string[]>(row.versions, []) },
       });
     }
+  }
+  return found;
+}
+
+export type OsvEcosystemRow = Selectable<OsvEcosystemsTable>;
+
+/** What is known of each of these ecosystems' records (none: never imported nor synced). */
+export async function osvEcosystems(db: Kysely<Database>, ecosystems?: string[]): Promise<Map<string, OsvEcosystemRow>> {
+  if (ecosystems && !ecosystems.length) return new Map();
+  let query = db.selectFrom('osv_ecosystems').selectAll();
+  if (ecosystems) query = query.where('ecosystem', 'in', ecosystems);
+  return new Map((await query.execute()).map((row) => [row.ecosystem, row]));
+}
+
+/** Records an ecosystem's records as current now, with whatever the source answered; unnamed fields keep their value. */
+export async function markEcosystemRefreshed(
+  db: Kysely<Database>,
+  ecosystem: string,
+  refreshedAt: string,
+  changes: Partial<Omit<OsvEcosystemRow, 'ecosystem' | 'refreshed_at'>> = {},
+): Promise<void> {
+  await db
+    .insertInto('osv_ecosystems')
+    .values({
+      ecosystem,
+      refreshed_at: refreshedAt,
+      export_etag: null,
+      export_last_modified: null,
+      index_etag: null,
+      index_last_modified: null,
+      newest_modified: null,
+      ...changes,
+    })
+    .onConflict((oc) => oc.column('ecosystem').doUpdateSet({ refreshed_at: refreshedAt, ...changes }))
+    .execute();
+}
+
+/** The newest `modified` time among stored records affecting a package of this ecosystem. */
+export async function newestModifiedOf(db: Kysely<Database>, ecosystem: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('osv_advisories')
+    .innerJoin('osv_affected', 'osv_affected.advisory_id', 'osv_advisories.id')
+    .where('osv_affected.ecosystem', '=', ecosystem)
+    .select((eb) => eb.fn.max('osv_advisories.modified').as('newest'))
+    .executeTakeFirst();
+  return (row?.newest as string | null | undefined) ?? null;
+}
+
+/** The distinct ecosystems of the affected packages of these advisories. */
+export async function ecosystemsOfAdvisories(db: Kysely<Database>, ids: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const chunk of chunks(ids, KEYS_PER_QUERY)) {
+    const rows = await db.selectFrom('osv_affected').select('ecosystem').distinct().where('advisory_id', 'in', chunk).execute();
+    for (const row of rows) found.add(row.ecosystem);
   }
   return found;
 }

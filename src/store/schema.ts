@@ -105,6 +105,8 @@ export interface ScansTable {
   completed_at: string | null;
   /** How far the engine got through the checked-out tree, 0–1; only ever rises. */
   analysis_progress: ColumnType<number, number | undefined, number>;
+  /** JSON list of things the reader must know that are not findings (vulnerability records missing or stale). */
+  warnings: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface FindingsTable {
@@ -289,6 +291,28 @@ export interface OsvAffectedTable {
   versions: string;
 }
 
+/** Per ecosystem: when its records were last known current, and what the OSV bucket answered last. */
+export interface OsvEcosystemsTable {
+  ecosystem: string;
+  refreshed_at: string;
+  export_etag: string | null;
+  export_last_modified: string | null;
+  index_etag: string | null;
+  index_last_modified: string | null;
+  /** The newest record `modified` time stored, from which modified_id.csv is read for changes. */
+  newest_modified: string | null;
+}
+
+/** A periodic task one process of many runs at a time (the OSV refresh). */
+export interface TaskLeasesTable {
+  name: string;
+  holder: string | null;
+  lease_until: string | null;
+  last_started_at: string | null;
+  last_finished_at: string | null;
+  last_error: string | null;
+}
+
 export interface ScanArtifactsTable {
   scan_id: string;
   kind: string;
@@ -426,6 +450,8 @@ export interface Database {
   jobs: JobsTable;
   osv_advisories: OsvAdvisoriesTable;
   osv_affected: OsvAffectedTable;
+  osv_ecosystems: OsvEcosystemsTable;
+  task_leases: TaskLeasesTable;
   scan_artifacts: ScanArtifactsTable;
   source_scan_heads: SourceScanHeadsTable;
   idempotency_keys: IdempotencyKeysTable;
