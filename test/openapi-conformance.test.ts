@@ -30,6 +30,9 @@ const ALLOWED_EXTRA: Record<string, string[]> = {
   // What a fix run leaves to the user, what it did about each finding, and the step a running fix is on.
   PublicFixResponse: ['notes', 'finding_outcomes'],
   PublicFixProgressResponse: ['current_step'],
+  // A dependency scan whose vulnerability records are missing or stale says so rather than a silent all-clear.
+  PublicScanBatchResponse: ['warnings'],
+  PublicScanProgressResponse: ['warnings'],
 };
 
 function resolve(doc: Doc, schema: Schema): Schema {

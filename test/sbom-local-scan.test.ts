@@ -42,7 +42,7 @@ describe('bulwark scan --type sbom', () => {
     // A data folder of its own: the import test may already have filled the shared one.
     const result = run(['scan', path.join(work, 'repo'), '--type', 'sbom', '--format', 'cyclonedx'], path.join(work, 'no-records'));
     assert.equal(result.status, 0, result.stderr);
-    assert.match(result.stderr, /no vulnerability records are imported, so no dependency was matched: run "bulwark osv import"/);
+    assert.match(result.stderr, /warning: no vulnerability records are available, so no dependency was checked for known vulnerabilities: run "bulwark osv sync"/);
     assert.equal(await new CDX.Validation.JsonStrictValidator(CDX.Spec.Version.v1dot6).validate(result.stdout), null);
     const sbom = JSON.parse(result.stdout);
     assert.deepEqual(

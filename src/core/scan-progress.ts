@@ -1,3 +1,4 @@
+import { decodeJson } from '../store/json-columns.ts';
 import type { ScanBatchRow, ScanRow, SourceRepoRow } from '../store/schema.ts';
 import { BATCH_STATUS } from './states/batch-status.ts';
 import { SCAN_STATUS } from './states/scan-status.ts';
@@ -18,6 +19,8 @@ export interface BatchCounters {
   scans_failed: number;
   scans_completed: number;
   scans_assessed: number;
+  /** What the batch's completed scans warn of (vulnerability records missing or stale), each after its repository's name. */
+  warnings: string[];
 }
 
 /** Counters derived from the scan rows themselves, so they can never drift from what happened. */
@@ -28,6 +31,7 @@ export function countScans(batch: ScanBatchRow, scans: ScanRow[]): BatchCounters
     scans_failed: scans.filter((s) => s.status === 'failed').length,
     scans_completed: scans.filter((s) => s.status === 'completed').length,
     scans_assessed: scans.filter((s) => s.assessed === 1).length,
+    warnings: [...new Set(scans.flatMap((s) => decodeJson<string[]>(s.warnings, []).map((w) => `${s.repository}: ${w}`)))],
   };
 }
 

@@ -49,6 +49,8 @@ export interface EngineInput {
   fingerprintKey: Buffer;
   /** Things worth telling the person running the scan that are not findings (a file that would not parse). */
   onNote?: (message: string) => void;
+  /** What changes how the results must be read (vulnerability records missing or stale): kept with the scan's results. */
+  onWarning?: (message: string) => void;
   /** What was scanned, for documents that name it (the repository's full name). */
   subject?: string;
   onArtifact?: (artifact: ScanArtifact) => void;

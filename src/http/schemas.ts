@@ -100,11 +100,21 @@ const batchFields = (family: Family) => ({
   scans_assessed: Type.Integer({ title: 'Scans Assessed' }),
 });
 
+/** Beyond the contract: what changes how a batch's results must be read, e.g. a dependency scan with missing or stale vulnerability records. */
+const BatchWarnings = Type.Optional(
+  Type.Array(Type.String(), {
+    title: 'Warnings',
+    description:
+      'What changes how the results must be read, each after its repository\'s name: a dependency scan whose vulnerability records are missing or older than the server\'s limit found nothing it could not check',
+  }),
+);
+
 export const scanBatchResponse = (family: Family) =>
   Type.Object(
     {
       ...batchFields(family),
       error_message: NullableString('Error Message'),
+      warnings: BatchWarnings,
       created_at: DateTime('Created At'),
       started_at: NullableDateTime('Started At'),
       completed_at: NullableDateTime('Completed At'),
@@ -133,6 +143,7 @@ export const scanProgressResponse = (family: Family) =>
       started_at: NullableDateTime('Started At'),
       completed_at: NullableDateTime('Completed At'),
       error_message: NullableString('Error Message'),
+      warnings: BatchWarnings,
       repositories: Type.Optional(Type.Array(ScanProgressRepository, { title: 'Repositories' })),
     },
     { title: 'PublicScanProgressResponse' },

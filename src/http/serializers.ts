@@ -54,6 +54,7 @@ export function serializeBatch(family: Family, view: BatchView) {
     scans_completed: view.scans_completed,
     scans_assessed: view.scans_assessed,
     error_message: batch.error_message,
+    warnings: view.warnings ?? [],
     created_at: batch.created_at,
     started_at: batch.started_at,
     completed_at: batch.completed_at,

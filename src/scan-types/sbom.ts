@@ -1,6 +1,12 @@
+import { NO_RECORDS_WARNING, type AdvisoryLookup } from '../osv/advisories.ts';
 import type { ScanTypeDescriptor } from './descriptor.ts';
 
-const NO_ADVISORIES = { forPackages: async () => new Map(), hasRecords: async () => false };
+/** No database (a local scan without one): every dependency is listed, none matched, and the scan says so. */
+const NO_ADVISORIES: AdvisoryLookup = {
+  forPackages: async () => new Map(),
+  hasRecords: async () => false,
+  warningsFor: async (ecosystems) => (ecosystems.length ? [NO_RECORDS_WARNING] : []),
+};
 
 export const sbomScan: ScanTypeDescriptor<'sbom_scan'> = {
   name: 'sbom_scan',

@@ -189,10 +189,14 @@ export async function runScan(
   try {
     if (!(await moveScan(deps.db, scan.id, 'scanning', { commit_sha: checkout.commit }))) return;
     if (deps.faultScanDelayMs) await sleep(deps.faultScanDelayMs, undefined, { signal: context.signal });
-    const { found, artifacts } = await scanCheckout(deps, engine, scan, source, checkout, context);
+    const { found, artifacts, warnings } = await scanCheckout(deps, engine, scan, source, checkout, context);
     const renames = await renamesSincePreviousScan(deps.db, scan, batch.scan_type, checkout, context.signal);
     const stored = await ingest(deps, batch, { ...scan, started_at: startedAt, commit_sha: checkout.commit }, found, artifacts, renames);
-    await moveScan(deps.db, scan.id, 'completed', { findings_count: stored, completed_at: nowIso() });
+    await moveScan(deps.db, scan.id, 'completed', {
+      findings_count: stored,
+      completed_at: nowIso(),
+      warnings: warnings.length ? JSON.stringify(warnings) : null,
+    });
   } catch (error) {
     if (context.signal.aborted) throw error;
     deps.log?.('scan failed', { scan: scan.id, error: maskSecretsIn(String((error as Error)?.message)) });
@@ -246,7 +250,7 @@ function progressRecorder(deps: BatchRunnerDeps, scanId: string): (progress: Sca
   };
 }
 
-/** What the engine finds in the checked-out tree, and the documents it produces besides. */
+/** What the engine finds in the checked-out tree, the documents it produces besides, and what its reader must be warned of. */
 export async function scanCheckout(
   deps: BatchRunnerDeps,
   engine: ScanEngine,
@@ -254,8 +258,9 @@ export async function scanCheckout(
   source: SourceRepoRow,
   checkout: Checkout,
   context: JobContext,
-): Promise<{ found: RawFinding[]; artifacts: ScanArtifact[] }> {
+): Promise<{ found: RawFinding[]; artifacts: ScanArtifact[]; warnings: string[] }> {
   const artifacts: ScanArtifact[] = [];
+  const warnings: string[] = [];
   const found = await engine.scan({
     dir: checkout.dir,
     gitDir: checkout.gitDir,
@@ -266,8 +271,12 @@ export async function scanCheckout(
     onArtifact: (artifact) => artifacts.push(artifact),
     onProgress: progressRecorder(deps, scan.id),
     onNote: (note) => deps.log?.('scan note', { scan: scan.id, repository: source.full_name, note: maskSecretsIn(note) }),
+    onWarning: (warning) => {
+      warnings.push(warning);
+      deps.log?.('scan warning', { scan: scan.id, repository: source.full_name, warning });
+    },
   });
-  return { found, artifacts };
+  return { found, artifacts, warnings };
 }
 
 /**

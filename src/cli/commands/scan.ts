@@ -162,6 +162,8 @@ export async function scanCommand(args: string[], values: Record<string, unknown
       fingerprintKey: fingerprintKey(settings),
       subject: path.basename(dir),
       onNote: note,
+      // Missing or stale vulnerability records: never a silent all-clear.
+      onWarning: (message) => note(`warning: ${message}`),
       onArtifact: (artifact) => artifacts.push(artifact),
       onProgress: (step) => progress.update(step),
     });

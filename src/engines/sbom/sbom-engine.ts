@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { AdvisoryLookup } from '../../osv/advisories.ts';
+import { NO_RECORDS_WARNING, type AdvisoryLookup } from '../../osv/advisories.ts';
 import { matchComponents, type DependencyVulnerability } from '../../osv/matcher.ts';
 import { packageKey } from '../../osv/package-key.ts';
 import { escapeRegExp } from '../../regexp.ts';
@@ -42,9 +42,14 @@ export class SbomEngine implements ScanEngine {
       kind: 'cyclonedx',
       content: cyclonedxJson({ name: input.subject ?? path.basename(path.resolve(input.dir)), version: input.commit }, inventory.components),
     });
-    if (inventory.components.length && !(await this.#advisories.hasRecords())) {
-      input.onNote?.('no vulnerability records are imported, so no dependency was matched: run "bulwark osv import" with OSV exports');
-    }
+    // Never a silent all-clear: missing or stale records for an ecosystem the scan found are said with its results.
+    const ecosystems = [...new Set(inventory.components.filter((c) => c.version).map((c) => c.ecosystem))].sort();
+    const warnings = this.#advisories.warningsFor
+      ? await this.#advisories.warningsFor(ecosystems)
+      : ecosystems.length && !(await this.#advisories.hasRecords())
+        ? [NO_RECORDS_WARNING]
+        : [];
+    for (const warning of warnings) (input.onWarning ?? input.onNote)?.(warning);
     input.onProgress?.({ phase: 'matching advisories' });
     const vulnerabilities = await matchComponents(inventory.components, this.#advisories);
     const lines = new LineFinder(input.dir);
