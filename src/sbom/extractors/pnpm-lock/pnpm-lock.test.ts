@@ -48,7 +48,9 @@ describe('pnpm-lock extractor', () => {
 
   test('lockfileVersion 6.0 workspace: peer variants merged, alias, git package, links and file: folders skipped', async () => {
     const components = await extractFixture(TESTDATA, pnpmLockExtractor, 'pnpm-v6-workspace', 'pnpm-lock.yaml');
-    assert.deepEqual(rows(components), [
+    // The linked workspace package is first-party, named by the link (no package.json to give a version).
+    assert.deepEqual(rows(components.filter((c) => c.firstParty)), [['@mono/core', '', null, undefined]] satisfies Row[]);
+    assert.deepEqual(rows(components.filter((c) => !c.firstParty)), [
       ['@types/lodash', '4.17.4', false, true],
       ['@types/lodash-es', '4.17.12', true, true],
       ['fsevents', '2.3.3', true, false],
@@ -77,7 +79,9 @@ describe('pnpm-lock extractor', () => {
 
   test('lockfileVersion 9.0 workspace: snapshots, nested peer suffixes, development by reach', async () => {
     const components = await extractFixture(TESTDATA, pnpmLockExtractor, 'pnpm-v9-workspace', 'pnpm-lock.yaml');
-    assert.deepEqual(rows(components), [
+    // Workspace packages are first-party, versioned from their package.json; apps/web has none and nothing links to it.
+    assert.deepEqual(rows(components.filter((c) => c.firstParty)), [['@mono/ui', '0.4.0', null, undefined]] satisfies Row[]);
+    assert.deepEqual(rows(components.filter((c) => !c.firstParty)), [
       ['@floating-ui/core', '1.6.1', false, false],
       ['@floating-ui/dom', '1.6.5', false, false],
       ['@floating-ui/react-dom', '2.0.9', true, false],

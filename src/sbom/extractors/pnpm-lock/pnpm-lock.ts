@@ -1,5 +1,7 @@
+import { posix } from 'node:path';
 import { parse } from 'yaml';
-import { ExtractError, isJsonObject, parserReason, type Extractor, type JsonObject, type ManifestFile } from '../extractor.ts';
+import { component, type Component } from '../../component.ts';
+import { ExtractError, isJsonObject, parserReason, type ExtractContext, type Extractor, type JsonObject, type ManifestFile } from '../extractor.ts';
 import { lockedPackagesToComponents, type LockedPackage } from '../js/locked-package.ts';
 import { nodeStandings, type DeclarationKind, type ProjectRoot } from '../js/node-standings.ts';
 import { LOCKFILES } from '../../lockfiles.ts';
@@ -29,6 +31,8 @@ interface ParsedLock {
   /** Node key → the entry describing the package; the same entry before 9.0. */
   metadataOf: (key: string) => JsonObject;
   importers: JsonObject[];
+  /** Importers by folder relative to the lockfile; empty for a single-project lock. */
+  importerFolders: Record<string, JsonObject>;
 }
 
 export const pnpmLockExtractor: Extractor = {
@@ -36,7 +40,7 @@ export const pnpmLockExtractor: Extractor = {
   ecosystem: 'npm',
   fileNames: LOCKFILES['pnpm-lock'],
   lockfile: true,
-  extract(file) {
+  async extract(file, context) {
     const lock = parseLock(file);
     const standing = nodeStandings(importerRoots(lock), (key) => nodeDependencies(lock, key), true);
 
@@ -51,9 +55,43 @@ export const pnpmLockExtractor: Extractor = {
       const marked = node.dev === 'true' ? true : node.dev === 'false' ? false : undefined;
       locked.push({ ...pkg, direct, development: marked ?? development });
     }
-    return lockedPackagesToComponents(locked, file.path);
+    return [...lockedPackagesToComponents(locked, file.path), ...(await workspaceMembers(lock, file.path, context))];
   },
 };
+
+/**
+ * The importers other than the root are the workspace's own packages: first-party components, named
+ * by the `link:` references other importers make to them, else by their package.json, which also
+ * gives the version (none when it cannot be read). An importer nothing names is left out.
+ */
+async function workspaceMembers(lock: ParsedLock, sourceFile: string, context: ExtractContext): Promise<Component[]> {
+  const lockDir = posix.dirname(sourceFile);
+  const names = new Map<string, string>();
+  for (const [folder, importer] of Object.entries(lock.importerFolders)) {
+    for (const [section] of IMPORTER_SECTIONS) {
+      for (const [name, reference] of references(importer[section])) {
+        if (reference.startsWith('link:')) names.set(posix.join(folder, reference.slice('link:'.length)), name);
+      }
+    }
+  }
+  const members: Component[] = [];
+  for (const folder of Object.keys(lock.importerFolders)) {
+    if (posix.normalize(folder) === '.') continue;
+    let manifest: unknown = null;
+    try {
+      const text = await context.readFile(posix.join(lockDir, folder, 'package.json'));
+      manifest = text === null ? null : JSON.parse(text);
+    } catch {
+      // An unreadable package.json costs only the name and version it would give.
+    }
+    const declared = isJsonObject(manifest) ? manifest : {};
+    const name = typeof declared.name === 'string' ? declared.name : names.get(posix.normalize(folder));
+    if (!name) continue;
+    const version = typeof declared.version === 'string' ? declared.version : '';
+    members.push(component({ name, version, ecosystem: 'npm', direct: null, firstParty: true, sourceFile }));
+  }
+  return members;
+}
 
 function parseLock(file: ManifestFile): ParsedLock {
   let document: unknown;
@@ -71,12 +109,15 @@ function parseLock(file: ManifestFile): ParsedLock {
 
   const packages = objectSection(file, document, 'packages');
   const snapshots = objectSection(file, document, 'snapshots');
-  const importers = isJsonObject(document.importers) ? Object.values(document.importers).filter(isJsonObject) : [document];
+  const importerFolders = isJsonObject(document.importers)
+    ? (Object.fromEntries(Object.entries(document.importers).filter(([, i]) => isJsonObject(i))) as Record<string, JsonObject>)
+    : {};
+  const importers = isJsonObject(document.importers) ? Object.values(importerFolders) : [document];
   if (style === 'v9') {
     const nodes = Object.hasOwn(document, 'snapshots') ? snapshots : packages;
-    return { style, nodes, metadataOf: (key) => packages[withoutPeers(key)] ?? {}, importers };
+    return { style, nodes, metadataOf: (key) => packages[withoutPeers(key)] ?? {}, importers, importerFolders };
   }
-  return { style, nodes: packages, metadataOf: (key) => packages[key], importers };
+  return { style, nodes: packages, metadataOf: (key) => packages[key], importers, importerFolders };
 }
 
 function objectSection(file: ManifestFile, document: JsonObject, name: string): Record<string, JsonObject> {
