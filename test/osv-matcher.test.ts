@@ -73,4 +73,29 @@ describe('matching components to advisories', () => {
     assert.deepEqual(asked, [['PyPI', ['requests']], ['crates.io', ['serde']]]);
     assert.deepEqual(found.map((v) => [v.id, v.component.sourceFile]), [['GHSA-2099-reqs-bbbb', 'requirements.txt'], ['GHSA-2099-reqs-bbbb', 'poetry.lock']]);
   });
+  test('unpinned requirements and first-party packages are never matched; the new ecosystems are asked by their OSV names', async () => {
+    const asked: [string, string[]][] = [];
+    const lookup = {
+      hasRecords: async () => true,
+      async forPackages(ecosystem: string, keys: string[]) {
+        asked.push([ecosystem, keys]);
+        const hit = [advisory('GHSA-2099-any-cccc', [], [{ introduced: '0' }, { fixed: '99.0.0' }])];
+        return new Map(keys.map((key) => [key, hit]));
+      },
+    };
+    const components = [
+      component({ name: 'flask', version: '', ecosystem: 'PyPI', direct: true, sourceFile: 'requirements.txt', note: 'unpinned (no version)' }),
+      component({ name: 'shared', version: '1.0.0', ecosystem: 'npm', direct: true, firstParty: true, sourceFile: 'package-lock.json' }),
+      component({ name: 'tj-actions/changed-files', version: 'v45.0.0', ecosystem: 'GitHub Actions', direct: true, sourceFile: '.github/workflows/ci.yml' }),
+      component({ name: 'phoenix', version: '1.7.10', ecosystem: 'Hex', direct: null, sourceFile: 'mix.lock' }),
+      component({ name: 'github.com/vapor/vapor', version: '4.92.4', ecosystem: 'SwiftURL', direct: null, sourceFile: 'Package.resolved' }),
+    ];
+    const found = await matchComponents(components, lookup);
+    assert.deepEqual(asked, [
+      ['GitHub Actions', ['tj-actions/changed-files']],
+      ['Hex', ['phoenix']],
+      ['SwiftURL', ['github.com/vapor/vapor']],
+    ]);
+    assert.deepEqual(found.map((v) => v.component.name), ['tj-actions/changed-files', 'phoenix', 'github.com/vapor/vapor']);
+  });
 });
