@@ -64,7 +64,7 @@ describe('the model review of a deep scan', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function scan(wire: typeof openAiWire | typeof anthropicWire, script: StubTurn[] | StubTurn, limits = LIMITS, cache: string | null = null) {
+  async function scan(wire: typeof openAiWire | typeof anthropicWire, script: StubTurn[] | StubTurn, limits = LIMITS, cache: string | null = null, cacheMaxBytes?: number) {
     await stub?.close();
     stub = await startLlmStub({ path: wire.path, basePath: wire.basePath, script });
     const settings: LlmSettings = {
@@ -78,7 +78,7 @@ describe('the model review of a deep scan', () => {
     const notes: string[] = [];
     const engine = new DeepEngine(new SastEngine({ pool: null }), {
       pool: null,
-      review: { provider: () => createProvider(settings, { maxRetries: 0 }), limits, model: 'openai:stub-model', cacheDir: cache },
+      review: { provider: () => createProvider(settings, { maxRetries: 0 }), limits, model: 'openai:stub-model', cacheDir: cache, cacheMaxBytes },
     });
     const findings = await engine.scan({ dir, fingerprintKey: Buffer.alloc(32, 1), onNote: (n) => notes.push(n) });
     return { findings, notes, requests: stub.requests };
@@ -151,6 +151,22 @@ describe('the model review of a deep scan', () => {
       assert.equal(changed.requests.length, first.requests.length - 1);
     } finally {
       fs.writeFileSync(path.join(dir, 'app.py'), APP);
+      fs.rmSync(cacheDir, { recursive: true, force: true });
+    }
+  });
+
+  test('the cached answers stay under their size bound: past it the oldest go', async () => {
+    cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-review-bound-'));
+    const bytesIn = (dir: string): number =>
+      fs.readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).reduce((n, e) => n + fs.statSync(path.join(e.parentPath, e.name)).size, 0);
+    try {
+      await scan(openAiWire, reviewOnly(openAiWire, () => verdict('confirmed')), LIMITS, cacheDir);
+      const unbounded = bytesIn(cacheDir);
+      assert.ok(unbounded > 0);
+      fs.rmSync(cacheDir, { recursive: true, force: true });
+      await scan(openAiWire, reviewOnly(openAiWire, () => verdict('confirmed')), LIMITS, cacheDir, Math.floor(unbounded / 2));
+      assert.ok(bytesIn(cacheDir) <= unbounded / 2, `${bytesIn(cacheDir)} bytes kept of a ${Math.floor(unbounded / 2)}-byte bound`);
+    } finally {
       fs.rmSync(cacheDir, { recursive: true, force: true });
     }
   });

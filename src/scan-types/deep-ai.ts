@@ -18,6 +18,7 @@ export const deepAiScan: ScanTypeDescriptor<'deep_ai_scan'> = {
             limits: deepReview,
             model: `${llm.provider}:${llm.model}`,
             cacheDir: options.cacheDir ? path.join(options.cacheDir, 'deep-review') : null,
+            cacheMaxBytes: options.cacheMaxBytes,
           }
         : undefined;
     return new DeepEngine(await sastEngineFor(options), { pool: options.inCallingThread ? null : undefined, review });

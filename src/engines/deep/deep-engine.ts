@@ -9,6 +9,7 @@ import { parserFor } from '../../languages/index.ts';
 import { isTestPath, listFiles, loadIgnore } from '../source-files.ts';
 import { enginePool, type WorkerPool } from '../worker-pool.ts';
 import { analyzeApplication, type AnalyzeApplicationRequest, type ApplicationAnalysis } from './application-analysis.ts';
+import { DEFAULT_CACHE_BYTES, pruneResultCache } from '../sast/result-cache.ts';
 
 const APPLICATION_ANALYSIS = new URL('./application-analysis.ts', import.meta.url);
 
@@ -19,6 +20,8 @@ export interface ModelReview {
   /** Names the model in cached verdicts. */
   model: string;
   cacheDir: string | null;
+  /** The most the cached answers may take on disk; the oldest go first past it. */
+  cacheMaxBytes?: number;
 }
 
 /** Where each phase ends on the scan's overall progress (0–1), without and with the model phases. */
@@ -88,7 +91,12 @@ export class DeepEngine implements ScanEngine {
     );
     const candidates = [...merged, ...fresh].sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
     input.onProgress?.({ phase: 'application model', overall: ends.application });
-    return this.review ? this.withModel(candidates, analysis.entryPoints, analysis.packages, input) : candidates;
+    if (!this.review) return candidates;
+    try {
+      return await this.withModel(candidates, analysis.entryPoints, analysis.packages, input);
+    } finally {
+      if (this.review.cacheDir) await pruneResultCache(this.review.cacheDir, this.review.cacheMaxBytes ?? DEFAULT_CACHE_BYTES);
+    }
   }
 
   /**
