@@ -3,9 +3,9 @@ import { PackageURL } from 'packageurl-js';
 /** Ecosystems by their OSV names, so a component's ecosystem can be looked up in OSV data as it is. */
 export const ECOSYSTEMS = [
   'npm', 'PyPI', 'Go', 'crates.io', 'Maven', 'RubyGems', 'Packagist', 'NuGet', 'Pub',
-  'GitHub Actions', 'Hex', 'SwiftURL', 'CocoaPods', 'ConanCenter', 'CRAN',
+  'GitHub Actions', 'Hex', 'SwiftURL', 'ConanCenter', 'CRAN',
   // No OSV data under these names (yet): listed in the SBOM, matched against nothing.
-  'JSR', 'conda', 'vcpkg',
+  'CocoaPods', 'JSR', 'conda', 'vcpkg',
 ] as const;
 export type Ecosystem = (typeof ECOSYSTEMS)[number];
 
