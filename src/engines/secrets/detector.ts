@@ -1,6 +1,7 @@
-import { escapeRegExp } from '../../regexp.ts';
 import { SECRET_RULES, type SecretRule } from './rules.ts';
-import { INLINE_ALLOW, isPlaceholder, looksLikeGeneratedSecret, shannonEntropy } from './text-checks.ts';
+import { kubernetesSecretValues } from './decoders.ts';
+import { ASSIGNMENT_KEYWORDS, CONTEXT_KEYWORDS, detectInContext, execIn } from './generic.ts';
+import { INLINE_ALLOW, isPlaceholder, shannonEntropy } from './text-checks.ts';
 
 export interface SecretMatch {
   rule: SecretRule;
@@ -18,12 +19,35 @@ const LOOSE_RULES = new Set(['generic-secret-assignment', 'url-basic-credentials
 interface CompiledRule {
   rule: SecretRule;
   pattern: RegExp;
+  /** Lowercase keywords, one of which must occur in the text. */
+  keywords: string[];
+  /** Whether the regex runs on the whole text rather than on the lines around its keywords. */
+  whole: boolean;
+  /** The keywords' places in KEYWORDS. */
+  indices: number[];
 }
 
-const COMPILED: CompiledRule[] = SECRET_RULES.map((rule) => ({
-  rule,
-  pattern: new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : rule.pattern.flags + 'g'),
-})).sort((a, b) => Number(LOOSE_RULES.has(a.rule.id)) - Number(LOOSE_RULES.has(b.rule.id)));
+/**
+ * A rule whose matches may reach far from its keyword (multi-line blocks) or that anchors on the start or
+ * end of the text runs on the whole text; every other rule runs only on the lines around its keywords.
+ */
+function needsWholeText(rule: SecretRule): boolean {
+  const source = rule.pattern.source;
+  return rule.sample.includes('\n') || /\[\\s\\S\]|\[\\S\\s\]|\[\^\]|(?<![\\[])\^|(?<!\\)\$/.test(source);
+}
+
+const COMPILED: CompiledRule[] = SECRET_RULES.filter((rule) => rule.id !== 'generic-secret-assignment')
+  .map((rule) => ({
+    rule,
+    pattern: new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : rule.pattern.flags + 'g'),
+    keywords: rule.keywords.map((k) => k.toLowerCase()),
+    whole: needsWholeText(rule),
+    indices: [] as number[],
+  }))
+  .sort((a, b) => Number(LOOSE_RULES.has(a.rule.id)) - Number(LOOSE_RULES.has(b.rule.id)));
+
+const SPECIFIC = COMPILED.filter((c) => !LOOSE_RULES.has(c.rule.id));
+const LOOSE = COMPILED.filter((c) => LOOSE_RULES.has(c.rule.id));
 
 function lineStarts(text: string): number[] {
   const starts = [0];
@@ -47,79 +71,227 @@ function lineText(text: string, starts: number[], line: number): string {
   return text.slice(starts[line - 1], end);
 }
 
-const KEYWORDS = [...new Set(SECRET_RULES.flatMap((r) => r.keywords))].sort((a, b) => b.length - a.length);
-const KEYWORD_PATTERN = new RegExp(KEYWORDS.map(escapeRegExp).join('|'), 'gi');
-/** For each keyword, the shorter keywords inside it: a match of the longer one means they occur too. */
-const CONTAINED = new Map(KEYWORDS.map((k) => [k, KEYWORDS.filter((other) => other !== k && k.includes(other))]));
+// ---------------------------------------------------------------------------------------------------------
+// keywords: one pass over the text for all of them
 
+const KEYWORDS = [
+  ...new Set([...SECRET_RULES.flatMap((r) => r.keywords.map((k) => k.toLowerCase())), ...ASSIGNMENT_KEYWORDS, ...CONTEXT_KEYWORDS]),
+].sort((a, b) => b.length - a.length);
 /**
- * Which rule keywords occur in the text, in one case-insensitive pass: about six times faster than a
- * substring search per keyword. Advancing one character past each match keeps overlapping keywords.
+ * The keyword index: a keyword of four or more characters is found by its first four (hashed into a table
+ * of buckets), a shorter one by all of its characters; a position whose first two characters start no
+ * keyword is passed over after one lookup.
  */
-function keywordsIn(text: string): Set<string> {
-  const present = new Set<string>();
-  KEYWORD_PATTERN.lastIndex = 0;
-  for (let m = KEYWORD_PATTERN.exec(text); m; m = KEYWORD_PATTERN.exec(text)) {
-    const keyword = m[0].toLowerCase();
-    if (!present.has(keyword)) {
-      present.add(keyword);
-      for (const inner of CONTAINED.get(keyword) ?? []) present.add(inner);
-      if (present.size === KEYWORDS.length) break;
-    }
-    KEYWORD_PATTERN.lastIndex = m.index + 1;
+const fold = (c: number) => (c >= 65 && c <= 90 ? c + 32 : c);
+const PAIRS = new Uint8Array(128 * 128);
+const QUAD = new Int32Array(1 << 16);
+const QUAD_BUCKETS: number[][] = [];
+/** Two-character keywords by their pair (index + 1); three-character ones hashed into buckets. */
+const SHORT2 = new Int32Array(128 * 128);
+const TRI = new Int32Array(1 << 16);
+const TRI_BUCKETS: number[][] = [];
+/** Keywords that cannot be indexed by ASCII characters: searched for on their own. */
+const ODD_KEYWORDS: number[] = [];
+const quadHash = (a: number, b: number, c: number, d: number) => (((a * 31 + b) * 31 + c) * 31 + d) & 0xffff;
+const triHash = (a: number, b: number, c: number) => ((a * 31 + b) * 31 + c) & 0xffff;
+KEYWORDS.forEach((keyword, index) => {
+  const codes = [...keyword].map((ch) => ch.charCodeAt(0));
+  if (keyword.length < 2 || codes.some((c) => c >= 128 || c !== fold(c))) {
+    ODD_KEYWORDS.push(index);
+    return;
   }
-  return present;
-}
+  PAIRS[(codes[0] << 7) | codes[1]] = 1;
+  if (codes.length === 2) {
+    SHORT2[(codes[0] << 7) | codes[1]] = index + 1;
+    return;
+  }
+  if (codes.length === 3) {
+    const slot = triHash(codes[0], codes[1], codes[2]);
+    if (!TRI[slot]) TRI[slot] = TRI_BUCKETS.push([]);
+    TRI_BUCKETS[TRI[slot] - 1].push(index);
+    return;
+  }
+  const slot = quadHash(codes[0], codes[1], codes[2], codes[3]);
+  if (!QUAD[slot]) QUAD[slot] = QUAD_BUCKETS.push([]);
+  QUAD_BUCKETS[QUAD[slot] - 1].push(index);
+});
+/** Positions kept per keyword; a keyword found more often makes its rules read the whole text. */
+const MAX_POSITIONS = 2048;
 
-/**
- * Finds credentials in one text. A rule's regex runs only when one of its keywords occurs (a cheap
- * substring test on the lowercased text), then each match must clear the rule's entropy floor and the
- * placeholder and inline-allow checks.
- */
-export function detectSecrets(text: string): SecretMatch[] {
-  const present = keywordsIn(text);
-  const candidates = COMPILED.filter(({ rule }) => rule.keywords.some((k) => present.has(k)));
-  if (!candidates.length) return [];
-  let starts: number[] | undefined;
-  const taken: [number, number][] = [];
-  const matches: SecretMatch[] = [];
-  for (const { rule, pattern } of candidates) {
-    pattern.lastIndex = 0;
-    for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
-      if (m[0].length === 0) {
-        pattern.lastIndex++;
+/** Where each keyword occurs in a text (case-insensitive). */
+export class KeywordHits {
+  /** Positions by keyword index; undefined where it does not occur. */
+  readonly positions: (number[] | undefined)[] = new Array(KEYWORDS.length);
+  readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+    const n = text.length;
+    let c0 = fold(text.charCodeAt(0));
+    let c1 = n > 1 ? fold(text.charCodeAt(1)) : 0;
+    let c2 = n > 2 ? fold(text.charCodeAt(2)) : 0;
+    for (let i = 0; i < n - 1; i++) {
+      const c3 = i + 3 < n ? fold(text.charCodeAt(i + 3)) : 0;
+      if (c0 < 128 && c1 < 128 && PAIRS[(c0 << 7) | c1]) {
+        const pair = SHORT2[(c0 << 7) | c1];
+        if (pair) this.#add(pair - 1, i);
+        if (c2 < 128 && i + 2 < n) {
+          const tri = TRI[triHash(c0, c1, c2)];
+          if (tri) this.#check(TRI_BUCKETS[tri - 1], i);
+          if (c3 < 128 && i + 3 < n) {
+            const quad = QUAD[quadHash(c0, c1, c2, c3)];
+            if (quad) this.#check(QUAD_BUCKETS[quad - 1], i);
+          }
+        }
+      }
+      c0 = c1;
+      c1 = c2;
+      c2 = c3;
+    }
+    if (ODD_KEYWORDS.length) {
+      const lower = text.toLowerCase();
+      for (const index of ODD_KEYWORDS) {
+        const keyword = KEYWORDS[index];
+        for (let at = lower.indexOf(keyword); at !== -1; at = lower.indexOf(keyword, at + 1)) this.#add(index, at);
+      }
+    }
+  }
+
+  #check(bucket: number[], at: number): void {
+    const text = this.text;
+    for (const index of bucket) {
+      const keyword = KEYWORDS[index];
+      const length = keyword.length;
+      if (at + length > text.length) continue;
+      let k = 0;
+      for (; k < length; k++) if (fold(text.charCodeAt(at + k)) !== keyword.charCodeAt(k)) break;
+      if (k === length) this.#add(index, at);
+    }
+  }
+
+  #add(index: number, at: number): void {
+    const list = (this.positions[index] ??= []);
+    if (list.length <= MAX_POSITIONS) list.push(at);
+  }
+
+  has = (keyword: string): boolean => this.positions[KEYWORD_INDEX.get(keyword) ?? -1] !== undefined;
+
+  /** Whether any of the keywords (by index) occurs. */
+  any(indices: number[]): boolean {
+    for (const index of indices) if (this.positions[index] !== undefined) return true;
+    return false;
+  }
+
+  /**
+   * The stretches of text, whole lines, within `margin` characters of any of the keywords, merged; or
+   * undefined when they would cover most of the text anyway (then read all of it).
+   */
+  windows(keywords: string[], margin: number): [number, number][] | undefined {
+    const text = this.text;
+    const at: number[] = [];
+    for (const keyword of keywords) {
+      const list = this.positions[KEYWORD_INDEX.get(keyword) ?? -1];
+      if (!list) continue;
+      if (list.length > MAX_POSITIONS) return undefined;
+      for (const p of list) at.push(p);
+    }
+    if (!at.length) return [];
+    at.sort((a, b) => a - b);
+    const windows: [number, number][] = [];
+    let covered = 0;
+    for (const p of at) {
+      const last = windows.at(-1);
+      if (last && p - margin <= last[1]) {
+        if (p + margin > last[1]) {
+          const end = text.indexOf('\n', Math.min(text.length, p + margin));
+          covered += (end === -1 ? text.length : end) - last[1];
+          last[1] = end === -1 ? text.length : end;
+        }
         continue;
       }
-      const secret = m.groups?.secret ?? m[0];
-      const offset = m.index + (m.groups?.secret !== undefined ? m[0].indexOf(secret) : 0);
-      const end = offset + secret.length;
-      if (taken.some(([s, e]) => offset < e && s < end)) continue;
-      if (shannonEntropy(secret.replace(/\s+/g, '')) < rule.entropy || isPlaceholder(secret)) continue;
-      if (rule.id === 'generic-secret-assignment' && (!looksLikeGeneratedSecret(secret) || isNamedDigest(text, m.index, secret))) continue;
-      starts ??= lineStarts(text);
-      const startLine = lineOf(starts, offset);
-      if (INLINE_ALLOW.test(lineText(text, starts, startLine))) continue;
-      taken.push([offset, end]);
-      matches.push({ rule, secret, offset, startLine, endLine: lineOf(starts, Math.max(offset, end - 1)) });
+      const start = text.lastIndexOf('\n', Math.max(0, p - margin)) + 1;
+      const endAt = text.indexOf('\n', Math.min(text.length, p + margin));
+      const end = endAt === -1 ? text.length : endAt;
+      if (last && start <= last[1]) {
+        covered += end - last[1];
+        last[1] = end;
+      } else {
+        windows.push([start, end]);
+        covered += end - start;
+      }
     }
+    return covered * 2 > text.length ? undefined : windows;
   }
-  return matches.sort((a, b) => a.startLine - b.startLine);
 }
 
-const HEX_DIGEST = /^(?:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{96}|[0-9a-f]{128}|[0-9A-F]{32}|[0-9A-F]{40}|[0-9A-F]{64}|[0-9A-F]{96}|[0-9A-F]{128})$/;
-const DIGEST_NAME = /hash|digest|checksum|sha\d*|md5|fingerprint/i;
+const KEYWORD_INDEX = new Map(KEYWORDS.map((k, i) => [k, i]));
+for (const compiled of COMPILED) compiled.indices = compiled.keywords.map((k) => KEYWORD_INDEX.get(k)!);
+const WINDOW_MARGIN = 512;
+
+interface Found {
+  rule: SecretRule;
+  secret: string;
+  offset: number;
+}
 
 /**
- * A hex digest under a name that says it is one (`hashed_secret`, `password_hash`, `token_sha256`):
- * a recorded hash, as in a detect-secrets baseline, not a credential anyone could use.
+ * Finds credentials in one text. One pass finds which keywords occur and where; a rule's regex runs only
+ * when one of its keywords occurs, on the lines around them; then each match must clear the rule's entropy
+ * floor and the placeholder and inline-allow checks. The context detectors (assignments, connection
+ * strings, config files) and the decoders (Kubernetes Secret data) run after the token rules, so a
+ * specific rule wins where both match. `filePath`, when given, lets the detectors read the file's syntax.
  */
-function isNamedDigest(text: string, keywordAt: number, secret: string): boolean {
-  if (!HEX_DIGEST.test(secret)) return false;
-  let from = keywordAt;
-  while (from > 0 && /[\w.-]/.test(text[from - 1]!)) from--;
-  const rest = text.slice(keywordAt, text.indexOf(secret, keywordAt));
-  const name = text.slice(from, keywordAt) + /^[\w.-]*/.exec(rest)![0];
-  return DIGEST_NAME.test(name);
+export function detectSecrets(text: string, filePath?: string): SecretMatch[] {
+  return detect(text, filePath, true);
+}
+
+function detect(text: string, filePath: string | undefined, decode: boolean): SecretMatch[] {
+  if (!text) return [];
+  const hits = new KeywordHits(text);
+  const taken: [number, number][] = [];
+  const found: Found[] = [];
+  const free = (offset: number, end: number) => !taken.some(([s, e]) => offset < e && s < end);
+  const accept = (rule: SecretRule, secret: string, offset: number) => {
+    taken.push([offset, offset + secret.length]);
+    found.push({ rule, secret, offset });
+  };
+  const runRules = (rules: CompiledRule[]) => {
+    for (const compiled of rules) {
+      const { rule, pattern, keywords } = compiled;
+      if (!hits.any(compiled.indices)) continue;
+      execIn(pattern, text, compiled.whole ? undefined : hits.windows(keywords, WINDOW_MARGIN), (m, base) => {
+        const secret = m.groups?.secret ?? m[0];
+        const offset = base + m.index + (m.groups?.secret !== undefined ? m[0].indexOf(secret) : 0);
+        if (!free(offset, offset + secret.length)) return;
+        if (shannonEntropy(secret.replace(/\s+/g, '')) < rule.entropy || isPlaceholder(secret)) return;
+        const { validate } = rule as SecretRule & { validate?: (secret: string) => boolean };
+        if (validate && !validate(secret)) return;
+        accept(rule, secret, offset);
+      });
+    }
+  };
+  runRules(SPECIFIC);
+  if (decode && hits.has('secret')) {
+    for (const value of kubernetesSecretValues(text)) {
+      if (!free(value.offset, value.offset + value.encoded.length)) continue;
+      const inner = value.decoded.includes('\n') ? value.decoded : `${value.key}=${value.decoded}`;
+      const [first] = detect(inner, undefined, false);
+      if (first) accept(first.rule, value.encoded, value.offset);
+    }
+  }
+  runRules(LOOSE);
+  for (const match of detectInContext(text, filePath, hits.has, (keywords, margin) => hits.windows(keywords, margin))) {
+    if (free(match.offset, match.offset + match.secret.length)) accept(match.rule, match.secret, match.offset);
+  }
+  if (!found.length) return [];
+  const starts = lineStarts(text);
+  const matches: SecretMatch[] = [];
+  for (const { rule, secret, offset } of found) {
+    const startLine = lineOf(starts, offset);
+    if (INLINE_ALLOW.test(lineText(text, starts, startLine))) continue;
+    matches.push({ rule, secret, offset, startLine, endLine: lineOf(starts, Math.max(offset, offset + secret.length - 1)) });
+  }
+  return matches.sort((a, b) => a.startLine - b.startLine || a.offset - b.offset);
 }
 
 /** Every keyword any rule needs, for comparisons with plain keyword search tools. */

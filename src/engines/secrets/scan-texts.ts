@@ -54,12 +54,12 @@ export async function scanTreeFiles(dir: string, files: string[], key: Uint8Arra
   const found: RawFinding[][] = [];
   for (const file of files) {
     const source = await readSourceText(path.join(dir, file));
-    found.push('skipped' in source ? [] : detectSecrets(source.text).map((match) => toFinding(match, file, source.text, key)));
+    found.push('skipped' in source ? [] : detectSecrets(source.text, file).map((match) => toFinding(match, file, source.text, key)));
   }
   return found;
 }
 
 /** The findings in text that commits added, each at its line in the file as of its commit. */
 export function scanAddedTexts(added: AddedText[], key: Uint8Array): RawFinding[][] {
-  return added.map((item) => detectSecrets(item.text).map((match) => toFinding(match, item.path, item.text, key, item.lines, item.commit)));
+  return added.map((item) => detectSecrets(item.text, item.path).map((match) => toFinding(match, item.path, item.text, key, item.lines, item.commit)));
 }

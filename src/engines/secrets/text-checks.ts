@@ -14,7 +14,7 @@ export function shannonEntropy(value: string): number {
 const PLACEHOLDER = new RegExp(
   [
     'example', 'sample', 'dummy', 'placeholder', 'change_?me', 'redacted', 'your[_-]', 'insert[_-]', 'replace[_-]?me',
-    'x{5,}', '\\*{4,}', '\\.{3,}', '<[^>]*>', '\\$\\{', '\\{\\{', '%\\(', '^\\$[A-Za-z_]', 'process\\.env', 'os\\.environ',
+    'x{5,}', '\\*{4,}', '\\.{3,}', '<[^>]*>', '\\$\\{', '\\{\\{', '%\\(\\w+\\)[sdrfi]', '^\\$[A-Za-z_]', 'process\\.env', 'os\\.environ',
     'getenv', '^env\\(', 'not[_-]?a[_-]?real', 'fake', 'lorem', '^(?:some|my)?pass(?:word)?$',
     // format-string and template slots: {password}, {db_pass}, {a:20}
     '\\{[A-Za-z_][\\w:.-]*\\}',
@@ -33,7 +33,7 @@ export function isPlaceholder(secret: string): boolean {
  * camelCase, PascalCase, snake_case, kebab-case or CONSTANT_CASE words with no digit: a name, not a secret.
  * A random 20-character base62 string reads as one 0.05% of the time.
  */
-function isWordIdentifier(value: string): boolean {
+export function isWordIdentifier(value: string): boolean {
   if (!/^_*[A-Za-z][A-Za-z_-]*$/.test(value)) return false;
   const words = value.split(/[_-]+|(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/).filter(Boolean);
   return words.every((w) => /^[A-Z]?[a-z]{2,}$|^[A-Z]{2,}$/.test(w));
