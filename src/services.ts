@@ -4,6 +4,7 @@ import type { BatchDispatcher } from './core/scan-batches.ts';
 import { loadTokenBox, type TokenBox } from './crypto/token-box.ts';
 import { defaultEngines } from './engines/registry.ts';
 import { storedAdvisories } from './osv/advisories.ts';
+import { startOsvRefresh, type OsvRefresher } from './osv/refresh.ts';
 import { EmbeddedQueue } from './jobs/embedded-queue.ts';
 import type { EnqueueOptions, JobHandlers, JobKind, JobQueue } from './jobs/queue.ts';
 import { observeJobs, type LogFn } from './observability/job-log.ts';
@@ -36,8 +37,10 @@ export interface Services {
   metrics: Metrics;
   /** Whether a source repository has a branch, asked of the repository itself. */
   sourceBranchExists: SourceBranchCheck;
-  /** Starts running scan and fix jobs in this process. */
+  /** Starts running scan and fix jobs in this process, and the scheduled OSV refresh. */
   startWorkers(): Promise<void>;
+  /** The OSV refresh this process's workers run (after startWorkers). */
+  osvRefresh?: OsvRefresher;
   close(): Promise<void>;
 }
 
@@ -81,7 +84,7 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
       semgrepConfigs: settings.semgrepConfigs,
       cacheDir: settings.cacheDir,
       cacheMaxBytes: settings.cacheMaxBytes,
-      advisories: storedAdvisories(store.db),
+      advisories: storedAdvisories(store.db, { maxAgeHours: settings.osv.maxAgeHours }),
       llm: settings.llm,
       deepReview: settings.deepReview,
     }),
@@ -106,6 +109,7 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
     log,
   });
   const metrics = new Metrics({ queueDepth: () => queue.depth(), outcomes: () => recordOutcomes(store.db) });
+  let osvRefresh: OsvRefresher | undefined;
   return {
     queue,
     tokenBox,
@@ -136,7 +140,14 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
       });
       await queue.work('scan-batch-conclude', observeJobs('scan-batch-conclude', tidy(scanJobs['scan-batch-conclude']), log, metrics), { concurrency: 1 });
       await queue.work('fix-run', observeJobs('fix-run', tidy(fixRunner), log, metrics), { concurrency: settings.workerConcurrency });
+      osvRefresh = startOsvRefresh(store.db, { baseUrl: settings.osv.url, intervalMs: settings.osv.syncHours * 3_600_000, log });
     },
-    close: () => queue.stop(),
+    get osvRefresh() {
+      return osvRefresh;
+    },
+    async close() {
+      await osvRefresh?.stop();
+      await queue.stop();
+    },
   };
 }

@@ -8,6 +8,9 @@ import { connect, DEFAULT_POSTGRES_URL } from './postgres-run.ts';
 
 export const TEST_SCHEMA_PREFIX = 't_';
 
+/** Workers started on a test database never reach the public OSV bucket; a test that wants the refresh points it at a loopback server. */
+const NO_OSV_SYNC = '0';
+
 /** Which real database this run of the suite uses: `sqlite` (default) or `postgres`. */
 export const TEST_DATABASE = process.env.BULWARK_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
 /** The database test files work in; scripts/test.ts points it at a database of the run's own. */
@@ -15,7 +18,7 @@ export const POSTGRES_URL = process.env.BULWARK_TEST_POSTGRES_URL || DEFAULT_POS
 
 export interface TestDatabase {
   /** Settings that point any process (this one or a child) at the same isolated database. */
-  env: { DATABASE_URL?: string; BULWARK_DATA_DIR: string };
+  env: { DATABASE_URL?: string; BULWARK_DATA_DIR: string; BULWARK_OSV_SYNC_HOURS: string };
   dataDir: string;
   store: Store;
   cleanup(): Promise<void>;
@@ -31,7 +34,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     const store = openStore({ databaseUrl: null, dataDir });
     await migrateToLatest(store);
     return {
-      env: { BULWARK_DATA_DIR: dataDir },
+      env: { BULWARK_DATA_DIR: dataDir, BULWARK_OSV_SYNC_HOURS: NO_OSV_SYNC },
       dataDir,
       store,
       async cleanup() {
@@ -50,7 +53,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const store = openStore({ databaseUrl, dataDir });
   await migrateToLatest(store);
   return {
-    env: { DATABASE_URL: databaseUrl, BULWARK_DATA_DIR: dataDir },
+    env: { DATABASE_URL: databaseUrl, BULWARK_DATA_DIR: dataDir, BULWARK_OSV_SYNC_HOURS: NO_OSV_SYNC },
     dataDir,
     store,
     // The schema stays until the run ends (scripts/test.ts drops the run's whole database): dropping it
