@@ -115,4 +115,16 @@ describe('poetry.lock', () => {
     await assertRejected(poetryLockExtractor, 'poetry.lock', 'package = "six"\n', /not an array of tables/);
     await assertRejected(poetryLockExtractor, 'poetry.lock', '[[package]]\nname = "six"\n', /package 1 has no name or version/);
   });
+
+  test('2.1: the dependency graph (every version of a name locked under markers), and the sdist hash', async () => {
+    const tree = fixtureTree(TESTDATA, 'poetry-2.1', '');
+    const components = await extract(poetryLockExtractor, tree, 'poetry.lock');
+    const byPurl = new Map(components.map((c) => [c.purl, c]));
+    assert.deepEqual(byPurl.get('pkg:pypi/redis@5.0.1')?.dependsOn, ['pkg:pypi/async-timeout@4.0.3']);
+    assert.deepEqual(byPurl.get('pkg:pypi/proto-plus@1.23.0')?.dependsOn, ['pkg:pypi/protobuf@4.25.3']);
+    assert.equal(byPurl.get('pkg:pypi/tomli@2.0.1')?.dependsOn, undefined);
+    assert.deepEqual(byPurl.get('pkg:pypi/async-timeout@4.0.3')?.hashes, [
+      { algorithm: 'SHA-256', content: 'cdd86ac5270a0b61b9b6e38d529e8b4e7cdf40dfbd3350639483a44e77366509' },
+    ]);
+  });
 });

@@ -8,6 +8,7 @@ import { isTable, packageTables, parseTomlFile, readSiblingToml } from '../pytho
 import type { Table } from '../python/python-project-files.ts';
 import { pyprojectDependencies, lockedPythonComponent } from '../python/pyproject-dependencies.ts';
 import { LOCKFILES } from '../../lockfiles.ts';
+import { attachLockDetails } from '../python/lock-details.ts';
 
 // poetry.lock says whether a package is for development in one of three ways, by lock version:
 // 1.x `category = "main" | "dev"`, 2.1 `groups = [...]` (`main` being the runtime group), and 2.0
@@ -37,6 +38,7 @@ export const poetryLockExtractor: Extractor = {
       const locked = lockedPythonComponent({ name, version: entry.version as string, sourceFile: file.path }, declared, development);
       return isLocalDirectory(entry) ? { ...locked, firstParty: true } : locked;
     });
+    attachLockDetails(components, packages, 'poetry');
     return uniquePythonComponents(components);
   },
 };

@@ -74,4 +74,20 @@ describe('uv.lock', () => {
     await assertRejected(uvLockExtractor, 'uv.lock', 'version = 1\n[[package]]\nname = "six\n', /not valid TOML/);
     await assertRejected(uvLockExtractor, 'uv.lock', 'version = 1\n[[package]]\nversion = "1.16.0"\n', /package 1 has no name/);
   });
+
+  test('the dependency graph, and the sdist hash as the release hash', async () => {
+    const tree = fixtureTree(TESTDATA, 'uv', 'inventory');
+    const components = await extract(uvLockExtractor, tree, 'inventory/uv.lock');
+    const byPurl = new Map(components.map((c) => [c.purl, c]));
+    assert.deepEqual(byPurl.get('pkg:pypi/fastapi@0.109.0')?.dependsOn, [
+      'pkg:pypi/pydantic@2.5.3',
+      'pkg:pypi/starlette@0.35.1',
+      'pkg:pypi/typing-extensions@4.9.0',
+    ]);
+    assert.deepEqual(byPurl.get('pkg:pypi/inventory-shared@0.1.0')?.dependsOn, ['pkg:pypi/pydantic@2.5.3', 'pkg:pypi/structlog@24.1.0']);
+    assert.deepEqual(byPurl.get('pkg:pypi/annotated-types@0.6.0')?.hashes, [
+      { algorithm: 'SHA-256', content: '866bf3d13eb2bd412a1853fb34845aeaea8aa73537f8626e9d609f0038b33c29' },
+    ]);
+    assert.equal(byPurl.get('pkg:pypi/legacy-sdk@0.9.0')?.hashes, undefined);
+  });
 });

@@ -7,6 +7,7 @@ import { normalizePythonName, uniquePythonComponents } from '../python/python-na
 import { isTable, packageTables, parseTomlFile } from '../python/python-project-files.ts';
 import type { Table } from '../python/python-project-files.ts';
 import { LOCKFILES } from '../../lockfiles.ts';
+import { attachLockDetails } from '../python/lock-details.ts';
 
 // uv.lock (https://docs.astral.sh/uv/concepts/projects/layout/#the-lockfile) locks the project itself
 // alongside its dependencies: the entry whose source is the project directory (`editable = "."` or
@@ -43,6 +44,7 @@ export const uvLockExtractor: Extractor = {
         const locked = lockedPythonComponent({ name, version, sourceFile: file.path }, declared, developmentOf?.(normalizePythonName(name)));
         return isLocalProject(entry) ? { ...locked, firstParty: true } : locked;
       });
+    attachLockDetails(components, packages, 'uv');
     return uniquePythonComponents(components);
   },
 };

@@ -1,0 +1,78 @@
+import type { Component, ComponentHash, HashAlgorithm } from '../../component.ts';
+import { normalizePythonName } from './python-names.ts';
+import { isTable, type Table } from './python-project-files.ts';
+
+// What poetry.lock and uv.lock record beyond names and versions, for the SBOM: each package's
+// dependencies (the graph) and the hashes of its release files.
+
+/** One file of a release as a lock records it: its name or URL and its `<algorithm>:<hex>` hash. */
+interface LockedArtifact {
+  file: string;
+  hash: unknown;
+}
+
+const ALGORITHMS: Record<string, HashAlgorithm> = { md5: 'MD5', sha1: 'SHA-1', sha256: 'SHA-256', sha384: 'SHA-384', sha512: 'SHA-512' };
+
+/**
+ * Sets `dependsOn` and `hashes` of the components a poetry.lock or uv.lock lists, from their
+ * `[[package]]` tables (matched by name and version). A dependency named without a version leads to
+ * every locked version of it (several only under markers); uv names the version when there are several.
+ */
+export function attachLockDetails(components: Component[], packages: readonly Table[], format: 'poetry' | 'uv'): void {
+  const entryOf = (c: Component) =>
+    packages.find((entry) => typeof entry.name === 'string' && normalizePythonName(entry.name) === normalizePythonName(c.name) && (entry.version ?? '') === c.version);
+  for (const found of components) {
+    const entry = entryOf(found);
+    if (!entry) continue;
+    const references = format === 'poetry' ? poetryReferences(entry) : uvReferences(entry);
+    const targets = references.flatMap(({ name, version }) =>
+      components.filter((c) => c !== found && normalizePythonName(c.name) === name && (version === undefined || c.version === version)).map((c) => c.purl),
+    );
+    if (targets.length) found.dependsOn = [...new Set(targets)].sort();
+    const hashes = releaseHashes(format === 'poetry' ? poetryArtifacts(entry) : uvArtifacts(entry));
+    if (hashes.length) found.hashes = hashes;
+  }
+}
+
+interface Reference {
+  name: string;
+  version?: string;
+}
+
+function poetryReferences(entry: Table): Reference[] {
+  return isTable(entry.dependencies) ? Object.keys(entry.dependencies).map((name) => ({ name: normalizePythonName(name) })) : [];
+}
+
+function uvReferences(entry: Table): Reference[] {
+  const lists = [entry.dependencies, ...(isTable(entry['optional-dependencies']) ? Object.values(entry['optional-dependencies']) : [])];
+  return lists.flatMap((list) =>
+    (Array.isArray(list) ? list : []).filter(isTable).flatMap((reference) =>
+      typeof reference.name === 'string'
+        ? [{ name: normalizePythonName(reference.name), ...(typeof reference.version === 'string' ? { version: reference.version } : {}) }]
+        : [],
+    ),
+  );
+}
+
+/** poetry.lock 1.2+ lists a package's files under it; 1.1 kept them in `[metadata.files]`, not read here. */
+function poetryArtifacts(entry: Table): LockedArtifact[] {
+  return Array.isArray(entry.files) ? entry.files.filter(isTable).map((f) => ({ file: String(f.file ?? ''), hash: f.hash })) : [];
+}
+
+function uvArtifacts(entry: Table): LockedArtifact[] {
+  const sdist = isTable(entry.sdist) ? [{ file: String(entry.sdist.url ?? entry.sdist.path ?? 'sdist'), hash: entry.sdist.hash }] : [];
+  const wheels = Array.isArray(entry.wheels) ? entry.wheels.filter(isTable).map((w) => ({ file: String(w.url ?? w.path ?? ''), hash: w.hash })) : [];
+  return [...sdist, ...wheels];
+}
+
+/**
+ * The hash of the release as one artifact: its source distribution's, else that of its only file. A
+ * release of platform wheels alone has no single artifact, so none is given.
+ */
+function releaseHashes(artifacts: readonly LockedArtifact[]): ComponentHash[] {
+  const sdists = artifacts.filter((a) => !/\.whl(?:[?#].*)?$/.test(a.file));
+  const chosen = sdists.length === 1 ? sdists[0] : artifacts.length === 1 ? artifacts[0] : undefined;
+  if (!chosen || typeof chosen.hash !== 'string') return [];
+  const match = /^(md5|sha1|sha256|sha384|sha512):([0-9a-fA-F]+)$/.exec(chosen.hash);
+  return match ? [{ algorithm: ALGORITHMS[match[1]!]!, content: match[2]!.toLowerCase() }] : [];
+}
