@@ -315,6 +315,22 @@ describe('live validity checks of found credentials', () => {
     });
   }
 
+  test('the newer rules of a provider are checked the same way (Heroku v2 keys, Slack legacy tokens, bare Azure account keys)', async () => {
+    standIn.answer = (seen) => ({ status: 200, body: seen.key === 'slack' ? '{"ok":true}' : '{}' });
+    const before = standIn.seen.length;
+    const findings = await scanFiles(
+      { 'a.env': render('HEROKU_KEY=<<heroku-api-key-v2>>\nSLACK=<<slack-legacy-token>>\nAZURE_STORAGE_ACCOUNT=acmestore\n<<azure-storage-account-key>>\n', 11) },
+      settingsFor(standIn),
+    );
+    for (const rule of ['heroku-api-key-v2', 'slack-legacy-token', 'azure-storage-account-key']) {
+      const finding = findings.find((f) => f.metadata.rule === rule);
+      assert.ok(finding, `${rule} not found in ${findings.map((f) => f.checkId).join(', ')}`);
+      assert.equal(finding.metadata.validity, 'valid', `${rule}: ${finding.metadata.validity_reason}`);
+    }
+    const azure = standIn.seen.slice(before).find((s) => s.key === 'azure_storage');
+    assert.equal(azure?.path, '/acmestore/?comp=list&maxresults=1');
+  });
+
   test('AWS: the key ID and its secret are one credential; a key ID alone is unknown and sends nothing', async () => {
     standIn.answer = () => ({ status: 200 });
     const before = standIn.seen.length;

@@ -162,7 +162,7 @@ export const PROVIDERS: readonly ProviderCheck[] = [
   {
     id: 'slack',
     name: 'Slack',
-    rules: ['slack-bot-token', 'slack-user-token'],
+    rules: ['slack-bot-token', 'slack-user-token', 'slack-legacy-token', 'slack-workspace-token'],
     endpoint: 'POST /api/auth.test',
     prepare: ({ secret }) => ({
       identity: [secret],
@@ -301,15 +301,21 @@ export const PROVIDERS: readonly ProviderCheck[] = [
   {
     id: 'azure_storage',
     name: 'Azure Storage',
-    rules: ['azure-storage-connection-string'],
+    rules: ['azure-storage-connection-string', 'azure-storage-account-key'],
     endpoint: 'GET /?comp=list&maxresults=1 (List Containers, Shared Key)',
     prepare(found) {
       const before = found.text.slice(Math.max(0, found.offset - 400), found.offset);
-      const account = /AccountName=([a-z0-9]{3,24})\s*;[^\n]*$/i.exec(before)?.[1]?.toLowerCase();
-      if (!account) return verdict('unknown', 'no AccountName in the connection string');
-      const after = found.text.slice(found.offset, found.offset + 400).split(/["'\s]/)[0]!;
-      const suffix = /EndpointSuffix=([^;"'\s]+)/i.exec(before + after)?.[1];
-      if (suffix && suffix.toLowerCase() !== 'core.windows.net') return verdict('unknown', 'an account outside the public Azure cloud is not checked');
+      let account: string | undefined;
+      if (found.ruleId === 'azure-storage-connection-string') {
+        account = /AccountName=([a-z0-9]{3,24})\s*;[^\n]*$/i.exec(before)?.[1]?.toLowerCase();
+        const after = found.text.slice(found.offset, found.offset + 400).split(/["'\s]/)[0]!;
+        const suffix = /EndpointSuffix=([^;"'\s]+)/i.exec(before + after)?.[1];
+        if (suffix && suffix.toLowerCase() !== 'core.windows.net') return verdict('unknown', 'an account outside the public Azure cloud is not checked');
+      } else {
+        // A bare account key: its account named beside it (AZURE_STORAGE_ACCOUNT=…, account_name: …).
+        account = nearestMatch(found, /(?:storage_?account(?:_?name)?|account_?name)["']?\s*[:=]\s*["']?([a-z0-9]{3,24})(?![a-z0-9])/gi)?.toLowerCase();
+      }
+      if (!account) return verdict('unknown', 'no storage account name beside the key');
       return {
         identity: [account, found.secret],
         async check(http) {
@@ -343,7 +349,7 @@ export const PROVIDERS: readonly ProviderCheck[] = [
       return { identity: [found.secret], check: async (http) => byStatus(await http.call('digitalocean', '/v2/account', { headers: bearer(found.secret) }), [401]) };
     },
   },
-  simpleBearer('heroku', 'Heroku', ['heroku-api-key'], '/account', [401, 403], { accept: 'application/vnd.heroku+json; version=3' }),
+  simpleBearer('heroku', 'Heroku', ['heroku-api-key', 'heroku-api-key-v2'], '/account', [401, 403], { accept: 'application/vnd.heroku+json; version=3' }),
   {
     id: 'mailgun',
     name: 'Mailgun',
