@@ -24,7 +24,7 @@ export const CLOUD_RULES: SecretRule[] = [
     re(String.raw`${B}(?<secret>1//0[A-Za-z0-9_-]{60,})${E}`), '1//0{u:70}'),
   token('google-oauth-access-token', 'Google OAuth access token', 'medium', ['ya29.'], String.raw`ya29\.[A-Za-z0-9_-]{60,400}`, 'ya29.{u:120}'),
   rule('firebase-fcm-server-key', 'Firebase Cloud Messaging server key', 'high', ['apa91b'],
-    re(String.raw`${B}(?<secret>AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{134})${E}`), 'AAAA{u:7}:APA91b{u:134}'),
+    re(String.raw`${B}(?<secret>AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{134})${E}`), 'AAAA{a:7}:APA91b{u:134}'),
   rule('azure-storage-connection-string', 'Azure Storage connection string', 'critical', ['accountkey='],
     re(String.raw`AccountKey=(?<secret>[A-Za-z0-9+/]{86}==)`, 'i'), 'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={b:86}==;EndpointSuffix=core.windows.net'),
   rule('azure-service-bus-connection-string', 'Azure shared access key', 'critical', ['sharedaccesskey='],
