@@ -48,6 +48,8 @@ describe('bulwark scan --type sbom', () => {
     assert.deepEqual(
       sbom.components.map((c: any) => [c.purl, c.properties.find((p: any) => p.name === 'bulwark:source_file').value]).sort(),
       [
+        // The crate of the repository itself, listed as first-party.
+        ['pkg:cargo/cli@0.1.0', 'tools/cli/Cargo.lock'],
         ['pkg:cargo/smallvec@1.6.0', 'tools/cli/Cargo.lock'],
         ['pkg:golang/github.com/gin-gonic/gin@v1.9.0', 'services/api/go.mod'],
         ['pkg:golang/golang.org/x/text@v0.3.7', 'services/api/go.mod'],

@@ -9,6 +9,9 @@ export const ECOSYSTEMS = [
 ] as const;
 export type Ecosystem = (typeof ECOSYSTEMS)[number];
 
+/** Ecosystems OSV publishes no records for: their components are listed, and nothing can match them. */
+export const WITHOUT_OSV_RECORDS: readonly Ecosystem[] = ['CocoaPods', 'JSR', 'conda', 'vcpkg'];
+
 /** One dependency as a manifest or lockfile states it. */
 export interface Component {
   /**
