@@ -70,6 +70,35 @@ describe('the dependency inventory of a tree', () => {
     assert.doesNotMatch(notes[0]!, /hunter2/, 'a note never quotes the file it could not read');
   });
 
+  test('workflows are found by their folder; an unpinned Flask app lists its requirements without versions', async () => {
+    const tree = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-inventory-'));
+    try {
+      const files: Record<string, string> = {
+        '.github/workflows/ci.yml': 'on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - uses: ./.github/actions/setup\n',
+        '.github/actions/setup/action.yml': 'runs:\n  using: composite\n  steps:\n    - uses: actions/setup-python@v5\n',
+        'deploy/ci.yml': 'steps:\n  - uses: not/a-workflow@v1\n',
+        'requirements.txt': 'flask\nrequests>=2\n',
+      };
+      for (const [file, text] of Object.entries(files)) {
+        fs.mkdirSync(path.dirname(path.join(tree, file)), { recursive: true });
+        fs.writeFileSync(path.join(tree, file), text);
+      }
+      const inventory = await buildInventory(tree);
+      assert.deepEqual(
+        inventory.components.map((c) => `${c.sourceFile} ${c.purl}${c.version ? '' : ' (no version)'}`).sort(),
+        [
+          '.github/actions/setup/action.yml pkg:githubactions/actions/setup-python@v5',
+          '.github/workflows/ci.yml pkg:githubactions/actions/checkout@v4',
+          'requirements.txt pkg:pypi/flask (no version)',
+          'requirements.txt pkg:pypi/requests (no version)',
+        ],
+      );
+      assert.ok(inventory.components.filter((c) => !c.version).every((c) => /^unpinned/.test(c.note ?? '')));
+    } finally {
+      fs.rmSync(tree, { recursive: true, force: true });
+    }
+  });
+
   test('a cancelled scan stops between manifests', async () => {
     const controller = new AbortController();
     controller.abort(new Error('cancelled'));
