@@ -227,7 +227,7 @@ async function scanFiles(files: Record<string, string>, settings: SecretsVerifyS
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-verify-'));
   tmpDirs.push(dir);
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
-  const engine = new VerifyingSecretsEngine(new SecretsEngine({ historyDepth: 0, pool: null }), settings);
+  const engine = new VerifyingSecretsEngine(new SecretsEngine({ historyDepth: 0, pool: null }), settings, null);
   return engine.scan({ dir, fingerprintKey: Buffer.alloc(32, 7) });
 }
 

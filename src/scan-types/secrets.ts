@@ -10,7 +10,7 @@ export const secretsScan: ScanTypeDescriptor<'secrets_scan'> = {
     const engine = new SecretsEngine({ historyDepth: options.secretsHistoryDepth, ...(options.inCallingThread ? { pool: null } : {}) });
     if (!options.secretsVerify?.enabled) return engine;
     const { VerifyingSecretsEngine } = await import('../engines/secrets/verify/engine.ts');
-    return new VerifyingSecretsEngine(engine, options.secretsVerify);
+    return new VerifyingSecretsEngine(engine, options.secretsVerify, options.inCallingThread ? null : undefined);
   },
   fixers: async () => [(await import('../fixing/fixers/secret-fixer.ts')).secretFixer],
   // The detector fires again with the same rule on a value of the same masked form; see verify.ts.
