@@ -37,4 +37,15 @@ describe('composer.lock', () => {
     await assertRejects(composerLockExtractor, 'composer.lock', '{"packages": {"a/b": "1.0"}}', /"packages" is not an array/);
     await assertRejects(composerLockExtractor, 'composer.lock', '{"packages": [{"name": "a/b"}]}', /packages\[0\] lacks a name or version/);
   });
+
+  test('declared licenses and the dependency graph from require (platform requirements left out)', async () => {
+    const components = await extract(composerLockExtractor, 'composer.lock', lock);
+    const byName = new Map(components.map((c) => [c.name, c]));
+    assert.deepEqual(byName.get('monolog/monolog')?.licenses, ['MIT']);
+    assert.deepEqual(byName.get('symfony/http-kernel')?.licenses, ['MIT', 'proprietary']);
+    assert.equal(byName.get('psr/log')?.licenses, undefined);
+    assert.deepEqual(byName.get('monolog/monolog')?.dependsOn, ['pkg:composer/psr/log@1.1.4']);
+    assert.deepEqual(byName.get('symfony/http-kernel')?.dependsOn, ['pkg:composer/psr/log@1.1.4', 'pkg:composer/symfony/http-foundation@v5.4.0']);
+    assert.deepEqual(byName.get('phpunit/phpunit')?.dependsOn, ['pkg:composer/sebastian/diff@4.0.5']);
+  });
 });

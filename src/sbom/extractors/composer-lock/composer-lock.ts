@@ -6,6 +6,10 @@ import { LOCKFILES } from '../../lockfiles.ts';
 interface LockedPackage {
   name: string;
   version: string;
+  /** The `license` list (SPDX ids, any of which applies). */
+  license: string[];
+  /** The package names of `require`. */
+  requires: string[];
 }
 
 export const composerLockExtractor: Extractor = {
@@ -22,7 +26,17 @@ export const composerLockExtractor: Extractor = {
     const direct = (name: string): boolean | null => (required ? required.has(name.toLowerCase()) : null);
     const toComponent = (p: LockedPackage, development: boolean): Component =>
       component({ ...p, ecosystem: 'Packagist', direct: direct(p.name), development, sourceFile: file.path });
-    return [...packages.map((p) => toComponent(p, false)), ...devPackages.map((p) => toComponent(p, true))];
+    const components = [...packages.map((p) => toComponent(p, false)), ...devPackages.map((p) => toComponent(p, true))];
+    // Declared licenses, and the graph: a lock holds one version of each package, so `require` names lead to it.
+    const locked = [...packages, ...devPackages];
+    const byName = new Map(components.map((c) => [c.name.toLowerCase(), c]));
+    components.forEach((c, index) => {
+      const { license, requires } = locked[index]!;
+      if (license.length) c.licenses = license;
+      const dependsOn = requires.flatMap((name) => byName.get(name.toLowerCase())?.purl ?? []);
+      if (dependsOn.length) c.dependsOn = [...new Set(dependsOn)].sort();
+    });
+    return components;
   },
 };
 
@@ -31,11 +45,13 @@ function lockedPackages(file: ManifestFile, lock: Record<string, unknown>, key: 
   const entries = lock[key] ?? [];
   if (!Array.isArray(entries)) throw new ExtractError(file.path, `"${key}" is not an array`);
   return entries.map((entry: unknown, index): LockedPackage => {
-    const { name, version } = (entry ?? {}) as Record<string, unknown>;
+    const { name, version, license, require } = (entry ?? {}) as Record<string, unknown>;
     if (typeof name !== 'string' || typeof version !== 'string') {
       throw new ExtractError(file.path, `${key}[${index}] lacks a name or version`);
     }
-    return { name, version };
+    const licenses = (Array.isArray(license) ? license : [license]).filter((l): l is string => typeof l === 'string' && l !== '');
+    const requires = typeof require === 'object' && require !== null && !Array.isArray(require) ? Object.keys(require) : [];
+    return { name, version, license: licenses, requires };
   });
 }
 
