@@ -331,6 +331,25 @@ describe('live validity checks of found credentials', () => {
     assert.equal(azure?.path, '/acmestore/?comp=list&maxresults=1');
   });
 
+  test('Docker config.json: a Docker Hub entry is checked with its own user and password; another registry\'s is not sent', async () => {
+    standIn.answer = () => ({ status: 200 });
+    const password = render('<<dockerhub-pat>>', 21);
+    const auth = Buffer.from(`octocat:${password}`).toString('base64');
+    const before = standIn.seen.length;
+    const hub = await scanFiles({ 'config.json': `{"auths":{"https://index.docker.io/v1/":{"auth":"${auth}"}}}\n` }, settingsFor(standIn));
+    const entry = hub.find((f) => f.metadata.rule === 'docker-config-auth');
+    assert.ok(entry, hub.map((f) => f.checkId).join(', '));
+    assert.equal(entry.metadata.validity, 'valid', String(entry.metadata.validity_reason));
+    const sent = standIn.seen.slice(before).filter((s) => s.key === 'dockerhub');
+    assert.deepEqual(sent.map((s) => JSON.parse(s.body)), [{ identifier: 'octocat', secret: password }]);
+
+    const mark = standIn.seen.length;
+    const other = await scanFiles({ 'config.json': `{"auths":{"registry.example.io":{"auth":"${auth}"}}}\n` }, settingsFor(standIn));
+    const privateEntry = other.find((f) => f.metadata.rule === 'docker-config-auth');
+    assert.equal(privateEntry?.metadata.validity, 'unknown');
+    assert.ok(!standIn.seen.slice(mark).some((s) => s.body.includes(password)), 'a private registry\'s password never goes to Docker Hub');
+  });
+
   test('AWS: the key ID and its secret are one credential; a key ID alone is unknown and sends nothing', async () => {
     standIn.answer = () => ({ status: 200 });
     const before = standIn.seen.length;
