@@ -1,5 +1,5 @@
 import { SECRET_RULES, type SecretRule } from './rules.ts';
-import { kubernetesSecretValues } from './decoders.ts';
+import { decodeUrlComponent, kubernetesSecretValues } from './decoders.ts';
 import { ASSIGNMENT_KEYWORDS, CONTEXT_KEYWORDS, detectInContext, execIn } from './generic.ts';
 import { INLINE_ALLOW, isPlaceholder, shannonEntropy } from './text-checks.ts';
 
@@ -264,6 +264,7 @@ function detect(text: string, filePath: string | undefined, decode: boolean): Se
         const offset = base + m.index + (m.groups?.secret !== undefined ? m[0].indexOf(secret) : 0);
         if (!free(offset, offset + secret.length)) return;
         if (shannonEntropy(secret.replace(/\s+/g, '')) < rule.entropy || isPlaceholder(secret)) return;
+        if (/%[0-9A-Fa-f]{2}/.test(secret) && isPlaceholder(decodeUrlComponent(secret))) return;
         const { validate } = rule as SecretRule & { validate?: (secret: string) => boolean };
         if (validate && !validate(secret)) return;
         accept(rule, secret, offset);
@@ -276,7 +277,9 @@ function detect(text: string, filePath: string | undefined, decode: boolean): Se
       if (!free(value.offset, value.offset + value.encoded.length)) continue;
       const inner = value.decoded.includes('\n') ? value.decoded : `${value.key}=${value.decoded}`;
       const [first] = detect(inner, undefined, false);
+      // Judged in its decoded form: the encoded text is not judged again as a value of its own.
       if (first) accept(first.rule, value.encoded, value.offset);
+      else taken.push([value.offset, value.offset + value.encoded.length]);
     }
   }
   runRules(LOOSE);

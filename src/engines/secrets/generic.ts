@@ -53,13 +53,13 @@ export type Windows = [number, number][] | undefined;
 export type WindowsFor = (keywords: string[], margin: number) => Windows;
 
 /** Runs a global regex over the windows of a text (or all of it), calling back with each match and its offset. */
-export function execIn(pattern: RegExp, text: string, windows: Windows, each: (m: RegExpExecArray, base: number) => void): void {
+export function execIn(pattern: RegExp, text: string, windows: Windows, each: (m: RegExpExecArray, base: number) => boolean | void): void {
   for (const [from, to] of windows ?? [[0, text.length]]) {
     const part = from === 0 && to === text.length ? text : text.slice(from, to);
     pattern.lastIndex = 0;
     for (let m = pattern.exec(part); m; m = pattern.exec(part)) {
-      if (m[0].length === 0) pattern.lastIndex++;
-      else each(m, from);
+      // A match turned down (`false`) may have run over the start of the next one: look again just after it.
+      if (m[0].length === 0 || each(m, from) === false) pattern.lastIndex = m.index + 1;
     }
   }
 }
@@ -147,11 +147,15 @@ export function isDottedIdentifier(value: string): boolean {
   return parts.every((p) => /^[A-Za-z_$]+$/.test(p) && (p.replace(/^[_$]+/, '').length <= 1 || isWordIdentifier(p.replace(/^\$+/, ''))));
 }
 
-/** An identifier of two or more words: `user_token_2`, `tokenV2Key`, `sha256Digest`. */
+/**
+ * An identifier made of words: `user_token_2`, `userToken2`, `tokenV2Key`, `sha256Digest`. Two capitalised
+ * words and digits (`SunnyDay77`) read as a password people choose.
+ */
 function isCompoundIdentifier(value: string): boolean {
   if (!/^[A-Za-z_$][\w$-]*$/.test(value)) return false;
-  const words = value.split(/[_$-]+|(?<=[a-z0-9])(?=[A-Z])/).filter(Boolean);
-  return words.length >= 2;
+  if (/[_$]/.test(value)) return true;
+  const words = value.split(/-+|(?<=[a-z0-9])(?=[A-Z])/).filter(Boolean);
+  return words.length >= 3 || (words.length === 2 && /^[a-z]/.test(value));
 }
 
 function characterClasses(value: string): number {
@@ -237,9 +241,7 @@ function lineBounds(text: string, at: number): [number, number] {
 
 function assignments(text: string, filePath: string | undefined, windows: Windows, out: ContextMatch[]): void {
   const code = filePath !== undefined && CODE_FILE.test(filePath);
-  execIn(ASSIGNMENT, text, windows, (m, base) => {
-    if (!judgeAssignment(text, code, m, base, out)) return;
-  });
+  execIn(ASSIGNMENT, text, windows, (m, base) => judgeAssignment(text, code, m, base, out));
 }
 
 function judgeAssignment(text: string, code: boolean, m: RegExpExecArray, base: number, out: ContextMatch[]): boolean {

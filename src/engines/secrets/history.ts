@@ -12,7 +12,8 @@ export interface AddedText {
 
 /**
  * Streams the lines each of the last `depth` commits reachable from `commit` added, file by file
- * (`git log -p -U0`), so secrets committed and later deleted are still found.
+ * (`git log -p -U0`), so secrets committed and later deleted are still found. A file renamed or copied
+ * with edits yields the lines the edits added, under its new name.
  */
 export async function* addedTextInHistory(
   gitDir: string,
@@ -25,7 +26,8 @@ export async function* addedTextInHistory(
     'git',
     [
       '--git-dir', gitDir, '-c', 'core.quotePath=false', 'log', '--no-color', '--no-merges', '--no-ext-diff', '--no-textconv',
-      '--diff-filter=AM', '--src-prefix=a/', '--dst-prefix=b/', '--format=%x00%H', '-p', '-U0', `--max-count=${depth}`, commit, '--',
+      // Renames and copies count (-M, -C, R and C kept): a commit that moves a file and edits it adds lines too.
+      '-M', '-C', '--diff-filter=AMRC', '--src-prefix=a/', '--dst-prefix=b/', '--format=%x00%H', '-p', '-U0', `--max-count=${depth}`, commit, '--',
     ],
     { stdio: ['ignore', 'pipe', 'ignore'], signal, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C' } },
   );

@@ -45,7 +45,15 @@ function toFinding(match: SecretMatch, filePath: string, text: string, key: Uint
     anchor: secretHash,
     snippet: snippetOf(text, match.startLine, match.endLine, [match.secret]),
     commitSha: commit ?? null,
-    metadata: { masked_secret: masked, secret_hash: secretHash, rule: match.rule.id, source: commit ? 'history' : 'tree' },
+    // location: 'tree', 'history' (with the introducing commit) or, set by the engine, 'both'.
+    metadata: {
+      masked_secret: masked,
+      secret_hash: secretHash,
+      rule: match.rule.id,
+      source: commit ? 'history' : 'tree',
+      location: commit ? 'history' : 'tree',
+      ...(commit && { commit }),
+    },
   };
 }
 

@@ -16,6 +16,19 @@ const BATCH_FILES = 64;
 const BATCH_TEXTS = 256;
 const HISTORY_BATCHES_AHEAD = 8;
 
+const secretKey = (f: RawFinding) => `${f.checkId}\0${String(f.metadata.secret_hash)}`;
+
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
 /** Finds committed credentials in a checkout and, when a git directory is given, in its recent history. */
 export class SecretsEngine implements ScanEngine {
   readonly scanType = 'secrets_scan' as const;
@@ -51,7 +64,10 @@ export class SecretsEngine implements ScanEngine {
     }
     if (input.gitDir && input.commit && this.options.historyDepth > 0) {
       input.onProgress?.({ phase: 'reading git history' });
-      const inTree = new Set([...found.values()].map((f) => f.fingerprint));
+      const treeFindings = [...found.values()];
+      const byFingerprint = groupBy(treeFindings, (f) => f.fingerprint);
+      const bySecret = groupBy(treeFindings, secretKey);
+      const treePaths = new Set(files);
       const pending: Promise<RawFinding[][]>[] = [];
       let batch: AddedText[] = [];
       for await (const added of addedTextInHistory(input.gitDir, input.commit, this.options.historyDepth, input.signal)) {
@@ -67,9 +83,15 @@ export class SecretsEngine implements ScanEngine {
       if (batch.length) pending.push(run('scanAddedTexts', [batch, input.fingerprintKey]));
       for (const perText of await settledInOrder(pending)) {
         for (const finding of perText.flat()) {
-          // Still present in the tree: the tree finding speaks for it. Log order is newest first, so the
+          // Still present in the tree (in the same file, or moved from a file the tree no longer has): the
+          // tree finding speaks for it and says history holds it too. Log order is newest first, so the
           // last commit seen is the one that introduced the secret.
-          if (!inTree.has(finding.fingerprint)) found.set(finding.fingerprint, finding);
+          const inTree = byFingerprint.get(finding.fingerprint) ?? (treePaths.has(finding.filePath) ? undefined : bySecret.get(secretKey(finding)));
+          if (inTree) {
+            for (const tree of inTree) Object.assign(tree.metadata, { location: 'both', commit: finding.commitSha });
+          } else {
+            found.set(finding.fingerprint, finding);
+          }
         }
       }
     }
