@@ -108,6 +108,7 @@ describe('generic assignments', () => {
     assertFinds(`SECRET_KEY = "${plain}"`, plain, 1, 'settings.py');
     assertNone('SECRET_KEY = "get_random_secret_key()"', 'settings.py');
     assertNone('token = "Token.objects.create(user)"', 'views.py');
+    assertNone('h("label", {htmlFor: "password"}, "Password:"),w?h("code",null," ******")', 'bundle.js');
   });
 
   test('the key name lets a human password through; a token name does not lower the bar', () => {
@@ -116,6 +117,7 @@ describe('generic assignments', () => {
     }
     assertFinds(`spring:\n  mail:\n    password: ${HUMAN2}\n`, HUMAN2, 3, 'application.yaml');
     assertNone(`api_token = "${HUMAN}"`, undefined);
+    assertNone(`'access_token': 'askfjh234as9sd8'`, 'oauth.py');
     assertNone(`name = "${HUMAN}"`);
     assertNone(`password_reset_url = "${HUMAN}"`);
     assertNone(`token_type = "${HUMAN}"`);
@@ -217,6 +219,9 @@ describe('config files', () => {
     assertFinds(npmrc, token, 3, '.npmrc');
     assertFinds(npmrc, password, 4, '.npmrc');
     assertNone('//npm.internal/:_authToken=${NPM_TOKEN}\n_auth=${NPM_AUTH}\n', '.npmrc');
+    // base64 is judged by what it holds: documentation's "not my real password" is not a credential
+    assertNone(`_auth=${b64('isaacs:not my real password')}\n//npm.internal/:_password=${b64('changeme')}\n`, '.npmrc');
+    assertNone(`password: '${b64('not my real password')}'`, 'README.md');
   });
 
   test('Maven settings.xml, NuGet.Config, Spring datasource', () => {

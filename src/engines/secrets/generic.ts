@@ -10,7 +10,7 @@
 // - Connection strings (`connection-string-password`): `scheme+driver://user:password@host` URLs of
 //   databases, queues, caches and file servers, JDBC (`?password=`, `;password=`) and ADO.NET
 //   (`Password=…;`) strings.
-import { decodeUrlComponent, unescapeJsonString } from './decoders.ts';
+import { decodeBase64Text, decodeUrlComponent, unescapeJsonString } from './decoders.ts';
 import { SECRET_RULES, type SecretRule } from './rules.ts';
 import { isPlaceholder, isWordIdentifier, shannonEntropy } from './text-checks.ts';
 
@@ -133,10 +133,13 @@ const REFERENCE = new RegExp(
 );
 /** In an unquoted value: YAML anchors and tags, decorators, shell and batch variables. */
 const UNQUOTED_REFERENCE = /^[&*!@%$]/;
+/** Code between two string literals, read as a value when the name was inside the first: `"Password:"),x?f(` */
+const BETWEEN_STRINGS = /^[),;\]}+?:|&]|[(,+]$/;
 const CALL = /^(?:new\s*)?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\(.*\)[;,]?$/;
 const INDEXED = /^[A-Za-z_$][\w$.]*\[[^\]]*\][;,]?$/;
 const PATH = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|\.(?:pem|key|crt|cer|der|p12|pfx|jks|json|ya?ml|txt|env|pub|gpg|asc|keystore|properties|conf|cfg|ini|xml|js|ts|py|html?)$/i;
 const LOWER_PATH = /^[a-z0-9_.-]+(?:\/[a-z0-9_.-]+)+\/?$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4}){3,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const EMAIL = /^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$/;
 const NUMERIC = /^[\d.,:_+-]+[a-z]{0,2}$/i;
 
@@ -182,6 +185,8 @@ export interface ValueContext {
   quoted: boolean;
   /** Shortest value that can pass: 8 for assignments, less where the syntax says it is a password. */
   minLength?: number;
+  /** The value was decoded from base64 already. */
+  decoded?: boolean;
 }
 
 /**
@@ -194,15 +199,20 @@ export function isCredentialValue(value: string, context: ValueContext): boolean
   if (/[^\x21-\x7e]/.test(value)) return false;
   if (isPlaceholder(value) || WEAK.test(value) || REFERENCE.test(value)) return false;
   if (!context.quoted && UNQUOTED_REFERENCE.test(value)) return false;
-  if (CALL.test(value) || INDEXED.test(value) || isDottedIdentifier(value) || isWordIdentifier(value)) return false;
+  if (BETWEEN_STRINGS.test(value) || CALL.test(value) || INDEXED.test(value) || isDottedIdentifier(value) || isWordIdentifier(value)) return false;
   if (PATH.test(value) || LOWER_PATH.test(value) || EMAIL.test(value) || NUMERIC.test(value)) return false;
   if (characterClasses(value) < 2) return false;
   const entropy = shannonEntropy(value);
   if (entropy < 2.5) return false;
   if (entropy < 3.5 && (TEST_WORD.test(value) || isCompoundIdentifier(value))) return false;
   // A token or key is generated: a short, plain one next to such a name is an example, not a credential.
-  if (entropy < 3.5 && value.length < 12 && !CHOSEN.test(context.key)) return false;
+  if (entropy < 3.5 && value.length < 16 && !CHOSEN.test(context.key)) return false;
   if (DOCUMENTED_EXAMPLES.has(value)) return false;
+  // Base64 of text (`.npmrc` `_auth`, `_password`): judge the password it holds (`user:password`).
+  const decoded = BASE64.test(value) ? decodeBase64Text(value) : undefined;
+  if (decoded && !decoded.includes('\n') && !context.decoded) {
+    return isCredentialValue(decoded.slice(decoded.indexOf(':') + 1), { key: 'password', quoted: true, minLength: 6, decoded: true });
+  }
   const bare = normal(value);
   const name = normal(context.key);
   if (bare === name || (bare.length >= 4 && name.endsWith(bare))) return false;
