@@ -220,7 +220,8 @@ describe('config files', () => {
     assertFinds(npmrc, password, 4, '.npmrc');
     assertNone('//npm.internal/:_authToken=${NPM_TOKEN}\n_auth=${NPM_AUTH}\n', '.npmrc');
     // base64 is judged by what it holds: documentation's "not my real password" is not a credential
-    assertNone(`_auth=${b64('isaacs:not my real password')}\n//npm.internal/:_password=${b64('changeme')}\n`, '.npmrc');
+    assertNone(`//npm.internal/:_password=${b64('changeme')}\n`, '.npmrc');
+    assertNone(`auth: '${b64('isaacs:not my real password')}'`, 'README.md');
     assertNone(`password: '${b64('not my real password')}'`, 'README.md');
   });
 

@@ -139,7 +139,7 @@ const CALL = /^(?:new\s*)?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\(.*\)[;,]?$/;
 const INDEXED = /^[A-Za-z_$][\w$.]*\[[^\]]*\][;,]?$/;
 const PATH = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|\.(?:pem|key|crt|cer|der|p12|pfx|jks|json|ya?ml|txt|env|pub|gpg|asc|keystore|properties|conf|cfg|ini|xml|js|ts|py|html?)$/i;
 const LOWER_PATH = /^[a-z0-9_.-]+(?:\/[a-z0-9_.-]+)+\/?$/;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4}){3,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4}){2,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const EMAIL = /^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$/;
 const NUMERIC = /^[\d.,:_+-]+[a-z]{0,2}$/i;
 
