@@ -32,7 +32,7 @@ interface Bom {
   dependencies?: { ref: string; dependsOn?: string[] }[];
 }
 
-/** A repository as a real one mixes them: a Maven reactor, an npm front end, a Rust tool, Python services, PHP. */
+/** A repository as a real one mixes them: a Maven reactor, npm and pnpm front ends, a Rust tool, Python services, PHP. */
 async function multiFormatRepository(dir: string): Promise<void> {
   const copy = async (from: string, to: string) => {
     await fs.mkdir(path.dirname(path.join(dir, to)), { recursive: true });
@@ -40,6 +40,7 @@ async function multiFormatRepository(dir: string): Promise<void> {
   };
   await copy('maven-pom/testdata/shop', 'backend');
   await copy('npm-lock/testdata/npm-v2/package-lock.json', 'frontend/package-lock.json');
+  await copy('pnpm-lock/testdata/pnpm-v9-workspace', 'web');
   await copy('cargo-lock/testdata/Cargo.lock', 'tools/Cargo.lock');
   await copy('poetry-lock/testdata/poetry-2.1', 'services/notifier');
   await copy('uv-lock/testdata/uv/uv.lock', 'services/inventory/uv.lock');
@@ -81,6 +82,7 @@ describe('CycloneDX BOM', () => {
     assert.deepEqual(dependsOn('pkg:cargo/legacy-config@0.3.0'), ['pkg:cargo/serde@0.9.15']);
     assert.deepEqual(dependsOn('pkg:pypi/fastapi@0.109.0'), ['pkg:pypi/pydantic@2.5.3', 'pkg:pypi/starlette@0.35.1', 'pkg:pypi/typing-extensions@4.9.0']);
     assert.deepEqual(dependsOn('pkg:composer/phpunit/phpunit@9.6.13'), ['pkg:composer/sebastian/diff@4.0.5']);
+    assert.deepEqual(dependsOn('pkg:npm/%40floating-ui/core@1.6.1'), ['pkg:npm/%40floating-ui/utils@0.2.2']);
     const direct = dependsOn(bom.metadata.component['bom-ref']) ?? [];
     assert.ok(direct.includes('pkg:npm/lodash@4.17.21'));
     assert.ok(direct.includes('pkg:maven/org.springframework.boot/spring-boot-starter-web@3.2.5'));

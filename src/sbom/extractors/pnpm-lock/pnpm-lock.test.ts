@@ -111,4 +111,19 @@ describe('pnpm-lock extractor', () => {
     await assertExtractError(pnpmLockExtractor, 'pnpm-lock.yaml', "lockfileVersion: '9.0'\npackages: [a, b]\n", /"packages" is not a mapping/);
     await assertExtractError(pnpmLockExtractor, 'pnpm-lock.yaml', "lockfileVersion: '3'\n", /unsupported lockfileVersion/);
   });
+
+  test('the dependency graph from snapshots (9.0) and package entries (5.4), and integrity as a SHA-512 hash', async () => {
+    for (const fixture of ['pnpm-v5', 'pnpm-v9-workspace']) {
+      const components = await extractFixture(TESTDATA, pnpmLockExtractor, fixture, 'pnpm-lock.yaml');
+      const reactDom = components.find((c) => c.name === 'react-dom');
+      assert.deepEqual(reactDom?.dependsOn, [
+        'pkg:npm/loose-envify@1.4.0',
+        `pkg:npm/react@${reactDom?.version}`,
+        'pkg:npm/scheduler@0.23.2',
+      ], fixture);
+      const jsTokens = components.find((c) => c.name === 'js-tokens');
+      assert.equal(jsTokens?.hashes?.[0]?.algorithm, 'SHA-512', fixture);
+      assert.equal(jsTokens?.hashes?.[0]?.content.length, 128, fixture);
+    }
+  });
 });

@@ -53,7 +53,10 @@ export const pnpmLockExtractor: Extractor = {
       // Before 9.0 pnpm marks each package itself: dev true (dev only), false (production only), or
       // absent when both use it.
       const marked = node.dev === 'true' ? true : node.dev === 'false' ? false : undefined;
-      locked.push({ ...pkg, direct, development: marked ?? development });
+      // For the SBOM: the packages this one's dependencies resolve to, and its tarball's integrity.
+      const dependsOn = nodeDependencies(lock, key).flatMap((target) => packageOf(lock.style, target, lock.metadataOf(target)) ?? []);
+      const integrity = isJsonObject(metadata.resolution) ? metadata.resolution.integrity : undefined;
+      locked.push({ ...pkg, direct, development: marked ?? development, dependsOn, ...(typeof integrity === 'string' ? { integrity } : {}) });
     }
     return [...lockedPackagesToComponents(locked, file.path), ...(await workspaceMembers(lock, file.path, context))];
   },
