@@ -58,6 +58,22 @@ describe('bulwark scan --type sbom', () => {
     assert.equal(sbom.metadata.component.name, 'repo');
   });
 
+  test('ecosystems OSV publishes nothing for, and first-party packages, raise no missing-records warning', () => {
+    const repo = path.join(work, 'native-repo');
+    const files: Record<string, string> = {
+      'vcpkg.json': JSON.stringify({ name: 'tool', dependencies: ['fmt'], overrides: [{ name: 'fmt', version: '10.1.1' }] }),
+      'environment.yml': 'name: env\ndependencies:\n  - numpy=1.26.4=py311h64a7726_0\n',
+      'Cargo.lock': 'version = 3\n\n[[package]]\nname = "native-tool"\nversion = "0.1.0"\n',
+    };
+    for (const [file, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
+      fs.writeFileSync(path.join(repo, file), text);
+    }
+    const result = run(['scan', repo, '--type', 'sbom', '--format', 'json'], path.join(work, 'no-records-native'));
+    assert.equal(result.status, 0, result.stderr);
+    assert.doesNotMatch(result.stderr, /warning/, 'nothing here could have been matched, so nothing went unchecked');
+  });
+
   test('after an import, dependency findings come out in every report format and --fail-on applies', () => {
     const records = path.join(work, 'osv');
     writeRecordDir(records, [

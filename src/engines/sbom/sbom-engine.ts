@@ -5,7 +5,7 @@ import { NO_RECORDS_WARNING, type AdvisoryLookup } from '../../osv/advisories.ts
 import { matchComponents, type DependencyVulnerability } from '../../osv/matcher.ts';
 import { packageKey } from '../../osv/package-key.ts';
 import { escapeRegExp } from '../../regexp.ts';
-import type { Component } from '../../sbom/component.ts';
+import { WITHOUT_OSV_RECORDS, type Component } from '../../sbom/component.ts';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
 import { hashParts, snippetOf } from '../match-identity.ts';
 import { enginePool, type WorkerPool } from '../worker-pool.ts';
@@ -43,7 +43,9 @@ export class SbomEngine implements ScanEngine {
       content: cyclonedxJson({ name: input.subject ?? path.basename(path.resolve(input.dir)), version: input.commit }, inventory.components),
     });
     // Never a silent all-clear: missing or stale records for an ecosystem the scan found are said with its results.
-    const ecosystems = [...new Set(inventory.components.filter((c) => c.version).map((c) => c.ecosystem))].sort();
+    // Only components matching could check count: versioned, not the project's own, of an ecosystem OSV publishes.
+    const matchable = inventory.components.filter((c) => c.version && !c.firstParty && !WITHOUT_OSV_RECORDS.includes(c.ecosystem));
+    const ecosystems = [...new Set(matchable.map((c) => c.ecosystem))].sort();
     const warnings = this.#advisories.warningsFor
       ? await this.#advisories.warningsFor(ecosystems)
       : ecosystems.length && !(await this.#advisories.hasRecords())
