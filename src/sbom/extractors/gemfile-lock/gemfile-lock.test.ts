@@ -37,4 +37,17 @@ describe('Gemfile.lock', () => {
     await assertRejects(gemfileLockExtractor, 'Gemfile.lock', '{"GEM": []}\n', /none of the sections/);
     await assertRejects(gemfileLockExtractor, 'Gemfile.lock', 'GEM\n  remote: https://rubygems.org/\n  specs:\n    rack\n', /line 4/);
   });
+
+  test('the dependency graph from specs, and SHA-256 checksums from CHECKSUMS (Bundler 2.5+) for gems without a platform', async () => {
+    const sha = (c: string) => c.repeat(64);
+    const text = `${fixture(TESTDATA, 'Gemfile.lock').trimEnd()}\n\nCHECKSUMS\n  crass (1.0.6) sha256=${sha('a')}\n  nokogiri (1.15.4-x86_64-linux) sha256=${sha('b')}\n  rack (2.2.8)\n`;
+    const components = await extract(gemfileLockExtractor, 'Gemfile.lock', text);
+    const byName = new Map(components.map((c) => [c.name, c]));
+    assert.deepEqual(byName.get('loofah')?.dependsOn, ['pkg:gem/crass@1.0.6', 'pkg:gem/nokogiri@1.15.4']);
+    assert.deepEqual(byName.get('nokogiri')?.dependsOn, ['pkg:gem/racc@1.7.1']);
+    assert.equal(byName.get('crass')?.dependsOn, undefined);
+    assert.deepEqual(byName.get('crass')?.hashes, [{ algorithm: 'SHA-256', content: sha('a') }]);
+    assert.equal(byName.get('nokogiri')?.hashes, undefined);
+    assert.equal(byName.get('rack')?.hashes, undefined);
+  });
 });
