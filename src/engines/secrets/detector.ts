@@ -27,13 +27,19 @@ interface CompiledRule {
   indices: number[];
 }
 
+const alphanumeric = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
+
 /**
- * A rule whose matches may reach far from its keyword (multi-line blocks) or that anchors on the start or
- * end of the text runs on the whole text; every other rule runs only on the lines around its keywords.
+ * A rule runs on the whole text when its matches may reach far from a keyword (multi-line blocks), when it
+ * anchors on the start or end of the text, or when a keyword is a word of context its regex does not hold
+ * (`telegram` beside a bare token shape), which may stand anywhere in the file. Every other rule runs only
+ * on the lines around its keywords.
  */
 function needsWholeText(rule: SecretRule): boolean {
   const source = rule.pattern.source;
-  return rule.sample.includes('\n') || /\[\\s\\S\]|\[\\S\\s\]|\[\^\]|(?<![\\[])\^|(?<!\\)\$/.test(source);
+  if (rule.sample.includes('\n') || /\[\\s\\S\]|\[\\S\\s\]|\[\^\]|(?<![\\[])\^|(?<!\\)\$/.test(source)) return true;
+  const literal = alphanumeric(source);
+  return rule.keywords.some((k) => !literal.includes(alphanumeric(k)));
 }
 
 const COMPILED: CompiledRule[] = SECRET_RULES.filter((rule) => rule.id !== 'generic-secret-assignment')
