@@ -129,4 +129,24 @@ describe('yarn-lock extractor', () => {
     await assertExtractError(yarnLockExtractor, 'yarn.lock', '- lodash\n- react\n', /not a yarn\.lock/);
     await assertExtractError(yarnLockExtractor, 'yarn.lock', '__metadata:\n  version: 8\n\n"lodash@npm:^4.17.21":\n  resolution: "lodash@npm:4.17.21"\n', /has no version/);
   });
+
+  test('the dependency graph (Berry and Yarn 1) and Yarn 1 integrity as a hash; Berry checksums, of its cache zips, are not', async () => {
+    const berry = await extractFixture(TESTDATA, yarnLockExtractor, 'yarn-berry', 'yarn.lock');
+    const resolve = berry.find((c) => c.name === 'resolve');
+    assert.deepEqual(resolve?.dependsOn, [
+      'pkg:npm/is-core-module@2.13.1',
+      'pkg:npm/path-parse@1.0.7',
+      'pkg:npm/supports-preserve-symlinks-flag@1.0.0',
+    ]);
+    assert.ok(berry.every((c) => c.hashes === undefined));
+    const classic = await extractFixture(TESTDATA, yarnLockExtractor, 'yarn-v1', 'yarn.lock');
+    const highlight = classic.find((c) => c.name === '@babel/highlight');
+    assert.deepEqual(highlight?.dependsOn, [
+      'pkg:npm/%40babel/helper-validator-identifier@7.24.5',
+      'pkg:npm/js-tokens@4.0.0',
+      'pkg:npm/picocolors@1.0.1',
+    ]);
+    assert.equal(highlight?.hashes?.[0]?.algorithm, 'SHA-512');
+    assert.equal(highlight?.hashes?.[0]?.content.length, 128);
+  });
 });

@@ -19,6 +19,8 @@ interface PackageNode {
   name: string;
   version: string;
   dependencies: Set<string>;
+  /** Yarn 1's `integrity` (Subresource Integrity of the registry tarball). Berry's `checksum` is of its cache zip, not kept. */
+  integrity?: string;
 }
 
 interface Workspace {
@@ -52,7 +54,12 @@ export const yarnLockExtractor: Extractor = {
     const standing = nodeStandings(roots, (id) => resolvedDependencies(lock, id), complete);
 
     const locked: LockedPackage[] = [];
-    for (const [id, node] of lock.packages) locked.push({ name: node.name, version: node.version, ...standing(id) });
+    for (const [id, node] of lock.packages) {
+      // For the SBOM: the packages its dependencies resolve to, and its integrity.
+      const dependsOn = resolvedDependencies(lock, id).flatMap((target) => lock.packages.get(target) ?? []);
+      const integrity = node.integrity === undefined ? {} : { integrity: node.integrity };
+      locked.push({ name: node.name, version: node.version, ...standing(id), dependsOn, ...integrity });
+    }
     return [...lockedPackagesToComponents(locked, file.path), ...(await workspaceMembers(lock, lockDir, file.path, context))];
   },
 };
@@ -103,6 +110,7 @@ function parseLock(file: ManifestFile): ParsedLock {
       id = `${target.package.name}@${target.package.version}`;
       const node = lock.packages.get(id) ?? { ...target.package, dependencies: new Set<string>() };
       for (const [name, range] of Object.entries(dependencies)) node.dependencies.add(`${name}@${range}`);
+      if (!berry && typeof entry.integrity === 'string') node.integrity = entry.integrity;
       lock.packages.set(id, node);
     }
     for (const descriptor of descriptors) lock.descriptors.set(descriptor, id);
