@@ -266,6 +266,12 @@ describe('decoders', () => {
     assert.ok(!matches.some((m) => m.secret.includes(pw) || m.secret.includes(ghToken)), 'the secret is the text as written');
   });
 
+  test('a Secret written as JSON is decoded too', () => {
+    const json = JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, data: { user: b64('app'), 'app.env': b64(`DB_PASSWORD=${pw}\n`) } }, null, 2);
+    assert.deepEqual(found(json, 'secret.json'), [`${b64(`DB_PASSWORD=${pw}\n`)}@9`]);
+    assertNone(JSON.stringify({ kind: 'Secret', data: { password: b64('changeme') } }, null, 2), 'secret.json');
+  });
+
   test('placeholders stay placeholders once decoded; other kinds are not decoded', () => {
     const secret = (value: string) => `apiVersion: v1\nkind: Secret\ndata:\n  password: ${b64(value)}\n`;
     assertNone(secret('changeme'), 'secret.yaml');

@@ -35,7 +35,8 @@ export function decodeBase64Text(encoded: string): string | undefined {
 }
 
 /**
- * The base64 values under `data:` (and `binaryData:`) of a manifest that declares `kind: Secret`: one per
+ * The base64 values under `data:` (and `binaryData:`) of a manifest that declares `kind: Secret`, in YAML
+ * or JSON: one per
  * entry, decoded. Entries that do not decode to printable text (certificates in DER, keystores) are left out.
  */
 export function kubernetesSecretValues(text: string): EncodedValue[] {
@@ -59,7 +60,24 @@ export function kubernetesSecretValues(text: string): EncodedValue[] {
       at = end + 1;
     }
   }
+  if (text.includes('"data"') || text.includes('"binaryData"')) jsonSecretValues(text, values);
   return values;
+}
+
+const JSON_DATA_BLOCK = /"(?:data|binaryData)"\s*:\s*\{([^{}]*)\}/g;
+const JSON_DATA_ENTRY = /"([\w.-]{1,253})"\s*:\s*"([A-Za-z0-9+/]{4,}={0,2})"/g;
+
+/** The same for a manifest written as JSON (`kubectl get secret -o json`, a List of them). */
+function jsonSecretValues(text: string, values: EncodedValue[]): void {
+  JSON_DATA_BLOCK.lastIndex = 0;
+  for (let block = JSON_DATA_BLOCK.exec(text); block; block = JSON_DATA_BLOCK.exec(text)) {
+    const bodyAt = block.index + block[0].indexOf('{') + 1;
+    JSON_DATA_ENTRY.lastIndex = 0;
+    for (let entry = JSON_DATA_ENTRY.exec(block[1]); entry; entry = JSON_DATA_ENTRY.exec(block[1])) {
+      const decoded = decodeBase64Text(entry[2]);
+      if (decoded) values.push({ key: entry[1], decoded, offset: bodyAt + entry.index + entry[0].lastIndexOf(entry[2]), encoded: entry[2] });
+    }
+  }
 }
 
 /** A URL component with its percent-escapes decoded; the text as given when it is not valid. */
