@@ -130,4 +130,12 @@ describe('npm-lock extractor', () => {
     assert.deepEqual(byPurl.get('pkg:npm/optimist@0.6.1')?.licenses, ['MIT/X11']);
     assert.equal(byPurl.get('pkg:npm/wordwrap@0.0.3')?.licenses, undefined);
   });
+
+  test('v1: requires resolved through the nested trees, and integrity as a hash', async () => {
+    const components = await extractFixture(TESTDATA, npmLockExtractor, 'npm-v1', 'package-lock.json');
+    const byPurl = new Map(components.map((c) => [c.purl, c]));
+    assert.deepEqual(byPurl.get('pkg:npm/debug@2.6.9')?.dependsOn, ['pkg:npm/ms@2.0.0']); // its own nested copy
+    assert.deepEqual(byPurl.get('pkg:npm/humanize-ms@1.2.1')?.dependsOn, ['pkg:npm/ms@2.1.3']);
+    assert.equal(byPurl.get('pkg:npm/ms@2.0.0')?.hashes?.[0]?.algorithm, 'SHA-512');
+  });
 });

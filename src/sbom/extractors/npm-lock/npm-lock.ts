@@ -181,7 +181,14 @@ async function fromDependencyTree(file: ManifestFile, tree: JsonObject, context:
     const resolved = packageOfVersion1Entry(node.name, node.entry);
     if (!resolved) continue;
     const topLevel = node.scopes.length === 2;
-    locked.push({ ...resolved, direct: topLevel ? isDirect(node.name) : false, development: node.entry.dev === true });
+    // For the SBOM: `requires` resolved the way Node looks them up (own nested tree first, then outward).
+    const requires = isJsonObject(node.entry.requires) ? Object.keys(node.entry.requires) : [];
+    const dependsOn = requires.flatMap((name) => {
+      const entry = node.scopes.find((scope) => Object.hasOwn(scope, name))?.[name];
+      return (isJsonObject(entry) && packageOfVersion1Entry(name, entry)) || [];
+    });
+    const integrity = typeof node.entry.integrity === 'string' ? { integrity: node.entry.integrity } : {};
+    locked.push({ ...resolved, direct: topLevel ? isDirect(node.name) : false, development: node.entry.dev === true, dependsOn, ...integrity });
   }
   return locked;
 }
