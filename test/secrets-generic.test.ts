@@ -10,7 +10,9 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { detectSecrets } from '../src/engines/secrets/detector.ts';
 import { isCredentialValue, isDottedIdentifier, isSecretName } from '../src/engines/secrets/generic.ts';
+import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
 import { SecretsEngine } from '../src/engines/secrets/secrets-engine.ts';
+import { positiveSample } from './support/secret-samples.ts';
 
 /** A human password: low entropy, but what people put beside `password`. */
 const HUMAN = ['Tiger', '2020!'].join('');
@@ -108,6 +110,9 @@ describe('generic assignments', () => {
     assertFinds(`SECRET_KEY = "${plain}"`, plain, 1, 'settings.py');
     assertNone('SECRET_KEY = "get_random_secret_key()"', 'settings.py');
     assertNone('token = "Token.objects.create(user)"', 'views.py');
+    // a token shape a rule turned down (here a GitHub token whose checksum fails) is not taken as a password
+    assertNone(`token: '${'ghp_PersonalAccessToken'}01245678900000000'`, 'README.md');
+    assertNone('"access_token":"2YotnFZFEjr1zCsicMWpAA",', 'rfc6749.md');
     assertNone('h("label", {htmlFor: "password"}, "Password:"),w?h("code",null," ******")', 'bundle.js');
   });
 
@@ -246,7 +251,7 @@ describe('config files', () => {
 describe('decoders', () => {
   const pw = ['Tiger', '2020x'].join('');
   test('Kubernetes Secret data is decoded and scanned under its key; the finding points at the encoded value', () => {
-    const ghToken = `ghp_${random('k8s-gh', 36)}`;
+    const ghToken = positiveSample(SECRET_RULES.find((r) => r.id === 'github-pat')!, 401);
     const manifest = [
       'apiVersion: v1',
       'kind: Secret',

@@ -269,11 +269,16 @@ function detect(text: string, filePath: string | undefined, decode: boolean): Se
         const secret = m.groups?.secret ?? m[0];
         const offset = base + m.index + (m.groups?.secret !== undefined ? m[0].indexOf(secret) : 0);
         if (!free(offset, offset + secret.length)) return;
-        if (shannonEntropy(secret.replace(/\s+/g, '')) < rule.entropy || isPlaceholder(secret)) return;
-        if (/%[0-9A-Fa-f]{2}/.test(secret) && isPlaceholder(decodeUrlComponent(secret))) return;
         const { validate } = rule as SecretRule & { validate?: (secret: string) => boolean };
-        if (validate && !validate(secret)) return;
-        accept(rule, secret, offset);
+        const turnedDown =
+          isPlaceholder(secret) ||
+          (/%[0-9A-Fa-f]{2}/.test(secret) && isPlaceholder(decodeUrlComponent(secret))) ||
+          (validate !== undefined && !validate(secret));
+        // A value a token rule knows the shape of and turned down (a placeholder, a failed checksum) is
+        // not offered to the context detectors as a password either; one under its entropy floor is
+        // (a rule's floor is for its own format, and a hex key is still a key).
+        if (turnedDown) taken.push([offset, offset + secret.length]);
+        else if (shannonEntropy(secret.replace(/\s+/g, '')) >= rule.entropy) accept(rule, secret, offset);
       });
     }
   };

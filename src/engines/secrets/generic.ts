@@ -176,7 +176,12 @@ function characterClasses(value: string): number {
 const normal = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /** Values published in providers' documentation as examples. */
-const DOCUMENTED_EXAMPLES = new Set(['123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY']);
+const DOCUMENTED_EXAMPLES = new Set([
+  '123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11', // Telegram Bot API
+  'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', // AWS
+  '2YotnFZFEjr1zCsicMWpAA', 'tGzv3JOkF0XG5Qx2TlKWIA', 'SplxlOBeZQQYbYS6WxSbIA', // RFC 6749 (OAuth 2.0)
+  '0685bd9184jfhq22', 'ad180jjd733klru7', 'kd94hf93k423kf44', 'pfkkdhi9sl3r4s00', 'nnch734d00sl2jdk', 'hh5s93j4hdidpola', 'hdk48Djdsa', 'xyz4992k83j47x0b', // RFC 5849 (OAuth 1.0)
+]);
 /** Names of values a person chooses (a password) rather than one a machine generates (a token). */
 const CHOSEN = /pass|pwd|secret/i;
 
