@@ -44,16 +44,6 @@ const groupKey = (checkId: string, filePath: string) => `${checkId}\0${filePath}
 /** Least excerpt similarity for an anchor pairing, when both excerpts are known. */
 export const MIN_ANCHOR_SIMILARITY = 0.5;
 
-function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const group = groups.get(k);
-    if (group) group.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
-}
 
 const byLine = <T extends { startLine: number | null }>(a: T, b: T) => (a.startLine ?? 0) - (b.startLine ?? 0);
 
@@ -86,8 +76,8 @@ export function matchFindings(
   renames: ReadonlyMap<string, string> = new Map(),
 ): (string | undefined)[] {
   const result: (string | undefined)[] = new Array(detected.length).fill(undefined);
-  const storedGroups = groupBy(stored, (s) => groupKey(s.checkId, renames.get(s.filePath) ?? s.filePath));
-  const detectedGroups = groupBy(
+  const storedGroups = Map.groupBy(stored, (s) => groupKey(s.checkId, renames.get(s.filePath) ?? s.filePath));
+  const detectedGroups = Map.groupBy(
     detected.map((d, index) => ({ ...d, index })),
     (d) => groupKey(d.checkId, d.filePath),
   );
@@ -101,8 +91,8 @@ export function matchFindings(
     };
 
     // Tier 1: the same match, paired in line order (the nth copy in the file stays the nth).
-    const newByHash = groupBy([...news].sort(byLine), (d) => d.matchHash);
-    const oldByHash = groupBy(
+    const newByHash = Map.groupBy([...news].sort(byLine), (d) => d.matchHash);
+    const oldByHash = Map.groupBy(
       olds.filter((s) => s.matchHash !== null).sort(byLine),
       (s) => s.matchHash!,
     );
@@ -111,7 +101,7 @@ export function matchFindings(
       sameNew.slice(0, sameOld.length).forEach((d, i) => take(d, sameOld[i]));
     }
     // Rows stored before match hashes: their key is the engine's fingerprint of the same match and path.
-    const legacy = groupBy(
+    const legacy = Map.groupBy(
       olds.filter((s) => s.matchHash === null).sort(byLine),
       (s) => s.fingerprint,
     );
@@ -147,7 +137,7 @@ export function matchFindings(
  */
 export function occurrenceIndexes(detected: Pick<DetectedIdentity, 'checkId' | 'filePath' | 'matchHash' | 'startLine'>[]): number[] {
   const indexes: number[] = new Array(detected.length).fill(0);
-  const groups = groupBy(
+  const groups = Map.groupBy(
     detected.map((d, index) => ({ ...d, index })),
     (d) => `${groupKey(d.checkId, d.filePath)}\0${d.matchHash}`,
   );

@@ -18,16 +18,6 @@ const HISTORY_BATCHES_AHEAD = 8;
 
 const secretKey = (f: RawFinding) => `${f.checkId}\0${String(f.metadata.secret_hash)}`;
 
-function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const k = key(item);
-    const group = groups.get(k);
-    if (group) group.push(item);
-    else groups.set(k, [item]);
-  }
-  return groups;
-}
 
 /** Finds committed credentials in a checkout and, when a git directory is given, in its recent history. */
 export class SecretsEngine implements ScanEngine {
@@ -65,8 +55,8 @@ export class SecretsEngine implements ScanEngine {
     if (input.gitDir && input.commit && this.options.historyDepth > 0) {
       input.onProgress?.({ phase: 'reading git history' });
       const treeFindings = [...found.values()];
-      const byFingerprint = groupBy(treeFindings, (f) => f.fingerprint);
-      const bySecret = groupBy(treeFindings, secretKey);
+      const byFingerprint = Map.groupBy(treeFindings, (f) => f.fingerprint);
+      const bySecret = Map.groupBy(treeFindings, secretKey);
       const treePaths = new Set(files);
       const pending: Promise<RawFinding[][]>[] = [];
       let batch: AddedText[] = [];

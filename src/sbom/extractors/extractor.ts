@@ -1,3 +1,4 @@
+import { parse as parseYaml } from 'yaml';
 import type { Component, Ecosystem } from '../component.ts';
 
 export interface ManifestFile {
@@ -68,6 +69,18 @@ export type JsonObject = Record<string, unknown>;
 /** A plain object as JSON and YAML parsers return one: not null, not an array. */
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A YAML manifest's document; ExtractError when the file is not YAML. `failsafe` reads every scalar as a
+ * string, so a version such as `1.10` is not read as the number 1.1.
+ */
+export function parseYamlDocument(file: ManifestFile, options: { failsafe?: boolean } = {}): unknown {
+  try {
+    return parseYaml(file.text, { logLevel: 'error', ...(options.failsafe ? { schema: 'failsafe' as const } : {}) });
+  } catch (error) {
+    throw new ExtractError(file.path, `not valid YAML: ${parserReason(error)}`);
+  }
 }
 
 /** A JSON manifest's top-level object; ExtractError when the file is not JSON or not an object. */

@@ -1,7 +1,6 @@
-import { parse as parseYaml } from 'yaml';
 import { valid as validPep440Version } from '@renovatebot/pep440';
 import { component, type Component } from '../../component.ts';
-import { ExtractError, isJsonObject, parserReason, type Extractor } from '../extractor.ts';
+import { ExtractError, isJsonObject, parseYamlDocument, type Extractor } from '../extractor.ts';
 
 // Conda environment files (`conda env export` and hand-written ones). `dependencies` lists conda
 // packages as match specs, `[channel::]name[=version[=build]]` (or `==`, `>=`...), and may hold a `pip:`
@@ -19,12 +18,7 @@ export const condaEnvironmentExtractor: Extractor = {
   fileNames: ['environment.yml', 'environment.yaml'],
   lockfile: false,
   extract(file) {
-    let document: unknown;
-    try {
-      document = parseYaml(file.text);
-    } catch (error) {
-      throw new ExtractError(file.path, `not valid YAML: ${parserReason(error)}`);
-    }
+    const document = parseYamlDocument(file);
     if (!isJsonObject(document)) throw new ExtractError(file.path, 'not a YAML mapping');
     const dependencies = document.dependencies ?? [];
     if (!Array.isArray(dependencies)) throw new ExtractError(file.path, '`dependencies` is not a list');

@@ -1,6 +1,5 @@
-import { parse as parseYaml } from 'yaml';
 import { component, type Component } from '../../component.ts';
-import { ExtractError, isJsonObject, parserReason, type Extractor, type JsonObject } from '../extractor.ts';
+import { ExtractError, isJsonObject, parseYamlDocument, type Extractor, type JsonObject } from '../extractor.ts';
 
 // GitHub Actions workflows (`.github/workflows/*.yml`) and composite actions (`action.yml`): every
 // `uses: owner/repo[/path]@ref` of a step, and every reusable workflow a job calls, is a dependency on
@@ -18,12 +17,7 @@ export const githubActionsExtractor: Extractor = {
   filePaths: [WORKFLOW_PATH],
   lockfile: false,
   extract(file) {
-    let document: unknown;
-    try {
-      document = parseYaml(file.text);
-    } catch (error) {
-      throw new ExtractError(file.path, `not valid YAML: ${parserReason(error)}`);
-    }
+    const document = parseYamlDocument(file);
     if (document === null || document === undefined) return [];
     if (!isJsonObject(document)) throw new ExtractError(file.path, 'not a YAML mapping');
 

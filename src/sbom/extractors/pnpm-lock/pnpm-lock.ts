@@ -1,7 +1,6 @@
 import { posix } from 'node:path';
-import { parse } from 'yaml';
 import { component, type Component } from '../../component.ts';
-import { ExtractError, isJsonObject, parserReason, type ExtractContext, type Extractor, type JsonObject, type ManifestFile } from '../extractor.ts';
+import { ExtractError, isJsonObject, parseYamlDocument, type ExtractContext, type Extractor, type JsonObject, type ManifestFile } from '../extractor.ts';
 import { lockedPackagesToComponents, type LockedPackage } from '../js/locked-package.ts';
 import { nodeStandings, type DeclarationKind, type ProjectRoot } from '../js/node-standings.ts';
 import { LOCKFILES } from '../../lockfiles.ts';
@@ -97,13 +96,7 @@ async function workspaceMembers(lock: ParsedLock, sourceFile: string, context: E
 }
 
 function parseLock(file: ManifestFile): ParsedLock {
-  let document: unknown;
-  try {
-    // Every scalar as a string: versions such as `1.10` must not turn into numbers.
-    document = parse(file.text, { schema: 'failsafe', logLevel: 'error' });
-  } catch (error) {
-    throw new ExtractError(file.path, `not valid YAML: ${parserReason(error)}`);
-  }
+  const document = parseYamlDocument(file, { failsafe: true });
   if (!isJsonObject(document)) throw new ExtractError(file.path, 'not a YAML mapping');
   const version = typeof document.lockfileVersion === 'string' ? Number.parseFloat(document.lockfileVersion) : Number.NaN;
   if (Number.isNaN(version)) throw new ExtractError(file.path, 'no "lockfileVersion"');

@@ -1,7 +1,6 @@
-import { parse as parseYaml } from 'yaml';
 import { component, type Component } from '../../component.ts';
 import { LOCKFILES } from '../../lockfiles.ts';
-import { ExtractError, isJsonObject, parserReason, type Extractor } from '../extractor.ts';
+import { ExtractError, isJsonObject, parseYamlDocument, type Extractor } from '../extractor.ts';
 
 // Podfile.lock, CocoaPods' lockfile (YAML). `PODS` lists every installed pod as `Name (version)`, with
 // its own dependencies beneath; `DEPENDENCIES` what the Podfile asks for; `EXTERNAL SOURCES` pods taken
@@ -16,12 +15,7 @@ export const podfileLockExtractor: Extractor = {
   fileNames: LOCKFILES['podfile-lock'],
   lockfile: true,
   extract(file) {
-    let document: unknown;
-    try {
-      document = parseYaml(file.text);
-    } catch (error) {
-      throw new ExtractError(file.path, `not valid YAML: ${parserReason(error)}`);
-    }
+    const document = parseYamlDocument(file);
     if (!isJsonObject(document) || !Array.isArray(document.PODS)) throw new ExtractError(file.path, 'no `PODS` list');
 
     const declared = new Set(

@@ -1,6 +1,5 @@
-import { parse as parseYaml } from 'yaml';
 import { component, type Component } from '../../component.ts';
-import { ExtractError, isJsonObject, parserReason, type Extractor, type ManifestFile } from '../extractor.ts';
+import { ExtractError, isJsonObject, parseYamlDocument, type Extractor, type ManifestFile } from '../extractor.ts';
 import { LOCKFILES } from '../../lockfiles.ts';
 
 /** Sources that are not packages from a package repository: the Flutter SDK and local directories. */
@@ -43,13 +42,7 @@ export const pubspecLockExtractor: Extractor = {
 };
 
 function lockedPackages(file: ManifestFile): Record<string, unknown> {
-  let document: unknown;
-  try {
-    // Every scalar as a string, so a version such as 1.10 is not read as the number 1.1.
-    document = parseYaml(file.text, { schema: 'failsafe' });
-  } catch (error) {
-    throw new ExtractError(file.path, `not valid YAML: ${parserReason(error)}`);
-  }
+  const document = parseYamlDocument(file, { failsafe: true });
   if (!isJsonObject(document)) throw new ExtractError(file.path, 'not a YAML mapping');
   if (!isJsonObject(document.packages)) throw new ExtractError(file.path, 'no "packages" mapping');
   return document.packages;
