@@ -35,10 +35,11 @@ describe('pdm.lock', () => {
     ['uvicorn', '0.27.0', true, false],
   ]);
 
-  test('groups decide development, pyproject.toml decides direct; editable packages skipped', async () => {
+  test('groups decide development, pyproject.toml decides direct; editable packages are first-party', async () => {
     const tree = fixtureTree(TESTDATA, 'pdm-groups', 'gateway');
     const components = await extract(pdmLockExtractor, tree, 'gateway/pdm.lock');
-    assert.deepEqual(summarize(components), withGroups);
+    assert.deepEqual(components.filter((c) => c.firstParty).map((c) => `${c.name}@${c.version}`), ['testkit@0.1.0']);
+    assert.deepEqual(summarize(components.filter((c) => !c.firstParty)), withGroups);
     assert.equal(purlOf(components, 'python-dotenv'), 'pkg:pypi/python-dotenv@1.0.1');
   });
 
@@ -46,7 +47,9 @@ describe('pdm.lock', () => {
     const tree = fixtureTree(TESTDATA, 'pdm-groups', 'gateway');
     tree.delete('gateway/pyproject.toml');
     const expected = withDirect(withGroups, null).map((s) => (s.name === 'socksio' ? { ...s, development: true } : s));
-    assert.deepEqual(summarize(await extract(pdmLockExtractor, tree, 'gateway/pdm.lock')), expected);
+    const components = await extract(pdmLockExtractor, tree, 'gateway/pdm.lock');
+    assert.deepEqual(components.filter((c) => c.firstParty).map((c) => `${c.name}@${c.version}`), ['testkit@0.1.0']);
+    assert.deepEqual(summarize(components.filter((c) => !c.firstParty)), expected);
   });
 
   test('a lock without groups: development follows the dependency edges from pyproject.toml', async () => {
@@ -69,6 +72,21 @@ describe('pdm.lock', () => {
         ['werkzeug', '3.0.1', false, false],
       ]),
     );
+  });
+
+  test('path dependencies on directories are first-party; the project at the lock\'s own folder is not a component', async () => {
+    const tree = fixtureTree(TESTDATA, 'pdm-no-groups', 'status');
+    const local = [
+      '[[package]]\nname = "status-page"\nversion = "2.0.1"\npath = "."\neditable = true\n',
+      '[[package]]\nname = "status-client"\nversion = "0.3.0"\nurl = "file:///${PROJECT_ROOT}/clients/python"\n',
+      '[[package]]\nname = "legacy-probe"\nversion = "1.2.0"\npath = "./vendor/legacy_probe-1.2.0.tar.gz"\n',
+    ];
+    tree.set('status/pdm.lock', `${tree.get('status/pdm.lock')}\n${local.join('\n')}`);
+    const components = await extract(pdmLockExtractor, tree, 'status/pdm.lock');
+    assert.deepEqual(components.filter((c) => c.firstParty).map((c) => `${c.name}@${c.version}`), ['status-client@0.3.0']);
+    // A local archive is a built distribution of a named release, not a source tree.
+    assert.equal(purlOf(components, 'legacy-probe'), 'pkg:pypi/legacy-probe@1.2.0');
+    assert.ok(!components.some((c) => c.name === 'status-page'));
   });
 
   test('malformed locks are errors', async () => {

@@ -14,6 +14,9 @@ import { LOCKFILES } from '../../lockfiles.ts';
 // `default` and the project's extras are runtime groups, every other one is a development group.
 // Without groups, development-only packages follow from the dependency edges. Direct ones come from
 // the pyproject.toml beside the lock.
+// Editable installs and path dependencies on directories are source trees in the repository: listed as
+// first-party. The project at the lock's own folder (`path = "."`), when a lock names it, is what the
+// SBOM describes, not one of its components.
 
 const ARCHIVE = /\.(?:whl|zip|tar|tgz|tar\.gz|tar\.bz2|tar\.xz)$/i;
 
@@ -34,13 +37,14 @@ export const pdmLockExtractor: Extractor = {
     const developmentFromEdges = declared && developmentByReach(dependencyEdges(packages), declared);
 
     const components = packages
-      .filter((entry) => typeof entry.version === 'string' && !isLocalDirectory(entry))
+      .filter((entry) => typeof entry.version === 'string' && !isLockFolder(entry))
       .map((entry) => {
         const name = packageName(entry);
         const development = Array.isArray(entry.groups)
           ? !entry.groups.some((group) => runtimeGroups.has(group))
           : developmentFromEdges?.(normalizePythonName(name));
-        return lockedPythonComponent({ name, version: entry.version as string, sourceFile: file.path }, declared, development);
+        const locked = lockedPythonComponent({ name, version: entry.version as string, sourceFile: file.path }, declared, development);
+        return isLocalDirectory(entry) ? { ...locked, firstParty: true } : locked;
       });
     return uniquePythonComponents(components);
   },
@@ -54,8 +58,19 @@ function packageName(entry: Table): string {
 /** Editable installs and path or `file:` dependencies on a directory: source trees in the repository. */
 function isLocalDirectory(entry: Table): boolean {
   if (entry.editable === true) return true;
-  const location = typeof entry.path === 'string' ? entry.path : typeof entry.url === 'string' && entry.url.startsWith('file:') ? entry.url : null;
+  const location = localLocation(entry);
   return location !== null && !ARCHIVE.test(location);
+}
+
+/** The lock's own project: a path of `.`, or a `file:` URL of `${PROJECT_ROOT}` itself. */
+function isLockFolder(entry: Table): boolean {
+  const location = localLocation(entry);
+  return location !== null && /^(?:\.|file:\/\/\/?\$\{PROJECT_ROOT\})\/?$/.test(location);
+}
+
+function localLocation(entry: Table): string | null {
+  if (typeof entry.path === 'string') return entry.path;
+  return typeof entry.url === 'string' && entry.url.startsWith('file:') ? entry.url : null;
 }
 
 function dependencyEdges(packages: Table[]): DependencyEdges {
