@@ -1,4 +1,4 @@
-import { detectSecrets } from '../engines/secrets/detector.ts';
+import { credentialsToMask } from '../engines/secrets/detector.ts';
 import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
 
 // What leaves in an error body or a log line never holds a credential a caller sent: an API key in the
@@ -12,7 +12,7 @@ const MAX_DEPTH = 64;
 
 export function looksLikeCredential(text: string): boolean {
   API_KEY_LIKE.lastIndex = 0;
-  return API_KEY_LIKE.test(text) || detectSecrets(text).length > 0;
+  return API_KEY_LIKE.test(text) || credentialsToMask(text).length > 0;
 }
 
 /** Text with each credential in it masked in place: for messages, where the rest still helps a reader. */

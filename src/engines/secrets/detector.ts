@@ -248,10 +248,19 @@ interface Found {
  * specific rule wins where both match. `filePath`, when given, lets the detectors read the file's syntax.
  */
 export function detectSecrets(text: string, filePath?: string): SecretMatch[] {
-  return detect(text, filePath, true);
+  return detect(text, filePath, true, true);
 }
 
-function detect(text: string, filePath: string | undefined, decode: boolean): SecretMatch[] {
+/**
+ * What to hide in text shown to people (snippets, fix titles, logs): as detectSecrets, but a token whose
+ * checksum or structure fails its rule's check is still hidden. A scan leaves it out as not a credential;
+ * masking errs the other way, since a mistyped or truncated token may still be most of a real one.
+ */
+export function credentialsToMask(text: string): SecretMatch[] {
+  return detect(text, undefined, true, false);
+}
+
+function detect(text: string, filePath: string | undefined, decode: boolean, checkFormats: boolean): SecretMatch[] {
   if (!text) return [];
   const hits = new KeywordHits(text);
   const taken: [number, number][] = [];
@@ -273,7 +282,7 @@ function detect(text: string, filePath: string | undefined, decode: boolean): Se
         const turnedDown =
           isPlaceholder(secret) ||
           (/%[0-9A-Fa-f]{2}/.test(secret) && isPlaceholder(decodeUrlComponent(secret))) ||
-          (validate !== undefined && !validate(secret));
+          (checkFormats && validate !== undefined && !validate(secret));
         // A value a token rule knows the shape of and turned down (a placeholder, a failed checksum) is
         // not offered to the context detectors as a password either; one under its entropy floor is
         // (a rule's floor is for its own format, and a hex key is still a key).
@@ -287,7 +296,7 @@ function detect(text: string, filePath: string | undefined, decode: boolean): Se
     for (const value of kubernetesSecretValues(text)) {
       if (!free(value.offset, value.offset + value.encoded.length)) continue;
       const inner = value.decoded.includes('\n') ? value.decoded : `${value.key}=${value.decoded}`;
-      const [first] = detect(inner, undefined, false);
+      const [first] = detect(inner, undefined, false, checkFormats);
       // Judged in its decoded form: the encoded text is not judged again as a value of its own.
       if (first) accept(first.rule, value.encoded, value.offset);
       else taken.push([value.offset, value.offset + value.encoded.length]);

@@ -1,4 +1,4 @@
-import { detectSecrets } from './detector.ts';
+import { credentialsToMask } from './detector.ts';
 import { maskSecret } from './text-checks.ts';
 
 /** A reading of a text (as it stands, or one side of a diff), and where each of its characters came from. */
@@ -69,7 +69,7 @@ export function maskSecretsIn(text: string): string {
   const replacements: Replacement[] = [];
   const singleLine = new Set<string>();
   for (const view of views) {
-    for (const match of detectSecrets(view.text)) {
+    for (const match of credentialsToMask(view.text)) {
       replacements.push(...replacementsFor(view, match.offset, match.secret, isDiffLike && view === raw));
       if (!match.secret.includes('\n')) singleLine.add(match.secret);
     }
