@@ -16,11 +16,11 @@ type Doc = { paths: Record<string, Record<string, any>>; components?: { schemas?
 // test/contract-fixtures.test.ts checks them against the published folder when it is present).
 const CONTRACT_DIR = CONTRACT_FIXTURES_DIR;
 
-/** Properties Bulwark adds on purpose, each for a reason the spec or issue names. */
+/** Properties Bulwark adds on purpose, each for a reason given beside it. */
 const ALLOWED_EXTRA: Record<string, string[]> = {
   // Spec §2: a finding "has a scan batch id (`scan_batch_id`)"; the source repository, lines, commit and a
   // masked excerpt locate it; a deep scan's finding says how many model verification runs confirmed it,
-  // and a secrets finding whether its provider accepted the credential (issue 16).
+  // and a secrets finding whether its provider accepted the credential (live validity checks).
   PublicFindingResponse: ['scan_batch_id', 'source_repo', 'start_line', 'end_line', 'commit_sha', 'snippet', 'confidence', 'validity'],
   PublicScanFindingSummary: ['source_repo', 'start_line', 'end_line', 'commit_sha', 'snippet'],
   // The reason a person gave with a status change.
