@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, DeviceAuthorizationRow, LoginAttemptsTable, Role, UserRow, UserSessionsTable } from './schema.ts';
 import type { OrganizationName } from './api-keys.ts';
+import { isPostgres } from './dialect.ts';
 
 /** A user as shown: everything but the password hash. */
 export type StoredUser = Omit<UserRow, 'password_hash'>;
@@ -87,9 +88,14 @@ export async function deleteMembership(db: Kysely<Database>, orgId: string, user
   await db.deleteFrom('memberships').where('org_id', '=', orgId).where('user_id', '=', userId).execute();
 }
 
+/**
+ * How many owners the organization has. Inside a transaction on PostgreSQL the owners' rows stay locked
+ * until it ends, so two owners demoting each other at once cannot both pass the count (SQLite has one
+ * writer at a time already).
+ */
 export async function ownerCount(db: Kysely<Database>, orgId: string): Promise<number> {
-  const row = await db.selectFrom('memberships').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId).where('role', '=', 'owner').executeTakeFirst();
-  return Number(row?.n ?? 0);
+  const owners = db.selectFrom('memberships').select('user_id').where('org_id', '=', orgId).where('role', '=', 'owner');
+  return (await (isPostgres(db) ? owners.forUpdate() : owners).execute()).length;
 }
 
 export async function insertSession(db: Kysely<Database>, session: UserSessionsTable): Promise<void> {
