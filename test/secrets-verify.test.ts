@@ -19,7 +19,7 @@ import { providerHttp, Unanswered } from '../src/engines/secrets/verify/http.ts'
 import { PROVIDERS } from '../src/engines/secrets/verify/providers.ts';
 import { DEFAULT_VERIFY_URLS, secretsVerifyFromEnv, type SecretsVerifySettings } from '../src/engines/secrets/verify/settings.ts';
 import { expectStatus, scanRepository } from './helpers.ts';
-import { createHarness, type Harness } from './support/api.ts';
+import { createHarness, type Harness, type TestOrg } from './support/api.ts';
 import { TestRepo } from './support/git-repo.ts';
 import { positiveSample } from './support/secret-samples.ts';
 
@@ -494,6 +494,7 @@ describe('validity over HTTP', () => {
   let standIn: StandIn;
   let h: Harness;
   let repo: TestRepo;
+  let org: TestOrg;
   const validTokens = new Set<string>();
 
   before(async () => {
@@ -504,6 +505,8 @@ describe('validity over HTTP', () => {
       env: { BULWARK_SECRETS_VERIFY: 'true', BULWARK_SECRETS_VERIFY_URLS: JSON.stringify({ github: `${standIn.url}/github` }), BULWARK_SECRETS_HISTORY_DEPTH: '10' },
     });
     repo = TestRepo.create();
+    // The harness's default key belongs to its first organization, which scanRepository uses: make it first.
+    org = await h.org('verify');
   });
   after(async () => {
     await h.close();
@@ -518,7 +521,6 @@ describe('validity over HTTP', () => {
     validTokens.add(live).add(gone);
     const first = repo.commit({ 'deploy.sh': `export OLD_TOKEN=${gone}\n` });
     const head = repo.commit({ 'deploy.sh': `export GH_TOKEN=${live}\nexport OLD_TOKEN=${revoked}\n`, 'README.md': '# app\n' });
-    const org = await h.org('verify');
     const unit = await h.unit(org, ['github:acme/app@main'], 'app', [repo.url]);
     const { progress } = await scanRepository(h, unit.id, 'secrets_scan');
     assert.equal(progress.status, 'completed', progress.error_message ?? '');
@@ -544,7 +546,6 @@ describe('validity over HTTP', () => {
   });
 
   test('validity is null for findings of other scan types and for secrets findings no check ran on', async () => {
-    const org = await h.org('verify-null');
     const unit = await h.unit(org, ['github:acme/other@main'], 'other');
     const checked = await h.finding(unit, { scan_type: 'secrets_scan', metadata: JSON.stringify({ rule: 'github-pat', validity: 'invalid' }) });
     const unchecked = await h.finding(unit, { scan_type: 'secrets_scan', metadata: JSON.stringify({ rule: 'github-pat' }) });
