@@ -1,12 +1,12 @@
 // AI model providers, ML platforms and vector databases.
-import { B, E, keyed, re, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
+import { keyed, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
 
 export const AI_RULES: SecretRule[] = [
-  rule('openai-api-key', 'OpenAI API key', 'critical', ['t3blbkfj', 'sk-proj-', 'sk-svcacct-', 'sk-admin-'],
-    re(String.raw`${B}(?<secret>sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,74}T3BlbkFJ[A-Za-z0-9_-]{20,74})${E}`), 'sk-proj-{u:58}T3BlbkFJ{u:58}'),
-  rule('anthropic-api-key', 'Anthropic API key', 'critical', ['sk-ant-'],
-    re(String.raw`${B}(?<secret>sk-ant-(?:api03|admin01)-[A-Za-z0-9_-]{93}AA)${E}`), 'sk-ant-api03-{u:93}AA'),
-  rule('huggingface-token', 'Hugging Face token', 'high', ['hf_'], re(String.raw`${B}(?<secret>hf_[A-Za-z]{34})${E}`), 'hf_{L:34}', 3.5),
+  token('openai-api-key', 'OpenAI API key', 'critical', ['t3blbkfj', 'sk-proj-', 'sk-svcacct-', 'sk-admin-'],
+    String.raw`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,74}T3BlbkFJ[A-Za-z0-9_-]{20,74}`, 'sk-proj-{u:58}T3BlbkFJ{u:58}'),
+  token('anthropic-api-key', 'Anthropic API key', 'critical', ['sk-ant-'],
+    String.raw`sk-ant-(?:api03|admin01)-[A-Za-z0-9_-]{93}AA`, 'sk-ant-api03-{u:93}AA'),
+  token('huggingface-token', 'Hugging Face token', 'high', ['hf_'], String.raw`hf_[A-Za-z]{34}`, 'hf_{L:34}', 3.5),
   token('huggingface-org-token', 'Hugging Face organization API token', 'high', ['api_org_'], 'api_org_[A-Za-z]{34}', 'api_org_{L:34}', 3.5),
   token('replicate-api-token', 'Replicate API token', 'high', ['r8_'], 'r8_[A-Za-z0-9]{37}', 'r8_{a:37}'),
   token('groq-api-key', 'Groq API key', 'high', ['gsk_'], 'gsk_[A-Za-z0-9]{52}', 'gsk_{a:52}'),

@@ -1,8 +1,8 @@
 // Key material, signed tokens and the credentials of web frameworks.
-import { B, E, hasBech32Checksum, hasJwtHeader, keyed, PEM_BODY, PEM_GAP, re, rule, type SecretRule } from './helpers.ts';
+import { E, hasBech32Checksum, hasJwtHeader, keyed, PEM_BODY, PEM_GAP, re, rule, token, type SecretRule } from './helpers.ts';
 
 export const KEY_RULES: SecretRule[] = [
-  rule('bulwark-api-key', 'Bulwark API key', 'critical', ['bwk_'], re(String.raw`${B}(?<secret>bwk_[A-Za-z0-9_-]{40})${E}`), 'bwk_{u:40}'),
+  token('bulwark-api-key', 'Bulwark API key', 'critical', ['bwk_'], String.raw`bwk_[A-Za-z0-9_-]{40}`, 'bwk_{u:40}'),
   rule('private-key', 'Private key (PEM)', 'critical', ['private key-----'],
     re(String.raw`-----BEGIN (?:RSA |EC |DSA |ENCRYPTED )?PRIVATE KEY-----${PEM_GAP}(?<secret>${PEM_BODY}{64,}?)${PEM_GAP}-----END`),
     '-----BEGIN RSA PRIVATE KEY-----\n{b:64}\n{b:64}\n-----END RSA PRIVATE KEY-----'),
@@ -15,11 +15,11 @@ export const KEY_RULES: SecretRule[] = [
   rule('pgp-private-key', 'PGP private key block', 'critical', ['begin pgp private key block'],
     re(String.raw`-----BEGIN PGP PRIVATE KEY BLOCK-----${PEM_GAP}(?:[\w-]+: [^\\\n]*${PEM_GAP})*(?<secret>${PEM_BODY}{64,}?)${PEM_GAP}-----END`),
     '-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF{b:58}\n{b:64}\n-----END PGP PRIVATE KEY BLOCK-----'),
-  rule('age-secret-key', 'age encryption secret key', 'critical', ['age-secret-key-1'],
-    re(String.raw`${B}(?<secret>AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58})${E}`), 'AGE-SECRET-KEY-1{Z:52}{K:6}',
+  token('age-secret-key', 'age encryption secret key', 'critical', ['age-secret-key-1'],
+    String.raw`AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`, 'AGE-SECRET-KEY-1{Z:52}{K:6}',
     { validate: hasBech32Checksum, negatives: ['AGE-SECRET-KEY-1{Z:40}'] }),
-  rule('jwt', 'JSON Web Token', 'medium', ['eyj'],
-    re(String.raw`${B}(?<secret>eyJ[A-Za-z0-9_-]{15,}\.eyJ[A-Za-z0-9_-]{15,}\.[A-Za-z0-9_-]{20,})${E}`), 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ{u:40}.{u:43}',
+  token('jwt', 'JSON Web Token', 'medium', ['eyj'],
+    String.raw`eyJ[A-Za-z0-9_-]{15,}\.eyJ[A-Za-z0-9_-]{15,}\.[A-Za-z0-9_-]{20,}`, 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ{u:40}.{u:43}',
     { validate: hasJwtHeader, negatives: ['eyJ{u:40}.eyJ{u:40}.{u:12}'] }),
   keyed('jwt-under-secret-name', 'JSON Web Token under a secret or key name', 'high',
     ['secret', 'service_role', 'api_key', 'apikey', 'private_key', 'access_key', 'anon_key', 'auth_token'],

@@ -1,20 +1,20 @@
 // Monitoring, error tracking, logging, analytics and incident tools.
-import { B, E, keyed, re, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
+import { keyed, re, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
 
 export const OBSERVABILITY_RULES: SecretRule[] = [
   keyed('datadog-api-key', 'Datadog API key', 'high', ['datadog', 'dd_api_key', 'dd_app_key', 'ddapikey', 'ddappkey'],
     'datadog_?(?:api|app)_?key|dd_?(?:api|app)_?key', '[a-f0-9]{32}(?:[a-f0-9]{8})?', 'DD_API_KEY={h:32}'),
-  rule('new-relic-key', 'New Relic user API key', 'high', ['nrak-'], re(String.raw`${B}(?<secret>NRAK-[A-Za-z0-9]{27})${E}`), 'NRAK-{A:27}'),
+  token('new-relic-key', 'New Relic user API key', 'high', ['nrak-'], String.raw`NRAK-[A-Za-z0-9]{27}`, 'NRAK-{A:27}'),
   token('new-relic-browser-api-key', 'New Relic browser API key', 'medium', ['nrjs-'], 'NRJS-[a-f0-9]{19}', 'NRJS-{h:19}'),
   token('new-relic-insights-key', 'New Relic Insights insert or query key', 'high', ['nrii-', 'nriq-'], 'NRI[IQ]-[A-Za-z0-9_-]{32}', 'NRII-{u:32}'),
   token('new-relic-license-key', 'New Relic license (ingest) key', 'high', ['nral'], '(?:eu01xx)?[a-f0-9]{34,36}NRAL', '{h:36}NRAL'),
-  rule('sentry-auth-token', 'Sentry auth token', 'high', ['sntrys_', 'sntryu_'],
-    re(String.raw`${B}(?<secret>sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/=_-]{80,})${E}`), 'sntryu_{h:64}'),
+  token('sentry-auth-token', 'Sentry auth token', 'high', ['sntrys_', 'sntryu_'],
+    String.raw`sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/=_-]{80,}`, 'sntryu_{h:64}'),
   rule('sentry-dsn', 'Sentry DSN', 'medium', ['sentry.io'],
     re(String.raw`https://(?<secret>[a-f0-9]{32})(?::[a-f0-9]{32})?@o?[0-9]*\.?ingest\.(?:[a-z]{2}\.)?sentry\.io/\d+`),
     'SENTRY_DSN=https://{h:32}@o{d:6}.ingest.us.sentry.io/{d:7}'),
-  rule('grafana-token', 'Grafana token', 'high', ['glsa_', 'glc_'],
-    re(String.raw`${B}(?<secret>glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,400}={0,2})${E}`), 'glsa_{a:32}_{h:8}'),
+  token('grafana-token', 'Grafana token', 'high', ['glsa_', 'glc_'],
+    String.raw`glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,400}={0,2}`, 'glsa_{a:32}_{h:8}'),
   token('grafana-cloud-api-key', 'Grafana Cloud API key (legacy)', 'high', ['eyjrijoi'], 'eyJrIjoi[A-Za-z0-9+/]{70,400}={0,2}', 'eyJrIjoi{a:90}'),
   token('dynatrace-token', 'Dynatrace API token', 'high', ['dt0c01.'], String.raw`dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}`, 'dt0c01.{A:24}.{A:64}'),
   token('honeycomb-ingest-key', 'Honeycomb API or ingest key', 'high', ['hcaik_', 'hcxik_', 'hcamk_', 'hcxmk_'], 'hc[ax](?:ik|mk)_[a-z0-9]{58}', 'hcaik_{l:58}'),

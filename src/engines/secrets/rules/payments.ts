@@ -1,20 +1,20 @@
 // Payments, commerce, finance and crypto services.
-import { B, E, keyed, re, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
+import { E, keyed, re, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
 
 export const PAYMENTS_RULES: SecretRule[] = [
-  rule('stripe-secret-key', 'Stripe secret key', 'critical', ['sk_live_'], re(String.raw`${B}(?<secret>sk_live_[A-Za-z0-9]{24,99})${E}`), 'sk_live_{a:24}'),
-  rule('stripe-restricted-key', 'Stripe restricted key', 'high', ['rk_live_'], re(String.raw`${B}(?<secret>rk_live_[A-Za-z0-9]{24,99})${E}`), 'rk_live_{a:24}'),
-  rule('stripe-webhook-secret', 'Stripe webhook signing secret', 'high', ['whsec_'], re(String.raw`${B}(?<secret>whsec_[A-Za-z0-9]{32,})${E}`), 'whsec_{a:32}'),
-  rule('square-access-token', 'Square access token', 'high', ['sq0atp-', 'eaaa'],
-    re(String.raw`${B}(?<secret>sq0atp-[A-Za-z0-9_-]{22}|EAAA[A-Za-z0-9_-]{60})${E}`), 'sq0atp-{u:22}'),
-  rule('square-oauth-secret', 'Square OAuth secret', 'high', ['sq0csp-'], re(String.raw`${B}(?<secret>sq0csp-[A-Za-z0-9_-]{43})${E}`), 'sq0csp-{u:43}'),
+  token('stripe-secret-key', 'Stripe secret key', 'critical', ['sk_live_'], String.raw`sk_live_[A-Za-z0-9]{24,99}`, 'sk_live_{a:24}'),
+  token('stripe-restricted-key', 'Stripe restricted key', 'high', ['rk_live_'], String.raw`rk_live_[A-Za-z0-9]{24,99}`, 'rk_live_{a:24}'),
+  token('stripe-webhook-secret', 'Stripe webhook signing secret', 'high', ['whsec_'], String.raw`whsec_[A-Za-z0-9]{32,}`, 'whsec_{a:32}'),
+  token('square-access-token', 'Square access token', 'high', ['sq0atp-', 'eaaa'],
+    String.raw`sq0atp-[A-Za-z0-9_-]{22}|EAAA[A-Za-z0-9_-]{60}`, 'sq0atp-{u:22}'),
+  token('square-oauth-secret', 'Square OAuth secret', 'high', ['sq0csp-'], String.raw`sq0csp-[A-Za-z0-9_-]{43}`, 'sq0csp-{u:43}'),
   rule('paypal-braintree-token', 'PayPal Braintree access token', 'high', ['access_token$production$'],
     re(String.raw`(?<secret>access_token\$production\$[a-z0-9]{16}\$[a-f0-9]{32})`), 'access_token$production${l:16}${h:32}'),
   keyed('braintree-private-key', 'Braintree private key', 'high', ['braintree'], 'braintree_?private_?key', '[a-f0-9]{32}', 'BRAINTREE_PRIVATE_KEY={h:32}'),
   keyed('paypal-client-secret', 'PayPal REST client secret', 'high', ['paypal'], 'paypal_?(?:client_?)?secret', '[A-Za-z0-9_-]{80}', 'PAYPAL_CLIENT_SECRET=E{u:79}', 4),
-  rule('shopify-access-token', 'Shopify access token', 'high', ['shpat_', 'shpca_', 'shppa_'],
-    re(String.raw`${B}(?<secret>shp(?:at|ca|pa)_[a-fA-F0-9]{32})${E}`), 'shpat_{h:32}'),
-  rule('shopify-shared-secret', 'Shopify shared secret', 'high', ['shpss_'], re(String.raw`${B}(?<secret>shpss_[a-fA-F0-9]{32})${E}`), 'shpss_{h:32}'),
+  token('shopify-access-token', 'Shopify access token', 'high', ['shpat_', 'shpca_', 'shppa_'],
+    String.raw`shp(?:at|ca|pa)_[a-fA-F0-9]{32}`, 'shpat_{h:32}'),
+  token('shopify-shared-secret', 'Shopify shared secret', 'high', ['shpss_'], String.raw`shpss_[a-fA-F0-9]{32}`, 'shpss_{h:32}'),
   keyed('adyen-api-key', 'Adyen API key', 'critical', ['adyen'], 'adyen', 'AQE[A-Za-z0-9+/=._-]{60,250}', 'ADYEN_API_KEY=AQE{u:100}'),
   keyed('coinbase-api-secret', 'Coinbase API secret', 'critical', ['coinbase'], 'coinbase_?(?:api_?)?secret', '[A-Za-z0-9+/=]{32,88}', 'COINBASE_API_SECRET={a:32}'),
   token('plaid-access-token', 'Plaid access token', 'high', ['access-production-', 'access-development-', 'access-sandbox-'], `access-(?:production|development|sandbox)-${UUID}`, 'access-production-' + UUID_SAMPLE),

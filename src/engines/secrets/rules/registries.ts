@@ -1,8 +1,8 @@
 // Package registries and their client configuration files.
-import { B, E, hasBase62Checksum, keyed, re, rule, token, type SecretRule } from './helpers.ts';
+import { hasBase62Checksum, keyed, re, rule, token, type SecretRule } from './helpers.ts';
 
 export const REGISTRY_RULES: SecretRule[] = [
-  rule('npm-token', 'npm access token', 'critical', ['npm_'], re(String.raw`${B}(?<secret>npm_[A-Za-z0-9]{36})${E}`), 'npm_{a:30}{C:6}',
+  token('npm-token', 'npm access token', 'critical', ['npm_'], String.raw`npm_[A-Za-z0-9]{36}`, 'npm_{a:30}{C:6}',
     { validate: hasBase62Checksum, negatives: ['npm_{a:36}', 'npm_{a:30}'] }),
   rule('npmrc-auth-token', 'npm registry auth token in .npmrc', 'high', ['_authtoken'],
     re(String.raw`_authToken\s*=\s*(?<secret>[A-Za-z0-9_.+/=-]{20,})`, 'i'), '//registry.npmjs.org/:_authToken={u:40}', 3.5),
@@ -10,16 +10,16 @@ export const REGISTRY_RULES: SecretRule[] = [
     re(String.raw`(?:^|[\s:])_auth\s*=\s*["']?(?<secret>[A-Za-z0-9+/]{16,}={0,2})`, 'm'), '//npm.internal/:_auth={b:40}', 3.5),
   rule('yarnrc-npm-auth-token', 'Yarn npmAuthToken', 'high', ['npmauthtoken'],
     re(String.raw`npmAuthToken:\s*["']?(?<secret>[A-Za-z0-9_.+/=-]{20,})`, 'i'), 'npmAuthToken: {u:40}', 3.5),
-  rule('pypi-token', 'PyPI upload token', 'critical', ['pypi-ageichlwas5vcmc'],
-    re(String.raw`${B}(?<secret>pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})${E}`), 'pypi-AgEIcHlwaS5vcmc{u:70}'),
+  token('pypi-token', 'PyPI upload token', 'critical', ['pypi-ageichlwas5vcmc'],
+    String.raw`pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`, 'pypi-AgEIcHlwaS5vcmc{u:70}'),
   token('test-pypi-token', 'TestPyPI upload token', 'high', ['pypi-agendgvzdc5wexbplm9yzw'], 'pypi-AgENdGVzdC5weXBpLm9yZw[A-Za-z0-9_-]{50,}', 'pypi-AgENdGVzdC5weXBpLm9yZw{u:70}'),
-  rule('rubygems-api-key', 'RubyGems API key', 'high', ['rubygems_'], re(String.raw`${B}(?<secret>rubygems_[a-f0-9]{48})${E}`), 'rubygems_{h:48}'),
-  rule('nuget-api-key', 'NuGet API key', 'high', ['oy2'], re(String.raw`${B}(?<secret>oy2[a-z0-9]{43})${E}`), 'oy2{l:43}'),
+  token('rubygems-api-key', 'RubyGems API key', 'high', ['rubygems_'], String.raw`rubygems_[a-f0-9]{48}`, 'rubygems_{h:48}'),
+  token('nuget-api-key', 'NuGet API key', 'high', ['oy2'], String.raw`oy2[a-z0-9]{43}`, 'oy2{l:43}'),
   rule('nuget-config-password', 'NuGet.config cleartext password', 'high', ['cleartextpassword'],
     re(String.raw`key=["']ClearTextPassword["']\s+value=["'](?<secret>[^"'\s]{6,128})["']`, 'i'), '<add key="ClearTextPassword" value="{a:20}" />', 2.5),
   rule('maven-settings-password', 'Maven settings.xml server password', 'high', ['<password>'],
     re(String.raw`<password>(?<secret>[^<>\s$]{6,128})</password>`, 'i'), '<server><id>internal</id><username>ci</username><password>{a:20}</password></server>', 2.5),
-  rule('dockerhub-pat', 'Docker Hub personal access token', 'high', ['dckr_pat_'], re(String.raw`${B}(?<secret>dckr_pat_[A-Za-z0-9_-]{27})${E}`), 'dckr_pat_{u:27}'),
+  token('dockerhub-pat', 'Docker Hub personal access token', 'high', ['dckr_pat_'], String.raw`dckr_pat_[A-Za-z0-9_-]{27}`, 'dckr_pat_{u:27}'),
   token('dockerhub-org-token', 'Docker Hub organization access token', 'high', ['dckr_oat_'], 'dckr_oat_[A-Za-z0-9_-]{32}', 'dckr_oat_{u:32}'),
   rule('docker-config-auth', 'Docker registry credentials (config.json auth)', 'high', ['"auth"', 'auth\\"'],
     re(String.raw`\\?"auth\\?"\s*:\s*\\?"(?<secret>[A-Za-z0-9+/]{20,}={0,2})\\?"`), '{"auths":{"registry.example.io":{"auth":"{b:40}"}}}', 3.5),

@@ -1,26 +1,26 @@
 // Productivity, identity, content and other SaaS APIs.
-import { B, E, keyed, re, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
+import { B, keyed, re, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
 
 export const SAAS_RULES: SecretRule[] = [
-  rule('atlassian-api-token', 'Atlassian API token', 'high', ['atatt3'], re(String.raw`${B}(?<secret>ATATT3[A-Za-z0-9_=-]{180,})${E}`), 'ATATT3xFfGF0{u:180}'),
+  token('atlassian-api-token', 'Atlassian API token', 'high', ['atatt3'], String.raw`ATATT3[A-Za-z0-9_=-]{180,}`, 'ATATT3xFfGF0{u:180}'),
   keyed('atlassian-legacy-api-token', 'Atlassian (Jira, Confluence) API token', 'high', ['jira', 'confluence', 'atlassian'], 'jira_?(?:api_?)?token|confluence_?(?:api_?)?token|atlassian_?(?:api_?)?token', '[A-Za-z0-9]{24}', 'JIRA_API_TOKEN={a:24}'),
-  rule('linear-api-key', 'Linear API key', 'high', ['lin_api_'], re(String.raw`${B}(?<secret>lin_api_[A-Za-z0-9]{40})${E}`), 'lin_api_{a:40}'),
+  token('linear-api-key', 'Linear API key', 'high', ['lin_api_'], String.raw`lin_api_[A-Za-z0-9]{40}`, 'lin_api_{a:40}'),
   token('linear-oauth-token', 'Linear OAuth access token', 'high', ['lin_oauth_'], 'lin_oauth_[a-f0-9]{64}', 'lin_oauth_{h:64}'),
-  rule('postman-api-key', 'Postman API key', 'high', ['pmak-'], re(String.raw`${B}(?<secret>PMAK-[a-f0-9]{24}-[a-f0-9]{34})${E}`), 'PMAK-{h:24}-{h:34}'),
+  token('postman-api-key', 'Postman API key', 'high', ['pmak-'], String.raw`PMAK-[a-f0-9]{24}-[a-f0-9]{34}`, 'PMAK-{h:24}-{h:34}'),
   keyed('okta-api-token', 'Okta API token', 'high', ['okta'], 'okta', '00[A-Za-z0-9_-]{40}', 'OKTA_API_TOKEN=00{u:40}'),
   keyed('auth0-client-secret', 'Auth0 client secret', 'high', ['auth0'], 'auth0[._]?(?:client[._]?)?secret', '[A-Za-z0-9_-]{64}', 'auth0.client_secret = "{u:64}"', 3.5),
   keyed('onelogin-client-secret', 'OneLogin API client secret', 'high', ['onelogin'], 'onelogin', '[a-f0-9]{64}', 'ONELOGIN_CLIENT_SECRET={h:64}'),
   keyed('duo-secret-key', 'Duo Security secret key', 'high', ['duo_secret', 'duosecret', 'duo_skey', 'duoskey', 'duo_client', 'duoclient'], 'duo_?(?:secret_?key|skey|client_?secret)', '[A-Za-z0-9]{40}', 'DUO_SECRET_KEY={a:40}'),
   keyed('stytch-secret', 'Stytch project secret', 'high', ['stytch'], 'stytch', 'secret-(?:live|test)-[A-Za-z0-9_=-]{36}', 'STYTCH_SECRET=secret-live-{u:36}'),
   keyed('algolia-admin-key', 'Algolia admin API key', 'high', ['algolia'], 'algolia', '[a-f0-9]{32}', 'ALGOLIA_ADMIN_KEY={h:32}'),
-  rule('mapbox-secret-token', 'Mapbox secret token', 'high', ['sk.eyj'], re(String.raw`${B}(?<secret>sk\.eyJ[A-Za-z0-9_-]{60,}\.[A-Za-z0-9_-]{20,})${E}`), 'sk.eyJ{u:70}.{u:22}'),
+  token('mapbox-secret-token', 'Mapbox secret token', 'high', ['sk.eyj'], String.raw`sk\.eyJ[A-Za-z0-9_-]{60,}\.[A-Za-z0-9_-]{20,}`, 'sk.eyJ{u:70}.{u:22}'),
   token('airtable-pat', 'Airtable personal access token', 'high', ['pat'], String.raw`pat[A-Za-z0-9]{14}\.[a-f0-9]{64}`, 'pat{a:14}.{h:64}'),
   keyed('airtable-api-key', 'Airtable API key (legacy)', 'high', ['airtable'], 'airtable', 'key[A-Za-z0-9]{14}', 'AIRTABLE_API_KEY=key{a:14}'),
   rule('cloudinary-url', 'Cloudinary URL with API secret', 'high', ['cloudinary://'],
     re(String.raw`cloudinary://\d{6,20}:(?<secret>[A-Za-z0-9_-]{20,40})@[A-Za-z0-9_-]+`), 'CLOUDINARY_URL=cloudinary://{d:15}:{u:27}@acme'),
   keyed('cloudinary-api-secret', 'Cloudinary API secret', 'high', ['cloudinary'], 'cloudinary_?(?:api_?)?secret', '[A-Za-z0-9_-]{27}', 'CLOUDINARY_API_SECRET={u:27}', 3.5),
-  rule('asana-pat', 'Asana personal access token', 'high', ['asana'],
-    re(String.raw`${B}(?<secret>[12]/\d{13,19}(?:/\d{13,19})?:[a-f0-9]{32})${E}`), 'ASANA_TOKEN=2/{d:16}/{d:16}:{h:32}'),
+  token('asana-pat', 'Asana personal access token', 'high', ['asana'],
+    String.raw`[12]/\d{13,19}(?:/\d{13,19})?:[a-f0-9]{32}`, 'ASANA_TOKEN=2/{d:16}/{d:16}:{h:32}'),
   keyed('asana-client-secret', 'Asana OAuth client secret', 'high', ['asana'], 'asana_?(?:client_?)?secret', '[A-Za-z0-9]{32}', 'ASANA_CLIENT_SECRET={a:32}'),
   token('notion-token', 'Notion integration token', 'high', ['ntn_'], 'ntn_[0-9]{11}[A-Za-z0-9]{35}', 'ntn_{d:11}{a:35}'),
   token('notion-legacy-token', 'Notion integration token (legacy)', 'high', ['secret_'], 'secret_[A-Za-z0-9]{43}', 'NOTION_TOKEN=secret_{a:43}'),
