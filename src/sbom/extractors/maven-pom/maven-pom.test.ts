@@ -37,6 +37,8 @@ describe('pom.xml', () => {
         { name: 'org.apache.logging.log4j:log4j-core', version: '2.14.1', direct: true, development: false },
         { name: 'org.junit.jupiter:junit-jupiter', version: '5.10.0', direct: true, development: true },
         { name: 'org.mockito:mockito-core', version: '5.5.0', direct: true, development: true },
+        // declared by the parent itself, so every module of it depends on it
+        { name: 'org.slf4j:slf4j-api', version: '2.0.9', direct: true, development: false },
         { name: 'org.yaml:snakeyaml', version: '1.33', direct: true, development: false },
       ],
     );
@@ -115,6 +117,8 @@ describe('a multi-module project (Spring Boot style, a platform BOM and a test B
       [
         'pom.xml org.slf4j:slf4j-api@2.0.13',
         'shop-api/pom.xml com.example.shop:shop-common@1.4.0-SNAPSHOT',
+        // the parent's own dependency, inherited by each of its modules
+        'shop-api/pom.xml org.slf4j:slf4j-api@2.0.13',
         'shop-api/pom.xml org.springdoc:springdoc-openapi-starter-webmvc-ui@2.5.0',
         'shop-api/pom.xml org.springframework.boot:spring-boot-starter-test@3.2.5 (test)',
         'shop-api/pom.xml org.springframework.boot:spring-boot-starter-validation@3.2.5',
@@ -125,8 +129,10 @@ describe('a multi-module project (Spring Boot style, a platform BOM and a test B
         'shop-common/pom.xml org.apache.commons:commons-lang3@3.14.0',
         'shop-common/pom.xml org.junit.jupiter:junit-jupiter@5.10.2 (test)',
         'shop-common/pom.xml org.mapstruct:mapstruct@1.5.5.Final',
+        'shop-common/pom.xml org.slf4j:slf4j-api@2.0.13',
         'shop-web/pom.xml com.example.shop:shop-api@1.4.0-SNAPSHOT',
         'shop-web/pom.xml org.postgresql:postgresql@42.7.3',
+        'shop-web/pom.xml org.slf4j:slf4j-api@2.0.13',
         'shop-web/pom.xml org.springframework.boot:spring-boot-starter-actuator@3.2.5',
         'shop-web/pom.xml org.springframework.boot:spring-boot-starter-data-jpa@3.2.5',
         'shop-web/pom.xml org.testcontainers:junit-jupiter@1.19.8 (test)',
@@ -134,6 +140,7 @@ describe('a multi-module project (Spring Boot style, a platform BOM and a test B
         // tools/ has no pom.xml: the parent is found in the reactor by its coordinates
         'tools/shop-cli/pom.xml com.example.shop:shop-common@1.4.0-SNAPSHOT',
         'tools/shop-cli/pom.xml info.picocli:picocli@4.7.5',
+        'tools/shop-cli/pom.xml org.slf4j:slf4j-api@2.0.13',
         'tools/shop-cli/pom.xml org.springframework:spring-context@6.1.6',
       ],
     );
@@ -184,5 +191,88 @@ describe('a multi-module project (Spring Boot style, a platform BOM and a test B
     ]);
     const components = await extract(mavenPomExtractor, 'a/pom.xml', loop.get('a/pom.xml')!, treeReader(loop));
     assert.deepEqual(components.map((c) => [c.name, c.version]), [['x:y', '']]);
+  });
+});
+
+describe('dependencies inherited from parents in the repository', () => {
+  const tree = fixtureTree(TESTDATA, 'billing', '');
+  const listing = async (file: string, files = tree) => {
+    const components = await extract(mavenPomExtractor, file, files.get(file)!, treeReader(files));
+    return components.map((c) => `${c.name}@${c.version}${c.development ? ' (test)' : ''}${c.firstParty ? ' (first-party)' : ''}`).sort();
+  };
+  const inherited = (components: Component[]) =>
+    Object.fromEntries(components.filter((c) => c.note?.startsWith('inherited')).map((c) => [c.name, c.note]));
+
+  test("a module lists its parents' dependencies, versions and scopes resolved through their properties and dependencyManagement", async () => {
+    assert.deepEqual(await listing('billing-core/pom.xml'), [
+      'com.fasterxml.jackson.core:jackson-databind@2.16.1',
+      // its own declaration wins over the 3.13.0 the parent declares
+      'org.apache.commons:commons-lang3@3.14.0',
+      // from the parent: the version through its property
+      'org.junit.jupiter:junit-jupiter@5.10.2 (test)',
+      'org.mockito:mockito-core@5.11.0 (test)',
+      'org.projectlombok:lombok@1.18.32',
+      // from the grandparent, at the version the parent's property overrides it with
+      'org.slf4j:slf4j-api@2.0.12',
+    ]);
+    const components = await extract(mavenPomExtractor, 'billing-core/pom.xml', tree.get('billing-core/pom.xml')!, treeReader(tree));
+    assert.deepEqual(inherited(components), {
+      'org.projectlombok:lombok': 'inherited from the parent pom pom.xml',
+      'org.mockito:mockito-core': 'inherited from the parent pom pom.xml',
+      'org.junit.jupiter:junit-jupiter': 'inherited from the parent pom build/acme-parent/pom.xml',
+      'org.slf4j:slf4j-api': 'inherited from the parent pom build/acme-parent/pom.xml',
+    });
+    assert.ok(components.every((c) => c.direct === true));
+  });
+
+  test("the module's own scope wins, and its properties apply to what it inherits", async () => {
+    assert.deepEqual(await listing('billing-testkit/pom.xml'), [
+      'com.acme.billing:billing-core@3.2.0 (first-party)',
+      'org.apache.commons:commons-lang3@3.13.0',
+      // declared with compile scope: not the test scope acme-parent's dependencyManagement gives
+      'org.junit.jupiter:junit-jupiter@5.10.2',
+      'org.mockito:mockito-core@5.11.0 (test)',
+      'org.projectlombok:lombok@1.18.32',
+      'org.slf4j:slf4j-api@2.0.12',
+    ]);
+    assert.deepEqual(await listing('billing-service/pom.xml'), [
+      'com.acme.billing:billing-core@3.2.0 (first-party)',
+      'com.acme.billing:billing-testkit@3.2.0 (test) (first-party)',
+      'org.apache.commons:commons-lang3@3.13.0',
+      'org.junit.jupiter:junit-jupiter@5.10.2 (test)',
+      'org.mockito:mockito-core@5.11.0 (test)',
+      'org.postgresql:postgresql@42.7.3',
+      'org.projectlombok:lombok@1.18.32',
+      // the module's own slf4j.version
+      'org.slf4j:slf4j-api@2.0.13',
+    ]);
+  });
+
+  test('a parent pom lists its own dependencies and those of its parent; a parent outside the repository gives none', async () => {
+    assert.deepEqual(await listing('pom.xml'), [
+      'org.apache.commons:commons-lang3@3.13.0',
+      'org.junit.jupiter:junit-jupiter@5.10.2 (test)',
+      'org.mockito:mockito-core@5.11.0 (test)',
+      'org.projectlombok:lombok@1.18.32',
+      'org.slf4j:slf4j-api@2.0.12',
+    ]);
+    assert.deepEqual(await listing('build/acme-parent/pom.xml'), ['org.junit.jupiter:junit-jupiter@5.10.2 (test)', 'org.slf4j:slf4j-api@2.0.9']);
+    const withoutOrganisationParent = new Map(tree);
+    withoutOrganisationParent.delete('build/acme-parent/pom.xml');
+    assert.deepEqual(await listing('billing-core/pom.xml', withoutOrganisationParent), [
+      'com.fasterxml.jackson.core:jackson-databind@2.16.1',
+      'org.apache.commons:commons-lang3@3.14.0',
+      'org.mockito:mockito-core@5.11.0 (test)',
+      'org.projectlombok:lombok@1.18.32',
+    ]);
+  });
+
+  test('an inherited dependency the repository cannot version says both where it comes from and what is missing', async () => {
+    const withoutVersion = new Map(tree);
+    withoutVersion.set('pom.xml', tree.get('pom.xml')!.replace('<version>${lombok.version}</version>', '<version>${lombok.release}</version>'));
+    const components = await extract(mavenPomExtractor, 'billing-core/pom.xml', tree.get('billing-core/pom.xml')!, treeReader(withoutVersion));
+    assert.deepEqual(unversioned(components), {
+      'org.projectlombok:lombok': 'inherited from the parent pom pom.xml; version ${lombok.release} uses a property defined nowhere in the repository',
+    });
   });
 });

@@ -5,9 +5,10 @@ import { ExtractError, type ExtractContext, type Extractor, type ManifestFile } 
 
 // A pom.xml read the way Maven builds its effective model, from files of the repository only (nothing is
 // fetched): versions come from the pom, its <properties> and those of its parents, its parents'
-// <dependencyManagement> and the BOMs it imports. A parent is the pom at <parent>'s relativePath
-// (default ../pom.xml) when that pom is the one <parent> names, else the reactor's pom of those
-// coordinates; a BOM is the reactor's pom of its coordinates. The reactor is every pom reached through
+// <dependencyManagement> and the BOMs it imports; the <dependencies> its parents declare are its own too,
+// as Maven inherits them (the pom's own declaration of the same dependency winning). A parent is the pom
+// at <parent>'s relativePath (default ../pom.xml) when that pom is the one <parent> names, else the
+// reactor's pom of those coordinates; a BOM is the reactor's pom of its coordinates. The reactor is every pom reached through
 // <modules> from the poms of the folders above the file and from its parents. A dependency whose version
 // only a pom outside the repository would give (a remote parent, a BOM from Maven Central), or which
 // names a range, is listed without a version and with a note saying why; a dependency on one of the
@@ -51,6 +52,8 @@ interface Managed {
 /** A pom's effective model, as far as the repository holds it. */
 interface Model {
   resolve: (value: string | undefined) => string | undefined;
+  /** The parents the repository holds, nearest first. */
+  parents: { pom: Pom; path: string }[];
   /** By management key (groupId:artifactId:type:classifier). */
   managed: Map<string, Managed>;
   /** Parents and imported BOMs the model would need but the repository does not hold, as `the BOM g:a:v`. */
@@ -87,10 +90,43 @@ export const mavenPomExtractor: Extractor = {
   },
 };
 
+/** A dependency of the effective model: the pom's own, or one a parent declares (`inheritedFrom`, the parent's path). */
+interface EffectiveDependency {
+  dependency: Dependency;
+  inheritedFrom?: string;
+}
+
+/**
+ * The pom's dependencies and those its parents declare, as Maven merges them before interpolating: a
+ * parent's dependency is inherited unless a nearer pom declares the same one (same groupId, artifactId,
+ * type and classifier), and is then read as part of the child, through the child's properties and
+ * dependencyManagement, its scope included. A parent outside the repository contributes nothing.
+ */
+function effectiveDependencies(pom: Pom, model: Model): EffectiveDependency[] {
+  const { resolve } = model;
+  const keyOf = (d: Dependency) =>
+    managementKey(resolve(d.groupId) ?? d.groupId ?? '', resolve(d.artifactId) ?? d.artifactId ?? '', resolve(d.type) ?? d.type, resolve(d.classifier) ?? d.classifier);
+  const self = mavenName(resolve(pom.groupId ?? pom.parent?.groupId), resolve(pom.artifactId));
+  const effective: EffectiveDependency[] = pom.dependencies.map((dependency) => ({ dependency }));
+  const declared = new Set(pom.dependencies.map(keyOf));
+  for (const parent of model.parents) {
+    const added = new Set<string>();
+    for (const dependency of parent.pom.dependencies) {
+      const key = keyOf(dependency);
+      // A parent's dependency on this very module would be a cycle Maven refuses; it is not copied into it.
+      if (declared.has(key) || mavenName(resolve(dependency.groupId), resolve(dependency.artifactId)) === self) continue;
+      added.add(key);
+      effective.push({ dependency, inheritedFrom: parent.path });
+    }
+    for (const key of added) declared.add(key);
+  }
+  return effective;
+}
+
 function collectComponents(pom: Pom, model: Model, reactor: Reactor, sourceFile: string): Component[] {
   const { resolve } = model;
   const byKey = new Map<string, Component>();
-  for (const dependency of pom.dependencies) {
+  for (const { dependency, inheritedFrom } of effectiveDependencies(pom, model)) {
     const groupId = resolve(dependency.groupId);
     const artifactId = resolve(dependency.artifactId);
     const name = mavenName(groupId, artifactId);
@@ -133,7 +169,11 @@ function collectComponents(pom: Pom, model: Model, reactor: Reactor, sourceFile:
     }
     const found = component({ name, version: version ?? '', ecosystem: 'Maven', direct: true, development, sourceFile });
     if (firstParty) found.firstParty = true;
-    if (version === undefined && note) found.note = note;
+    const notes = [
+      ...(inheritedFrom === undefined ? [] : [`inherited from the parent pom ${inheritedFrom}`]),
+      ...(version === undefined && note ? [note] : []),
+    ];
+    if (notes.length) found.note = notes.join('; ');
     byKey.set(key, found);
   }
   return [...byKey.values()];
@@ -277,7 +317,7 @@ class PomTree {
       for (const [key, entry] of imported.managed) if (!managed.has(key)) managed.set(key, entry);
       outside.push(...imported.outside.filter((name) => !outside.includes(name)));
     }
-    return { resolve, managed, outside, parentPaths };
+    return { resolve, parents: chain.slice(1), managed, outside, parentPaths };
   }
 
   /** The parent <parent> names: at its relativePath when that pom has its coordinates, else in the reactor. */
