@@ -2,15 +2,22 @@
 import { B, E, keyed, re, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
 
 export const MESSAGING_RULES: SecretRule[] = [
-  token('slack-bot-token', 'Slack bot token', 'high', ['xoxb-'], String.raw`xoxb-\d{10,13}-\d{10,13}-[A-Za-z0-9]{24}`, 'xoxb-{d:12}-{d:12}-{a:24}'),
-  token('slack-user-token', 'Slack user token', 'high', ['xoxp-'], String.raw`xoxp-\d{10,13}-\d{10,13}-\d{10,13}-[a-f0-9]{32}`, 'xoxp-{d:12}-{d:12}-{d:12}-{h:32}'),
+  // A bot token carries the team's and the bot's numbers; a legacy (classic app) bot token only the bot's.
+  token('slack-bot-token', 'Slack bot token', 'high', ['xoxb-'], String.raw`xoxb-(?:\d{8,13}-)?\d{8,13}-[A-Za-z0-9]{24,32}`, 'xoxb-{d:12}-{d:12}-{a:24}',
+    { negatives: ['xoxb-{d:12}-{a:12}', 'xoxb-{d:5}-{a:24}'] }),
+  // xoxe- with the same numbered shape is the user token Slack puts in private file links (`?t=xoxe-…`).
+  token('slack-user-token', 'Slack user token', 'high', ['xoxp-', 'xoxe-'], String.raw`xox[pe]-\d{10,13}-\d{10,13}-\d{10,13}-[a-f0-9]{32}`, 'xoxp-{d:12}-{d:12}-{d:12}-{h:32}'),
   token('slack-app-token', 'Slack app-level token', 'high', ['xapp-'], String.raw`xapp-\d-[A-Z0-9]{9,11}-\d{10,13}-[a-f0-9]{64}`, 'xapp-1-{A:11}-{d:13}-{h:64}'),
   token('slack-config-access-token', 'Slack configuration access token', 'high', ['xoxe.xox'], String.raw`xoxe\.xox[bp]-\d-[A-Za-z0-9]{160,170}`, 'xoxe.xoxp-1-{a:166}'),
   token('slack-config-refresh-token', 'Slack configuration refresh token', 'high', ['xoxe-'], String.raw`xoxe-\d-[A-Za-z0-9]{140,150}`, 'xoxe-1-{a:146}'),
-  token('slack-legacy-token', 'Slack legacy token', 'high', ['xoxo-', 'xoxs-'], String.raw`xox[os]-\d{8,13}-\d{8,13}-\d{8,13}-[a-f0-9]{32,64}`, 'xoxs-{d:11}-{d:11}-{d:11}-{h:64}'),
-  token('slack-workspace-token', 'Slack workspace or legacy workspace token', 'high', ['xoxa-', 'xoxr-'], String.raw`xox[ar]-(?:\d-)?[A-Za-z0-9]{8,48}-[A-Za-z0-9]{8,48}`, 'xoxa-2-{a:12}-{a:36}'),
+  token('slack-legacy-token', 'Slack legacy token', 'high', ['xoxo-', 'xoxs-'], String.raw`xox[os]-\d{6,13}-\d{6,13}-\d{6,13}-[a-f0-9]{10,64}`, 'xoxs-{d:11}-{d:11}-{d:11}-{h:64}',
+    { negatives: ['xoxs-{d:11}-{d:11}-{h:10}', 'xoxo-{d:4}-{d:4}-{d:4}-{h:10}'] }),
+  token('slack-workspace-token', 'Slack workspace or legacy workspace token', 'high', ['xoxa-', 'xoxr-'], String.raw`xox[ar]-(?:\d-)?[A-Za-z0-9]{8,48}(?:-[A-Za-z0-9]{8,48}){1,3}`, 'xoxa-2-{a:12}-{a:36}'),
   rule('slack-webhook-url', 'Slack incoming webhook URL', 'medium', ['hooks.slack.com'],
-    re(String.raw`https://hooks\.slack\.com/(?:services|workflows)/(?<secret>T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}/[A-Za-z0-9]{24})`), 'https://hooks.slack.com/services/T{A:10}/B{A:10}/{a:24}'),
+    // Incoming webhooks (team/bot/secret), Workflow Builder webhooks (team/app/trigger id/secret) and
+  // workflow triggers (team/trigger id/secret); older workspaces have shorter team and bot ids.
+  re(String.raw`(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/(?<secret>T[A-Z0-9]{6,12}/(?:B[A-Z0-9]{6,12}/[A-Za-z0-9]{24}|A[A-Z0-9]{6,12}/\d{10,20}/[A-Za-z0-9]{24}|\d{10,20}/[a-f0-9]{32}))${E}`),
+    'https://hooks.slack.com/services/T{A:10}/B{A:10}/{a:24}', { negatives: ['https://hooks.slack.com/services/T{A:10}/B{A:10}/{a:12}', 'https://hooks.slack.com/services/{l:44}'] }),
   rule('microsoft-teams-webhook', 'Microsoft Teams incoming webhook URL', 'medium', ['webhook.office.com', 'outlook.office.com/webhook'],
     re(String.raw`https://[a-z0-9.-]*(?:webhook\.office\.com/webhookb2|outlook\.office\.com/webhook)/(?<secret>${UUID}@${UUID}/IncomingWebhook/[a-f0-9]{32}/${UUID}(?:/[A-Za-z0-9_-]{20,})?)`, 'i'),
     `https://acme.webhook.office.com/webhookb2/${UUID_SAMPLE}@${UUID_SAMPLE}/IncomingWebhook/{h:32}/${UUID_SAMPLE}`),
@@ -51,8 +58,10 @@ export const MESSAGING_RULES: SecretRule[] = [
   token('twitter-bearer-token', 'X (Twitter) bearer token', 'high', ['aaaaaaaaaaaaaaaaaaaaa'], 'A{20,22}[A-Za-z0-9%]{80,120}', 'AAAAAAAAAAAAAAAAAAAAAA{a:90}'),
   keyed('twitter-api-secret', 'X (Twitter) API or access token secret', 'high', ['twitter'], 'twitter_?(?:api_?|consumer_?|access_?token_?)?secret', '[A-Za-z0-9]{45,50}', 'TWITTER_API_SECRET={a:50}'),
   keyed('facebook-app-secret', 'Facebook app secret', 'high', ['facebook', 'fb_app', 'fbapp'], 'facebook_?(?:app_?|client_?)?secret|fb_?app_?secret', '[a-f0-9]{32}', 'FACEBOOK_APP_SECRET={h:32}'),
-  token('facebook-access-token', 'Facebook access token', 'high', ['eaacedeose0cba', 'eaab'],
-    String.raw`EAACEdEose0cBA[A-Za-z0-9]{20,}|EAAB[A-Za-z0-9]{100,}`, 'EAACEdEose0cBA{a:40}'),
+  // Graph API user, page and app tokens: `EAA`, a letter or two naming the app's token family, then 100 or more.
+  token('facebook-access-token', 'Facebook access token', 'high', ['eaacedeose0cba', 'eaa'],
+    String.raw`EAACEdEose0cBA[A-Za-z0-9]{20,}|EAA[A-Z][A-Za-z0-9]{100,}`, 'EAACEdEose0cBA{a:40}',
+    { negatives: ['EAAM{a:60}', 'eaam{l:120}'] }),
   token('instagram-access-token', 'Instagram access token', 'high', ['igqv'], 'IGQV[A-Za-z0-9_-]{100,400}', 'IGQVJ{u:150}'),
   keyed('linkedin-client-secret', 'LinkedIn client secret', 'high', ['linkedin'], 'linkedin_?(?:client_?)?secret', '[A-Za-z0-9]{16}', 'LINKEDIN_CLIENT_SECRET={a:16}'),
   keyed('spotify-client-secret', 'Spotify client secret', 'medium', ['spotify'], 'spotify_?(?:client_?)?secret', '[a-f0-9]{32}', 'SPOTIFY_CLIENT_SECRET={h:32}'),
