@@ -41,8 +41,23 @@ export const CLOUD_RULES: SecretRule[] = [
     '[A-Za-z0-9]{52}JQQJ9[A-Za-z0-9]{19}AZDO[A-Za-z0-9]{4}', '{a:52}JQQJ9{a:19}AZDO{a:4}'),
   keyed('azure-openai-key', 'Azure OpenAI or Cognitive Services key', 'high', ['azure_openai', 'azureopenai', 'cognitive', 'ocp-apim-subscription-key'],
     'azure_?openai_?(?:api_?)?key|cognitive_?services_?key|ocp-apim-subscription-key', '[a-f0-9]{32}', 'AZURE_OPENAI_API_KEY={h:32}'),
-  keyed('azure-storage-account-key', 'Azure Storage account key', 'critical', ['storage_account_key', 'storageaccountkey', 'azure_storage_key', 'azurestoragekey'],
-    'azure_?storage_?(?:account_?)?key|storage_?account_?key', '[A-Za-z0-9+/]{86}==', 'AZURE_STORAGE_KEY={b:86}==', 4),
+  // A storage account key is 64 random bytes in base64 (86 characters and `==`); it is as often named
+  // AccountKey or account_key as after Azure.
+  keyed('azure-storage-account-key', 'Azure Storage account key', 'critical',
+    ['storage_account_key', 'azure_storage_key', 'storage_access_key', 'storage_key', 'account_key'],
+    'azure_?storage_?(?:account_?)?(?:access_?)?key|storage_?(?:account_?)?(?:access_?)?key|account_?key', '[A-Za-z0-9+/]{86}==', 'AZURE_STORAGE_KEY={b:86}==',
+    { entropy: 4, negatives: ['ACCOUNT_KEY={b:43}=', 'ACCOUNT_KEY=sha512-{b:86}=='] }),
+  // An admin or repository-token password: 42 base64 characters, `+ACR`, then 6 more.
+  token('azure-container-registry-password', 'Azure Container Registry password', 'high', ['+acr'],
+    String.raw`(?<![+/])[A-Za-z0-9+/]{42}\+ACR[A-Za-z0-9+/]{6}(?![+/=])`, '{a:42}+ACR{a:6}', { negatives: ['{a:42}+ACR{a:2}', '{a:42}-ACR{a:6}'] }),
+  // A Microsoft identity platform refresh token: a version, the client and tenant part, then the encrypted
+  // token, which starts with `AgAB`.
+  token('azure-entra-refresh-token', 'Microsoft Entra ID refresh token', 'high', ['.agab'],
+    String.raw`[01]\.A[A-Za-z0-9_-]{40,80}\.(?:\d\.)?AgAB[A-Za-z0-9_-]{300,}(?:\.[A-Za-z0-9_-]{20,})?`, '0.A{u:50}.AgABAAAAAAD{u:400}',
+    { entropy: 4, negatives: ['0.A{u:50}.AgAB{u:100}', '0.A{u:50}.QgAB{u:400}'] }),
+  token('aws-appsync-api-key', 'AWS AppSync API key', 'medium', ['da2-'], 'da2-[a-z0-9]{26}', 'da2-{l:26}', { negatives: ['da2-{l:20}'] }),
+  // An OpenShift OAuth access token (`oc login --token=…`): sha256~ and 43 base64url characters.
+  token('openshift-user-token', 'OpenShift user token', 'high', ['sha256~'], 'sha256~[A-Za-z0-9_-]{43}', 'sha256~{u:43}', { negatives: ['sha256~{h:20}'] }),
   token('alibaba-access-key-id', 'Alibaba Cloud access key ID', 'high', ['ltai'],
     String.raw`LTAI[A-Za-z0-9]{20}`, 'LTAI{a:20}'),
   keyed('alibaba-access-key-secret', 'Alibaba Cloud access key secret', 'high', ['alibaba', 'aliyun', 'alicloud'],
