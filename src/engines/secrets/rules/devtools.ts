@@ -60,6 +60,7 @@ export const DEVTOOLS_RULES: SecretRule[] = [
   keyed('browserstack-access-key', 'BrowserStack access key', 'high', ['browserstack'], 'browserstack_?(?:access_?)?key', '[A-Za-z0-9]{20}', 'BROWSERSTACK_ACCESS_KEY={a:20}'),
   keyed('saucelabs-access-key', 'Sauce Labs access key', 'high', ['sauce'], 'sauce_?(?:labs_?)?access_?key', UUID, 'SAUCE_ACCESS_KEY=' + UUID_SAMPLE),
   token('launchdarkly-key', 'LaunchDarkly API or SDK key', 'high', ['api-', 'sdk-', 'mob-'], `(?:api|sdk|mob)-${UUID}`, 'api-' + UUID_SAMPLE),
+  token('apify-api-token', 'Apify API token', 'high', ['apify_api_'], 'apify_api_[A-Za-z0-9_-]{36}', 'apify_api_{a:36}', { negatives: ['apify_api_{a:20}'] }),
   token('contentful-pat', 'Contentful personal access token', 'high', ['cfpat-'], 'CFPAT-[A-Za-z0-9_-]{43}', 'CFPAT-{u:43}'),
   token('figma-pat', 'Figma personal access token', 'high', ['figd_'], 'figd_[A-Za-z0-9_-]{40}', 'figd_{u:40}'),
   token('frameio-token', 'Frame.io developer token', 'high', ['fio-u-'], 'fio-u-[A-Za-z0-9_=-]{64}', 'fio-u-{u:64}'),

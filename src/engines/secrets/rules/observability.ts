@@ -8,6 +8,7 @@ export const OBSERVABILITY_RULES: SecretRule[] = [
   token('new-relic-browser-api-key', 'New Relic browser API key', 'medium', ['nrjs-'], 'NRJS-[a-f0-9]{19}', 'NRJS-{h:19}'),
   token('new-relic-insights-key', 'New Relic Insights insert or query key', 'high', ['nrii-', 'nriq-'], 'NRI[IQ]-[A-Za-z0-9_-]{32}', 'NRII-{u:32}'),
   token('new-relic-license-key', 'New Relic license (ingest) key', 'high', ['nral'], '(?:eu01xx)?[a-f0-9]{34,36}NRAL', '{h:36}NRAL'),
+  token('rootly-api-key', 'Rootly API key', 'high', ['rootly_'], 'rootly_[a-f0-9]{64}', 'rootly_{h:64}', { negatives: ['rootly_{h:32}'] }),
   token('sentry-auth-token', 'Sentry auth token', 'high', ['sntrys_', 'sntryu_'],
     String.raw`sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/=_-]{80,}`, 'sntryu_{h:64}'),
   rule('sentry-dsn', 'Sentry DSN', 'medium', ['sentry.io'],
@@ -25,6 +26,9 @@ export const OBSERVABILITY_RULES: SecretRule[] = [
   keyed('opsgenie-api-key', 'Opsgenie API key', 'high', ['opsgenie'], 'opsgenie', UUID, 'OPSGENIE_API_KEY=' + UUID_SAMPLE),
   keyed('splunk-hec-token', 'Splunk HTTP Event Collector token', 'high', ['splunk'], 'splunk', UUID, 'SPLUNK_HEC_TOKEN=' + UUID_SAMPLE),
   keyed('loggly-token', 'Loggly customer token', 'medium', ['loggly'], 'loggly', UUID, 'LOGGLY_TOKEN=' + UUID_SAMPLE),
+  // The access ID that goes with the key: `su` and 12 letters and digits.
+  keyed('sumologic-access-id', 'Sumo Logic access ID', 'medium', ['sumo_access', 'sumo_logic', 'sumologic'],
+    String.raw`sumo_?(?:logic)?[._]?access_?id`, 'su[A-Za-z0-9]{12}', 'SUMO_ACCESS_ID=su{a:12}', { negatives: ['SUMO_ACCESS_ID=su{a:8}', 'SUMO_ACCESS_ID=ab{a:12}'] }),
   keyed('sumologic-access-key', 'Sumo Logic access key', 'high', ['sumo_access', 'sumo_logic', 'sumologic', 'sumoaccess'], 'sumo_?(?:logic_?)?access_?key', '[A-Za-z0-9]{64}', 'SUMO_ACCESS_KEY={a:64}'),
   keyed('betterstack-token', 'Better Stack (Logtail) source token', 'medium', ['logtail', 'betterstack', 'better_stack'], 'logtail|better_?stack', '[A-Za-z0-9]{24}', 'LOGTAIL_SOURCE_TOKEN={a:24}'),
   token('axiom-token', 'Axiom API or personal token', 'high', ['xaat-', 'xapt-'], `xa[ap]t-${UUID}`, 'xaat-' + UUID_SAMPLE),

@@ -34,7 +34,8 @@ export const PAYMENTS_RULES: SecretRule[] = [
   keyed('etherscan-api-key', 'Etherscan API key', 'medium', ['etherscan'], 'etherscan', '[A-Z0-9]{34}', 'ETHERSCAN_API_KEY={A:34}'),
   keyed('infura-api-key', 'Infura API key', 'medium', ['infura'], 'infura', '[a-f0-9]{32}', 'INFURA_API_KEY={h:32}'),
   keyed('alchemy-api-key', 'Alchemy API key', 'medium', ['alchemy'], 'alchemy', '[A-Za-z0-9_-]{32}', 'ALCHEMY_API_KEY={u:32}', 3.5),
-  token('easypost-api-key', 'EasyPost API key', 'high', ['ezak'], 'EZAK[a-f0-9]{54}', 'EZAK{h:54}'),
-  token('shippo-api-token', 'Shippo live API token', 'high', ['shippo_live_'], 'shippo_live_[a-f0-9]{40}', 'shippo_live_{h:40}'),
+  // EZAK production and EZTK test-mode keys: 54 letters and digits after the prefix.
+  token('easypost-api-key', 'EasyPost API key', 'high', ['ezak', 'eztk'], 'EZ[AT]K[A-Za-z0-9]{54}', 'EZAK{a:54}', { negatives: ['EZAK{a:40}', 'EZXK{a:54}'] }),
+  token('shippo-api-token', 'Shippo API token', 'high', ['shippo_live_', 'shippo_test_'], 'shippo_(?:live|test)_[a-f0-9]{40}', 'shippo_live_{h:40}'),
   token('duffel-api-token', 'Duffel API token', 'high', ['duffel_live_', 'duffel_test_'], 'duffel_(?:live|test)_[A-Za-z0-9_=-]{43}', 'duffel_live_{u:43}'),
 ];

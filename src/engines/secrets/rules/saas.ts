@@ -25,6 +25,12 @@ export const SAAS_RULES: SecretRule[] = [
   token('notion-token', 'Notion integration token', 'high', ['ntn_'], 'ntn_[0-9]{11}[A-Za-z0-9]{35}', 'ntn_{d:11}{a:35}'),
   token('notion-legacy-token', 'Notion integration token (legacy)', 'high', ['secret_'], 'secret_[A-Za-z0-9]{43}', 'NOTION_TOKEN=secret_{a:43}'),
   token('salesforce-access-token', 'Salesforce access token', 'high', ['00d'], String.raw`00D[A-Za-z0-9]{12,15}![A-Za-z0-9_.]{96}`, '00D{a:15}!{a:96}'),
+  // A GeoIP license key: 6 characters, `_`, 29 more, `_mmk`.
+  token('maxmind-license-key', 'MaxMind license key', 'high', ['_mmk'], '[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk', '{a:6}_{a:29}_mmk', { negatives: ['{a:6}_{a:20}_mmk'] }),
+  // An Adafruit IO key: aio_ and 28 mixed-case letters and digits (an identifier such as aio_session_… has neither).
+  token('adafruit-io-key', 'Adafruit IO key', 'high', ['aio_'],
+    'aio_(?=[A-Za-z0-9]{0,27}[A-Z])(?=[A-Za-z0-9]{0,27}[0-9])[A-Za-z0-9]{28}', 'aio_{A:4}{l:4}{a:20}',
+    { negatives: ['aio_{L:28}', 'aio_connectionpoolmanagerclasses'] }),
   token('typeform-token', 'Typeform personal access token', 'high', ['tfp_'], 'tfp_[A-Za-z0-9_.=-]{59}', 'tfp_{u:44}_{u:14}'),
   token('clickup-token', 'ClickUp personal API token', 'high', ['pk_'], 'pk_[0-9]{6,10}_[A-Z0-9]{32}', 'pk_{d:8}_{A:32}'),
   keyed('trello-token', 'Trello API token', 'high', ['trello'], 'trello', '[a-f0-9]{64}|ATTA[A-Za-z0-9]{72}', 'TRELLO_TOKEN={h:64}'),
