@@ -3,10 +3,11 @@ import type { Extractor } from '../extractor.ts';
 import { developmentByReach } from '../python/dependency-reach.ts';
 import type { DependencyEdges } from '../python/dependency-reach.ts';
 import { normalizePythonName, requirementName, uniquePythonComponents } from '../python/python-names.ts';
-import { packageTables, parseTomlFile, readSiblingToml } from '../python/python-project-files.ts';
+import { isTable, packageTables, parseTomlFile, readSiblingToml } from '../python/python-project-files.ts';
 import type { Table } from '../python/python-project-files.ts';
 import { optionalDependencyGroups, pyprojectDependencies, lockedPythonComponent } from '../python/pyproject-dependencies.ts';
 import { LOCKFILES } from '../../lockfiles.ts';
+import { releaseHashes, type LockedArtifact } from '../python/lock-details.ts';
 
 // pdm.lock: `[[package]]` entries with name, version and PEP 508 `dependencies` strings. A package
 // locked with extras appears once more with `extras = [...]`.
@@ -17,6 +18,8 @@ import { LOCKFILES } from '../../lockfiles.ts';
 // Editable installs and path dependencies on directories are source trees in the repository: listed as
 // first-party. The project at the lock's own folder (`path = "."`), when a lock names it, is what the
 // SBOM describes, not one of its components.
+// `files = [{ file = "...", hash = "sha256:..." }]` (or `url =` for locks written with static URLs) lists
+// the release's files: the hash recorded is the sdist's, else the only file's, as for poetry.lock and uv.lock.
 
 const ARCHIVE = /\.(?:whl|zip|tar|tgz|tar\.gz|tar\.bz2|tar\.xz)$/i;
 
@@ -44,11 +47,18 @@ export const pdmLockExtractor: Extractor = {
           ? !entry.groups.some((group) => runtimeGroups.has(group))
           : developmentFromEdges?.(normalizePythonName(name));
         const locked = lockedPythonComponent({ name, version: entry.version as string, sourceFile: file.path }, declared, development);
+        const hashes = releaseHashes(lockedFiles(entry));
+        if (hashes.length) locked.hashes = hashes;
         return isLocalDirectory(entry) ? { ...locked, firstParty: true } : locked;
       });
     return uniquePythonComponents(components);
   },
 };
+
+function lockedFiles(entry: Table): LockedArtifact[] {
+  if (!Array.isArray(entry.files)) return [];
+  return entry.files.filter(isTable).map((f) => ({ file: String(f.file ?? f.url ?? ''), hash: f.hash }));
+}
 
 /** The distribution name, without an `[extras]` suffix should a lock put one there. */
 function packageName(entry: Table): string {

@@ -39,6 +39,20 @@ describe('Pipfile.lock', () => {
     assert.deepEqual(summarize(await extract(pipfileLockExtractor, tree, 'legacy/Pipfile.lock')), withDirect(locked, null));
   });
 
+  test("a release's hash only when it has one file: the hashes of several carry no file names to tell the sdist by", async () => {
+    const tree = fixtureTree(TESTDATA, 'release-files', '');
+    const components = await extract(pipfileLockExtractor, tree, 'Pipfile.lock');
+    const hashes = Object.fromEntries(components.map((c) => [c.name, c.hashes]));
+    assert.deepEqual(hashes, {
+      // an sdist-only release
+      docopt: [{ algorithm: 'SHA-256', content: '49b3a825280bd66b3aa83585ef59c4a8c82f2c8a522dbe754a8bc8d08c85c491' }],
+      // a wheel and an sdist
+      six: undefined,
+    });
+    const locked = await extract(pipfileLockExtractor, fixtureTree(TESTDATA, 'pipenv', ''), 'Pipfile.lock');
+    assert.ok(locked.every((c) => c.hashes === undefined));
+  });
+
   test('malformed locks are errors', async () => {
     await assertRejected(pipfileLockExtractor, 'Pipfile.lock', '{"default": {', /not valid JSON/);
     await assertRejected(pipfileLockExtractor, 'Pipfile.lock', '["requests"]', /not a JSON object/);

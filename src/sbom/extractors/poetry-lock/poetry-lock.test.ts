@@ -33,6 +33,37 @@ describe('poetry.lock', () => {
     assert.equal(purlOf(components, 'PySocks'), 'pkg:pypi/pysocks@1.7.1');
   });
 
+  test("lock version 1.1: the sdist's hash from `[metadata.files]`, by the name however it is spelled", async () => {
+    const tree = fixtureTree(TESTDATA, 'poetry-1.1', '');
+    const components = await extract(poetryLockExtractor, tree, 'poetry.lock');
+    const hashOf = (name: string) => components.find((c) => c.name === name)?.hashes;
+    assert.deepEqual(hashOf('SQLAlchemy'), [{ algorithm: 'SHA-256', content: '509bb07e0b399124c8f1813e6812b9d250e5601c1a0125afe08f4cfa75c2d935' }]);
+    assert.deepEqual(hashOf('attrs'), [{ algorithm: 'SHA-256', content: '39256b6f57f6dba41820b583c2fc0faa8b7a38d8049f71eabfcc716a3625a7c5' }]);
+    assert.ok(components.every((c) => c.hashes?.length === 1));
+  });
+
+  test('lock version 1.1: a name locked at two versions takes the files of each version', async () => {
+    const lock = [
+      '[[package]]\nname = "numpy"\nversion = "1.24.4"\ndescription = ""\ncategory = "main"\noptional = false\npython-versions = ">=3.8"',
+      '[[package]]\nname = "numpy"\nversion = "1.26.4"\ndescription = ""\ncategory = "main"\noptional = false\npython-versions = ">=3.9"',
+      '[metadata]\nlock-version = "1.1"\npython-versions = "^3.8"\ncontent-hash = "0d1c2b3a"',
+      '[metadata.files]\nnumpy = [',
+      '    {file = "numpy-1.24.4-cp38-cp38-manylinux_2_17_x86_64.manylinux2014_x86_64.whl", hash = "sha256:f136bab9c2cfd8da131132c2cf6cc27331dd6fae65f95f69dcd4ae3c3639c463"},',
+      '    {file = "numpy-1.24.4.tar.gz", hash = "sha256:80f5e3a4e498641401868df4208b74581206afbee7cf7b8329daae82676d9463"},',
+      '    {file = "numpy-1.26.4-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl", hash = "sha256:f870204a840a60da0b12273ef34f7051e98c3b5961b61b0c2c1be6dfd64fbcd3"},',
+      '    {file = "numpy-1.26.4.tar.gz", hash = "sha256:2a02aba9ed12e4ac4eb3ea9421c420301a0c6460d9830d74a9df87efa4912010"},',
+      ']',
+    ].join('\n');
+    const components = await extract(poetryLockExtractor, new Map([['poetry.lock', lock]]), 'poetry.lock');
+    assert.deepEqual(
+      components.map((c) => [c.version, c.hashes?.[0]?.content]),
+      [
+        ['1.24.4', '80f5e3a4e498641401868df4208b74581206afbee7cf7b8329daae82676d9463'],
+        ['1.26.4', '2a02aba9ed12e4ac4eb3ea9421c420301a0c6460d9830d74a9df87efa4912010'],
+      ],
+    );
+  });
+
   test('lock version 2.0: development follows the dependency edges from the declared groups; path projects are first-party', async () => {
     const tree = fixtureTree(TESTDATA, 'poetry-2.0', 'invoice-api');
     const components = await extract(poetryLockExtractor, tree, 'invoice-api/poetry.lock');

@@ -3,10 +3,11 @@ import { normalizePythonName } from './python-names.ts';
 import { isTable, type Table } from './python-project-files.ts';
 
 // What poetry.lock and uv.lock record beyond names and versions, for the SBOM: each package's
-// dependencies (the graph) and the hashes of its release files.
+// dependencies (the graph) and the hashes of its release files. The choice of one artifact's hash
+// (releaseHashes) is shared with pdm.lock and Pipfile.lock.
 
 /** One file of a release as a lock records it: its name or URL and its `<algorithm>:<hex>` hash. */
-interface LockedArtifact {
+export interface LockedArtifact {
   file: string;
   hash: unknown;
 }
@@ -54,7 +55,7 @@ function uvReferences(entry: Table): Reference[] {
   );
 }
 
-/** poetry.lock 1.2+ lists a package's files under it; 1.1 kept them in `[metadata.files]`, not read here. */
+/** A package's files; poetry.lock 1.1 keeps them in `[metadata.files]` instead, which poetry-lock.ts moves onto the packages. */
 function poetryArtifacts(entry: Table): LockedArtifact[] {
   return Array.isArray(entry.files) ? entry.files.filter(isTable).map((f) => ({ file: String(f.file ?? ''), hash: f.hash })) : [];
 }
@@ -69,10 +70,20 @@ function uvArtifacts(entry: Table): LockedArtifact[] {
  * The hash of the release as one artifact: its source distribution's, else that of its only file. A
  * release of platform wheels alone has no single artifact, so none is given.
  */
-function releaseHashes(artifacts: readonly LockedArtifact[]): ComponentHash[] {
+export function releaseHashes(artifacts: readonly LockedArtifact[]): ComponentHash[] {
   const sdists = artifacts.filter((a) => !/\.whl(?:[?#].*)?$/.test(a.file));
   const chosen = sdists.length === 1 ? sdists[0] : artifacts.length === 1 ? artifacts[0] : undefined;
-  if (!chosen || typeof chosen.hash !== 'string') return [];
-  const match = /^(md5|sha1|sha256|sha384|sha512):([0-9a-fA-F]+)$/.exec(chosen.hash);
-  return match ? [{ algorithm: ALGORITHMS[match[1]!]!, content: match[2]!.toLowerCase() }] : [];
+  const hash = chosen && lockedHash(chosen.hash);
+  return hash ? [hash] : [];
+}
+
+/** Hex digits of each algorithm's digest: a hash of another length is not one (and the CycloneDX schema refuses it). */
+const HEX_LENGTHS: Partial<Record<HashAlgorithm, number>> = { MD5: 32, 'SHA-1': 40, 'SHA-256': 64, 'SHA-384': 96, 'SHA-512': 128 };
+
+/** A lock's `<algorithm>:<hex>` hash (`sha256:…`), as CycloneDX names the algorithm; null for anything else. */
+export function lockedHash(hash: unknown): ComponentHash | null {
+  const match = typeof hash === 'string' ? /^(md5|sha1|sha256|sha384|sha512):([0-9a-fA-F]+)$/.exec(hash) : null;
+  if (!match) return null;
+  const algorithm = ALGORITHMS[match[1]!]!;
+  return match[2]!.length === HEX_LENGTHS[algorithm] ? { algorithm, content: match[2]!.toLowerCase() } : null;
 }
