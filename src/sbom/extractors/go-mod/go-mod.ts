@@ -3,6 +3,9 @@ import { ExtractError, type Extractor, type ManifestFile } from '../extractor.ts
 
 // go.mod as cmd/go reads it (golang.org/x/mod/modfile): one directive per line, or a `verb (` … `)`
 // block of them; `//` comments; module paths may be quoted.
+// Components carry no hashes: go.sum's `h1:` values are dirhashes (golang.org/x/mod/sumdb/dirhash, a
+// SHA-256 over the sorted list of the module's file names and their SHA-256s), not the digest of the
+// module's zip or of any one file, so no CycloneDX hash of an artifact can hold them; go.sum is not read.
 
 interface Requirement {
   path: string;

@@ -21,6 +21,13 @@ describe('packages.lock.json', () => {
     assert.equal(purlOf(components, 'Newtonsoft.Json', '13.0.1'), 'pkg:nuget/Newtonsoft.Json@13.0.1');
   });
 
+  test('contentHash is not given as a hash: for a signed package it is not the digest of the .nupkg', async () => {
+    const text = fixture(TESTDATA, 'packages.lock.json');
+    assert.match(text, /"contentHash"/);
+    const components = await extract(nugetLockExtractor, 'packages.lock.json', text);
+    assert.ok(components.every((c) => c.hashes === undefined));
+  });
+
   test('malformed files are rejected', async () => {
     await assertRejects(nugetLockExtractor, 'packages.lock.json', '{"version": 1, "dependencies": ', /not valid JSON/);
     await assertRejects(nugetLockExtractor, 'packages.lock.json', '{"version": 1}', /no "dependencies" object/);

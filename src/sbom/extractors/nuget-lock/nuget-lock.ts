@@ -5,6 +5,12 @@ import { LOCKFILES } from '../../lockfiles.ts';
 // NuGet's packages.lock.json: `dependencies` maps each target framework (and framework/runtime pair)
 // to the packages resolved for it, each with a `type` of Direct, Transitive, CentralTransitive
 // (pinned by central package management) or Project (a project reference, not a package).
+// Components carry no hashes. An entry's `contentHash` is NuGet's content hash (.nupkg.metadata): for a
+// signed package, which every package nuget.org serves is (repository signatures), the SHA-512 of the
+// package with its signature file taken out, a byte stream no download is; only for an unsigned package
+// is it the SHA-512 of the .nupkg. The lock does not say which, so recording it as the artifact's SHA-512
+// would give a digest that a check of the downloaded .nupkg fails (as Yarn Berry's `checksum`, of Yarn's
+// cache zip, is left out).
 
 interface LockedPackage {
   name: string;

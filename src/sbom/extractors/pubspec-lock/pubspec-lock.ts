@@ -11,6 +11,10 @@ const DEVELOPMENT_BY_KIND = new Map([
   ['direct dev', true],
 ]);
 
+// A hosted package's `description` carries, in lockfiles of recent Dart SDKs, the `sha256` of its archive
+// as the repository serves it (pub checks each download against it): the component's SHA-256. Git entries
+// and those of older lockfiles have none.
+
 export const pubspecLockExtractor: Extractor = {
   id: 'pubspec-lock',
   ecosystem: 'Pub',
@@ -26,16 +30,17 @@ export const pubspecLockExtractor: Extractor = {
       // "direct main", "direct dev", "direct overridden" or "transitive"
       const dependency = String(entry.dependency ?? '');
       const development = DEVELOPMENT_BY_KIND.get(dependency);
-      components.push(
-        component({
-          name,
-          version: entry.version,
-          ecosystem: 'Pub',
-          direct: dependency.startsWith('direct'),
-          ...(development === undefined ? {} : { development }),
-          sourceFile: file.path,
-        }),
-      );
+      const found = component({
+        name,
+        version: entry.version,
+        ecosystem: 'Pub',
+        direct: dependency.startsWith('direct'),
+        ...(development === undefined ? {} : { development }),
+        sourceFile: file.path,
+      });
+      const sha256 = isJsonObject(entry.description) ? entry.description.sha256 : undefined;
+      if (typeof sha256 === 'string' && /^[0-9a-fA-F]{64}$/.test(sha256)) found.hashes = [{ algorithm: 'SHA-256', content: sha256.toLowerCase() }];
+      components.push(found);
     }
     return components;
   },
