@@ -32,7 +32,10 @@ interface Bom {
   dependencies?: { ref: string; dependsOn?: string[] }[];
 }
 
-/** A repository as a real one mixes them: a Maven reactor, npm and pnpm front ends, a Rust tool, Python services, PHP. */
+/**
+ * A repository as a real one mixes them: Maven reactors, npm and pnpm front ends, a Rust tool, Python
+ * services, PHP, a Flutter app and a .NET one.
+ */
 async function multiFormatRepository(dir: string): Promise<void> {
   const copy = async (from: string, to: string) => {
     await fs.mkdir(path.dirname(path.join(dir, to)), { recursive: true });
@@ -47,6 +50,12 @@ async function multiFormatRepository(dir: string): Promise<void> {
   await copy('composer-lock/testdata/composer.lock', 'legacy/composer.lock');
   await copy('composer-lock/testdata/composer.json', 'legacy/composer.json');
   await copy('maven-pom/testdata/boot-app/pom.xml', 'demo/pom.xml');
+  await copy('maven-pom/testdata/billing', 'billing');
+  await copy('pdm-lock/testdata/pdm-groups', 'services/gateway');
+  await copy('poetry-lock/testdata/poetry-1.1', 'services/billing-worker');
+  await copy('pipfile-lock/testdata/release-files', 'tools/cli');
+  await copy('pubspec-lock/testdata/pubspec.lock', 'mobile/pubspec.lock');
+  await copy('nuget-lock/testdata/packages.lock.json', 'desktop/packages.lock.json');
 }
 
 describe('CycloneDX BOM', () => {
@@ -74,7 +83,7 @@ describe('CycloneDX BOM', () => {
     broken.components[0]!.hashes = [{ alg: 'SHA-256', content: 'not hex' }];
     assert.notEqual(await validator.validate(JSON.stringify(broken)), null);
     const ecosystems = new Set(bom.components.flatMap((c) => property(c, 'bulwark:ecosystem') ?? []));
-    assert.deepEqual([...ecosystems].sort(), ['Maven', 'Packagist', 'PyPI', 'crates.io', 'npm']);
+    assert.deepEqual([...ecosystems].sort(), ['Maven', 'NuGet', 'Packagist', 'Pub', 'PyPI', 'crates.io', 'npm']);
   });
 
   test('the dependency graph: lockfile edges by bom-ref, and the repository depending on direct components', () => {
@@ -101,6 +110,15 @@ describe('CycloneDX BOM', () => {
       { alg: 'SHA-256', content: 'd04704f56c2cde07f43e8e2c154b43f216dc5c92fc98ada720177362f953b956' },
     ]);
     assert.equal(byRef('pkg:pypi/annotated-types@0.6.0')?.hashes?.[0]?.alg, 'SHA-256');
+    const sha256 = (content: string) => [{ alg: 'SHA-256', content }];
+    // pdm.lock, poetry.lock 1.1's [metadata.files]: the sdist's
+    assert.deepEqual(byRef('pkg:pypi/httptools@0.6.1')?.hashes, sha256('d28caccbb4a4a6c8c4b962b4f9fde9a39d3f9dad35365806c2bde242b9215438'));
+    assert.deepEqual(byRef('pkg:pypi/sqlalchemy@1.4.46')?.hashes, sha256('509bb07e0b399124c8f1813e6812b9d250e5601c1a0125afe08f4cfa75c2d935'));
+    // Pipfile.lock: only a release of one file
+    assert.deepEqual(byRef('pkg:pypi/docopt@0.6.2')?.hashes, sha256('49b3a825280bd66b3aa83585ef59c4a8c82f2c8a522dbe754a8bc8d08c85c491'));
+    assert.deepEqual(byRef('pkg:pub/http@1.1.0')?.hashes, sha256('759d1a329847dd0f39226c688d3e06a6b8679668e350e2891a6474f8b4bb8525'));
+    // NuGet's contentHash is not the .nupkg's digest
+    assert.equal(byRef('pkg:nuget/Newtonsoft.Json@13.0.1')?.hashes, undefined);
   });
 
   test('declared licenses: SPDX ids as ids, other names by name', () => {
@@ -115,6 +133,15 @@ describe('CycloneDX BOM', () => {
     const unversioned = byRef('pkg:maven/org.springframework.boot/spring-boot-starter-security');
     assert.equal(unversioned?.version, undefined);
     assert.match(property(unversioned, 'bulwark:note')?.[0] ?? '', /spring-boot-starter-parent:3\.2\.5, which the repository does not hold/);
+    // Declared once by a parent, a dependency of each module that inherits it.
+    const lombok = byRef('pkg:maven/org.projectlombok/lombok@1.18.32');
+    assert.deepEqual(property(lombok, 'bulwark:source_file')?.sort(), [
+      'billing/billing-core/pom.xml',
+      'billing/billing-service/pom.xml',
+      'billing/billing-testkit/pom.xml',
+      'billing/pom.xml',
+    ]);
+    assert.deepEqual(property(lombok, 'bulwark:note'), ['inherited from the parent pom billing/pom.xml']);
   });
 });
 
