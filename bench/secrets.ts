@@ -1,15 +1,17 @@
 // Benchmark of the secrets engine on real code: recall on planted credentials, false positives on a clean
 // corpus, throughput, peak memory, and a keyword-only ripgrep pass over the same files for scale.
 //
-//   npm run bench:secrets [-- --mb 60 --per-rule 5 --runs 3 --seed 1 --examples 5 --keep]
+//   npm run bench:secrets [-- --mb 60 --per-rule 5 --runs 3 --seed 1 --examples 5 --per-rule-syntax 6 --keep]
 //
 // The clean corpus is copied from source trees already on the machine (this project's node_modules, the
 // global npm, /usr/lib/python3*), never downloaded. Copies keep their relative paths with a source label in
 // front; folder names the engine treats as vendored or as fixtures, and hidden names, are renamed so every
 // copied file is scanned (and ripgrep sees the same files). The planted corpus holds copies of some of those
 // files with one or more credentials from every rule inserted as whole lines; the ground truth is the file,
-// the lines of the inserted snippet and the rule. Scans run in a child process so its peak RSS is the
-// engine's own.
+// the lines of the inserted snippet and the rule. A second planted corpus puts samples in some sixty file
+// syntaxes (bench/secret-syntaxes.ts: XML, web.config, .properties, Terraform, Dockerfile, Kubernetes
+// Secrets, PHP, C#, notebooks, .netrc…), each in a small file of that syntax, and recall is reported per
+// syntax. Scans run in a child process so its peak RSS is the engine's own.
 import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -22,6 +24,7 @@ import { SECRET_RULES, type SecretRule } from '../src/engines/secrets/rules.ts';
 import { SecretsEngine } from '../src/engines/secrets/secrets-engine.ts';
 import { maskSecret } from '../src/engines/secrets/text-checks.ts';
 import { positiveSample, seededRandom } from '../test/support/secret-samples.ts';
+import { camel, quoted, type Shape, shapeOf, SYNTAXES, syntaxAccepts } from './secret-syntaxes.ts';
 import { filesBelow } from './source-tree.ts';
 
 const MiB = 1024 * 1024;
@@ -37,10 +40,12 @@ interface Options {
   seed: number;
   examples: number;
   keep: boolean;
+  /** Samples of each rule planted in file syntaxes (rotating through them), beside the five contexts. */
+  perRuleSyntax: number;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { mb: 60, perRule: 5, runs: 3, seed: 1, examples: 5, keep: false };
+  const options: Options = { mb: 60, perRule: 5, runs: 3, seed: 1, examples: 5, keep: false, perRuleSyntax: 6 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [flag, inline] = arg.includes('=') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
@@ -55,9 +60,10 @@ function parseArgs(argv: string[]): Options {
     else if (flag === '--runs') options.runs = Math.round(value());
     else if (flag === '--seed') options.seed = Math.round(value());
     else if (flag === '--examples') options.examples = Math.round(value());
+    else if (flag === '--per-rule-syntax') options.perRuleSyntax = Math.round(value());
     else if (flag === '--keep') options.keep = true;
     else if (flag === '--help' || flag === '-h') {
-      console.log('usage: node bench/secrets.ts [--mb N] [--per-rule N] [--runs N] [--seed N] [--examples N] [--keep]');
+      console.log('usage: node bench/secrets.ts [--mb N] [--per-rule N] [--runs N] [--seed N] [--examples N] [--per-rule-syntax N] [--keep]');
       process.exit(0);
     } else throw new Error(`unknown argument ${arg}`);
   }
@@ -241,30 +247,6 @@ interface Plant {
   masked: string;
 }
 
-/** A sample split into the name it is assigned to (when it carries one) and the value that holds the secret. */
-interface Shape {
-  kind: 'bare' | 'assignment' | 'multiline';
-  name: string;
-  value: string;
-}
-
-function ruleName(rule: SecretRule): string {
-  return rule.id.replace(/-/g, '_').toUpperCase();
-}
-
-function shapeOf(rule: SecretRule, sample: string): Shape {
-  const name = ruleName(rule);
-  if (sample.includes('\n')) return { kind: 'multiline', name, value: sample };
-  // A JSON member (`"private_key_id": "…",`) travels as a one-member object, the way such files get pasted.
-  if (/^"[^"]+"\s*:/.test(sample)) return { kind: 'bare', name, value: `{${sample.replace(/,\s*$/, '')}}` };
-  // `NAME=value`, `name = "value"`: the sample's own name goes with it into every context.
-  const assignment = /^([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+)\s*[:=]\s*(["']?)(.*?)\2$/.exec(sample);
-  if (assignment) return { kind: 'assignment', name: assignment[1], value: assignment[3] };
-  return { kind: 'bare', name, value: sample };
-}
-
-const camel = (name: string) => name.toLowerCase().replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-
 function language(ext: string): 'js' | 'py' | 'rb' | 'go' | 'java' | 'hash' | 'md' | 'json' {
   if (['js', 'ts', 'mjs', 'cjs', 'mts', 'cts', 'jsx', 'tsx'].includes(ext)) return 'js';
   if (ext === 'py' || ext === 'pyi') return 'py';
@@ -274,13 +256,6 @@ function language(ext: string): 'js' | 'py' | 'rb' | 'go' | 'java' | 'hash' | 'm
   if (ext === 'json') return 'json';
   if (['md', 'rst', 'txt'].includes(ext)) return 'md';
   return 'hash'; // sh, yml, toml: `#` comments
-}
-
-function quoted(value: string, preferred: '"' | "'"): string {
-  if (!value.includes(preferred)) return `${preferred}${value}${preferred}`;
-  const other = preferred === '"' ? "'" : '"';
-  if (!value.includes(other)) return `${other}${value}${other}`;
-  return `${preferred}${value.replaceAll(preferred, `\\${preferred}`)}${preferred}`;
 }
 
 /** The lines to insert for one sample in one context, and a label for the variant. */
@@ -440,6 +415,69 @@ async function plantCorpus(cleanRoot: string, plantedRoot: string, files: Corpus
   return { plants, isolatedMisses: [...new Set(isolatedMisses)], hostFiles: insertions.size, bytes };
 }
 
+/** Samples that are a snippet of one file's own syntax (a `.netrc` line, a NuGet `<add …/>`): not moved elsewhere. */
+function fileBound(shape: Shape): boolean {
+  return shape.kind === 'bare' && /[<>]|^\/\/|^machine\s|^[\w.-]+:\s|^[\w.]+\s*=\s*"|^[A-Z0-9_]+=|^[^:/\s]+:\d+:/.test(shape.value);
+}
+
+interface SyntaxPlant extends Plant {
+  syntax: string;
+}
+
+/**
+ * Plants `perRuleSyntax` samples of every rule into small synthesized files of the syntaxes, the rule's
+ * samples going round the syntaxes so each syntax gets samples of many rules. Returns the ground truth.
+ */
+async function plantSyntaxes(root: string, options: Options): Promise<{ plants: SyntaxPlant[]; files: number; bytes: number; skipped: string[] }> {
+  const random = seededRandom(options.seed * 104729 + 3);
+  const pick = <T>(...choices: T[]) => choices[Math.floor(random() * choices.length)];
+  const queued = new Map<string, { shape: Shape; rule: string; masked: string }[]>();
+  const skipped: string[] = [];
+  SECRET_RULES.forEach((rule, ruleIndex) => {
+    for (let i = 0; i < options.perRuleSyntax; i++) {
+      const sample = positiveSample(rule, (options.seed * 1000 + ruleIndex) * 100 + 50 + i);
+      const shape = shapeOf(rule, sample);
+      if (fileBound(shape)) {
+        if (i === 0) skipped.push(rule.id);
+        continue;
+      }
+      let index = (ruleIndex * options.perRuleSyntax + i) % SYNTAXES.length;
+      for (let tries = 0; tries < SYNTAXES.length && !syntaxAccepts(SYNTAXES[index], shape); tries++) index = (index + 1) % SYNTAXES.length;
+      const syntax = SYNTAXES[index];
+      if (!syntaxAccepts(syntax, shape)) continue;
+      const alone = detectSecrets(sample).find((m) => m.rule.id === rule.id);
+      const list = queued.get(syntax.id) ?? [];
+      list.push({ shape, rule: rule.id, masked: maskSecret(alone?.secret ?? sample) });
+      queued.set(syntax.id, list);
+    }
+  });
+  const plants: SyntaxPlant[] = [];
+  let files = 0;
+  let bytes = 0;
+  for (const syntax of SYNTAXES) {
+    const list = queued.get(syntax.id) ?? [];
+    // Up to three credentials a file, between clean lines of the same syntax.
+    for (let n = 0; n * 3 < list.length; n++) {
+      const file = syntax.file(n);
+      const out = [...syntax.head];
+      for (const { shape, rule, masked } of list.slice(n * 3, n * 3 + 3)) {
+        out.push(...syntax.filler.slice(0, 1 + Math.floor(random() * syntax.filler.length)));
+        const lines = syntax.render(shape, pick);
+        plants.push({ rule, context: 'string', variant: syntax.id, syntax: syntax.id, file, startLine: out.length + 1, endLine: out.length + lines.length, masked });
+        out.push(...lines);
+      }
+      out.push(...syntax.tail);
+      const target = path.join(root, file);
+      await fsp.mkdir(path.dirname(target), { recursive: true });
+      const body = out.join('\n') + '\n';
+      await fsp.writeFile(target, body);
+      files++;
+      bytes += Buffer.byteLength(body);
+    }
+  }
+  return { plants, files, bytes, skipped };
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // ripgrep
 
@@ -525,10 +563,15 @@ async function main(): Promise<void> {
     const planted = await plantCorpus(cleanRoot, plantedRoot, files, options);
     console.log(`planted corpus: ${planted.plants.length} samples (${options.perRule} per rule) in ${planted.hostFiles} copies of corpus files, ${mb(planted.bytes).toFixed(1)} MB`);
     if (options.keep) await fsp.writeFile(path.join(scratch, 'ground-truth.json'), JSON.stringify(planted.plants, null, 1));
+    const syntaxRoot = path.join(scratch, 'syntaxes');
+    const syntaxes = await plantSyntaxes(syntaxRoot, options);
+    console.log(`syntax corpus: ${syntaxes.plants.length} samples (${options.perRuleSyntax} per rule) in ${syntaxes.files} files of ${SYNTAXES.length} syntaxes, ${mb(syntaxes.bytes).toFixed(1)} MB`);
+    if (options.keep) await fsp.writeFile(path.join(scratch, 'syntax-ground-truth.json'), JSON.stringify(syntaxes.plants, null, 1));
     console.log(`built in ${((performance.now() - started) / 1000).toFixed(1)} s; scanning…\n`);
 
     const clean = await runWorker(cleanRoot, options.runs, scratch);
     const plantedScan = await runWorker(plantedRoot, 1, scratch);
+    const syntaxScan = await runWorker(syntaxRoot, 1, scratch);
 
     // ---- recall
     const byFile = new Map<string, ScanFinding[]>();
@@ -571,6 +614,36 @@ async function main(): Promise<void> {
       for (const f of stray.slice(0, options.examples)) console.log(`    ${f.filePath}:${f.startLine}  ${f.rule}  ${f.masked}`);
     }
 
+    // ---- recall per file syntax: `rule` counts findings under the planted rule, `any` findings under any rule
+    const syntaxByFile = new Map<string, ScanFinding[]>();
+    for (const f of syntaxScan.findings) syntaxByFile.set(f.filePath, [...(syntaxByFile.get(f.filePath) ?? []), f]);
+    const syntaxOutcomes = syntaxes.plants.map((p) => {
+      const near = (syntaxByFile.get(p.file) ?? []).filter((f) => within(f, p));
+      return { plant: p, hit: near.some((f) => f.rule === p.rule), found: near.length > 0 };
+    });
+    const syntaxHits = syntaxOutcomes.filter((o) => o.hit).length;
+    const syntaxFound = syntaxOutcomes.filter((o) => o.found).length;
+    const syntaxRows = SYNTAXES.map((syntax) => {
+      const mine = syntaxOutcomes.filter((o) => o.plant.syntax === syntax.id);
+      const hit = mine.filter((o) => o.hit).length;
+      const found = mine.filter((o) => o.found).length;
+      const missed = [...new Set(mine.filter((o) => !o.found).map((o) => o.plant.rule))];
+      return { id: syntax.id, total: mine.length, hit, found, missed };
+    }).filter((r) => r.total);
+    console.log(`\nrecall per syntax: ${pct(syntaxHits, syntaxOutcomes.length)} under the planted rule, ${pct(syntaxFound, syntaxOutcomes.length)} found at all (${syntaxFound}/${syntaxOutcomes.length})`);
+    if (syntaxes.skipped.length) console.log(`  not planted (samples that are a snippet of their own file syntax): ${syntaxes.skipped.join(', ')}`);
+    const idWidth = Math.max(...syntaxRows.map((r) => r.id.length));
+    console.log(`  ${'syntax'.padEnd(idWidth)}  samples   rule    any  missed (not found at all)`);
+    for (const r of syntaxRows.sort((a, b) => a.found / a.total - b.found / b.total || a.hit / a.total - b.hit / b.total || a.id.localeCompare(b.id))) {
+      const miss = r.missed.length ? `${r.missed.slice(0, 6).join(', ')}${r.missed.length > 6 ? ` +${r.missed.length - 6}` : ''}` : '';
+      console.log(`  ${r.id.padEnd(idWidth)}  ${String(r.total).padStart(7)} ${pct(r.hit, r.total).padStart(6)} ${pct(r.found, r.total).padStart(6)}  ${miss}`);
+    }
+    const syntaxStray = syntaxScan.findings.filter((f) => !syntaxes.plants.some((p) => p.file === f.filePath && within(f, p)));
+    if (syntaxStray.length) {
+      console.log(`  findings outside the planted lines (${syntaxStray.length}):`);
+      for (const f of syntaxStray.slice(0, options.examples)) console.log(`    ${f.filePath}:${f.startLine}  ${f.rule}  ${f.masked}`);
+    }
+
     // ---- false positives
     const fpRules = countBy(clean.findings, (f) => f.rule);
     console.log(`\nfalse positives on the clean corpus: ${clean.findings.length} (${(clean.findings.length / mb(cleanBytes)).toFixed(2)} per MB) in ${new Set(clean.findings.map((f) => f.filePath)).size} files`);
@@ -599,6 +672,7 @@ async function main(): Promise<void> {
     const rows: [string, string][] = [
       ['corpus', `${files.length} files, ${mb(cleanBytes).toFixed(1)} MB clean; ${planted.plants.length} planted samples, ${SECRET_RULES.length} rules`],
       ['recall', `${pct(hits, outcomes.length)} (${hits}/${outcomes.length}); ${weakRules.length} rules below 100%${misattributed ? `; ${misattributed} found under another rule` : ''}`],
+      ['syntax recall', `${pct(syntaxHits, syntaxOutcomes.length)} under the planted rule, ${pct(syntaxFound, syntaxOutcomes.length)} found at all, over ${syntaxRows.length} syntaxes; lowest ${syntaxRows.slice(0, 3).map((r) => `${r.id} ${pct(r.found, r.total)}`).join(', ')}`],
       ['false positives', `${clean.findings.length} (${(clean.findings.length / mb(cleanBytes)).toFixed(2)}/MB)${fpRules.length ? `; top ${fpRules.slice(0, 3).map(([r, c]) => `${r} ${c}`).join(', ')}` : ''}`],
       ['engine throughput', `${engineRate.toFixed(1)} MB/s (${bestScan.toFixed(2)} s, best of ${clean.seconds.length}, one thread)`],
       ['engine peak RSS', `${(clean.maxRssBytes / MiB).toFixed(0)} MB (scan process)`],
