@@ -1,5 +1,6 @@
 import { SECRET_RULES, type SecretRule } from './rules.ts';
-import { decodeUrlComponent, kubernetesSecretValues } from './decoders.ts';
+import { decodeUrlComponent, kubernetesSecretValues, unescapeJsonString } from './decoders.ts';
+import { CONTEXT_RULES } from './rules/helpers.ts';
 import { ASSIGNMENT_KEYWORDS, CONTEXT_KEYWORDS, detectInContext, execIn } from './generic.ts';
 import { INLINE_ALLOW, isPlaceholder, shannonEntropy } from './text-checks.ts';
 
@@ -53,6 +54,15 @@ const COMPILED: CompiledRule[] = SECRET_RULES.filter((rule) => rule.id !== 'gene
   .sort((a, b) => Number(LOOSE_RULES.has(a.rule.id)) - Number(LOOSE_RULES.has(b.rule.id)));
 
 const SPECIFIC = COMPILED.filter((c) => !LOOSE_RULES.has(c.rule.id));
+/**
+ * Rules that know a token by its own shape (a prefix, a fixed structure) rather than by what surrounds it.
+ * Where a rule that reads a file's syntax (`.netrc` `password`, `.npmrc` `_authToken`, Maven `<password>`)
+ * took a value that such a token fills exactly, the token's own rule names it: a GitHub token used as an
+ * npm registry password is a GitHub token.
+ */
+const SHAPED = new Set(COMPILED.filter((c) => c.rule.pattern.source.startsWith('(?<![A-Za-z0-9_-])(?<secret>')).map((c) => c.rule));
+/** A name as the keyed rules spell it: words joined by underscores (`twilio-auth-token`, `dd.api.key` → `dd_api_key`). */
+const underscored = (key: string) => key.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
 const LOOSE = COMPILED.filter((c) => LOOSE_RULES.has(c.rule.id));
 
 function lineStarts(text: string): number[] {
@@ -270,6 +280,27 @@ function detect(text: string, filePath: string | undefined, decode: boolean, che
     taken.push([offset, offset + secret.length]);
     found.push({ rule, secret, offset });
   };
+  const displace = (rule: SecretRule, secret: string, offset: number) => {
+    const index = found.findIndex((f) => f.offset === offset && f.secret === secret && !SHAPED.has(f.rule) && !CONTEXT_RULES.has(f.rule));
+    if (index === -1) return;
+    const { validate } = rule as SecretRule & { validate?: (secret: string) => boolean };
+    if (isPlaceholder(secret) || (checkFormats && validate !== undefined && !validate(secret))) return;
+    if (shannonEntropy(secret) >= rule.entropy) found[index] = { rule, secret, offset };
+  };
+  /**
+   * A value the context detectors found under a name, offered to the token rules as `name=value`: a rule
+   * that knows the provider's name (`TWILIO_AUTH_TOKEN=…`) names it wherever the file's syntax put the name
+   * (an XML element, a Terraform variable, `settings["…"]`, a Kubernetes key).
+   */
+  const named = (key: string, value: string): SecretRule | undefined => {
+    for (const name of new Set([key, underscored(key)])) {
+      if (!name) continue;
+      const inner = detect(`${name}=${value}`, undefined, false, checkFormats);
+      const hit = inner.find((m) => !LOOSE_RULES.has(m.rule.id) && m.secret === value);
+      if (hit) return hit.rule;
+    }
+    return undefined;
+  };
   const runRules = (rules: CompiledRule[]) => {
     for (const compiled of rules) {
       const { rule, pattern, keywords } = compiled;
@@ -277,7 +308,10 @@ function detect(text: string, filePath: string | undefined, decode: boolean, che
       execIn(pattern, text, compiled.whole ? undefined : hits.windows(keywords, WINDOW_MARGIN), (m, base) => {
         const secret = m.groups?.secret ?? m[0];
         const offset = base + m.index + (m.groups?.secret !== undefined ? m[0].indexOf(secret) : 0);
-        if (!free(offset, offset + secret.length)) return;
+        if (!free(offset, offset + secret.length)) {
+          if (SHAPED.has(rule)) displace(rule, secret, offset);
+          return;
+        }
         const { validate } = rule as SecretRule & { validate?: (secret: string) => boolean };
         const turnedDown =
           isPlaceholder(secret) ||
@@ -297,14 +331,18 @@ function detect(text: string, filePath: string | undefined, decode: boolean, che
       if (!free(value.offset, value.offset + value.encoded.length)) continue;
       const inner = value.decoded.includes('\n') ? value.decoded : `${value.key}=${value.decoded}`;
       const [first] = detect(inner, undefined, false, checkFormats);
+      // A key written `twilio-auth-token` names its provider as `TWILIO_AUTH_TOKEN` does.
+      const rule = (!first || LOOSE_RULES.has(first.rule.id)) && !value.decoded.includes('\n') ? (named(value.key, value.decoded) ?? first?.rule) : first?.rule;
       // Judged in its decoded form: the encoded text is not judged again as a value of its own.
-      if (first) accept(first.rule, value.encoded, value.offset);
+      if (rule) accept(rule, value.encoded, value.offset);
       else taken.push([value.offset, value.offset + value.encoded.length]);
     }
   }
   runRules(LOOSE);
   for (const match of detectInContext(text, filePath, hits.has, (keywords, margin) => hits.windows(keywords, margin))) {
-    if (free(match.offset, match.offset + match.secret.length)) accept(match.rule, match.secret, match.offset);
+    if (!free(match.offset, match.offset + match.secret.length)) continue;
+    const rule = decode && match.key && match.rule.id === 'generic-secret-assignment' ? named(match.key, unescapeJsonString(match.secret)) : undefined;
+    accept(rule ?? match.rule, match.secret, match.offset);
   }
   if (!found.length) return [];
   const starts = lineStarts(text);

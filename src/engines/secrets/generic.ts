@@ -4,8 +4,13 @@
 //   token or API key, quoted (`password = "…"`, `"apiKey": "…"`, `app.config['SECRET_KEY'] = '…'`,
 //   `os.environ.get("X", "…")`, `process.env.X || "…"`), or unquoted where a config syntax allows it
 //   (`.env`, `.properties`, YAML, TOML, INI, Dockerfile `ENV`/`ARG`, `.npmrc`, a commented-out line),
-//   and written in XML (`<password>…</password>`, `key="ClearTextPassword" value="…"`), `.netrc`,
-//   `.pgpass` and Terraform `variable` defaults. The key's name lets a human password through
+//   declared with a type (`API_TOKEN: &str = "…"`, `let key: String = "…"`), a string prefix (`@"…"`,
+//   `r"…"`), `#define NAME "…"`, an EDN keyword, a command-line option, or as the default of an env
+//   lookup in C#, Kotlin, Rust, Ruby and Make (`?? "…"`, `?: "…"`, `.unwrap_or("…")`, `||=`, `?=`);
+//   and written in XML (`<password>…</password>`, `key="ClearTextPassword" value="…"`, an HTML
+//   `<meta name content>`), property lists, Markdown tables, SQL `INSERT … VALUES`, `.netrc`, `.pgpass`
+//   and Terraform `variable` defaults. Each finding keeps the name it was read under, so the detector
+//   can ask the provider rules whether that name says whose credential it is. The key's name lets a human password through
 //   (`Tiger2020!`); placeholders, references and code never pass.
 // - Connection strings (`connection-string-password`): `scheme+driver://user:password@host` URLs of
 //   databases, queues, caches and file servers, JDBC (`?password=`, `;password=`) and ADO.NET
@@ -19,6 +24,8 @@ export interface ContextMatch {
   /** The credential as written in the text. */
   secret: string;
   offset: number;
+  /** The name the value is written under, when the detector read one (`db_password`, `TwilioAuthToken`). */
+  key?: string;
 }
 
 const GENERIC_ID = 'generic-secret-assignment';
@@ -44,7 +51,10 @@ export const CONNECTION_STRING_RULE: SecretRule = {
 };
 
 /** The keywords, lowercase, one of which must occur before the assignment detector runs. */
-export const ASSIGNMENT_KEYWORDS = ['pass', 'pwd', 'secret', 'token', 'apikey', 'api_key', 'api-key', 'credential', 'creds', '_auth'];
+export const ASSIGNMENT_KEYWORDS = [
+  'pass', 'pwd', 'secret', 'token', 'apikey', 'api_key', 'api-key', 'credential', 'creds', '_auth',
+  ...['private', 'access', 'admin', 'master', 'signing', 'encryption', 'role'].flatMap((w) => [`${w}key`, `${w}_key`, `${w}-key`]),
+];
 /** The keywords of the connection-string and config-file detectors. */
 export const CONTEXT_KEYWORDS = ['://', 'password=', 'pwd=', 'machine', 'variable'];
 
@@ -78,7 +88,7 @@ function keyWords(key: string): string[] {
 }
 
 const SECRET_WORD = /^(?:pass(?:w(?:or)?d)?s?\d?|pwd|passphrase|secrets?|tokens?|apikeys?|credentials?|creds|privatekey|secretkey|accesskey|authkey|authtoken|accesstoken|apitoken)$/;
-const KEY_QUALIFIER = new Set(['api', 'auth', 'private', 'access', 'signing', 'encryption', 'master', 'secret', 'client', 'app', 'session']);
+const KEY_QUALIFIER = new Set(['api', 'auth', 'private', 'access', 'admin', 'signing', 'encryption', 'master', 'secret', 'client', 'app', 'session', 'role']);
 /** A last word that makes the name about a secret rather than the secret: `password_reset_url`, `token_type`. */
 const NOT_THE_SECRET_LAST = new Set(
   ('url uri urls endpoint path file filename files dir directory name names type types id ids length len min max count ' +
@@ -228,14 +238,19 @@ export function isCredentialValue(value: string, context: ValueContext): boolean
 // assignments
 
 const ASSIGNMENT = new RegExp(
-  String.raw`(?:pass|pwd|secret|token|api[_-]?key|credential|creds|_auth)([\w.$-]{0,40}?)(\\?["'\x60])?\]?` +
-    String.raw`(?:[ \t]*(=>|:=|\|\||\?\?|=|:)[ \t]*|([ \t]+)|(?<=["'])[ \t]*(,)[ \t]*(?:default[ \t]*=[ \t]*)?)` +
+  String.raw`(?:pass|pwd|secret|token|(?:api|private|access|admin|master|signing|encryption|role)[_-]?key|credential|creds|_auth)([\w.$-]{0,40}?)(\\?["'\x60])?(?:\[\]|[\])}])?` +
+    String.raw`(?:[ \t]*(=>|:=|\|\|=|\?\?=|\?=|<-|\|\||\?\?|\?:|\.unwrap_or(?:_else)?\([ \t]*(?:\|[^|\n]{0,8}\|)?|=|:[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][\w.:<>\[\]]*\??[ \t]*=(?=[ \t]*(?:@|[rRbBuU]{1,2})?["'])|:)[ \t]*(?:(?:@|[rRbBuU]{1,2})(?=["']))?|([ \t]+)|(?<=["'])[ \t]*(,)[ \t]*(?:default[ \t]*=[ \t]*)?)` +
     String.raw`(?:"((?:[^"\\\s]|\\[\\/u])+)"|'([^'\s]+)'|\x60([^\x60\s]+)\x60|\\"((?:[^"\\\s]|\\[\\/u])+)\\"|([^\s"'\x60=<>|&,;(){}[\]\\][^\s"'\x60\\]*))`,
   'gid',
 );
 const KEY_CHAR = /[\w.$-]/;
 /** What may come before an unquoted assignment's name on its line: nothing, `export`, `ENV`, a list dash, a comment. */
 const UNQUOTED_PREFIX = /^[ \t]*(?:(?:export|ENV|ARG|set|setx|declare|readonly)[ \t]+|-[ \t]+|(?:#+|\/\/+|\/\*+|\*|--|;|<!--|REM[ \t])[ \t]*(?:(?:export|ENV|ARG|set)[ \t]+|-[ \t]+)?|\\?["']|\/\/[^\s:]*:)?$/i;
+/**
+ * Where a name and its quoted value stand apart with only spaces between: C `#define NAME "…"`, a Clojure
+ * or EDN keyword (`:api-key "…"`), a command-line option (`--api-token '…'`).
+ */
+const SPACED_NAME = /^[ \t]*#[ \t]*define[ \t]+$|(?:^|[\s{(\[,])::?$/;
 const COMMENT_PREFIX = /^[ \t]*(?:#|\/\/|\/\*|\*|--|;|<!--|REM[ \t])/i;
 /** After an unquoted value: the end of the line, a comment, or the end of a JSON string (notebooks). */
 const UNQUOTED_REST = /^[ \t]*(?:$|#|\/\/|\\[nr]|",?[ \t]*$)/;
@@ -280,10 +295,10 @@ function judgeAssignment(text: string, code: boolean, m: RegExpExecArray, base: 
       if (keyQuote !== undefined && !/["']$/.test(prefix)) return false;
       if (code && !COMMENT_PREFIX.test(prefix)) return false;
       if (!UNQUOTED_REST.test(text.slice(valueOffset + raw.length, lineEnd))) return false;
-    } else if (space !== undefined) return false;
+    } else if (space !== undefined && !SPACED_NAME.test(prefix) && !(/^--[A-Za-z]/.test(key) && /(?:^|\s)$/.test(prefix))) return false;
     const value = dq !== undefined || eq !== undefined ? unescapeJsonString(raw) : raw;
     if (!isCredentialValue(value, { key, quoted: bare === undefined })) return false;
-    out.push({ rule: GENERIC_RULE, secret: raw, offset: valueOffset });
+    out.push({ rule: GENERIC_RULE, secret: raw, offset: valueOffset, key });
     return true;
   }
 }
@@ -336,14 +351,21 @@ function connectionStrings(text: string, windowsFor: WindowsFor, out: ContextMat
 const NETRC = /\bmachine[ \t]+\S+(?:\s+(?:login|account|port)[ \t]+\S+)*\s+password[ \t]+(?<secret>\S+)/gmd;
 const PGPASS_FILE = /(?:^|\/)(?:\.pgpass|pgpass\.conf)$/;
 const PGPASS_LINE = /^[^#:\n][^:\n]*:[^:\n]*:[^:\n]*:(?<user>[^:\n]*):(?<secret>[^\n]+)$/gmd;
-const XML_ELEMENT = /<(?<key>[\w.:-]*(?:password|passwd|passphrase|secret|token|apikey|api-key|api_key)[\w.:-]*)\s*>(?<secret>[^<\s]{1,200})<\/\k<key>\s*>/gid;
-const XML_ATTRIBUTES = /\b(?:key|name)\s*=\s*"(?<key>[^"]{1,80})"\s+value\s*=\s*"(?<secret>[^"\s]{1,200})"/gid;
+const XML_ELEMENT = /<(?<key>[\w.:-]*(?:password|passwd|passphrase|secret|token|(?:api|private|access|admin|master|signing|encryption|role)[_-]?key)[\w.:-]*)\s*>(?<secret>[^<\s]{1,200})<\/\k<key>\s*>/gid;
+const XML_ATTRIBUTES = /\b(?:key|name)\s*=\s*"(?<key>[^"]{1,80})"\s+(?:value|content)\s*=\s*"(?<secret>[^"\s]{1,200})"/gid;
+/** A Markdown table row of a name and its value: `| API_TOKEN | \`…\` |`. */
+const TABLE_ROW = /^[ \t]*\|[ \t]*\x60?(?<key>[\w.-]{1,80})\x60?[ \t]*\|[ \t]*\x60?(?<secret>[^\s|\x60]{1,200})\x60?[ \t]*\|/gmd;
+/** SQL `INSERT INTO t (col, …) VALUES (…)`: each value under its column's name. */
+const SQL_INSERT = /\binsert\s+into\s+[\w."\x60[\]]+\s*\((?<columns>[^()]{1,400})\)\s*values\s*\((?<values>[^()]{1,2000})\)/gid;
+const SQL_VALUE = /\s*(?:'((?:[^']|'')*)'|([^,]*?))\s*(?:,|$)/gy;
+/** A property list's `<key>name</key>` and the `<string>` after it, on the same line or the next. */
+const PLIST_ENTRY = /<key>(?<key>[^<]{1,80})<\/key>[ \t]*\r?\n?[ \t]*<string>(?<secret>[^<\s]{1,200})<\/string>/gd;
 const TERRAFORM_VARIABLE = /\bvariable\s+"(?<key>[^"]{1,80})"\s*\{(?<body>[^{}]*?)\bdefault\s*=\s*"(?<secret>[^"\n]{1,200})"(?<after>[^{}]*)\}/gd;
 
 function configFiles(text: string, filePath: string | undefined, windowsFor: WindowsFor, out: ContextMatch[]): void {
   const push = (m: RegExpExecArray, base: number, accept: (secret: string) => boolean) => {
-    const secret = m.groups!.secret;
-    if (accept(secret)) out.push({ rule: GENERIC_RULE, secret, offset: base + m.indices!.groups!.secret[0] });
+    const { secret, key } = m.groups!;
+    if (accept(secret)) out.push({ rule: GENERIC_RULE, secret, offset: base + m.indices!.groups!.secret[0], ...(key && { key: key.replace(/^.*:/, '') }) });
   };
   execIn(NETRC, text, windowsFor(['machine'], 512), (m, base) => push(m, base, (s) => isConnectionPassword(s)));
   if (filePath && PGPASS_FILE.test(filePath)) {
@@ -355,6 +377,28 @@ function configFiles(text: string, filePath: string | undefined, windowsFor: Win
     push(m, base, (s) => isSecretName(key) && isCredentialValue(s, { key, quoted: true, minLength: 6 }));
   });
   execIn(XML_ATTRIBUTES, text, named, (m, base) => {
+    const key = m.groups!.key;
+    push(m, base, (s) => isSecretName(key) && isCredentialValue(s, { key, quoted: true, minLength: 6 }));
+  });
+  execIn(TABLE_ROW, text, named, (m, base) => {
+    const key = m.groups!.key;
+    push(m, base, (s) => isSecretName(key) && isCredentialValue(s, { key, quoted: true }));
+  });
+  execIn(SQL_INSERT, text, named, (m, base) => {
+    const columns = m.groups!.columns.split(',').map((c) => c.trim().replace(/^["\x60[]|["\x60\]]$/g, ''));
+    const valuesAt = base + m.indices!.groups!.values[0];
+    const values = m.groups!.values;
+    SQL_VALUE.lastIndex = 0;
+    for (let i = 0; i < columns.length && SQL_VALUE.lastIndex < values.length; i++) {
+      const v = SQL_VALUE.exec(values);
+      if (!v) break;
+      const key = columns[i];
+      const written = v[1];
+      if (written === undefined || !isSecretName(key) || !isCredentialValue(written.replace(/''/g, "'"), { key, quoted: true })) continue;
+      out.push({ rule: GENERIC_RULE, secret: written, offset: valuesAt + v.index + v[0].indexOf("'") + 1, key });
+    }
+  });
+  execIn(PLIST_ENTRY, text, windowsFor(ASSIGNMENT_KEYWORDS, 256), (m, base) => {
     const key = m.groups!.key;
     push(m, base, (s) => isSecretName(key) && isCredentialValue(s, { key, quoted: true, minLength: 6 }));
   });
