@@ -62,6 +62,8 @@ describe('declarations in code', () => {
   test('names that end in a qualified key: private, access, admin, service-role keys', () => {
     assertFinds(`  <braintreePrivateKey>${TOKEN}</braintreePrivateKey>\n`, TOKEN, 1, 'config.xml');
     assertFinds(`storage.access-key=${TOKEN}\n`, TOKEN, 1, 'application.properties');
+    assertFinds(`payments.private.key=${TOKEN}\n`, TOKEN, 1, 'application.properties');
+    assertFinds(`dd.api.key=${TOKEN}\n`, TOKEN, 1, 'application.properties');
     assertFinds(`const searchAdminKey = "${TOKEN}";\n`, TOKEN, 1, 'search.js');
   });
 
@@ -79,6 +81,7 @@ describe('declarations in code', () => {
     assertNone('./bin/tool --api-token "$API_TOKEN" sync\n', 'release.sh');
     assertNone('const accessKey: string = process.env.ACCESS_KEY!;\n', 'config.ts');
     assertNone('private key: string = "primary";\n', 'store.ts');
+    assertNone('signing.key=${SIGNING_KEY}\n', 'application.properties');
   });
 });
 

@@ -53,7 +53,8 @@ export const CONNECTION_STRING_RULE: SecretRule = {
 /** The keywords, lowercase, one of which must occur before the assignment detector runs. */
 export const ASSIGNMENT_KEYWORDS = [
   'pass', 'pwd', 'secret', 'token', 'apikey', 'api_key', 'api-key', 'credential', 'creds', '_auth',
-  ...['private', 'access', 'admin', 'master', 'signing', 'encryption', 'role'].flatMap((w) => [`${w}key`, `${w}_key`, `${w}-key`]),
+  'api.key',
+  ...['private', 'access', 'admin', 'master', 'signing', 'encryption', 'role'].flatMap((w) => [`${w}key`, `${w}_key`, `${w}-key`, `${w}.key`]),
 ];
 /** The keywords of the connection-string and config-file detectors. */
 export const CONTEXT_KEYWORDS = ['://', 'password=', 'pwd=', 'machine', 'variable'];
@@ -238,7 +239,7 @@ export function isCredentialValue(value: string, context: ValueContext): boolean
 // assignments
 
 const ASSIGNMENT = new RegExp(
-  String.raw`(?:pass|pwd|secret|token|(?:api|private|access|admin|master|signing|encryption|role)[_-]?key|credential|creds|_auth)([\w.$-]{0,40}?)(\\?["'\x60])?(?:\[\]|[\])}])?` +
+  String.raw`(?:pass|pwd|secret|token|(?:api|private|access|admin|master|signing|encryption|role)[_.-]?key|credential|creds|_auth)([\w.$-]{0,40}?)(\\?["'\x60])?(?:\[\]|[\])}])?` +
     String.raw`(?:[ \t]*(=>|:=|\|\|=|\?\?=|\?=|<-|\|\||\?\?|\?:|\.unwrap_or(?:_else)?\([ \t]*(?:\|[^|\n]{0,8}\|)?|=|:[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][\w.:<>\[\]]*\??[ \t]*=(?=[ \t]*(?:@|[rRbBuU]{1,2})?["'])|:)[ \t]*(?:(?:@|[rRbBuU]{1,2})(?=["']))?|([ \t]+)|(?<=["'])[ \t]*(,)[ \t]*(?:default[ \t]*=[ \t]*)?)` +
     String.raw`(?:"((?:[^"\\\s]|\\[\\/u])+)"|'([^'\s]+)'|\x60([^\x60\s]+)\x60|\\"((?:[^"\\\s]|\\[\\/u])+)\\"|([^\s"'\x60=<>|&,;(){}[\]\\][^\s"'\x60\\]*))`,
   'gid',
