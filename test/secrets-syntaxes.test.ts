@@ -82,6 +82,9 @@ describe('declarations in code', () => {
     assertNone('const accessKey: string = process.env.ACCESS_KEY!;\n', 'config.ts');
     assertNone('private key: string = "primary";\n', 'store.ts');
     assertNone('signing.key=${SIGNING_KEY}\n', 'application.properties');
+    // A raw string that is a regular expression or a printf template.
+    assertNone("    _token_terminator = r'(?=\\^?[%s]|[%s%s])' % (_ws, _punct, _nl)\n", 'lexers/shell.py');
+    assertNone("API_TOKEN = r'(?:[A-Za-z0-9]{40})'\n", 'patterns.py');
   });
 });
 

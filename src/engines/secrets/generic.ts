@@ -146,6 +146,8 @@ const REFERENCE = new RegExp(
 const UNQUOTED_REFERENCE = /^[&*!@%$]/;
 /** Code between two string literals, read as a value when the name was inside the first: `"Password:"),x?f(` */
 const BETWEEN_STRINGS = /^[),;\]}+?:|&]|[(,+]$/;
+/** A regular expression's group or a printf slot: a pattern or a template (`r'(?=\^?[%s])'`), not a credential. */
+const REGEX_OR_FORMAT = /\(\?(?:[:=!]|<[=!])|%[sd](?![A-Za-z0-9])/;
 const CALL = /^(?:new\s*)?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\(.*\)[;,]?$/;
 const INDEXED = /^[A-Za-z_$][\w$.]*\[[^\]]*\][;,]?$/;
 const PATH = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|\.(?:pem|key|crt|cer|der|p12|pfx|jks|json|ya?ml|txt|env|pub|gpg|asc|keystore|properties|conf|cfg|ini|xml|js|ts|py|html?)$/i;
@@ -215,6 +217,7 @@ export function isCredentialValue(value: string, context: ValueContext): boolean
   if (/[^\x21-\x7e]/.test(value)) return false;
   if (isPlaceholder(value) || WEAK.test(value) || REFERENCE.test(value)) return false;
   if (!context.quoted && UNQUOTED_REFERENCE.test(value)) return false;
+  if (REGEX_OR_FORMAT.test(value)) return false;
   if (BETWEEN_STRINGS.test(value) || CALL.test(value) || INDEXED.test(value) || isDottedIdentifier(value) || isWordIdentifier(value)) return false;
   if (PATH.test(value) || LOWER_PATH.test(value) || EMAIL.test(value) || NUMERIC.test(value)) return false;
   if (characterClasses(value) < 2) return false;
