@@ -12,7 +12,7 @@ export const CLOUD_RULES: SecretRule[] = [
   token('aws-mws-key', 'Amazon MWS auth token', 'high', ['amzn.mws.'], String.raw`amzn\.mws\.${UUID}`, 'amzn.mws.' + UUID_SAMPLE),
   token('aws-bedrock-api-key', 'Amazon Bedrock API key', 'critical', ['absk'], 'ABSKQmVkcm9ja0FQSUtleS[A-Za-z0-9+/]{100,200}={0,2}', 'ABSKQmVkcm9ja0FQSUtleS{a:110}'),
   rule('gcp-service-account-key', 'Google Cloud service account key', 'critical', ['private_key_id'],
-    re(String.raw`\\?"private_key_id\\?"\s*:\s*\\?"(?<secret>[a-f0-9]{40})\\?"`), '"private_key_id": "{h:40}",'),
+    re(String.raw`(?:\\|\x60)?"private_key_id(?:\\|\x60)?"\s*:\s*(?:\\|\x60)?"(?<secret>[a-f0-9]{40})(?:\\|\x60)?"`), '"private_key_id": "{h:40}",'),
   // Before the Google API key rule: the webhook's key and token are one credential.
   rule('google-chat-webhook-url', 'Google Chat webhook URL', 'medium', ['chat.googleapis.com'],
     re(String.raw`chat\.googleapis\.com/v1/spaces/[A-Za-z0-9_-]{8,16}/messages\?(?<secret>key=[A-Za-z0-9_-]{39}&token=[A-Za-z0-9_%=-]{43,64})`),

@@ -57,6 +57,18 @@ export const UUID_SAMPLE = '{h:8}-{h:4}-{h:4}-{h:4}-{h:12}';
 export const assigned = (name: string, value: string) =>
   re(String.raw`(?:${name})[\w.-]{0,24}${QUOTE}\s*(?:=|:|:=|=>|,|\|\||\?\?)\s*${QUOTE}(?<secret>${value})${E}`, 'i');
 
+/**
+ * `name … = "value"` as the keyed rules read it: as `assigned`, and also with the name in brackets or braces
+ * or escaped quotes (`config["api_key"] = "…"`, `os.environ[\"API_KEY\"] = \"…\"`, `{"key"}: "…"`), as a
+ * call's first argument (`put("api_key", "…")`), a brace initialiser (`ApiKey{"…"}`) and a string in a
+ * string (Gradle's `"\"…\""`, PowerShell's `` `"…`" ``).
+ */
+export const assignedKeyed = (name: string, value: string) =>
+  re(
+    String.raw`(?:${name})[\w.-]{0,24}(?:\\?["'\x60])?[\]}]?\s*(?:=|:|:=|=>|,|\|\||\?\?|\{)\s*(?:\\?["'\x60]){0,2}(?<secret>${value})${E}`,
+    'i',
+  );
+
 /** Rules that need a provider's name beside the value: they run after the rules that know a token by its shape. */
 export const CONTEXT_RULES = new WeakSet<SecretRule>();
 
@@ -85,7 +97,7 @@ export const keyed = (
 ) => {
   // `aws_secret_key` is also written `awsSecretKey`: every keyword with an underscore gets its joined form.
   const joined = keywords.map((k) => k.replaceAll('_', '')).filter((k) => k.length >= 5);
-  const made = rule(id, title, severity, [...new Set([...keywords, ...joined])], assigned(name, value), sample, options);
+  const made = rule(id, title, severity, [...new Set([...keywords, ...joined])], assignedKeyed(name, value), sample, options);
   CONTEXT_RULES.add(made);
   return made;
 };
@@ -141,6 +153,19 @@ export function hasBech32Checksum(secret: string): boolean {
   const values = [...secret.slice(at + 1).toLowerCase()].map((c) => BECH32.indexOf(c));
   if (values.some((v) => v < 0)) return false;
   return bech32Polymod([...hrpExpand(secret.slice(0, at).toLowerCase()), ...values]) === 1;
+}
+
+/**
+ * Random letters and digits, as a generated token is: every 64-character stretch holds a lowercase letter,
+ * an uppercase letter and a digit (a run of one case, or a word, in a blob does not).
+ */
+export function mixedAlongside(secret: string): boolean {
+  for (let at = 0; at < secret.length; at += 64) {
+    const part = secret.slice(at, Math.min(secret.length, at + 64));
+    if (part.length < 24 && at > 0) break;
+    if (!/[a-z]/.test(part) || !/[A-Z]/.test(part) || !/[0-9]/.test(part)) return false;
+  }
+  return true;
 }
 
 /** A JSON Web Token whose header decodes to a JSON object naming an algorithm. */

@@ -1,5 +1,5 @@
 // Chat, email, SMS, push and social platforms, and webhooks.
-import { B, E, keyed, re, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
+import { B, E, keyed, mixedAlongside, re, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
 
 export const MESSAGING_RULES: SecretRule[] = [
   // A bot token carries the team's and the bot's numbers; a legacy (classic app) bot token only the bot's.
@@ -59,9 +59,11 @@ export const MESSAGING_RULES: SecretRule[] = [
   keyed('twitter-api-secret', 'X (Twitter) API or access token secret', 'high', ['twitter'], 'twitter_?(?:api_?|consumer_?|access_?token_?)?secret', '[A-Za-z0-9]{45,50}', 'TWITTER_API_SECRET={a:50}'),
   keyed('facebook-app-secret', 'Facebook app secret', 'high', ['facebook', 'fb_app', 'fbapp'], 'facebook_?(?:app_?|client_?)?secret|fb_?app_?secret', '[a-f0-9]{32}', 'FACEBOOK_APP_SECRET={h:32}'),
   // Graph API user, page and app tokens: `EAA`, a letter or two naming the app's token family, then 100 or more.
+  // A run of letters and digits inside base64 (an embedded image or wasm module) is bounded by `+`, `/` or
+  // `=`: the token is not, and it mixes lowercase, uppercase and digits all along.
   token('facebook-access-token', 'Facebook access token', 'high', ['eaacedeose0cba', 'eaa'],
-    String.raw`EAACEdEose0cBA[A-Za-z0-9]{20,}|EAA[A-Z][A-Za-z0-9]{100,}`, 'EAACEdEose0cBA{a:40}',
-    { negatives: ['EAAM{a:60}', 'eaam{l:120}'] }),
+    String.raw`(?<![+/])(?:EAACEdEose0cBA[A-Za-z0-9]{20,}|EAA[A-Z][A-Za-z0-9]{100,})(?![+/=])`, 'EAACEdEose0cBA{a:40}',
+    { validate: mixedAlongside, negatives: ['EAAM{a:60}', 'eaam{l:120}', 'AAAA/EAAM{a:120}', 'EAAM{a:120}+AAAA', 'EAAM{A:120}'] }),
   token('instagram-access-token', 'Instagram access token', 'high', ['igqv'], 'IGQV[A-Za-z0-9_-]{100,400}', 'IGQVJ{u:150}'),
   keyed('linkedin-client-secret', 'LinkedIn client secret', 'high', ['linkedin'], 'linkedin_?(?:client_?)?secret', '[A-Za-z0-9]{16}', 'LINKEDIN_CLIENT_SECRET={a:16}'),
   keyed('spotify-client-secret', 'Spotify client secret', 'medium', ['spotify'], 'spotify_?(?:client_?)?secret', '[a-f0-9]{32}', 'SPOTIFY_CLIENT_SECRET={h:32}'),
