@@ -277,6 +277,43 @@ describe('decoders', () => {
     assertNone(JSON.stringify({ kind: 'Secret', data: { password: b64('changeme') } }, null, 2), 'secret.json');
   });
 
+  test('block scalars, any key name, several documents, Lists and stringData; each at the line of its value', () => {
+    const value = random('k8s-block', 20);
+    const head = 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\ntype: Opaque\n';
+    // `|` and `>-` block scalars: the base64 on the lines under the key (CRLF line ends too)
+    assertFinds(`${head}data:\n  password: |\n    ${b64(value)}\n`, b64(value), 8, 'secret.yaml');
+    assertFinds(`${head}data:\r\n  db_pass: >-\r\n    ${b64(value)}\r\n`.replace(/\n(?!$)/g, '\r\n').replace(/\r\r/g, '\r'), b64(value), 8, 'secret.yaml');
+    // a key named anything: everything a Secret holds is secret, but a user name or host is not
+    assertFinds(`${head}data:\n  username: ${b64('deploy')}\n  host: ${b64('db.internal.acme.io')}\n  extra: ${b64(value)}\n`, b64(value), 9, 'secret.yaml');
+    assertFinds(`${head}stringData:\n  extra: ${value}\n`, value, 7, 'secret.yaml');
+    assertFinds(`${head}stringData:\n  extra: |\n    ${value}\n`, value, 8, 'secret.yaml');
+    // a second document, a List item
+    const second = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  mode: fast\n---\n${head}data:\n  token: ${b64(value)}\n`;
+    assertFinds(second, b64(value), 14, 'all.yaml');
+    const list = `apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: s\n  data:\n    api-key: ${b64(value)}\n`;
+    assertFinds(list, b64(value), 9, 'list.yaml');
+  });
+
+  test('.dockerconfigjson and .dockercfg: base64 JSON whose auth is base64 user:password', () => {
+    const value = random('k8s-docker', 20);
+    const config = b64(JSON.stringify({ auths: { 'registry.acme.io': { auth: b64(`deploy:${value}`) } } }));
+    const manifest = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: regcred\ntype: kubernetes.io/dockerconfigjson\ndata:\n  .dockerconfigjson: ${config}\n`;
+    assert.deepEqual(found(manifest, 'regcred.yaml'), [`${config}@7`]);
+    const cfg = b64(JSON.stringify({ 'registry.acme.io': { username: 'deploy', password: value, email: 'ci@acme.io' } }));
+    assert.deepEqual(found(manifest.replace('dockerconfigjson', 'dockercfg').replace(config, cfg), 'regcred.yaml'), [`${cfg}@7`]);
+    const placeholder = b64(JSON.stringify({ auths: { 'registry.acme.io': { auth: b64('deploy:${REGISTRY_PASSWORD}') } } }));
+    assertNone(manifest.replace(config, placeholder), 'regcred.yaml');
+  });
+
+  test('placeholders under any key are not reported, in data or stringData', () => {
+    const head = 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\n';
+    for (const placeholder of ['changeme', '${VAR}', '$VAR', '<your-key>', 'xxxxxxxxxxxx']) {
+      assertNone(`${head}data:\n  extra: ${b64(placeholder)}\n  password: |\n    ${b64(placeholder)}\n`, 'secret.yaml');
+      assertNone(`${head}stringData:\n  extra: "${placeholder}"\n`, 'secret.yaml');
+    }
+    assertNone(`${head}data:\n  DB_HOST: ${b64('db.internal')}\n  DB_PORT: ${b64('5432')}\n  DB_USER: ${b64('orders_app')}\n`, 'secret.yaml');
+  });
+
   test('placeholders stay placeholders once decoded; other kinds are not decoded', () => {
     const secret = (value: string) => `apiVersion: v1\nkind: Secret\ndata:\n  password: ${b64(value)}\n`;
     assertNone(secret('changeme'), 'secret.yaml');

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { describe, test } from 'node:test';
 import { detectSecrets } from '../src/engines/secrets/detector.ts';
+import { isSecretName } from '../src/engines/secrets/generic.ts';
 import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
 import { positiveSample } from './support/secret-samples.ts';
 
@@ -136,5 +137,127 @@ describe('the type of a credential written under its provider name', () => {
 
   test('a value under a name no rule knows stays a generic finding', () => {
     assertFinds(`<acmeApiToken>${hex32('acme')}</acmeApiToken>\n`, hex32('acme'), 1, 'config.xml');
+  });
+});
+
+describe('HTTP credentials', () => {
+  const token = random('http-bearer', 32);
+  const password = random('http-password', 16);
+  const basic = Buffer.from(`deploy:${password}`).toString('base64');
+
+  test('curl -u / --user, and Authorization headers in curl, code, config and HTTP files', () => {
+    assertFinds(`curl -u deploy:${password} https://api.acme.io/v1/items\n`, password, 1, 'sync.sh');
+    assertFinds(`curl -sS \\\n  --user "deploy:${password}" \\\n  https://api.acme.io/v1/items\n`, password, 2, 'sync.sh');
+    assertFinds(`curl -H "Authorization: Bearer ${token}" https://api.acme.io\n`, token, 1, 'README.md');
+    assertFinds(`curl -H 'Authorization: Basic ${basic}' https://api.acme.io\n`, basic, 1, 'sync.sh');
+    assertFinds(`GET https://api.acme.io/items\nAuthorization: Bearer ${token}\n`, token, 2, 'items.http');
+    assertFinds(`headers = {"Authorization": "Bearer ${token}"}\n`, token, 1, 'client.py');
+    assertFinds(`fetch(url, { headers: { Authorization: 'Token ${token}' } });\n`, token, 1, 'client.js');
+    assertFinds(`request.header("Authorization", "Bearer ${token}");\n`, token, 1, 'Client.java');
+  });
+
+  test('variables, commands, templates and placeholders are not credentials', () => {
+    for (const value of ['$TOKEN', '${TOKEN}', '$(cat token.txt)', '<token>', 'YOUR_TOKEN', 'xxxxxxxxxxxxxxxx', 'changeme', '{{ token }}']) {
+      assertNone(`curl -H "Authorization: Bearer ${value}" https://api.acme.io\n`, 'sync.sh');
+      assertNone(`curl -u deploy:${value} https://api.acme.io\n`, 'sync.sh');
+    }
+    assertNone('headers = {"Authorization": "Bearer " + token}\n', 'client.py');
+    assertNone('const h = { Authorization: `Bearer ${token}` };\n', 'client.js');
+    assertNone(`curl -H 'Authorization: Basic ${Buffer.from('user:changeme').toString('base64')}' https://api.acme.io\n`, 'sync.sh');
+    assertNone('curl -u admin:admin http://localhost:9200\n', 'sync.sh');
+    assertNone(`mysql -u root -p${password} shop\n`, 'load.sh');
+  });
+});
+
+describe('values passed as call arguments, initialisers and strings in strings', () => {
+  test('setter calls, brace initialisers, Gradle fields, Elixir config, PowerShell escaped JSON', () => {
+    assertFinds(`builder.Add("AccountKey", "${TOKEN}");\n`, TOKEN, 1, 'Storage.cs');
+    assertFinds(`params.put("api_key", "${TOKEN}");\n`, TOKEN, 1, 'Client.java');
+    assertFinds(`props.setProperty("password", "${TOKEN}");\n`, TOKEN, 1, 'Db.java');
+    assertFinds(`os.Setenv("API_TOKEN", "${TOKEN}")\n`, TOKEN, 1, 'main.go');
+    assertFinds(`const std::string AccountKey{"${TOKEN}"};\n`, TOKEN, 1, 'storage.cpp');
+    assertFinds(`        buildConfigField("String", "API_KEY", "\\"${TOKEN}\\"")\n`, TOKEN, 1, 'app/build.gradle.kts');
+    assertFinds(`config :my_app, :secret_key_base, "${TOKEN}"\n`, TOKEN, 1, 'config/prod.exs');
+    assertFinds(`$body = "{\`"password\`":\`"${TOKEN}\`"}"\n`, TOKEN, 1, 'deploy.ps1');
+  });
+
+  test('placeholders, variables and other calls are not credentials', () => {
+    for (const value of ['changeme', '${API_KEY}', '$API_KEY', '<your-key>', 'xxxxxxxxxxxx']) {
+      assertNone(`params.put("api_key", "${value}");\n`, 'Client.java');
+      assertNone(`        buildConfigField("String", "API_KEY", "\\"${value}\\"")\n`, 'app/build.gradle.kts');
+      assertNone(`config :my_app, :secret_key_base, "${value}"\n`, 'config/prod.exs');
+    }
+    assertNone(`log.info("password", "${TOKEN}");\n`, 'Client.java');
+    assertNone('translate("password", "Passwort");\n', 'i18n.js');
+    assertNone(`params.put("api_key", apiKey);\n`, 'Client.java');
+  });
+});
+
+describe('XML elements, command-line options, CSV rows and more secret names', () => {
+  test('provider and key names in XML, options, CSV', () => {
+    assertFinds(`<config>\n  <account_key>${TOKEN}</account_key>\n</config>\n`, TOKEN, 2, 'config.xml');
+    assertFinds(`<config>\n  <storageKey>${TOKEN}</storageKey>\n</config>\n`, TOKEN, 2, 'config.xml');
+    assertFinds(`AzCopy /Source:https://acct.blob.core.windows.net/c /Dest:C:\\data -storagekey ${TOKEN}\n`, TOKEN, 1, 'copy.cmd');
+    assertFinds(`mysql --user=root --password=${TOKEN} shop\n`, TOKEN, 1, 'load.sh');
+    assertFinds(`service,key,value\nci,api_key,${TOKEN}\n`, TOKEN, 2, 'credentials.csv');
+    assertFinds(`name,value\n"db_password","${TOKEN}"\n`, TOKEN, 2, 'credentials.csv');
+  });
+
+  test('write-key, record-key and _pat names', () => {
+    assertFinds(`analytics:\n  segment-write-key: ${TOKEN}\n`, TOKEN, 2, 'values.yaml');
+    assertFinds(`RECORD_KEY=${TOKEN}\n`, TOKEN, 1, '.env');
+    assertFinds(`GITLAB_PAT=${TOKEN}\n`, TOKEN, 1, '.env');
+    assertFinds(`{:clarifai-pat "${TOKEN}"}\n`, TOKEN, 1, 'config.edn');
+    assert.equal(isSecretName('cypress-record-key'), true);
+    assert.equal(isSecretName('GITLAB_PAT'), true);
+    assert.equal(isSecretName('pat'), false);
+    assert.equal(isSecretName('storage_key_prefix'), false);
+  });
+
+  test('their placeholders, paths and option names are not credentials', () => {
+    for (const value of ['changeme', '${STORAGE_KEY}', '$STORAGE_KEY', '<your-key>', 'xxxxxxxxxxxx']) {
+      assertNone(`<config>\n  <storageKey>${value}</storageKey>\n</config>\n`, 'config.xml');
+      assertNone(`mysql --user=root --password=${value} shop\n`, 'load.sh');
+      assertNone(`ci,api_key,${value}\n`, 'credentials.csv');
+      assertNone(`GITLAB_PAT=${value}\n`, '.env');
+    }
+    assertNone('  --password=PASSWORD   the password to use\n', 'README.md');
+    assertNone("const STORAGE_KEY = 'todo-items';\n", 'store.js');
+    assertNone('id,api_key,secret\n', 'columns.csv');
+  });
+});
+
+describe('rules in more contexts', () => {
+  test('a Facebook token, but not a run of the same characters inside base64', () => {
+    const fb = `EAAG${random('fb-1', 40)}${random('fb-2', 40)}${random('fb-3', 40)}`;
+    assertFinds(`FB_TOKEN=${fb}\n`, fb, 1, '.env', 'facebook-access-token');
+    assertNone(`const wasm = "AGFzbQEAAAAB/${fb}+AAAA";\n`, 'module.js');
+    assertNone(`const wasm = "AGFzbQEAAAAB+${fb}/AAAA";\n`, 'module.js');
+    assertNone(`const blob = "${fb.slice(0, 4)}${'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'.repeat(4)}";\n`, 'blob.js');
+  });
+
+  test('a NuGet ClearTextPassword in YAML double-quoted and JSON strings', () => {
+    const pw = random('nuget', 16);
+    assertFinds(`nuget_config: "<add key=\\"ClearTextPassword\\" value=\\"${pw}\\" />"\n`, pw, 1, 'ci.yml', 'nuget-config-password');
+    assertFinds(`{"config": "<add key=\\"ClearTextPassword\\" value=\\"${pw}\\" />"}\n`, pw, 1, 'settings.json', 'nuget-config-password');
+    assertNone('nuget_config: "<add key=\\"ClearTextPassword\\" value=\\"%NUGET_PASSWORD%\\" />"\n', 'ci.yml');
+  });
+
+  test('a JWT under a secret name is reported as such in HTML, Markdown and notebooks', () => {
+    const jwt = sampleOf('jwt-under-secret-name').split('=')[1];
+    assertFinds(`<meta name="client-secret" content="${jwt}">\n`, jwt, 1, 'index.html', 'jwt-under-secret-name');
+    assertFinds(`| CLIENT_SECRET | \`${jwt}\` |\n`, jwt, 1, 'SETUP.md', 'jwt-under-secret-name');
+    assertFinds(`{"source": ["os.environ[\\"CLIENT_SECRET\\"] = \\"${jwt}\\"\\n"]}\n`, jwt, 1, 'a.ipynb', 'jwt-under-secret-name');
+    // A bare JWT in prose stays a JWT.
+    assertFinds(`The session is ${jwt} for now.\n`, jwt, 1, 'notes.md', 'jwt');
+  });
+
+  test('provider-named values in brackets, braces and escaped quotes', () => {
+    const segment = sampleOf('segment-write-key').split('=')[1];
+    assertFinds(`config["segment_write_key"] = "${segment}"\n`, segment, 1, 'settings.py', 'segment-write-key');
+    assertFinds(`{"segment_write_key"}: "${segment}"\n`, segment, 1, 'conf.txt', 'segment-write-key');
+    assertFinds(`x = "{\\"segment_write_key\\": \\"${segment}\\"}"\n`, segment, 1, 'conf.py', 'segment-write-key');
+    assertFinds(`buildConfigField("String", "SEGMENT_WRITE_KEY", "\\"${segment}\\"")\n`, segment, 1, 'build.gradle', 'segment-write-key');
+    assertNone('config["segment_write_key"] = "${SEGMENT_WRITE_KEY}"\n', 'settings.py');
   });
 });

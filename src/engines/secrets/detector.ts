@@ -1,7 +1,7 @@
 import { SECRET_RULES, type SecretRule } from './rules.ts';
 import { decodeUrlComponent, kubernetesSecretValues, unescapeJsonString } from './decoders.ts';
 import { CONTEXT_RULES } from './rules/helpers.ts';
-import { ASSIGNMENT_KEYWORDS, CONTEXT_KEYWORDS, detectInContext, execIn } from './generic.ts';
+import { ASSIGNMENT_KEYWORDS, CONTEXT_KEYWORDS, GENERIC_RULE, detectInContext, execIn, isSecretDataValue } from './generic.ts';
 import { INLINE_ALLOW, isPlaceholder, shannonEntropy } from './text-checks.ts';
 
 export interface SecretMatch {
@@ -275,6 +275,8 @@ function detect(text: string, filePath: string | undefined, decode: boolean, che
   const hits = new KeywordHits(text);
   const taken: [number, number][] = [];
   const found: Found[] = [];
+  /** Where a token's own shape displaced a rule that reads a file's syntax: that type stands. */
+  const displaced = new Set<number>();
   const free = (offset: number, end: number) => !taken.some(([s, e]) => offset < e && s < end);
   const accept = (rule: SecretRule, secret: string, offset: number) => {
     taken.push([offset, offset + secret.length]);
@@ -285,7 +287,10 @@ function detect(text: string, filePath: string | undefined, decode: boolean, che
     if (index === -1) return;
     const { validate } = rule as SecretRule & { validate?: (secret: string) => boolean };
     if (isPlaceholder(secret) || (checkFormats && validate !== undefined && !validate(secret))) return;
-    if (shannonEntropy(secret) >= rule.entropy) found[index] = { rule, secret, offset };
+    if (shannonEntropy(secret) >= rule.entropy) {
+      found[index] = { rule, secret, offset };
+      displaced.add(offset);
+    }
   };
   /**
    * A value the context detectors found under a name, offered to the token rules as `name=value`: a rule
@@ -329,18 +334,29 @@ function detect(text: string, filePath: string | undefined, decode: boolean, che
   if (decode && hits.has('secret')) {
     for (const value of kubernetesSecretValues(text)) {
       if (!free(value.offset, value.offset + value.encoded.length)) continue;
-      const inner = value.decoded.includes('\n') ? value.decoded : `${value.key}=${value.decoded}`;
+      const oneLine = !value.decoded.includes('\n');
+      const inner = oneLine ? `${value.key}=${value.decoded}` : value.decoded;
       const [first] = detect(inner, undefined, false, checkFormats);
       // A key written `twilio-auth-token` names its provider as `TWILIO_AUTH_TOKEN` does.
-      const rule = (!first || LOOSE_RULES.has(first.rule.id)) && !value.decoded.includes('\n') ? (named(value.key, value.decoded) ?? first?.rule) : first?.rule;
+      let rule = (!first || LOOSE_RULES.has(first.rule.id)) && oneLine ? (named(value.key, value.decoded) ?? first?.rule) : first?.rule;
+      // Everything a Secret holds is secret: a value under any name but a name for who or where
+      // (`username`, `host`, `port`) is judged as a password.
+      if (!rule && oneLine && isSecretDataValue(value.key, value.decoded, !value.plain)) rule = GENERIC_RULE;
       // Judged in its decoded form: the encoded text is not judged again as a value of its own.
       if (rule) accept(rule, value.encoded, value.offset);
-      else taken.push([value.offset, value.offset + value.encoded.length]);
+      else if (!value.plain) taken.push([value.offset, value.offset + value.encoded.length]);
     }
   }
   runRules(LOOSE);
   for (const match of detectInContext(text, filePath, hits.has, (keywords, margin) => hits.windows(keywords, margin))) {
-    if (!free(match.offset, match.offset + match.secret.length)) continue;
+    if (!free(match.offset, match.offset + match.secret.length)) {
+      // A loose rule (a bare JWT) took the value; the name it is written under may say more (a JWT as a
+      // `client-secret` in an HTML `<meta>`, a Markdown table, a notebook string).
+      const index = decode && match.key && !displaced.has(match.offset) ? found.findIndex((f) => f.offset === match.offset && f.secret === match.secret && LOOSE_RULES.has(f.rule.id)) : -1;
+      const rule = index === -1 ? undefined : named(match.key!, unescapeJsonString(match.secret));
+      if (rule) found[index] = { ...found[index], rule };
+      continue;
+    }
     const rule = decode && match.key && match.rule.id === 'generic-secret-assignment' ? named(match.key, unescapeJsonString(match.secret)) : undefined;
     accept(rule ?? match.rule, match.secret, match.offset);
   }

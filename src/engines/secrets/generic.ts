@@ -9,9 +9,12 @@
 //   lookup in C#, Kotlin, Rust, Ruby and Make (`?? "…"`, `?: "…"`, `.unwrap_or("…")`, `||=`, `?=`);
 //   and written in XML (`<password>…</password>`, `key="ClearTextPassword" value="…"`, an HTML
 //   `<meta name content>`), property lists, Markdown tables, SQL `INSERT … VALUES`, `.netrc`, `.pgpass`
-//   and Terraform `variable` defaults. Each finding keeps the name it was read under, so the detector
+//   and Terraform `variable` defaults; as a setter call's arguments (`put("api_key", "…")`), a brace
+//   initialiser, a Gradle string in a string, Elixir `config`, PowerShell backtick escapes, a command-line
+//   option (`--password=…`) and a CSV row. Each finding keeps the name it was read under, so the detector
 //   can ask the provider rules whether that name says whose credential it is. The key's name lets a human password through
 //   (`Tiger2020!`); placeholders, references and code never pass.
+// - HTTP credentials: `Authorization: Bearer|Basic|Token …` headers and curl's `-u user:password`.
 // - Connection strings (`connection-string-password`): `scheme+driver://user:password@host` URLs of
 //   databases, queues, caches and file servers, JDBC (`?password=`, `;password=`) and ADO.NET
 //   (`Password=…;`) strings.
@@ -29,7 +32,7 @@ export interface ContextMatch {
 }
 
 const GENERIC_ID = 'generic-secret-assignment';
-const GENERIC_RULE: SecretRule = SECRET_RULES.find((r) => r.id === GENERIC_ID) ?? {
+export const GENERIC_RULE: SecretRule = SECRET_RULES.find((r) => r.id === GENERIC_ID) ?? {
   id: GENERIC_ID,
   title: 'Hard-coded password or secret',
   severity: 'medium',
@@ -50,14 +53,25 @@ export const CONNECTION_STRING_RULE: SecretRule = {
   sample: 'mysql+pymysql://app:{a:16}@db.internal:3306/app',
 };
 
+/**
+ * Words that make a following `key` a secret's name: `api_key`, `accessKey`, `AccountKey`, `storage-key`,
+ * `write_key` (Segment), `record-key` (Cypress), `subscription_key`, `hmac_key`, `server_key`.
+ */
+const KEY_WORDS = [
+  'api', 'private', 'access', 'admin', 'master', 'signing', 'encryption', 'role', 'account', 'storage', 'write', 'record',
+  'shared', 'subscription', 'hmac', 'server', 'ingest',
+];
+/** A personal access token under its provider's name: `GITLAB_PAT=`, `:clarifai-pat "…"`, `"github_pat":`. */
+const PAT_KEYWORDS = ['_pat', '-pat'].flatMap((p) => ['=', '"', "'", ':', ' ', '\t', '}', '\x60'].map((end) => p + end));
 /** The keywords, lowercase, one of which must occur before the assignment detector runs. */
 export const ASSIGNMENT_KEYWORDS = [
   'pass', 'pwd', 'secret', 'token', 'apikey', 'api_key', 'api-key', 'credential', 'creds', '_auth',
   'api.key',
-  ...['private', 'access', 'admin', 'master', 'signing', 'encryption', 'role'].flatMap((w) => [`${w}key`, `${w}_key`, `${w}-key`, `${w}.key`]),
+  ...KEY_WORDS.filter((w) => w !== 'api').flatMap((w) => [`${w}key`, `${w}_key`, `${w}-key`, `${w}.key`]),
+  ...PAT_KEYWORDS,
 ];
-/** The keywords of the connection-string and config-file detectors. */
-export const CONTEXT_KEYWORDS = ['://', 'password=', 'pwd=', 'machine', 'variable'];
+/** The keywords of the connection-string, config-file and HTTP-credential detectors. */
+export const CONTEXT_KEYWORDS = ['://', 'password=', 'pwd=', 'machine', 'variable', 'authorization', 'curl'];
 
 /** Stretches of a text around keywords, whole lines; undefined for the whole text. */
 export type Windows = [number, number][] | undefined;
@@ -88,8 +102,10 @@ function keyWords(key: string): string[] {
     .filter(Boolean);
 }
 
-const SECRET_WORD = /^(?:pass(?:w(?:or)?d)?s?\d?|pwd|passphrase|secrets?|tokens?|apikeys?|credentials?|creds|privatekey|secretkey|accesskey|authkey|authtoken|accesstoken|apitoken)$/;
-const KEY_QUALIFIER = new Set(['api', 'auth', 'private', 'access', 'admin', 'signing', 'encryption', 'master', 'secret', 'client', 'app', 'session', 'role']);
+const SECRET_WORD = new RegExp(
+  String.raw`^(?:pass(?:w(?:or)?d)?s?\d?|pwd|passphrase|secrets?|tokens?|credentials?|creds|(?:${KEY_WORDS.join('|')}|auth|secret)keys?|authtoken|accesstoken|apitoken)$`,
+);
+const KEY_QUALIFIER = new Set([...KEY_WORDS, 'auth', 'secret', 'client', 'app', 'session']);
 /** A last word that makes the name about a secret rather than the secret: `password_reset_url`, `token_type`. */
 const NOT_THE_SECRET_LAST = new Set(
   ('url uri urls endpoint path file filename files dir directory name names type types id ids length len min max count ' +
@@ -116,6 +132,8 @@ export function isSecretName(key: string): boolean {
   if (words.some((w) => SECRET_WORD.test(w))) return true;
   // `api_key`, `auth_key`, `secret_key`, `clientSecret`; `_auth` as .npmrc writes it
   if (words.some((w, i) => i > 0 && w === 'key' && KEY_QUALIFIER.has(words[i - 1]))) return true;
+  // `gitlab_pat`, `clarifai-pat`: a personal access token under its provider's name
+  if (words.length > 1 && last === 'pat') return true;
   return /^_auth$/i.test(key);
 }
 
@@ -238,13 +256,34 @@ export function isCredentialValue(value: string, context: ValueContext): boolean
   return true;
 }
 
+/** Last words of a name for who or where rather than a secret: `username`, `db_host`, `smtp-port`, `tls.crt`. */
+const IDENTITY_LAST = new Set(
+  ('user username usr login email mail host hostname server port address addr database db dbname schema region zone bucket ' +
+    'namespace project tenant domain account org organization owner realm cluster endpoint crt cert certificate ca pub public ' +
+    'issuer audience subject sender from to channel topic queue table instance container repo repository branch image tag').split(' '),
+);
+
+/**
+ * Whether a value in a Kubernetes Secret's `data:` or `stringData:` is a credential whatever its key is
+ * called (`extra`, `config`, `DB_PASS`): the key is not one for who or where, nor about a secret rather
+ * than the secret, and the value passes as a password would.
+ */
+export function isSecretDataValue(key: string, value: string, decoded: boolean): boolean {
+  const words = keyWords(key);
+  if (!words.length) return false;
+  const last = words.at(-1)!;
+  if (IDENTITY_LAST.has(last) || NOT_THE_SECRET_LAST.has(last)) return false;
+  if (words.some((w) => NOT_A_CREDENTIAL.has(w))) return false;
+  return isCredentialValue(value, { key: 'secret', quoted: true, decoded });
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // assignments
 
 const ASSIGNMENT = new RegExp(
-  String.raw`(?:pass|pwd|secret|token|(?:api|private|access|admin|master|signing|encryption|role)[_.-]?key|credential|creds|_auth)([\w.$-]{0,40}?)(\\?["'\x60])?(?:\[\]|[\])}])?` +
-    String.raw`(?:[ \t]*(=>|:=|\|\|=|\?\?=|\?=|<-|\|\||\?\?|\?:|\.unwrap_or(?:_else)?\([ \t]*(?:\|[^|\n]{0,8}\|)?|=|:[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][\w.:<>\[\]]*\??[ \t]*=(?=[ \t]*(?:@|[rRbBuU]{1,2})?["'])|:)[ \t]*(?:(?:@|[rRbBuU]{1,2})(?=["']))?|([ \t]+)|(?<=["'])[ \t]*(,)[ \t]*(?:default[ \t]*=[ \t]*)?)` +
-    String.raw`(?:"((?:[^"\\\s]|\\[\\/u])+)"|'([^'\s]+)'|\x60([^\x60\s]+)\x60|\\"((?:[^"\\\s]|\\[\\/u])+)\\"|([^\s"'\x60=<>|&,;(){}[\]\\][^\s"'\x60\\]*))`,
+  String.raw`(?:pass|pwd|secret|token|(?:${KEY_WORDS.join('|')})[_.-]?key|credential|creds|_auth|[_-]pat(?![a-z0-9]))([\w.$-]{0,40}?)(\x60"|\\?["'\x60])?(?:\[\]|[\])}])?` +
+    String.raw`(?:[ \t]*(=>|:=|\|\|=|\?\?=|\?=|<-|\|\||\?\?|\?:|\.unwrap_or(?:_else)?\([ \t]*(?:\|[^|\n]{0,8}\|)?|=|:[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][\w.:<>\[\]]*\??[ \t]*=(?=[ \t]*(?:@|[rRbBuU]{1,2})?["'])|:|\{(?=[ \t]*["']))[ \t]*(?:(?:@|[rRbBuU]{1,2})(?=["']))?|([ \t]+)|(?<=["'\w])[ \t]*(,)[ \t]*(?:default[ \t]*=[ \t]*)?)` +
+    String.raw`(?:"((?:[^"\\\s]|\\[\\/u])+)"|'([^'\s]+)'|\x60"([^"\x60\s]+)\x60"|\x60([^\x60\s]+)\x60|\\"((?:[^"\\\s]|\\[\\/u])+)\\"|"\\"((?:[^"\\\s]|\\[\\/u])+)\\""|([^\s"'\x60=<>|&,;(){}[\]\\][^\s"'\x60\\]*))`,
   'gid',
 );
 const KEY_CHAR = /[\w.$-]/;
@@ -259,6 +298,13 @@ const COMMENT_PREFIX = /^[ \t]*(?:#|\/\/|\/\*|\*|--|;|<!--|REM[ \t])/i;
 /** After an unquoted value: the end of the line, a comment, or the end of a JSON string (notebooks). */
 const UNQUOTED_REST = /^[ \t]*(?:$|#|\/\/|\\[nr]|",?[ \t]*$)/;
 const ENV_DEFAULT_CALL = /(?:get(?:env|Property|_env)?|fetch|setdefault|Getenv|GetEnvironmentVariable|env)[ \t]*\([ \t]*\\?$/;
+/** Calls that store a value under a name given first: `put("api_key", "…")`, `Add("AccountKey", "…")`, `os.Setenv`, `define`. */
+const SETTER_CALL = /(?:^|[^\w$])(?:add|put|set|append|insert|with|header|option|param|define|store|save|register|config(?:ure)?|env|of|property|field|entry|arg)\w*[ \t]*\([ \t]*\\?$/i;
+/** Gradle's `buildConfigField("String", "API_KEY", "\"…\"")` and `resValue "string", "api_key", "…"`. */
+const GRADLE_FIELD = /\b(?:buildConfigField|resValue)[ \t]*\(?[ \t]*["'][^"'\n]*["'][ \t]*,[ \t]*$/;
+/** Elixir's `config :app, :secret_key_base, "…"` (and `config :app, Mod, :key, "…"`). */
+const ELIXIR_CONFIG = /^[ \t]*config[ \t]+:\w+[ \t]*,[ \t]*(?:[\w.]+[ \t]*,[ \t]*)?:$/;
+const CSV_FILE = /\.(?:csv|tsv)$/i;
 const CODE_FILE = /\.(?:[cm]?[jt]sx?|py|pyi|rb|go|java|kt|kts|scala|swift|rs|c|h|cc|cpp|hpp|cs|php|pl|pm|lua|dart|m|mm|groovy|ex|exs|erl|clj|r|jl|vue|svelte)$/i;
 
 /** How far around a match the detectors look for its line's ends: more is a minified line, read no further. */
@@ -275,32 +321,47 @@ function lineBounds(text: string, at: number): [number, number] {
 
 function assignments(text: string, filePath: string | undefined, windows: Windows, out: ContextMatch[]): void {
   const code = filePath !== undefined && CODE_FILE.test(filePath);
-  execIn(ASSIGNMENT, text, windows, (m, base) => judgeAssignment(text, code, m, base, out));
+  const csv = filePath !== undefined && CSV_FILE.test(filePath);
+  execIn(ASSIGNMENT, text, windows, (m, base) => judgeAssignment(text, code, csv, m, base, out));
 }
 
-function judgeAssignment(text: string, code: boolean, m: RegExpExecArray, base: number, out: ContextMatch[]): boolean {
+function judgeAssignment(text: string, code: boolean, csv: boolean, m: RegExpExecArray, base: number, out: ContextMatch[]): boolean {
   {
-    const [, , keyQuote, , space, comma, dq, sq, bq, eq, bare] = m;
-    const raw = dq ?? sq ?? bq ?? eq ?? bare;
+    const [, , keyQuote, , space, comma, dq, sq, ps, bq, eq, gq, written] = m;
+    // A CSV row's value ends at the next column.
+    const bare = written !== undefined && csv && comma !== undefined ? written.split(',')[0] : written;
+    const raw = dq ?? sq ?? ps ?? bq ?? eq ?? gq ?? bare;
     if (raw === undefined) return false;
     const at = base + m.index;
     let keyStart = at;
     while (keyStart > 0 && at - keyStart < 80 && KEY_CHAR.test(text[keyStart - 1])) keyStart--;
     const key = text.slice(keyStart, base + m.indices![1][1]);
     if (!isSecretName(key)) return false;
-    const valueOffset = base + m.indices![6 + [dq, sq, bq, eq, bare].indexOf(raw)][0];
+    const valueOffset = base + m.indices![6 + [dq, sq, ps, bq, eq, gq, bare].indexOf(raw)][0];
     const [lineStart, lineEnd] = lineBounds(text, at);
     const prefix = text.slice(lineStart, keyStart);
-    if (comma !== undefined && !ENV_DEFAULT_CALL.test(prefix.replace(/["']$/, ''))) return false;
-    if (bare !== undefined) {
+    if (comma !== undefined) {
+      // A name and a value as a call's arguments, a CSV row, or an Elixir `config` line.
+      const call = prefix.replace(/["']$/, '');
+      const argument = keyQuote !== undefined && (ENV_DEFAULT_CALL.test(call) || SETTER_CALL.test(call) || GRADLE_FIELD.test(call));
+      const row = csv && /^(?:[^,\n]*,)*[ \t]*["']?$/.test(prefix);
+      if (!argument && !row && !(keyQuote === undefined && ELIXIR_CONFIG.test(prefix))) return false;
+    }
+    // A command-line option: `--password=…`, `--api-token …`, `-storagekey …`.
+    const option = /^--?[A-Za-z]/.test(key) && /(?:^|\s)$/.test(prefix) && (m[3] === '=' || space !== undefined);
+    if (bare !== undefined && option) {
+      if (!/^(?:[ \t]|\\?["']|$)/.test(text.slice(valueOffset + raw.length, lineEnd))) return false;
+    } else if (bare !== undefined && comma !== undefined) {
+      if (!csv) return false;
+    } else if (bare !== undefined) {
       // Unquoted: only where a config syntax writes values so, and never as code in a source file.
       if (!UNQUOTED_PREFIX.test(prefix)) return false;
       if (space !== undefined && !/^[ \t]*(?:#[ \t]*)?(?:ENV|ARG)[ \t]+$/i.test(prefix)) return false;
       if (keyQuote !== undefined && !/["']$/.test(prefix)) return false;
       if (code && !COMMENT_PREFIX.test(prefix)) return false;
       if (!UNQUOTED_REST.test(text.slice(valueOffset + raw.length, lineEnd))) return false;
-    } else if (space !== undefined && !SPACED_NAME.test(prefix) && !(/^--[A-Za-z]/.test(key) && /(?:^|\s)$/.test(prefix))) return false;
-    const value = dq !== undefined || eq !== undefined ? unescapeJsonString(raw) : raw;
+    } else if (space !== undefined && !SPACED_NAME.test(prefix) && !option) return false;
+    const value = dq !== undefined || eq !== undefined || gq !== undefined ? unescapeJsonString(raw) : raw;
     if (!isCredentialValue(value, { key, quoted: bare === undefined })) return false;
     out.push({ rule: GENERIC_RULE, secret: raw, offset: valueOffset, key });
     return true;
@@ -350,12 +411,51 @@ function connectionStrings(text: string, windowsFor: WindowsFor, out: ContextMat
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// HTTP credentials
+
+/**
+ * An `Authorization` header with its scheme and credentials, as code, config, an HTTP file or a curl
+ * command write it: `Authorization: Bearer …`, `"Authorization": "Basic …"`, `.header("Authorization", "Token …")`.
+ * A credentials part that starts with `$`, `{`, `<` or a quote (a variable, a template, a concatenation) is not matched.
+ */
+const AUTH_HEADER = /\bAuthorization(?:\\?["'\x60])?[ \t]*[:=,][ \t]*(?:\\?["'\x60][ \t]*)?(?<scheme>Bearer|Basic|Token|Bot)[ \t]+(?<secret>[A-Za-z0-9._~+/-]{8,}=*)(?![^\s"'\x60\\,;)}\]])/gid;
+/** curl's `-u user:password` / `--user user:password` (and `--proxy-user`), quoted or not. */
+const CURL_USER = /(?:^|[\s"'])(?:-u|-U|--user|--proxy-user)(?:[ \t]+|=)(?:\\?["'])?(?<user>[^\s:"'$\\]{1,64}):(?<secret>[^\s"']{1,128})/gd;
+
+function httpCredentials(text: string, windowsFor: WindowsFor, out: ContextMatch[]): void {
+  execIn(AUTH_HEADER, text, windowsFor(['authorization'], 0), (m, base) => {
+    const { scheme, secret } = m.groups!;
+    const offset = base + m.indices!.groups!.secret[0];
+    if (/^basic$/i.test(scheme)) {
+      const plain = BASE64.test(secret) ? decodeBase64Text(secret) : undefined;
+      const colon = plain?.indexOf(':') ?? -1;
+      if (plain === undefined || colon < 1 || plain.includes('\n')) return;
+      if (isConnectionPassword(plain.slice(colon + 1), plain.slice(0, colon))) out.push({ rule: GENERIC_RULE, secret, offset });
+      return;
+    }
+    if (isCredentialValue(secret, { key: 'token', quoted: true, minLength: 12 })) out.push({ rule: GENERIC_RULE, secret, offset });
+  });
+  execIn(CURL_USER, text, windowsFor(['curl'], LINE_REACH), (m, base) => {
+    const { user, secret } = m.groups!;
+    const offset = base + m.indices!.groups!.secret[0];
+    // On a curl command: the same line, or lines joined by a trailing `\`, `^` or backtick.
+    const before = text.slice(Math.max(0, offset - LINE_REACH), offset);
+    const command = before.slice(before.toLowerCase().lastIndexOf('curl'));
+    if (!/\bcurl(?:\.exe)?\b/i.test(command) || /[^\\^\x60\s][ \t]*\r?\n/.test(command)) return;
+    if (isConnectionPassword(secret, user) && !/[$]/.test(secret)) out.push({ rule: GENERIC_RULE, secret, offset });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // config files
 
 const NETRC = /\bmachine[ \t]+\S+(?:\s+(?:login|account|port)[ \t]+\S+)*\s+password[ \t]+(?<secret>\S+)/gmd;
 const PGPASS_FILE = /(?:^|\/)(?:\.pgpass|pgpass\.conf)$/;
 const PGPASS_LINE = /^[^#:\n][^:\n]*:[^:\n]*:[^:\n]*:(?<user>[^:\n]*):(?<secret>[^\n]+)$/gmd;
-const XML_ELEMENT = /<(?<key>[\w.:-]*(?:password|passwd|passphrase|secret|token|(?:api|private|access|admin|master|signing|encryption|role)[_-]?key)[\w.:-]*)\s*>(?<secret>[^<\s]{1,200})<\/\k<key>\s*>/gid;
+const XML_ELEMENT = new RegExp(
+  String.raw`<(?<key>[\w.:-]*(?:password|passwd|passphrase|secret|token|(?:${KEY_WORDS.join('|')})[_-]?key|[_-]pat)[\w.:-]*)\s*>(?<secret>[^<\s]{1,200})<\/\k<key>\s*>`,
+  'gid',
+);
 const XML_ATTRIBUTES = /\b(?:key|name)\s*=\s*"(?<key>[^"]{1,80})"\s+(?:value|content)\s*=\s*"(?<secret>[^"\s]{1,200})"/gid;
 /** A Markdown table row of a name and its value: `| API_TOKEN | \`…\` |`. */
 const TABLE_ROW = /^[ \t]*\|[ \t]*\x60?(?<key>[\w.-]{1,80})\x60?[ \t]*\|[ \t]*\x60?(?<secret>[^\s|\x60]{1,200})\x60?[ \t]*\|/gmd;
@@ -423,5 +523,6 @@ export function detectInContext(text: string, filePath: string | undefined, pres
   if (named) assignments(text, filePath, windowsFor(ASSIGNMENT_KEYWORDS, 0), out);
   if (present('://') || present('pass') || present('pwd')) connectionStrings(text, windowsFor, out);
   if (named || present('machine') || present('variable')) configFiles(text, filePath, windowsFor, out);
-  return out;
+  if (present('authorization') || present('curl')) httpCredentials(text, windowsFor, out);
+  return out.sort((a, b) => a.offset - b.offset);
 }
