@@ -68,6 +68,18 @@ describe('secrets in history', () => {
     assert.deepEqual(added.map((a) => [a.commit, a.path, a.text, a.lines]), [[renamed, 'new.env', 'EXTRA=1', [8]]]);
   });
 
+  test('a file to which one commit adds more than the size limit is passed over in that commit, like a large file of the tree', async () => {
+    const repo = newRepo();
+    const dump = Array.from({ length: 200 }, (_, i) => `row ${i}: ${'x'.repeat(40)}`).join('\n');
+    const commit = repo.commit({ 'data/dump.sql': `${dump}\n`, 'small.env': config(['EXTRA=1']) });
+    const added = [];
+    for await (const item of addedTextInHistory(path.join(repo.dir, '.git'), commit, 1, undefined, 4096)) added.push(item.path);
+    assert.deepEqual(added.sort(), ['small.env']);
+    const unbounded = [];
+    for await (const item of addedTextInHistory(path.join(repo.dir, '.git'), commit, 1)) unbounded.push(item.path);
+    assert.deepEqual(unbounded.sort(), ['data/dump.sql', 'small.env']);
+  });
+
   test('location: tree only without history, both when history holds it too, history only once deleted', async () => {
     const repo = newRepo();
     const kept = sample('github-pat', 201);

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import readline from 'node:readline';
+import { MAX_FILE_BYTES } from '../source-files.ts';
 
 export interface AddedText {
   commit: string;
@@ -13,13 +14,15 @@ export interface AddedText {
 /**
  * Streams the lines each of the last `depth` commits reachable from `commit` added, file by file
  * (`git log -p -U0`), so secrets committed and later deleted are still found. A file renamed or copied
- * with edits yields the lines the edits added, under its new name.
+ * with edits yields the lines the edits added, under its new name. A file to which one commit adds more
+ * than `maxFileChars` is passed over in that commit, as the tree's files over that size are.
  */
 export async function* addedTextInHistory(
   gitDir: string,
   commit: string,
   depth: number,
   signal?: AbortSignal,
+  maxFileChars = MAX_FILE_BYTES,
 ): AsyncGenerator<AddedText> {
   if (depth <= 0) return;
   const child = spawn(
@@ -33,31 +36,39 @@ export async function* addedTextInHistory(
   );
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   child.once('error', () => {});
-  let current: AddedText | undefined;
+  // The file being read. Its added lines are joined once it is complete: one flat string, rather than a
+  // rope of slices that would keep every chunk git wrote alive until the text is scanned.
+  let current: { commit: string; path: string; added: string[]; lines: number[]; chars: number } | undefined;
+  const finish = (): AddedText | undefined => {
+    const file = current;
+    current = undefined;
+    return file?.lines.length ? { commit: file.commit, path: file.path, text: file.added.join('\n'), lines: file.lines } : undefined;
+  };
   let sha = '';
   let nextLine = 0;
   const lines = readline.createInterface({ input: child.stdout, crlfDelay: Infinity });
   try {
     for await (const line of lines) {
-      if (line.startsWith('\0')) {
-        if (current?.lines.length) yield current;
-        current = undefined;
-        sha = line.slice(1).trim();
-      } else if (line.startsWith('diff --git ')) {
-        if (current?.lines.length) yield current;
-        current = undefined;
+      if (line.startsWith('\0') || line.startsWith('diff --git ')) {
+        const done = finish();
+        if (done) yield done;
+        if (line.startsWith('\0')) sha = line.slice(1).trim();
       } else if (line.startsWith('+++ ')) {
         // Git ends the name with a tab when it holds a space (for patch(1)); the tab is not part of it.
         const target = line.slice(4).replace(/\t$/, '');
-        current = target === '/dev/null' ? undefined : { commit: sha, path: target.replace(/^b\//, ''), text: '', lines: [] };
+        current = target === '/dev/null' ? undefined : { commit: sha, path: target.replace(/^b\//, ''), added: [], lines: [], chars: 0 };
       } else if (line.startsWith('@@')) {
         nextLine = Number(/\+(\d+)/.exec(line)?.[1] ?? 0);
       } else if (current && line.startsWith('+')) {
-        current.text += (current.lines.length ? '\n' : '') + line.slice(1);
+        current.added.push(line.slice(1));
         current.lines.push(nextLine++);
+        current.chars += line.length;
+        // Like a file of the tree that large (generated, a data dump), the rest of this one is passed over.
+        if (current.chars > maxFileChars) current = undefined;
       }
     }
-    if (current?.lines.length) yield current;
+    const done = finish();
+    if (done) yield done;
   } finally {
     lines.close();
     if (child.exitCode === null) child.kill();

@@ -14,6 +14,8 @@ export interface SecretsEngineOptions {
 const SCAN_TEXTS = new URL('./scan-texts.ts', import.meta.url);
 const BATCH_FILES = 64;
 const BATCH_TEXTS = 256;
+/** A batch of history closes at this many characters too, so the text read ahead stays small whatever the files' sizes. */
+const BATCH_CHARS = 1024 * 1024;
 const HISTORY_BATCHES_AHEAD = 8;
 
 const secretKey = (f: RawFinding) => `${f.checkId}\0${String(f.metadata.secret_hash)}`;
@@ -60,12 +62,15 @@ export class SecretsEngine implements ScanEngine {
       const treePaths = new Set(files);
       const pending: Promise<RawFinding[][]>[] = [];
       let batch: AddedText[] = [];
+      let batchChars = 0;
       for await (const added of addedTextInHistory(input.gitDir, input.commit, this.options.historyDepth, input.signal)) {
         if (skipReason(added.path) || ignored.ignores(added.path)) continue;
         batch.push(added);
-        if (batch.length < BATCH_TEXTS) continue;
+        batchChars += added.text.length;
+        if (batch.length < BATCH_TEXTS && batchChars < BATCH_CHARS) continue;
         pending.push(run('scanAddedTexts', [batch, input.fingerprintKey]));
         batch = [];
+        batchChars = 0;
         // History can hold far more text than memory should: read on only as threads catch up.
         const waiting = pending.length - HISTORY_BATCHES_AHEAD;
         if (waiting >= 0) await pending[waiting].then(() => undefined, () => undefined);
