@@ -19,13 +19,13 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ALL_KEYWORDS, detectSecrets } from '../src/engines/secrets/detector.ts';
-import { looksBinary, MAX_FILE_BYTES, skipReason } from '../src/engines/source-files.ts';
+import { looksBinary } from '../src/engines/source-files.ts';
 import { SECRET_RULES, type SecretRule } from '../src/engines/secrets/rules.ts';
 import { SecretsEngine } from '../src/engines/secrets/secrets-engine.ts';
 import { maskSecret } from '../src/engines/secrets/text-checks.ts';
 import { positiveSample, seededRandom } from '../test/support/secret-samples.ts';
 import { camel, quoted, type Shape, shapeOf, SYNTAXES, syntaxAccepts } from './secret-syntaxes.ts';
-import { filesBelow } from './source-tree.ts';
+import { listCorpusSources } from './source-tree.ts';
 
 const MiB = 1024 * 1024;
 const PROJECT = path.resolve(import.meta.dirname, '..');
@@ -124,67 +124,6 @@ function runWorker(dir: string, runs: number, scratch: string): Promise<WorkerRe
 // ---------------------------------------------------------------------------------------------------------
 // clean corpus
 
-const SOURCE_EXTENSIONS = new Set(
-  'js ts mjs cjs mts cts jsx tsx json md py pyi go java rb yml yaml sh bash toml ini cfg rst txt html css'.split(' '),
-);
-const SKIP_DIRS = new Set(['.git', '.bin', '.cache', '.npm']);
-
-interface SourceFile {
-  source: string;
-  /** Relative to the corpus root. */
-  dest: string;
-  size: number;
-}
-
-function sourceRoots(): { label: string; dir: string }[] {
-  const roots = [
-    { label: 'npm', dir: path.join(PROJECT, 'node_modules') },
-    { label: 'npm-global', dir: '/usr/lib/node_modules' },
-  ];
-  try {
-    for (const name of fs.readdirSync('/usr/lib').sort()) {
-      if (/^python3(?:\.\d+)?$/.test(name)) roots.push({ label: name, dir: path.join('/usr/lib', name) });
-    }
-  } catch {
-    // no /usr/lib
-  }
-  return roots.filter((r) => fs.existsSync(r.dir));
-}
-
-/** Renames folders the engine would not enter (vendored, fixtures) and hidden names, which ripgrep skips. */
-function corpusPath(label: string, relative: string): string | undefined {
-  const parts = relative.split(path.sep);
-  const base = parts.pop()!;
-  if (base.startsWith('.')) return undefined;
-  const dirs = parts.map((p) => {
-    let name = p.startsWith('.') ? `_${p.slice(1)}` : p;
-    const reason = skipReason(`${name}/file.txt`);
-    if (reason === 'vendored' || reason === 'fixture') name = `x_${name}`;
-    return name;
-  });
-  const dest = [label, ...dirs, base].join('/');
-  return skipReason(dest) ? undefined : dest;
-}
-
-async function listSources(): Promise<SourceFile[]> {
-  const files: SourceFile[] = [];
-  for (const { label, dir } of sourceRoots()) {
-    // node_modules/node is the Node.js binary package, not source.
-    const descend = (name: string, child: string) => !SKIP_DIRS.has(name) && !(label.startsWith('npm') && child === 'node');
-    for await (const child of filesBelow(dir, descend)) {
-      const base = path.basename(child);
-      const ext = base.includes('.') ? base.split('.').pop()!.toLowerCase() : '';
-      if (!SOURCE_EXTENSIONS.has(ext)) continue;
-      const dest = corpusPath(label, child);
-      if (!dest) continue;
-      const { size } = await fsp.stat(path.join(dir, child));
-      if (size === 0 || size > MAX_FILE_BYTES) continue;
-      files.push({ source: path.join(dir, child), dest, size });
-    }
-  }
-  return files.sort((a, b) => (a.dest < b.dest ? -1 : a.dest > b.dest ? 1 : 0));
-}
-
 function shuffle<T>(items: T[], random: () => number): T[] {
   for (let i = items.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
@@ -200,7 +139,7 @@ interface CorpusFile {
 }
 
 async function buildCleanCorpus(root: string, targetBytes: number, seed: number): Promise<{ files: CorpusFile[]; available: number }> {
-  const candidates = shuffle(await listSources(), seededRandom(seed));
+  const candidates = shuffle(await listCorpusSources(PROJECT), seededRandom(seed));
   const available = candidates.reduce((sum, f) => sum + f.size, 0);
   const files: CorpusFile[] = [];
   const seen = new Set<string>();
