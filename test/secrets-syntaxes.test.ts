@@ -261,3 +261,7 @@ describe('rules in more contexts', () => {
     assertNone('config["segment_write_key"] = "${SEGMENT_WRITE_KEY}"\n', 'settings.py');
   });
 });
+
+test('the OAuth RFCs\' example Authorization headers are documentation', () => {
+  assertNone('    Authorization: Bearer mF_9.B5f-4.1JqM\n    Authorization: Basic czZCaGRSa3F0MzpnWDFmQmF0M2JW\n', 'oauth2/clients/base.py');
+});

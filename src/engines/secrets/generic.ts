@@ -211,6 +211,7 @@ const DOCUMENTED_EXAMPLES = new Set([
   '123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11', // Telegram Bot API
   'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', // AWS
   '2YotnFZFEjr1zCsicMWpAA', 'tGzv3JOkF0XG5Qx2TlKWIA', 'SplxlOBeZQQYbYS6WxSbIA', // RFC 6749 (OAuth 2.0)
+  'czZCaGRSa3F0MzpnWDFmQmF0M2JW', 'gX1fBat3bV', 'mF_9.B5f-4.1JqM', // RFC 6749 client credentials, RFC 6750 bearer token
   '0685bd9184jfhq22', 'ad180jjd733klru7', 'kd94hf93k423kf44', 'pfkkdhi9sl3r4s00', 'nnch734d00sl2jdk', 'hh5s93j4hdidpola', 'hdk48Djdsa', 'xyz4992k83j47x0b', // RFC 5849 (OAuth 1.0)
 ]);
 /** Names of values a person chooses (a password) rather than one a machine generates (a token). */
@@ -429,7 +430,7 @@ function httpCredentials(text: string, windowsFor: WindowsFor, out: ContextMatch
     if (/^basic$/i.test(scheme)) {
       const plain = BASE64.test(secret) ? decodeBase64Text(secret) : undefined;
       const colon = plain?.indexOf(':') ?? -1;
-      if (plain === undefined || colon < 1 || plain.includes('\n')) return;
+      if (plain === undefined || colon < 1 || plain.includes('\n') || DOCUMENTED_EXAMPLES.has(secret)) return;
       if (isConnectionPassword(plain.slice(colon + 1), plain.slice(0, colon))) out.push({ rule: GENERIC_RULE, secret, offset });
       return;
     }
