@@ -4,7 +4,7 @@ import type { OidcSettings } from './identity/oidc.ts';
 import { secretsVerifyFromEnv, type SecretsVerifySettings } from './engines/secrets/verify/settings.ts';
 
 export interface Settings {
-  /** BULWARK_PUBLIC_URL: where people reach the console (links handed to the CLI's device login); unset: the request's own address. */
+  /** BULWARK_PUBLIC_URL: where people reach the console (device login links, the OpenID redirect URI); unset: the request's own address. */
   publicUrl: string | null;
   /** BULWARK_TRUST_PROXY: whose X-Forwarded-For/-Proto to believe (Fastify's trustProxy): `true`, a hop count, or addresses/CIDRs. */
   trustProxy: boolean | number | string[];

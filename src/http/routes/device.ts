@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import {
   collectDeviceToken,
   decideDeviceAuthorization,
@@ -19,15 +19,11 @@ import {
   DeviceTokenResponse,
   UserCodeParams,
 } from '../console-schemas.ts';
+import { publicAddress } from '../public-address.ts';
 import { responses, typed } from '../route-kit.ts';
 import { requireSession } from '../session.ts';
 
 const tags = ['device flow'];
-
-/** Where people open the console: BULWARK_PUBLIC_URL, else the address this request reached. */
-function consoleBase(request: FastifyRequest, publicUrl: string | null): string {
-  return (publicUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
-}
 
 /**
  * The OAuth 2.0 device authorization grant (RFC 8628) at the server root, as the published CLI's
@@ -43,7 +39,7 @@ export async function deviceRoutes(app: FastifyInstance, { store, publicUrl }: {
     },
     async (request, reply) => {
       const code = await requestDeviceCode(store.db, request.body?.client_name ?? null);
-      const verification = `${consoleBase(request, publicUrl)}/device`;
+      const verification = publicAddress(request, publicUrl, '/device');
       reply.header('cache-control', 'no-store');
       return {
         device_code: code.deviceCode,

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { signInWithIdentity } from '../../core/accounts.ts';
 import { OidcError, type OidcSignIn, type PendingSignIn } from '../../identity/oidc.ts';
 import type { Store } from '../../store/database.ts';
+import { publicAddress } from '../public-address.ts';
 import { responses, typed } from '../route-kit.ts';
 import { setSessionCookie } from '../session.ts';
 
@@ -23,8 +24,7 @@ const consolePath = (value: unknown) => (typeof value === 'string' && /^\/(?![/\
 /** The sign-in page's choices, and OpenID Connect sign-in when BULWARK_OIDC_* is set. */
 export async function oidcRoutes(app: FastifyInstance, { store, oidc, publicUrl }: { store: Store; oidc: OidcSignIn | null; publicUrl: string | null }) {
   const api = typed(app);
-  // Normalized (no default port), so the authorization and the token requests name it the same way.
-  const redirectUri = (request: FastifyRequest) => new URL(CALLBACK, publicUrl ?? `${request.protocol}://${request.host}`).href;
+  const redirectUri = (request: FastifyRequest) => publicAddress(request, publicUrl, CALLBACK);
   const backToSignIn = (reply: FastifyReply, message: string) => reply.redirect(`/login?error=${encodeURIComponent(message)}`);
 
   api.get(
