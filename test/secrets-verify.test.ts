@@ -217,7 +217,7 @@ function render(template: string, seed: number): string {
 const secretOf = (c: ProviderCase, file: string) => detectSecrets(file).find((m) => m.rule.id === c.rule)!.secret;
 
 function settingsFor(standIn: StandIn, overrides: Partial<SecretsVerifySettings> = {}): SecretsVerifySettings {
-  return { enabled: true, timeoutMs: 300, concurrency: 4, urls: standIn.urls(), ...overrides };
+  return { enabled: true, timeoutMs: 300, budgetMs: 60_000, concurrency: 4, urls: standIn.urls(), ...overrides };
 }
 
 const tmpDirs: string[] = [];
@@ -386,6 +386,18 @@ describe('live validity checks of found credentials', () => {
     assert.equal(standIn.seen.length - before, 1);
   });
 
+  test('past the scan\'s budget for checks, the check under way and those not started are unknown, and the scan still ends', async () => {
+    const before = standIn.seen.length;
+    // The first check gets no answer within the budget (its own timeout is far longer), so it is cut off
+    // at the budget and the two queued behind it never start.
+    standIn.answer = () => 'hang';
+    const files = { 'a.env': render('A=<<github-pat>>\nB=<<github-pat>>\nC=<<github-pat>>\n', 91) };
+    const findings = await scanFiles(files, settingsFor(standIn, { timeoutMs: 60_000, budgetMs: 200, concurrency: 1 }));
+    assert.equal(findings.length, 3);
+    for (const f of findings) assert.deepEqual([f.metadata.validity, f.metadata.validity_reason], ['unknown', "the scan's time for live checks ran out"]);
+    assert.equal(standIn.seen.length - before, 1);
+  });
+
   test('a redirect is not followed: the credential never reaches the host it points to', async () => {
     standIn.answer = () => ({ status: 302, headers: { location: `${elsewhere.url}/steal/user` } });
     elsewhere.answer = () => ({ status: 200 });
@@ -477,10 +489,18 @@ describe('live validity checks of found credentials', () => {
     assert.equal(fetched.length, 0);
   });
 
-  test('settings: BULWARK_SECRETS_VERIFY, _TIMEOUT_SECONDS and _URLS', () => {
-    const on = secretsVerifyFromEnv({ BULWARK_SECRETS_VERIFY: 'true', BULWARK_SECRETS_VERIFY_TIMEOUT_SECONDS: '2.5', BULWARK_SECRETS_VERIFY_URLS: '{"github":"http://127.0.0.1:9/gh/"}' });
+  test('settings: BULWARK_SECRETS_VERIFY, _TIMEOUT_SECONDS, _BUDGET_SECONDS and _URLS', () => {
+    const on = secretsVerifyFromEnv({
+      BULWARK_SECRETS_VERIFY: 'true',
+      BULWARK_SECRETS_VERIFY_TIMEOUT_SECONDS: '2.5',
+      BULWARK_SECRETS_VERIFY_BUDGET_SECONDS: '30',
+      BULWARK_SECRETS_VERIFY_URLS: '{"github":"http://127.0.0.1:9/gh/"}',
+    });
     assert.equal(on.enabled, true);
     assert.equal(on.timeoutMs, 2500);
+    assert.equal(on.budgetMs, 30_000);
+    assert.equal(secretsVerifyFromEnv({}).budgetMs, 120_000);
+    assert.throws(() => secretsVerifyFromEnv({ BULWARK_SECRETS_VERIFY_BUDGET_SECONDS: '0' }), /BULWARK_SECRETS_VERIFY_BUDGET_SECONDS must be a number of seconds between 0 and 3600/);
     assert.equal(on.urls.github, 'http://127.0.0.1:9/gh');
     assert.equal(on.urls.stripe, 'https://api.stripe.com');
     assert.throws(() => secretsVerifyFromEnv({ BULWARK_SECRETS_VERIFY_URLS: '{"gitbub":"http://x"}' }), /unknown provider "gitbub"/);

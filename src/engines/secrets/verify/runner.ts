@@ -17,14 +17,15 @@ export interface VerifyInput {
 
 const REREAD = new URL('./reread.ts', import.meta.url);
 const REREAD_BATCH = 64;
+const OUT_OF_TIME = verdict('unknown', "the scan's time for live checks ran out");
 
 /**
  * Checks the credentials behind secrets findings with their providers and records the outcome in each
  * finding's metadata (`validity`, `validity_reason`); a credential the provider accepts ranks critical.
  * Findings carry no secret in clear, so each file is read again (from the tree, or for a history finding
  * from its commit; in `pool`'s threads when given) and the detector's match with the finding's keyed hash
- * is taken. Each credential is checked once however often it occurs, at most `concurrency` at a time;
- * nothing here logs.
+ * is taken. Each credential is checked once however often it occurs, at most `concurrency` at a time,
+ * and all within `budgetMs`: a check still running or not started by then is `unknown`. Nothing here logs.
  */
 export async function verifyFindings(findings: RawFinding[], input: VerifyInput, settings: SecretsVerifySettings, pool: WorkerPool | null = null): Promise<void> {
   const checked = findings.filter((f) => f.category === 'secrets' && typeof f.metadata.rule === 'string');
@@ -38,8 +39,20 @@ export async function verifyFindings(findings: RawFinding[], input: VerifyInput,
   }
   const files = await rereadAll([...refs.values()], input, pool);
 
-  const http = providerHttp(settings, input.signal);
+  const outOfTime = AbortSignal.timeout(settings.budgetMs);
+  const http = providerHttp(settings, input.signal ? AbortSignal.any([input.signal, outOfTime]) : outOfTime);
   const limit = pLimit(Math.max(1, settings.concurrency));
+  const runCheck = async (check: () => Promise<Verdict>): Promise<Verdict> => {
+    if (outOfTime.aborted) return OUT_OF_TIME;
+    try {
+      return await check();
+    } catch (error) {
+      if (input.signal?.aborted) throw error;
+      if (outOfTime.aborted) return OUT_OF_TIME;
+      // Nothing of the error is kept: a library's message could hold a URL or header.
+      return verdict('unknown', error instanceof Unanswered ? error.message : 'the check failed');
+    }
+  };
   const checks = new Map<string, Promise<Verdict>>();
   await Promise.all(
     checked.map(async (finding) => {
@@ -56,7 +69,7 @@ export async function verifyFindings(findings: RawFinding[], input: VerifyInput,
         } else {
           const identity = crypto.createHash('sha256').update([provider.id, ...prepared.identity].join('\0')).digest('hex');
           let check = checks.get(identity);
-          if (!check) checks.set(identity, (check = limit(() => runCheck(() => prepared.check(http), input.signal))));
+          if (!check) checks.set(identity, (check = limit(() => runCheck(() => prepared.check(http)))));
           outcome = await check;
         }
       }
@@ -81,16 +94,6 @@ async function rereadAll(refs: FileRef[], input: VerifyInput, pool: WorkerPool |
   const out = new Map<string, FileSecrets | null>();
   batches.forEach((batch, i) => batch.forEach((ref, j) => out.set(`${ref.commit ?? ''}\0${ref.filePath}`, results[i]![j]!)));
   return out;
-}
-
-async function runCheck(check: () => Promise<Verdict>, signal?: AbortSignal): Promise<Verdict> {
-  try {
-    return await check();
-  } catch (error) {
-    if (signal?.aborted) throw error;
-    // Nothing of the error is kept: a library's message could hold a URL or header.
-    return verdict('unknown', error instanceof Unanswered ? error.message : 'the check failed');
-  }
 }
 
 function foundSecret(file: FileSecrets | null | undefined, ruleId: string, hash: string): FoundSecret | undefined {

@@ -7,6 +7,8 @@ export interface SecretsVerifySettings {
   enabled: boolean;
   /** Longest one provider request may take. */
   timeoutMs: number;
+  /** Longest all of one scan's checks may take together; what is left unchecked then is `unknown`. */
+  budgetMs: number;
   /** Checks running at once in one scan. */
   concurrency: number;
   /** Provider key → base URL (`{shop}` and `{account}` stand for a Shopify shop and an Azure storage account). */
@@ -38,17 +40,26 @@ export const DEFAULT_VERIFY_URLS: Readonly<Record<string, string>> = {
   mailgun_eu: 'https://api.eu.mailgun.net',
 };
 
-export const DEFAULT_VERIFY_SETTINGS: SecretsVerifySettings = { enabled: false, timeoutMs: 5000, concurrency: 8, urls: { ...DEFAULT_VERIFY_URLS } };
+export const DEFAULT_VERIFY_SETTINGS: SecretsVerifySettings = { enabled: false, timeoutMs: 5000, budgetMs: 120_000, concurrency: 8, urls: { ...DEFAULT_VERIFY_URLS } };
 
-/** BULWARK_SECRETS_VERIFY, _TIMEOUT_SECONDS and _URLS; a malformed value is refused at start. */
+/** BULWARK_SECRETS_VERIFY, _TIMEOUT_SECONDS, _BUDGET_SECONDS and _URLS; a malformed value is refused at start. */
 export function secretsVerifyFromEnv(env: NodeJS.ProcessEnv): SecretsVerifySettings {
   const enabled = /^(1|true|yes|on)$/i.test(env.BULWARK_SECRETS_VERIFY ?? '');
-  const rawTimeout = env.BULWARK_SECRETS_VERIFY_TIMEOUT_SECONDS;
-  const seconds = rawTimeout === undefined || rawTimeout === '' ? 5 : Number(rawTimeout);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 60) {
-    throw new Error(`BULWARK_SECRETS_VERIFY_TIMEOUT_SECONDS must be a number of seconds between 0 and 60, got "${rawTimeout}"`);
-  }
-  return { enabled, timeoutMs: Math.round(seconds * 1000), concurrency: 8, urls: verifyUrlsFrom(env.BULWARK_SECRETS_VERIFY_URLS) };
+  return {
+    enabled,
+    timeoutMs: secondsFrom(env, 'BULWARK_SECRETS_VERIFY_TIMEOUT_SECONDS', DEFAULT_VERIFY_SETTINGS.timeoutMs / 1000, 60),
+    budgetMs: secondsFrom(env, 'BULWARK_SECRETS_VERIFY_BUDGET_SECONDS', DEFAULT_VERIFY_SETTINGS.budgetMs / 1000, 3600),
+    concurrency: DEFAULT_VERIFY_SETTINGS.concurrency,
+    urls: verifyUrlsFrom(env.BULWARK_SECRETS_VERIFY_URLS),
+  };
+}
+
+/** A number of seconds above 0 and at most `max`, as milliseconds. */
+function secondsFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {
+  const raw = env[name];
+  const seconds = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > max) throw new Error(`${name} must be a number of seconds between 0 and ${max}, got "${raw}"`);
+  return Math.round(seconds * 1000);
 }
 
 function verifyUrlsFrom(raw: string | undefined): Record<string, string> {
