@@ -73,6 +73,19 @@ describe('secret rule catalog', () => {
     }
   });
 
+  test('a private key written in a hash comment (`# ` before every line) is found, its comment marks kept inside', () => {
+    for (const id of ['private-key', 'openssh-private-key', 'secsh-encrypted-private-key', 'pgp-private-key']) {
+      const rule = SECRET_RULES.find((r) => r.id === id)!;
+      const sample = positiveSample(rule, 77);
+      const commented = `key = load()\n${sample.split('\n').map((line) => `# ${line}`).join('\n')}\nprint(key)\n`;
+      const matches = foundBy(rule, commented);
+      assert.equal(matches.length, 1, `${id}: ${commented}`);
+      const [plain] = foundBy(rule, sample);
+      assert.equal(matches[0].secret.replace(/\n# /g, '\n'), plain.secret, id);
+      assert.equal(matches[0].startLine, plain.startLine + 1, `${id} starts on the key's first line`);
+    }
+  });
+
   SECRET_RULES.forEach((rule, index) => {
     describe(rule.id, () => {
       const seed = 31_000 + index;

@@ -48,9 +48,6 @@ export const B = String.raw`(?<![A-Za-z0-9_-])`;
 export const E = String.raw`(?![A-Za-z0-9_-])`;
 export const re = (source: string, flags = '') => new RegExp(source, flags);
 export const QUOTE = String.raw`["'\x60]?`;
-/** PEM body and the breaks around it, as written in a file or escaped in a JSON or code string (`\n`). */
-export const PEM_BODY = String.raw`(?:[A-Za-z0-9+/=\s]|\\[nr])`;
-export const PEM_GAP = String.raw`(?:\s|\\[nr])*`;
 export const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 export const UUID_SAMPLE = '{h:8}-{h:4}-{h:4}-{h:4}-{h:12}';
 /** `name … = "value"` / `name: value` with the value in the `secret` group. */

@@ -1,19 +1,37 @@
 // Key material, signed tokens and the credentials of web frameworks.
-import { E, hasBech32Checksum, hasJwtHeader, keyed, PEM_BODY, PEM_GAP, re, rule, token, type SecretRule } from './helpers.ts';
+import { E, hasBech32Checksum, hasJwtHeader, keyed, re, rule, token, type SecretRule } from './helpers.ts';
+
+// A PEM body is base64 lines split by line breaks: written in a file, escaped in a JSON or code string
+// (`\n`), or behind a `#` on every line when the key sits in a comment. Base64 and the breaks share no
+// character, so a body is read in one pass: no stretch of it can be split two ways, and a block with no end
+// costs its own length, not its length squared. It holds at least 64 characters, counted from its first
+// (so a long gap before it is not counted again from every place in the gap).
+const B64 = '[A-Za-z0-9+/=]';
+const BREAK = String.raw`(?:\s|\\[nr]|#)`;
+const PEM_SECRET = String.raw`${B64}(?=(?:${B64}|${BREAK}){63})${B64}*(?:${BREAK}+${B64}+)*`;
+/** `-----BEGIN … -----`, the key and `-----END`. */
+const pem = (begin: string) => re(String.raw`${begin}${BREAK}*(?<secret>${PEM_SECRET})${BREAK}*-----END`);
+/**
+ * As `pem`, with armor headers before the key (`Version: …`, `Comment: "…"`): at most 16 of a name, `: ` and
+ * a value that runs to the end of its line (so it cannot end early and leave the rest of the line to the
+ * key) and holds no `-----` (so a header cannot run on into the next block).
+ */
+const armored = (begin: string) =>
+  re(String.raw`${begin}(?:${BREAK}*[\w-]{1,64}: (?:(?!-----)[^\\\r\n]){0,256}(?:[\r\n]|\\[nr])){0,16}${BREAK}*(?<secret>${PEM_SECRET})${BREAK}*-----END`);
 
 export const KEY_RULES: SecretRule[] = [
   token('bulwark-api-key', 'Bulwark API key', 'critical', ['bwk_'], String.raw`bwk_[A-Za-z0-9_-]{40}`, 'bwk_{u:40}'),
   rule('private-key', 'Private key (PEM)', 'critical', ['private key-----'],
-    re(String.raw`-----BEGIN (?:RSA |EC |DSA |ENCRYPTED )?PRIVATE KEY-----${PEM_GAP}(?<secret>${PEM_BODY}{64,}?)${PEM_GAP}-----END`),
+    pem('-----BEGIN (?:RSA |EC |DSA |ENCRYPTED )?PRIVATE KEY-----'),
     '-----BEGIN RSA PRIVATE KEY-----\n{b:64}\n{b:64}\n-----END RSA PRIVATE KEY-----'),
   rule('openssh-private-key', 'OpenSSH private key', 'critical', ['begin openssh private key'],
-    re(String.raw`-----BEGIN OPENSSH PRIVATE KEY-----${PEM_GAP}(?<secret>${PEM_BODY}{64,}?)${PEM_GAP}-----END`),
+    pem('-----BEGIN OPENSSH PRIVATE KEY-----'),
     '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA{b:40}\n{b:64}\n-----END OPENSSH PRIVATE KEY-----'),
   rule('secsh-encrypted-private-key', 'SSH2 (SECSH) encrypted private key', 'critical', ['begin ssh2 encrypted private key'],
-    re(String.raw`-----BEGIN SSH2 ENCRYPTED PRIVATE KEY-----${PEM_GAP}(?:[\w-]+: [^\\\n]*${PEM_GAP})*(?<secret>${PEM_BODY}{64,}?)${PEM_GAP}-----END`),
+    armored('-----BEGIN SSH2 ENCRYPTED PRIVATE KEY-----'),
     '-----BEGIN SSH2 ENCRYPTED PRIVATE KEY-----\nP2/56w{b:58}\n{b:64}\n-----END SSH2 ENCRYPTED PRIVATE KEY-----'),
   rule('pgp-private-key', 'PGP private key block', 'critical', ['begin pgp private key block'],
-    re(String.raw`-----BEGIN PGP PRIVATE KEY BLOCK-----${PEM_GAP}(?:[\w-]+: [^\\\n]*${PEM_GAP})*(?<secret>${PEM_BODY}{64,}?)${PEM_GAP}-----END`),
+    armored('-----BEGIN PGP PRIVATE KEY BLOCK-----'),
     '-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF{b:58}\n{b:64}\n-----END PGP PRIVATE KEY BLOCK-----'),
   token('age-secret-key', 'age encryption secret key', 'critical', ['age-secret-key-1'],
     String.raw`AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`, 'AGE-SECRET-KEY-1{Z:52}{K:6}',
