@@ -1,5 +1,5 @@
 // Cloud platforms, hosting, infrastructure and secret managers.
-import { assigned, keyed, re, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
+import { assigned, assignedOnce, keyed, re, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
 
 export const CLOUD_RULES: SecretRule[] = [
   token('aws-access-key-id', 'AWS access key ID', 'critical', ['akia', 'asia', 'abia', 'acca'],
@@ -29,8 +29,10 @@ export const CLOUD_RULES: SecretRule[] = [
     re(String.raw`AccountKey=(?<secret>[A-Za-z0-9+/]{86}==)`, 'i'), 'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={b:86}==;EndpointSuffix=core.windows.net'),
   rule('azure-service-bus-connection-string', 'Azure shared access key', 'critical', ['sharedaccesskey='],
     re(String.raw`SharedAccessKey=(?<secret>[A-Za-z0-9+/]{43}=)`, 'i'), 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey={b:43}='),
+  // The query between `sv=` and `sig=` stops where another `sv=` begins: each signed URL is read once, not
+  // once for every `sv=` before it on the line.
   rule('azure-sas-token', 'Azure shared access signature', 'high', ['sig='],
-    re(String.raw`[?&]sv=\d{4}-\d{2}-\d{2}[^\s"']*&sig=(?<secret>[A-Za-z0-9%+/]{40,}(?:%3D|=){0,2})`, 'i'),
+    re(String.raw`[?&]sv=\d{4}-\d{2}-\d{2}(?:(?![?&]sv=)[^\s"'])*?&sig=(?<secret>[A-Za-z0-9%+/]{40,}(?:%3D|=){0,2})`, 'i'),
     'https://acct.blob.core.windows.net/c?sv=2022-11-02&ss=b&srt=o&sp=r&se=2030-01-01&sig={b:43}%3D'),
   token('azure-ad-client-secret', 'Azure AD client secret', 'high', ['q~'],
     String.raw`[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}`, '{a:3}8Q~{a:34}'),
@@ -81,7 +83,7 @@ export const CLOUD_RULES: SecretRule[] = [
   token('render-api-key', 'Render API key', 'high', ['rnd_'], 'rnd_[A-Za-z0-9]{32}', 'rnd_{a:32}'),
   keyed('railway-token', 'Railway API token', 'high', ['railway'], 'railway', UUID, 'RAILWAY_TOKEN=' + UUID_SAMPLE),
   rule('cloudflare-api-token', 'Cloudflare API token', 'high', ['cloudflare', 'cf_api'],
-    assigned('cloudflare|cf_api', '[A-Za-z0-9_-]{40}'), 'CLOUDFLARE_API_TOKEN={u:40}', 3.5),
+    assignedOnce('cloudflare|cf_api', '[A-Za-z0-9_-]{40}'), 'CLOUDFLARE_API_TOKEN={u:40}', 3.5),
   keyed('cloudflare-global-api-key', 'Cloudflare global API key', 'critical', ['cloudflare', 'cf_api', 'cf_key', 'cf_auth', 'x-auth-key'],
     'cloudflare|cf_?api|cf_?(?:auth_?)?key|x-auth-key', '[a-f0-9]{37}', 'CLOUDFLARE_API_KEY={h:37}'),
   token('cloudflare-origin-ca-key', 'Cloudflare Origin CA key', 'high', ['v1.0-'], String.raw`v1\.0-[a-f0-9]{24}-[a-f0-9]{146}`, 'v1.0-{h:24}-{h:146}'),

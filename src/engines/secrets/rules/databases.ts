@@ -1,16 +1,23 @@
 // Databases and data platforms: connection strings, service keys and passwords in their own config shapes.
 import { keyed, re, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
 
+/**
+ * `chars`, one at a time, where `start` does not begin: a connection string's body stops where another one
+ * starts, so each is read once rather than once for every opening before it.
+ */
+const until = (start: string, chars: string) => String.raw`(?:(?!${start})${chars})`;
+const ADO_START = '(?:Server|Data Source|Host|Address)=';
+
 export const DATABASE_RULES: SecretRule[] = [
   rule('database-url-password', 'Database connection URL with a password', 'high',
     ['postgres', 'mysql', 'mongodb', 'redis', 'amqp', 'mssql', 'mariadb', 'jdbc'],
     re(String.raw`\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver)(?:\+[a-z0-9]{2,20})?://[^\s:/@"'\x60]{0,64}:(?<secret>[^\s@/"'\x60]{6,128})@[^\s/"'\x60]+`, 'i'),
     'DATABASE_URL=postgres://app:{a:20}@db.internal:5432/app', 2.5),
   rule('jdbc-url-password', 'JDBC URL with a password', 'high', ['jdbc:'],
-    re(String.raw`jdbc:[a-z0-9:]{2,30}//[^\s"'\x60?;]{1,200}[?;][^\s"'\x60]{0,300}?\bpassword=(?<secret>[^&;\s"'\x60]{6,128})`, 'i'),
+    re(String.raw`jdbc:${until('jdbc:', '[a-z0-9:]')}{2,30}//${until('jdbc:', String.raw`[^\s"'\x60?;]`)}{1,200}[?;]${until('jdbc:', String.raw`[^\s"'\x60]`)}{0,300}?\bpassword=(?<secret>[^&;\s"'\x60]{6,128})`, 'i'),
     'jdbc:postgresql://db.internal:5432/app?user=app&password={a:20}', 2.5),
   rule('adonet-connection-string-password', 'ADO.NET connection string with a password', 'high', ['password=', 'pwd='],
-    re(String.raw`(?:Server|Data Source|Host|Address)=[^;"'\n]{1,200};[^"'\n]{0,400}?(?:Password|Pwd)=(?<secret>[^;"'\s]{6,128})`, 'i'),
+    re(String.raw`${ADO_START}${until(ADO_START, `[^;"'\n]`)}{1,200};${until(ADO_START, `[^"'\n]`)}{0,400}?(?:Password|Pwd)=(?<secret>[^;"'\s]{6,128})`, 'i'),
     'Server=tcp:db.internal,1433;Database=app;User ID=app;Password={a:20};Encrypt=True;', 2.5),
   rule('ftp-url-credentials', 'FTP URL with a password', 'high', ['ftp://', 'ftps://', 'sftp://'],
     re(String.raw`\b(?:s?ftps?)://[^\s:/@"'\x60]{1,64}:(?<secret>[^\s@/"'\x60]{6,128})@[^\s/"'\x60]+`, 'i'), 'ftp://deploy:{a:20}@files.internal/upload', 2.5),

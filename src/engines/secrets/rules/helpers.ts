@@ -66,6 +66,14 @@ export const assignedKeyed = (name: string, value: string) =>
     'i',
   );
 
+/**
+ * As `assigned`, for a name a file may write back to back (`ado` in `ADOADO…`, `cf_api`): the rest of the
+ * name stops where the name begins again, so each place the name starts is read up to the next one only and
+ * a run of names costs its own length, however it is repeated.
+ */
+export const assignedOnce = (name: string, value: string) =>
+  re(String.raw`(?:${name})(?:(?!${name})[\w.-]){0,24}${QUOTE}\s*(?:=|:|:=|=>|,|\|\||\?\?)\s*${QUOTE}(?<secret>${value})${E}`, 'i');
+
 /** Rules that need a provider's name beside the value: they run after the rules that know a token by its shape. */
 export const CONTEXT_RULES = new WeakSet<SecretRule>();
 
