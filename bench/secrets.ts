@@ -11,7 +11,8 @@
 // the lines of the inserted snippet and the rule. A second planted corpus puts samples in some sixty file
 // syntaxes (bench/secret-syntaxes.ts: XML, web.config, .properties, Terraform, Dockerfile, Kubernetes
 // Secrets, PHP, C#, notebooks, .netrc…), each in a small file of that syntax, and recall is reported per
-// syntax. Scans run in a child process so its peak RSS is the engine's own.
+// syntax. Scans run in a child process so its peak RSS is the engine's own. Last, every rule's regex is
+// timed on the hostile inputs the rule tests run (bench/secrets-hostile.ts), and the slowest are listed.
 import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -25,6 +26,7 @@ import { SecretsEngine } from '../src/engines/secrets/secrets-engine.ts';
 import { maskSecret } from '../src/engines/secrets/text-checks.ts';
 import { positiveSample, seededRandom } from '../test/support/secret-samples.ts';
 import { camel, quoted, type Shape, shapeOf, SYNTAXES, syntaxAccepts } from './secret-syntaxes.ts';
+import { hostileTable, timeHostileInputs } from './secrets-hostile.ts';
 import { listCorpusSources } from './source-tree.ts';
 
 const MiB = 1024 * 1024;
@@ -608,6 +610,10 @@ async function main(): Promise<void> {
       console.log('rg (ripgrep) is not on PATH: skipping the keyword-search comparison. Install it with `apt-get install ripgrep` (Debian/Ubuntu).');
     }
 
+    // ---- hostile input
+    const hostile = timeHostileInputs(options.runs);
+    console.log(`\n${hostileTable(hostile)}`);
+
     const rows: [string, string][] = [
       ['corpus', `${files.length} files, ${mb(cleanBytes).toFixed(1)} MB clean; ${planted.plants.length} planted samples, ${SECRET_RULES.length} rules`],
       ['recall', `${pct(hits, outcomes.length)} (${hits}/${outcomes.length}); ${weakRules.length} rules below 100%${misattributed ? `; ${misattributed} found under another rule` : ''}`],
@@ -622,6 +628,8 @@ async function main(): Promise<void> {
       rows.push(['rg keywords', `${rgRate.toFixed(1)} MB/s (${os.availableParallelism()} threads), ${rg1Rate.toFixed(1)} MB/s with -j1`]);
       rows.push(['engine / rg', `${(engineRate / rgRate).toFixed(3)} (${(engineRate / rg1Rate).toFixed(3)} against -j1)`]);
     } else rows.push(['rg keywords', 'skipped (apt-get install ripgrep)']);
+    const [slowest] = hostile.rules;
+    rows.push(['hostile input', `slowest rule ${slowest.rule} ${slowest.ms.toFixed(2)} ms (${slowest.input}); all rules on all inputs ${hostile.totalMs.toFixed(0)} ms`]);
     rows.push(['wall time', `${((performance.now() - started) / 1000).toFixed(1)} s`]);
     console.log(`\n${table(rows)}`);
     if (options.keep) console.log(`\nkept ${scratch}`);

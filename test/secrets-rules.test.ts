@@ -1,12 +1,15 @@
 // The credential rule catalog, rule by rule: each rule's generated sample is found under its own id, and
 // false examples close to it (a placeholder, a value too short for the format, the rule's own listed
 // near-misses, a broken checksum) are not. Also: ids are unique, the catalog covers at least 250 types,
-// and every regex stays linear on long hostile input.
+// every regex returns on hostile input and finds in it only what was planted (how long each takes is
+// `npm run bench:secrets`'s to report), and private keys are found in hash comments.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { detectSecrets } from '../src/engines/secrets/detector.ts';
 import { SECRET_RULES, type SecretRule } from '../src/engines/secrets/rules.ts';
 import { CONTEXT_RULES } from '../src/engines/secrets/rules/helpers.ts';
+import { hostileInputs } from './support/hostile-inputs.ts';
+import { NEAR_MISS, scanHostileInputsInWorker } from './support/hostile-scan.ts';
 import { fillTemplate, placeholderSample, positiveSample, seededRandom } from './support/secret-samples.ts';
 
 const SLOT = /\{([a-zA-Z]):(\d+)\}/g;
@@ -52,23 +55,18 @@ describe('secret rule catalog', () => {
     }
   });
 
-  test('every regex stays linear on long input that almost matches', () => {
-    const hostile = [
-      'a'.repeat(50_000),
-      '0'.repeat(50_000),
-      'aB3-'.repeat(12_500),
-      `${'x='.repeat(10_000)}${'A'.repeat(30_000)}`,
-      `-----BEGIN RSA PRIVATE KEY-----\n${'QUJD\n'.repeat(10_000)}`,
-    ];
-    for (const rule of SECRET_RULES) {
-      const pattern = new RegExp(rule.pattern.source, rule.pattern.flags + 'g');
-      const near = positiveSample(rule, 5).slice(0, -1).repeat(Math.ceil(20_000 / rule.sample.length));
-      for (const text of [...hostile, near]) {
-        const started = performance.now();
-        pattern.lastIndex = 0;
-        while (pattern.exec(text)) if (pattern.lastIndex === 0) break;
-        const ms = performance.now() - started;
-        assert.ok(ms < 250, `${rule.id} took ${ms.toFixed(0)} ms on ${text.length} characters`);
+  // The scan runs in a worker, so the timeout ends a pattern that never returns rather than waiting on it.
+  test('every regex returns on hostile input and finds in it only the credentials planted there', { timeout: 180_000 }, async (t) => {
+    const inputs = new Map(hostileInputs().map((input) => [input.name, input]));
+    const scans = await scanHostileInputsInWorker(t.signal);
+    assert.equal(scans.length, SECRET_RULES.length * (inputs.size + 1), 'every rule ran on every input');
+    for (const { rule, input, secrets } of scans) {
+      if (input === NEAR_MISS) {
+        // A format open at its end may still take the shortened sample; none finds more than the text holds.
+        const sample = positiveSample(SECRET_RULES.find((r) => r.id === rule)!, 5);
+        assert.ok(secrets.length <= Math.ceil(20_000 / sample.length), `${rule}: ${secrets.length} matches in its near misses`);
+      } else {
+        assert.deepEqual(secrets, inputs.get(input)!.expect[rule] ?? [], `${rule} on hostile input: ${input}`);
       }
     }
   });
