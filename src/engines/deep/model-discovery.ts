@@ -2,9 +2,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ProviderError, type ModelProvider } from '../../llm/provider.ts';
+import { createReadOnlyTools } from '../../llm/repo-tools/index.ts';
 import { runToolLoop } from '../../llm/tool-loop.ts';
 import { UNTRUSTED_DATA_RULE, untrustedBlock } from '../../llm/untrusted.ts';
-import { createAgentTools, READ_ONLY_TOOLS } from '../../fixing/agent/tools.ts';
 import type { RawFinding } from '../engine.ts';
 import { hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
 import { ModelCache } from './model-cache.ts';
@@ -179,11 +179,11 @@ export async function discoverFindings(provider: ModelProvider, budget: Budget, 
       if (stopped) break;
       const boundary = crypto.randomBytes(8).toString('hex');
       const signal = input.signal ?? new AbortController().signal;
-      const tools = await createAgentTools({ dir: input.dir, boundary, signal });
+      const tools = await createReadOnlyTools({ dir: input.dir, boundary, signal });
       const result = await runToolLoop(provider, {
         system: DISCOVERY_SYSTEM_PROMPT,
         task: taskFor(entry, input.known.filter((f) => f.filePath === entry.file), input.threats, boundary),
-        tools: READ_ONLY_TOOLS,
+        tools: tools.definitions,
         call: (name, args) => tools.call(name, args),
         maxSteps: DISCOVERY_STEPS,
         signal,

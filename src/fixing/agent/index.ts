@@ -3,7 +3,7 @@ import type { FixAgent } from '../types.ts';
 import { createProvider, type AdapterOptions, type ModelProvider } from '../../llm/provider.ts';
 import { runAgentLoop } from './agent-loop.ts';
 
-export { AGENT_TOOLS, TOOL_LIMITS, createAgentTools, type AgentTools, type ToolDefinition, type ToolOutcome } from './tools.ts';
+export { AGENT_TOOLS, createAgentTools, type AgentTools } from './tools.ts';
 export { SYSTEM_PROMPT, taskMessage } from './prompt.ts';
 
 export interface FixAgentOptions extends AdapterOptions {

@@ -1,9 +1,10 @@
 import fs from 'node:fs/promises';
-import type { SecretVeil } from '../../../llm/secret-veil.ts';
-import { resolveInTree, type TreePath } from '../tree-paths.ts';
+import type { SecretVeil } from '../secret-veil.ts';
+import { resolveInTree, type TreePath } from './tree-paths.ts';
 
-// What every agent tool works with, and the checks and text helpers they share. Each tool is a function
-// (ctx, args) => answer in a module of its own beside this one; tools.ts assembles them.
+// What every repository tool works with, and the checks and text helpers they share. Each tool is a function
+// (ctx, args) => answer in a module of its own: the read-only ones beside this one (index.ts assembles them),
+// the fix agent's write tools under src/fixing/agent/tools/.
 
 export const TOOL_LIMITS = {
   listEntries: 400,
@@ -19,21 +20,16 @@ export const TOOL_LIMITS = {
   resultChars: 60_000,
 } as const;
 
-/** One agent run's work tree and what its tools share. */
-export interface ToolContext {
+/** One run's checkout and what its tools share. */
+export interface RepoToolContext {
   /** The work tree's real path. */
   root: string;
   /** The random boundary that delimits untrusted blocks in this run. */
   boundary: string;
   /** Hides secrets from the model and restores them in what it writes. */
   veil: SecretVeil;
-  /** Repository-relative POSIX paths the tools wrote. */
-  changed: Set<string>;
   signal?: AbortSignal;
   searchTimeoutMs: number;
-  rescan(files: string[]): Promise<string>;
-  /** The tools this run may call; all of them when absent. */
-  allowed?: ReadonlySet<string>;
 }
 
 /** A problem with a tool call that the model can fix by calling again differently. */
@@ -91,7 +87,7 @@ export class Args {
 }
 
 /** A regular file of the tree, or a refusal that says what the path is instead. */
-export async function existingFile(ctx: ToolContext, value: unknown): Promise<TreePath> {
+export async function existingFile(ctx: RepoToolContext, value: unknown): Promise<TreePath> {
   const file = await resolveInTree(ctx.root, value);
   if (file.rel === '') throw new ToolRefused('path must name a file');
   if (!file.exists) throw new ToolRefused(`"${file.rel}" does not exist`);
@@ -122,17 +118,3 @@ export function splitLines(text: string): string[] {
   if (lines[lines.length - 1] === '') lines.pop();
   return lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
 }
-
-/** Start offsets of every occurrence, overlapping ones included. */
-export function occurrences(text: string, needle: string): number[] {
-  const found: number[] = [];
-  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) found.push(at);
-  return found;
-}
-
-export function lineOf(text: string, offset: number): number {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
-  return line;
-}
-

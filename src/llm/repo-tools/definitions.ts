@@ -1,10 +1,8 @@
+import type { ToolDefinition } from '../provider.ts';
 import { TOOL_LIMITS } from './context.ts';
 
-import type { ToolDefinition } from '../../../llm/provider.ts';
-
-export type { ToolDefinition };
-
-export const AGENT_TOOLS: readonly ToolDefinition[] = [
+/** The tools that only read the checkout, as the model is offered them. */
+export const READ_ONLY_TOOLS: readonly ToolDefinition[] = [
   {
     name: 'list_files',
     description:
@@ -48,42 +46,6 @@ export const AGENT_TOOLS: readonly ToolDefinition[] = [
         path: { type: 'string', description: 'Folder or file to search, relative to the repository root; omit for the whole repository.' },
       },
       required: ['pattern'],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: 'edit_file',
-    description:
-      'Replaces old_text with new_text in a file. old_text must match the file exactly (whitespace and indentation included, ' +
-      'without read_file\'s line-number prefixes) and occur exactly once; add surrounding lines to make it unique. ' +
-      'To create a new file, give an empty old_text and the whole content as new_text.',
-    parameters: {
-      type: 'object',
-      properties: {
-        path: { type: 'string', description: 'File path relative to the repository root.' },
-        old_text: { type: 'string', description: 'The exact text to replace; empty only to create a file that does not exist.' },
-        new_text: { type: 'string', description: 'The replacement text.' },
-      },
-      required: ['path', 'old_text', 'new_text'],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: 'rescan',
-    description:
-      'Runs the scanners that reported the findings again on the given files and says what they still find there. ' +
-      'Use it after editing to check that the findings are gone.',
-    parameters: {
-      type: 'object',
-      properties: {
-        paths: {
-          type: 'array',
-          items: { type: 'string' },
-          minItems: 1,
-          description: 'Files to rescan, relative to the repository root: the files you changed.',
-        },
-      },
-      required: ['paths'],
       additionalProperties: false,
     },
   },

@@ -1,10 +1,10 @@
 import fs from 'node:fs/promises';
-import { untrustedBlock } from '../prompt.ts';
-import { resolveInTree, walkTree } from '../tree-paths.ts';
-import { TOOL_LIMITS, ToolRefused, type Args, type ToolContext } from './context.ts';
+import { untrustedBlock } from '../untrusted.ts';
+import { TOOL_LIMITS, ToolRefused, type Args, type RepoToolContext } from './context.ts';
+import { resolveInTree, walkTree } from './tree-paths.ts';
 
 /** `list_files`: the files under a folder, recursively in name order, up to the listing limit. */
-export async function listFiles(ctx: ToolContext, args: Args): Promise<string> {
+export async function listFiles(ctx: RepoToolContext, args: Args): Promise<string> {
   const folder = await resolveInTree(ctx.root, args.optionalString('path') ?? '');
   if (!folder.exists) throw new ToolRefused(`"${folder.rel}" does not exist`);
   if (!(await fs.stat(folder.abs)).isDirectory()) throw new ToolRefused(`"${folder.rel}" is a file; use read_file to read it`);

@@ -1,8 +1,8 @@
-import { untrustedBlock } from '../prompt.ts';
-import { existingFile, readText, splitLines, TOOL_LIMITS, ToolRefused, type Args, type ToolContext } from './context.ts';
+import { untrustedBlock } from '../untrusted.ts';
+import { existingFile, readText, splitLines, TOOL_LIMITS, ToolRefused, type Args, type RepoToolContext } from './context.ts';
 
 /** `read_file`: a file's lines, numbered, in windows the model can page through. */
-export async function readFile(ctx: ToolContext, args: Args): Promise<string> {
+export async function readFile(ctx: RepoToolContext, args: Args): Promise<string> {
   const file = await existingFile(ctx, args.string('path'));
   const lines = splitLines(ctx.veil.hide(await readText(file)));
   const start = args.optionalInteger('start_line') ?? 1;

@@ -1,4 +1,4 @@
-// Runs the agent's `search` tool in a worker thread, so that a regular expression that backtracks
+// Runs the `search` tool in a worker thread, so that a regular expression that backtracks
 // catastrophically on some file can be stopped by terminating the thread instead of hanging the process.
 import fs from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';

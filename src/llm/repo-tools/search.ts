@@ -1,12 +1,12 @@
 import fs from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
-import { untrustedBlock } from '../prompt.ts';
-import type { SearchReply, SearchRequest } from '../search-worker.ts';
-import { resolveInTree } from '../tree-paths.ts';
-import { TOOL_LIMITS, ToolRefused, type Args, type ToolContext } from './context.ts';
+import { untrustedBlock } from '../untrusted.ts';
+import { TOOL_LIMITS, ToolRefused, type Args, type RepoToolContext } from './context.ts';
+import type { SearchReply, SearchRequest } from './search-worker.ts';
+import { resolveInTree } from './tree-paths.ts';
 
 /** `search`: matching lines of the tree's text files, found in a worker thread under a time limit. */
-export async function searchFiles(ctx: ToolContext, args: Args): Promise<string> {
+export async function searchFiles(ctx: RepoToolContext, args: Args): Promise<string> {
   const pattern = args.string('pattern');
   if (pattern === '') throw new ToolRefused('pattern must not be empty');
   const regex = args.optionalBoolean('regex') ?? false;
@@ -47,7 +47,7 @@ export async function searchFiles(ctx: ToolContext, args: Args): Promise<string>
 /** Runs a search in a worker thread that is terminated when it takes longer than `timeoutMs` or the run is aborted. */
 function runSearch(request: SearchRequest, timeoutMs: number, signal: AbortSignal | undefined): Promise<SearchReply | 'timeout'> {
   if (signal?.aborted) return Promise.reject(new ToolRefused('the search was cancelled'));
-  const worker = new Worker(new URL('../search-worker.ts', import.meta.url), {
+  const worker = new Worker(new URL('./search-worker.ts', import.meta.url), {
     workerData: { bulwarkSearch: request },
     resourceLimits: { maxOldGenerationSizeMb: 256 },
   });

@@ -1,8 +1,33 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { ToolDefinition } from '../../../llm/provider.ts';
+import { readText, splitLines, ToolRefused, type Args, type RepoToolContext } from '../../../llm/repo-tools/context.ts';
+import { resolveInTree, type TreePath } from '../../../llm/repo-tools/tree-paths.ts';
 import { untrustedBlock } from '../prompt.ts';
-import { resolveInTree, type TreePath } from '../tree-paths.ts';
-import { lineOf, occurrences, readText, splitLines, ToolRefused, type Args, type ToolContext } from './context.ts';
+
+/** What edit_file works with: the run's repository tool context and the set of paths the tools wrote. */
+export interface EditContext extends RepoToolContext {
+  /** Repository-relative POSIX paths the tools wrote. */
+  changed: Set<string>;
+}
+
+export const EDIT_FILE_TOOL: ToolDefinition = {
+  name: 'edit_file',
+  description:
+    'Replaces old_text with new_text in a file. old_text must match the file exactly (whitespace and indentation included, ' +
+    'without read_file\'s line-number prefixes) and occur exactly once; add surrounding lines to make it unique. ' +
+    'To create a new file, give an empty old_text and the whole content as new_text.',
+  parameters: {
+    type: 'object',
+    properties: {
+      path: { type: 'string', description: 'File path relative to the repository root.' },
+      old_text: { type: 'string', description: 'The exact text to replace; empty only to create a file that does not exist.' },
+      new_text: { type: 'string', description: 'The replacement text.' },
+    },
+    required: ['path', 'old_text', 'new_text'],
+    additionalProperties: false,
+  },
+};
 
 /**
  * CI pipelines and hooks run with the repository's secrets when the fix branch is pushed, which makes
@@ -16,7 +41,7 @@ const CONTEXT_LINES = 2;
 const MAX_SNIPPET_LINES = 60;
 
 /** `edit_file`: replaces one exact occurrence of old_text, or creates a file when old_text is empty. */
-export async function editFile(ctx: ToolContext, args: Args): Promise<string> {
+export async function editFile(ctx: EditContext, args: Args): Promise<string> {
   const target = await resolveInTree(ctx.root, args.string('path'));
   const { oldText, newText } = revealedTexts(ctx, args.string('old_text'), args.string('new_text'));
   if (target.rel === '') throw new ToolRefused('path must name a file');
@@ -36,7 +61,7 @@ export async function editFile(ctx: ToolContext, args: Args): Promise<string> {
  * The model's texts with the secrets it saw as placeholders put back. A placeholder may stay only where
  * old_text has it: copying a secret elsewhere is refused.
  */
-export function revealedTexts(ctx: Pick<ToolContext, 'veil'>, rawOld: string, rawNew: string): { oldText: string; newText: string } {
+export function revealedTexts(ctx: Pick<RepoToolContext, 'veil'>, rawOld: string, rawNew: string): { oldText: string; newText: string } {
   const kept = ctx.veil.placeholdersIn(rawOld);
   if (ctx.veil.placeholdersIn(rawNew).some((placeholder) => !kept.includes(placeholder))) {
     throw new ToolRefused('new_text may keep a secret placeholder only where old_text has it; a secret must not be copied elsewhere. Nothing was changed.');
@@ -44,7 +69,7 @@ export function revealedTexts(ctx: Pick<ToolContext, 'veil'>, rawOld: string, ra
   return { oldText: ctx.veil.reveal(rawOld), newText: ctx.veil.reveal(rawNew) };
 }
 
-async function createFile(ctx: ToolContext, target: TreePath, oldText: string, newText: string): Promise<string> {
+async function createFile(ctx: EditContext, target: TreePath, oldText: string, newText: string): Promise<string> {
   if (oldText !== '') throw new ToolRefused(`"${target.rel}" does not exist; to create it, give an empty old_text`);
   await fs.mkdir(path.dirname(target.abs), { recursive: true });
   await fs.writeFile(target.abs, newText, { flag: 'wx' });
@@ -90,7 +115,7 @@ export function replaceExactlyOnce(text: string, oldText: string, newText: strin
 }
 
 /** Where the new text landed, with a few lines around it (secrets hidden) so the model can check the edit. */
-function editReport(ctx: ToolContext, rel: string, edit: TextEdit): string {
+function editReport(ctx: EditContext, rel: string, edit: TextEdit): string {
   const firstLine = lineOf(edit.updated, edit.at);
   const lastLine = Math.max(firstLine, lineOf(edit.updated, edit.at + Math.max(edit.written.length - 1, 0)));
   const lines = splitLines(ctx.veil.hide(edit.updated));
@@ -103,3 +128,17 @@ function editReport(ctx: ToolContext, rel: string, edit: TextEdit): string {
     (snippet ? `\n${untrustedBlock('file', { path: rel, lines: `${from}-${to}`, total_lines: lines.length }, snippet, ctx.boundary)}` : '')
   );
 }
+
+/** Start offsets of every occurrence, overlapping ones included. */
+function occurrences(text: string, needle: string): number[] {
+  const found: number[] = [];
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) found.push(at);
+  return found;
+}
+
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
