@@ -2,7 +2,8 @@
 // false examples close to it (a placeholder, a value too short for the format, the rule's own listed
 // near-misses, a broken checksum) are not. Also: ids are unique, the catalog covers at least 250 types,
 // every regex returns on hostile input and finds in it only what was planted (how long each takes is
-// `npm run bench:secrets`'s to report), and private keys are found in hash comments.
+// `npm run bench:secrets`'s to report), private keys are found in line comments and SSH2 keys in their
+// own armor.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { detectSecrets } from '../src/engines/secrets/detector.ts';
@@ -71,17 +72,37 @@ describe('secret rule catalog', () => {
     }
   });
 
-  test('a private key written in a hash comment (`# ` before every line) is found, its comment marks kept inside', () => {
+  test('a private key written in a line comment (`# `, `// `, `;` before every line) is found, its comment marks kept inside', () => {
     for (const id of ['private-key', 'openssh-private-key', 'secsh-encrypted-private-key', 'pgp-private-key']) {
       const rule = SECRET_RULES.find((r) => r.id === id)!;
       const sample = positiveSample(rule, 77);
-      const commented = `key = load()\n${sample.split('\n').map((line) => `# ${line}`).join('\n')}\nprint(key)\n`;
-      const matches = foundBy(rule, commented);
-      assert.equal(matches.length, 1, `${id}: ${commented}`);
       const [plain] = foundBy(rule, sample);
-      assert.equal(matches[0].secret.replace(/\n# /g, '\n'), plain.secret, id);
-      assert.equal(matches[0].startLine, plain.startLine + 1, `${id} starts on the key's first line`);
+      for (const mark of ['# ', '// ', '//', '; ', ';', '  // ']) {
+        const commented = `key = load()\n${sample.split('\n').map((line) => `${mark}${line}`).join('\n')}\nprint(key)\n`;
+        const matches = foundBy(rule, commented);
+        assert.equal(matches.length, 1, `${id}: ${commented}`);
+        assert.equal(matches[0].secret.replaceAll(`\n${mark}`, '\n'), plain.secret, `${id} behind ${JSON.stringify(mark)}`);
+        assert.equal(matches[0].startLine, plain.startLine + 1, `${id} starts on the key's first line`);
+      }
     }
+  });
+
+  test('an SSH2 key is found in the armor RFC 4716 writes: four dashes and a space, Comment headers, one continued', () => {
+    const rule = SECRET_RULES.find((r) => r.id === 'secsh-encrypted-private-key')!;
+    const body = fillTemplate('P2/56w{b:58}\n{b:64}\n{b:30}==', seededRandom(78));
+    const headers = ['', 'Comment: "rsa-key-20240101"\n', 'Subject: deploy\nComment: "a key for the \\\nbuild host"\n'];
+    for (const header of headers) {
+      for (const [open, close] of [['---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----', '---- END SSH2 ENCRYPTED PRIVATE KEY ----'],
+        ['-----BEGIN SSH2 ENCRYPTED PRIVATE KEY-----', '-----END SSH2 ENCRYPTED PRIVATE KEY-----']]) {
+        const text = `${open}\n${header}${body}\n${close}\n`;
+        assert.deepEqual(foundBy(rule, text).map((m) => m.secret), [body], text);
+      }
+    }
+    // A public key, or a block with no body, is not a private key.
+    const pub = `---- BEGIN SSH2 PUBLIC KEY ----\nComment: "rsa-key"\n${body}\n---- END SSH2 PUBLIC KEY ----\n`;
+    assert.deepEqual(foundBy(rule, pub), []);
+    const empty = '---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: "rsa-key"\n---- END SSH2 ENCRYPTED PRIVATE KEY ----\n';
+    assert.deepEqual(foundBy(rule, empty), []);
   });
 
   SECRET_RULES.forEach((rule, index) => {

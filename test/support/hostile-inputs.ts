@@ -3,7 +3,7 @@
 // anyone can write, so one file shaped against a rule must not cost more than its length.
 //
 // Besides long runs that almost match, each shape that once made a rule super-linear has its own input:
-// whitespace, escaped line breaks or comment marks after a PEM opening (the key body and the gaps around it
+// whitespace, escaped line breaks, comment marks or slashes after a PEM opening (the key body and the gaps around it
 // could share them), thousands of openings without a close (`-----BEGIN`, `?sv=`, `jdbc:`, `Server=`, each
 // read again up to the end of the line or block), armor headers running into the next block, `sig=` and
 // `password=` over and over with values too short, and a provider's name written back to back. Where an
@@ -27,7 +27,7 @@ export const AIMED_RULES = [
 const PEM_OPENINGS: Record<string, [string, string]> = {
   'private-key': ['-----BEGIN RSA PRIVATE KEY-----', '-----END RSA PRIVATE KEY-----'],
   'openssh-private-key': ['-----BEGIN OPENSSH PRIVATE KEY-----', '-----END OPENSSH PRIVATE KEY-----'],
-  'secsh-encrypted-private-key': ['-----BEGIN SSH2 ENCRYPTED PRIVATE KEY-----', '-----END SSH2 ENCRYPTED PRIVATE KEY-----'],
+  'secsh-encrypted-private-key': ['---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----', '---- END SSH2 ENCRYPTED PRIVATE KEY ----'],
   'pgp-private-key': ['-----BEGIN PGP PRIVATE KEY BLOCK-----', '-----END PGP PRIVATE KEY BLOCK-----'],
 };
 
@@ -58,7 +58,7 @@ export function hostileInputs(length = 20_000): HostileInput[] {
     return { id, open, close, body, block: `${open}\n${headers}${body}\n${close}` };
   });
   const openingsWithoutEnd = pems.map(([, [open]]) => `${open}\nQUJD\n`).join('');
-  const commented = (text: string) => text.split('\n').map((line) => `# ${line}`).join('\n');
+  const commented = (text: string, mark = '# ') => text.split('\n').map((line) => `${mark}${line}`).join('\n');
   const sig = fillTemplate('{b:43}', random);
   const sasUrl = `https://acct.blob.core.windows.net/c?sv=2022-11-02&ss=b&srt=o&sp=r&se=2030-01-01&sig=${sig}%3D`;
   const jdbcPassword = fillTemplate('{a:20}', random);
@@ -78,6 +78,11 @@ export function hostileInputs(length = 20_000): HostileInput[] {
     input('PEM openings, each followed by escaped line breaks', afterEachOpening(() => `${fill('\\n', share)}\x00`)),
     input('PEM openings, each followed by escaped line breaks and tabs', afterEachOpening(() => `${fill('\\n\t', share)}n`)),
     input('PEM openings, each followed by comment marks', afterEachOpening(() => `${fill('\n# ', share)}!`)),
+    input('PEM openings, each followed by slash comment marks', afterEachOpening(() => `${fill('\n// ', share)}!`)),
+    input('PEM openings, each followed by slashes', afterEachOpening(() => `\n${'/'.repeat(share)}!`)),
+    input('PEM openings, each followed by slash pairs and spaces', afterEachOpening(() => `\n${fill('// ', share)}!`)),
+    input('PEM openings, each followed by semicolons and line breaks', afterEachOpening(() => `${fill(';\n', share)}!`)),
+    input('PEM openings, each followed by short lines behind slashes', afterEachOpening(() => `\n${fill('// QUJD\n', share)}`)),
     input('PEM openings, each followed by short lines and spaces', afterEachOpening(() => `\n${fill('QUJD \n', share)}`)),
     input(
       'PEM openings without an end, then one key of each kind',
@@ -90,8 +95,14 @@ export function hostileInputs(length = 20_000): HostileInput[] {
       // The key's first `# ` is the gap after the opening; those of the lines after it are part of the key.
       Object.fromEntries(keys.map((k) => [k.id, [commented(k.body).slice(2)]])),
     ),
-    input('armor headers that run into the next block', `${fill('-----BEGIN PGP PRIVATE KEY BLOCK----- x: ', length / 2)}${fill('-----BEGIN SSH2 ENCRYPTED PRIVATE KEY----- x: ', length / 2)}\n`),
-    input('short armor headers, over and over', fill('-----BEGIN SSH2 ENCRYPTED PRIVATE KEY-----N: \nA: \n-: T', length / 2) + fill('-----BEGIN PGP PRIVATE KEY BLOCK------: IL', length / 2)),
+    input(
+      'PEM openings in slash comments without an end, then one slash-commented key of each kind',
+      `${commented(fill(openingsWithoutEnd, length), '// ')}\n${keys.map((k) => commented(k.block, '// ')).join('\n')}\n`,
+      Object.fromEntries(keys.map((k) => [k.id, [commented(k.body, '// ').slice(3)]])),
+    ),
+    input('armor headers that run into the next block', `${fill('-----BEGIN PGP PRIVATE KEY BLOCK----- x: ', length / 2)}${fill('---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ---- x: ', length / 2)}\n`),
+    input('armor headers continued over and over', `${fill('---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nx: \\\n', length / 2)}${fill('-----BEGIN PGP PRIVATE KEY BLOCK-----\nx: a\\\n\\\n', length / 2)}\n`),
+    input('short armor headers, over and over', fill('---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----N: \nA: \n-: T', length / 2) + fill('-----BEGIN PGP PRIVATE KEY BLOCK------: IL', length / 2)),
     input('an armor header with a long run of spaces', afterEachOpening(() => `\nComment: ${' '.repeat(share)}`)),
 
     // Azure shared access signatures: `sv=` openings, `sig=` with values too short.

@@ -2,22 +2,31 @@
 import { E, hasBech32Checksum, hasJwtHeader, keyed, re, rule, token, type SecretRule } from './helpers.ts';
 
 // A PEM body is base64 lines split by line breaks: written in a file, escaped in a JSON or code string
-// (`\n`), or behind a `#` on every line when the key sits in a comment. Base64 and the breaks share no
-// character, so a body is read in one pass: no stretch of it can be split two ways, and a block with no end
-// costs its own length, not its length squared. It holds at least 64 characters, counted from its first
-// (so a long gap before it is not counted again from every place in the gap).
+// (`\n`), or behind a line comment on every line when the key sits in a comment (`#`, `;`, or `//` where a
+// line starts). Base64 and the breaks share no character but `/`, and `//` is a comment mark only where a
+// line starts (after a line break, spaces, other marks and at most one `//` before it: a base64 line that
+// itself starts with `//`) while no base64 run may start with it, so a body
+// is read in one pass: no stretch of it can be split two ways, and a block with no end costs its own
+// length, not its length squared. It holds at least 64 characters, counted from its first (so a long gap
+// before it is not counted again from every place in the gap).
 const B64 = '[A-Za-z0-9+/=]';
-const BREAK = String.raw`(?:\s|\\[nr]|#)`;
-const PEM_SECRET = String.raw`${B64}(?=(?:${B64}|${BREAK}){63})${B64}*(?:${BREAK}+${B64}+)*`;
+const BREAK = String.raw`(?:\s|\\[nr]|[#;]|(?<=(?:^|[\r\n]|\\[nr])[ \t#;]*(?://[ \t]*)?)//)`;
+const RUN = String.raw`(?!//)${B64}`;
+const PEM_SECRET = String.raw`${RUN}(?=(?:${B64}|${BREAK}){63})${B64}*(?:${BREAK}+${RUN}${B64}*)*`;
 /** `-----BEGIN … -----`, the key and `-----END`. */
 const pem = (begin: string) => re(String.raw`${begin}${BREAK}*(?<secret>${PEM_SECRET})${BREAK}*-----END`);
 /**
  * As `pem`, with armor headers before the key (`Version: …`, `Comment: "…"`): at most 16 of a name, `: ` and
- * a value that runs to the end of its line (so it cannot end early and leave the rest of the line to the
- * key) and holds no `-----` (so a header cannot run on into the next block).
+ * a value that runs to the end of its line, or on over a line that ends in `\` (so it cannot end early and
+ * leave the rest of the line to the key), and holds no `----` (so a header cannot run on into the next
+ * block). `end` is the footer's opening.
  */
-const armored = (begin: string) =>
-  re(String.raw`${begin}(?:${BREAK}*[\w-]{1,64}: (?:(?!-----)[^\\\r\n]){0,256}(?:[\r\n]|\\[nr])){0,16}${BREAK}*(?<secret>${PEM_SECRET})${BREAK}*-----END`);
+const armored = (begin: string, end = '-----END') =>
+  re(
+    String.raw`${begin}(?:${BREAK}*[\w-]{1,64}: (?:(?!----)[^\\\r\n]|\\\r?\n){0,256}(?:[\r\n]|\\[nr])){0,16}${BREAK}*(?<secret>${PEM_SECRET})${BREAK}*${end}`,
+  );
+/** SSH2 (SECSH, RFC 4716) armor is written `---- BEGIN … ----`, four dashes and a space; five dashes are read too. */
+const secsh = (words: string) => String.raw`(?:---- |-----)${words}(?: ----|-----)`;
 
 export const KEY_RULES: SecretRule[] = [
   token('bulwark-api-key', 'Bulwark API key', 'critical', ['bwk_'], String.raw`bwk_[A-Za-z0-9_-]{40}`, 'bwk_{u:40}'),
@@ -28,8 +37,8 @@ export const KEY_RULES: SecretRule[] = [
     pem('-----BEGIN OPENSSH PRIVATE KEY-----'),
     '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA{b:40}\n{b:64}\n-----END OPENSSH PRIVATE KEY-----'),
   rule('secsh-encrypted-private-key', 'SSH2 (SECSH) encrypted private key', 'critical', ['begin ssh2 encrypted private key'],
-    armored('-----BEGIN SSH2 ENCRYPTED PRIVATE KEY-----'),
-    '-----BEGIN SSH2 ENCRYPTED PRIVATE KEY-----\nP2/56w{b:58}\n{b:64}\n-----END SSH2 ENCRYPTED PRIVATE KEY-----'),
+    armored(secsh('BEGIN SSH2 ENCRYPTED PRIVATE KEY'), '(?:---- |-----)END'),
+    '---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: "rsa-key-{d:8}"\nP2/56w{b:58}\n{b:64}\n---- END SSH2 ENCRYPTED PRIVATE KEY ----'),
   rule('pgp-private-key', 'PGP private key block', 'critical', ['begin pgp private key block'],
     armored('-----BEGIN PGP PRIVATE KEY BLOCK-----'),
     '-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF{b:58}\n{b:64}\n-----END PGP PRIVATE KEY BLOCK-----'),
