@@ -8,9 +8,9 @@ import { positiveSample } from './support/secret-samples.ts';
 
 const MULTI_LINE = SECRET_RULES.filter((rule) => rule.sample.includes('\n'));
 
-/** The key material of a sample: every line that is not a BEGIN/END marker or a blank line. */
+/** The key material of a sample: every line that is not a BEGIN/END marker (`-----BEGIN`, SSH2's `---- BEGIN`), an armor header or a blank line. */
 function keyLines(sample: string): string[] {
-  return sample.split('\n').filter((line) => line.length >= 8 && !line.startsWith('-----'));
+  return sample.split('\n').filter((line) => line.length >= 8 && !/^-{4,5} ?(?:BEGIN|END) /.test(line) && !/^[\w-]+: /.test(line));
 }
 
 function unifiedDiff(lines: string[], marker: string): string {

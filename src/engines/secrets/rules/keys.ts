@@ -38,7 +38,7 @@ export const KEY_RULES: SecretRule[] = [
     '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA{b:40}\n{b:64}\n-----END OPENSSH PRIVATE KEY-----'),
   rule('secsh-encrypted-private-key', 'SSH2 (SECSH) encrypted private key', 'critical', ['begin ssh2 encrypted private key'],
     armored(secsh('BEGIN SSH2 ENCRYPTED PRIVATE KEY'), '(?:---- |-----)END'),
-    '---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: "rsa-key-{d:8}"\nP2/56w{b:58}\n{b:64}\n---- END SSH2 ENCRYPTED PRIVATE KEY ----'),
+    '---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: "rsa-key-20240101"\nP2/56w{b:58}\n{b:64}\n---- END SSH2 ENCRYPTED PRIVATE KEY ----'),
   rule('pgp-private-key', 'PGP private key block', 'critical', ['begin pgp private key block'],
     armored('-----BEGIN PGP PRIVATE KEY BLOCK-----'),
     '-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF{b:58}\n{b:64}\n-----END PGP PRIVATE KEY BLOCK-----'),
