@@ -411,7 +411,7 @@ describe('verification: the secrets fixer on every detector rule', () => {
         // A literal that is the credential moves as a whole; one holding more (`key = "…"`) keeps the rest around a lookup.
         const after = tree.read(file)!;
         assert.ok(!after.includes(match.secret), rule.id);
-        assert.match(after, file.endsWith('.py') ? /^CONFIG = os\.environ\.get\("CONFIG"\)$|" \+ os\.environ\.get\("[A-Z_]+", ""\) \+ "/m : /^export const config = process\.env\.CONFIG;$|\$\{process\.env\.[A-Z_]+\}/m, rule.id);
+        assert.match(after, file.endsWith('.py') ? /^CONFIG = os\.environ\.get\("CONFIG"\)$|" \+ os\.environ\.get\("[A-Z_][A-Z0-9_]*", ""\) \+ "/m : /^export const config = process\.env\.CONFIG;$|\$\{process\.env\.[A-Z_][A-Z0-9_]*\}/m, rule.id);
         assert.deepEqual(await tree.verify([finding]), { stillDetected: [], unparsable: [] }, rule.id);
       }
     });
