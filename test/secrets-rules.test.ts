@@ -98,6 +98,9 @@ describe('secret rule catalog', () => {
         assert.deepEqual(foundBy(rule, text).map((m) => m.secret), [body], text);
       }
     }
+    // In a JSON string: escaped line breaks and quotes (a header continued there is not read).
+    const json = JSON.stringify(`---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\n${headers[1]}${body}\n---- END SSH2 ENCRYPTED PRIVATE KEY ----\n`);
+    assert.deepEqual(foundBy(rule, `{"key": ${json}}`).map((m) => m.secret), [body.replaceAll('\n', '\\n')], json);
     // A public key, or a block with no body, is not a private key.
     const pub = `---- BEGIN SSH2 PUBLIC KEY ----\nComment: "rsa-key"\n${body}\n---- END SSH2 PUBLIC KEY ----\n`;
     assert.deepEqual(foundBy(rule, pub), []);

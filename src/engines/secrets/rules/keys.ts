@@ -18,12 +18,12 @@ const pem = (begin: string) => re(String.raw`${begin}${BREAK}*(?<secret>${PEM_SE
 /**
  * As `pem`, with armor headers before the key (`Version: …`, `Comment: "…"`): at most 16 of a name, `: ` and
  * a value that runs to the end of its line, or on over a line that ends in `\` (so it cannot end early and
- * leave the rest of the line to the key), and holds no `----` (so a header cannot run on into the next
- * block). `end` is the footer's opening.
+ * leave the rest of the line to the key), may hold escapes other than a line break's (`\"` in a JSON string)
+ * and holds no `----` (so a header cannot run on into the next block). `end` is the footer's opening.
  */
 const armored = (begin: string, end = '-----END') =>
   re(
-    String.raw`${begin}(?:${BREAK}*[\w-]{1,64}: (?:(?!----)[^\\\r\n]|\\\r?\n){0,256}(?:[\r\n]|\\[nr])){0,16}${BREAK}*(?<secret>${PEM_SECRET})${BREAK}*${end}`,
+    String.raw`${begin}(?:${BREAK}*[\w-]{1,64}: (?:(?!----)[^\\\r\n]|\\(?:\r?\n|[^nr\r\n])){0,256}(?:[\r\n]|\\[nr])){0,16}${BREAK}*(?<secret>${PEM_SECRET})${BREAK}*${end}`,
   );
 /** SSH2 (SECSH, RFC 4716) armor is written `---- BEGIN … ----`, four dashes and a space; five dashes are read too. */
 const secsh = (words: string) => String.raw`(?:---- |-----)${words}(?: ----|-----)`;
