@@ -108,6 +108,22 @@ describe('secret rule catalog', () => {
     assert.deepEqual(foundBy(rule, empty), []);
   });
 
+  test('a name\'s rest stops where the name begins again: names back to back cost their own length, and the value is found', () => {
+    for (const rule of SECRET_RULES) {
+      // The unguarded shape `(?:name)[\w.-]{0,24}` reads every place the name starts up to 24 characters on.
+      assert.doesNotMatch(rule.pattern.source, /\)\[\\w\.-\]\{0,24\}/, rule.id);
+    }
+    for (const id of ['aws-secret-access-key', 'azure-devops-pat', 'cloudflare-api-token', 'asana-client-secret', 'heroku-api-key']) {
+      const rule = SECRET_RULES.find((r) => r.id === id)!;
+      const sample = positiveSample(rule, 79);
+      const named = /^([A-Za-z_]+)(\s*[=:]\s*)/.exec(sample);
+      assert.ok(named, sample);
+      const [plain] = foundBy(rule, sample);
+      const text = `${named[1]}_${named[1]}${sample.slice(named[1].length)}`;
+      assert.deepEqual(foundBy(rule, text).map((m) => m.secret), [plain.secret], text);
+    }
+  });
+
   SECRET_RULES.forEach((rule, index) => {
     describe(rule.id, () => {
       const seed = 31_000 + index;

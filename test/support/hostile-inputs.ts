@@ -126,6 +126,8 @@ export function hostileInputs(length = 20_000): HostileInput[] {
     input('ado, back to back', `${fill('ADOA', length / 2)}\x00ADOR${fill('ADODUTZDRSR-VPSAO_EDS', length / 2)}\x00`),
     input('cf_api, back to back', `${fill('CCF_API', length / 2)}-U\x00${fill('CF_APIILDD.', length / 2)}\x00`),
     input('names back to back, then a value too short', `${fill('_ado_cf_api', length)} = "${'a'.repeat(30)}"\n`),
+    input('short secret names back to back, then a value too short', `${fill('keysecrettokenpwdapi_', length)} = "${'a'.repeat(7)}"\n`),
+    input('short secret names back to back, each with an operator', `${fill('KEY:TOKEN=SECRET=>', length)}\n`),
 
     // HashiCorp Vault tokens one character too short.
     input('hvs. tokens one character short', fill(`hvs.${'A'.repeat(89)} `, length)),

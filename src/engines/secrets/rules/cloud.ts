@@ -1,5 +1,5 @@
 // Cloud platforms, hosting, infrastructure and secret managers.
-import { assigned, assignedOnce, keyed, re, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
+import { assigned, keyed, re, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
 
 export const CLOUD_RULES: SecretRule[] = [
   token('aws-access-key-id', 'AWS access key ID', 'critical', ['akia', 'asia', 'abia', 'acca'],
@@ -83,7 +83,7 @@ export const CLOUD_RULES: SecretRule[] = [
   token('render-api-key', 'Render API key', 'high', ['rnd_'], 'rnd_[A-Za-z0-9]{32}', 'rnd_{a:32}'),
   keyed('railway-token', 'Railway API token', 'high', ['railway'], 'railway', UUID, 'RAILWAY_TOKEN=' + UUID_SAMPLE),
   rule('cloudflare-api-token', 'Cloudflare API token', 'high', ['cloudflare', 'cf_api'],
-    assignedOnce('cloudflare|cf_api', '[A-Za-z0-9_-]{40}'), 'CLOUDFLARE_API_TOKEN={u:40}', 3.5),
+    assigned('cloudflare|cf_api', '[A-Za-z0-9_-]{40}'), 'CLOUDFLARE_API_TOKEN={u:40}', 3.5),
   keyed('cloudflare-global-api-key', 'Cloudflare global API key', 'critical', ['cloudflare', 'cf_api', 'cf_key', 'cf_auth', 'x-auth-key'],
     'cloudflare|cf_?api|cf_?(?:auth_?)?key|x-auth-key', '[a-f0-9]{37}', 'CLOUDFLARE_API_KEY={h:37}'),
   token('cloudflare-origin-ca-key', 'Cloudflare Origin CA key', 'high', ['v1.0-'], String.raw`v1\.0-[a-f0-9]{24}-[a-f0-9]{146}`, 'v1.0-{h:24}-{h:146}'),

@@ -1,5 +1,5 @@
 // Code hosts, CI/CD, build and developer tooling.
-import { assignedOnce, B, E, hasBase62Checksum, keyed, re, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
+import { assigned, B, E, hasBase62Checksum, keyed, re, rule, token, UUID, UUID_SAMPLE, type SecretRule } from './helpers.ts';
 
 /** GitHub's 40-character tokens end in a CRC32 of their random part. */
 const checksummed = { validate: hasBase62Checksum };
@@ -31,7 +31,7 @@ export const DEVTOOLS_RULES: SecretRule[] = [
     re(String.raw`_gitlab_session=(?<secret>[a-f0-9]{32})${E}`), '_gitlab_session={h:32}'),
   keyed('gitea-token', 'Gitea or Forgejo access token', 'high', ['gitea', 'forgejo'], 'gitea|forgejo', '[a-f0-9]{40}', 'GITEA_TOKEN={h:40}'),
   rule('azure-devops-pat', 'Azure DevOps personal access token', 'critical', ['azure', 'ado', 'devops', 'vsts'],
-    assignedOnce('azure_?devops|ado|vsts|devops', '[a-z2-7]{52}'), 'AZURE_DEVOPS_PAT={B:52}', 3.5),
+    assigned('azure_?devops|ado|vsts|devops', '[a-z2-7]{52}'), 'AZURE_DEVOPS_PAT={B:52}', 3.5),
   token('bitbucket-app-password', 'Bitbucket app password', 'high', ['atbb'], String.raw`ATBB[A-Za-z0-9_=.-]{32,}`, 'ATBB{a:32}'),
   token('bitbucket-access-token', 'Bitbucket repository or workspace access token', 'high', ['atctt3'], 'ATCTT3[A-Za-z0-9_=-]{180,}', 'ATCTT3xFfGN0{u:180}'),
   keyed('bitbucket-client-secret', 'Bitbucket OAuth consumer secret', 'high', ['bitbucket'], 'bitbucket_?(?:client_?|oauth_?)?secret', '[A-Za-z0-9]{32}', 'BITBUCKET_CLIENT_SECRET={a:32}'),

@@ -50,9 +50,18 @@ export const re = (source: string, flags = '') => new RegExp(source, flags);
 export const QUOTE = String.raw`["'\x60]?`;
 export const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 export const UUID_SAMPLE = '{h:8}-{h:4}-{h:4}-{h:4}-{h:12}';
+/**
+ * The rest of a name after the name itself (`aws` in `aws_secret_key_id`, `_API_KEY` after `stripe`): up to 24
+ * name characters that stop where the name begins again. A name a file writes back to back (`ado` in
+ * `ADOADO…`, `cf_api`) is then read from each place it starts up to the next one only, so a run of names
+ * costs its own length, however short the name and however it is repeated; the value found is the same,
+ * read from the name's last start before the `=`.
+ */
+const nameRest = (name: string) => String.raw`(?:${name})(?:(?!${name})[\w.-]){0,24}`;
+
 /** `name … = "value"` / `name: value` with the value in the `secret` group. */
 export const assigned = (name: string, value: string) =>
-  re(String.raw`(?:${name})[\w.-]{0,24}${QUOTE}\s*(?:=|:|:=|=>|,|\|\||\?\?)\s*${QUOTE}(?<secret>${value})${E}`, 'i');
+  re(String.raw`${nameRest(name)}${QUOTE}\s*(?:=|:|:=|=>|,|\|\||\?\?)\s*${QUOTE}(?<secret>${value})${E}`, 'i');
 
 /**
  * `name … = "value"` as the keyed rules read it: as `assigned`, and also with the name in brackets or braces
@@ -62,17 +71,9 @@ export const assigned = (name: string, value: string) =>
  */
 export const assignedKeyed = (name: string, value: string) =>
   re(
-    String.raw`(?:${name})[\w.-]{0,24}(?:\\?["'\x60])?[\]}]?\s*(?:=|:|:=|=>|,|\|\||\?\?|\{)\s*(?:\\?["'\x60]){0,2}(?<secret>${value})${E}`,
+    String.raw`${nameRest(name)}(?:\\?["'\x60])?[\]}]?\s*(?:=|:|:=|=>|,|\|\||\?\?|\{)\s*(?:\\?["'\x60]){0,2}(?<secret>${value})${E}`,
     'i',
   );
-
-/**
- * As `assigned`, for a name a file may write back to back (`ado` in `ADOADO…`, `cf_api`): the rest of the
- * name stops where the name begins again, so each place the name starts is read up to the next one only and
- * a run of names costs its own length, however it is repeated.
- */
-export const assignedOnce = (name: string, value: string) =>
-  re(String.raw`(?:${name})(?:(?!${name})[\w.-]){0,24}${QUOTE}\s*(?:=|:|:=|=>|,|\|\||\?\?)\s*${QUOTE}(?<secret>${value})${E}`, 'i');
 
 /** Rules that need a provider's name beside the value: they run after the rules that know a token by its shape. */
 export const CONTEXT_RULES = new WeakSet<SecretRule>();
