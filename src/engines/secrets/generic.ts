@@ -39,7 +39,7 @@ export const GENERIC_RULE: SecretRule = SECRET_RULES.find((r) => r.id === GENERI
   keywords: ['pass', 'pwd', 'secret', 'token', 'api_key', 'apikey', 'api-key', 'credential', 'auth_key', 'private_key'],
   pattern: /(?!)/,
   entropy: 3.5,
-  sample: 'db_password = "{a:20}"',
+  sample: 'db_password = "{a:24}"',
 };
 
 /** Passwords inside connection strings; found by code here, so its pattern is never run. */

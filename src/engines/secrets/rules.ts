@@ -39,5 +39,5 @@ export const SECRET_RULES: SecretRule[] = [
   rule('generic-secret-assignment', 'Hard-coded password or secret', 'medium',
     ['pass', 'pwd', 'secret', 'token', 'api_key', 'apikey', 'api-key', 'credential', 'auth_key', 'private_key'],
     re(String.raw`(?:passw(?:or)?d|pwd|secret|token|api[_-]?key|credential|auth[_-]?key|private[_-]?key)[\w.-]{0,20}${QUOTE}\s*(?:=|:|:=|=>|\|\||\?\?)\s*["'\x60](?<secret>[^"'\x60\s]{8,128})["'\x60]`, 'i'),
-    'db_password = "{a:20}"', 3.5),
+    'db_password = "{a:24}"', 3.5),
 ];
