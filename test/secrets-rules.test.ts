@@ -32,7 +32,7 @@ function truncatedTemplate(template: string): string {
 const TRUNCATION_STILL_VALID = new Set([
   'database-url-password', 'jdbc-url-password', 'adonet-connection-string-password', 'ftp-url-credentials', 'pgpass-entry',
   'netrc-password', 'maven-settings-password', 'nuget-config-password', 'spring-datasource-password', 'url-basic-credentials',
-  'generic-secret-assignment', 'snowflake-password', 'jwt-signing-secret',
+  'generic-secret-assignment', 'snowflake-password', 'jwt-signing-secret', 'redis-connection-string-password',
 ]);
 
 /**
@@ -121,6 +121,32 @@ describe('secret rule catalog', () => {
       const [plain] = foundBy(rule, sample);
       const text = `${named[1]}_${named[1]}${sample.slice(named[1].length)}`;
       assert.deepEqual(foundBy(rule, text).map((m) => m.secret), [plain.secret], text);
+    }
+  });
+
+  test('credential forms beside a rule\'s sample are found under it, and near misses of them are not', () => {
+    const forms: [id: string, found: string[], notFound: string[]][] = [
+      ['sidekiq-credentials',
+        ['source "https://{h:8}:{h:8}@gems.contribsys.com/"', "source 'https://{h:8}:{h:8}@enterprise.contribsys.com'", 'bundle config --local gems.contribsys.com {h:8}:{h:8}'],
+        ['source "https://{h:8}:{h:8}@gems.contribsys.community/"', 'https://{h:8}:{h:8}@contribsys.com.example.org/']],
+      ['redis-connection-string-password',
+        ['"Redis": "acme.redis.cache.windows.net:6380,ssl=True,abortConnect=False,password={b:43}="', 'ConnectionMultiplexer.Connect("10.0.0.5:6379,10.0.0.6:6379,password={a:24}")'],
+        ['acme.redis.cache.windows.net:6380,password=${REDIS_KEY}', 'at 12:30, password = {a:24}', 'acme.redis.cache.windows.net:6380,ssl=True']],
+      ['facebook-access-token',
+        ['facebook_app_token: "{d:16}|{a:27}"', 'https://graph.facebook.com/v19.0/me?access_token={d:15}|{a:27}', 'facebook app token {d:16}|{h:32}'],
+        ['facebook rows {d:16}|{d:27}', 'facebook {d:16}|{a:40}', 'facebook {d:20}|{a:27}']],
+    ];
+    const random = seededRandom(80);
+    for (const [id, found, notFound] of forms) {
+      const rule = SECRET_RULES.find((r) => r.id === id)!;
+      for (const template of found) {
+        const text = fillTemplate(template, random);
+        assert.equal(foundBy(rule, text).filter((m) => !rule.validate || rule.validate(m.secret)).length, 1, `${id}: ${text}`);
+      }
+      for (const template of notFound) {
+        const text = fillTemplate(template, random);
+        assert.deepEqual(foundBy(rule, text).filter((m) => !rule.validate || rule.validate(m.secret)).map((m) => m.secret), [], `${id}: ${text}`);
+      }
     }
   });
 

@@ -120,6 +120,8 @@ export function hostileInputs(length = 20_000): HostileInput[] {
     input('Server= openings, then one password', `${fill('Server=db;', length)}Password=${adoPassword};\n`, {
       'adonet-connection-string-password': [adoPassword],
     }),
+    input('Redis host:port openings run together, then a password too short', `${fill(':6380,a.b:6379,ssl=True', length)},password=x\n`),
+    input('Redis options over and over, each password too short', `a:6380${fill(',ssl=True,password=x', length)}\n`),
     input('Password= over and over in one connection string, each too short', `Server=db;${fill('Password=x;', length)}\n`),
 
     // A provider's name written back to back, before an assignment or none.

@@ -16,6 +16,14 @@ export const DATABASE_RULES: SecretRule[] = [
   rule('jdbc-url-password', 'JDBC URL with a password', 'high', ['jdbc:'],
     re(String.raw`jdbc:${until('jdbc:', '[a-z0-9:]')}{2,30}//${until('jdbc:', String.raw`[^\s"'\x60?;]`)}{1,200}[?;]${until('jdbc:', String.raw`[^\s"'\x60]`)}{0,300}?\bpassword=(?<secret>[^&;\s"'\x60]{6,128})`, 'i'),
     'jdbc:postgresql://db.internal:5432/app?user=app&password={a:20}', 2.5),
+  // StackExchange.Redis configuration (Azure Cache for Redis): `host:port[,host:port…][,option=value…],password=…`.
+  // Every part is bounded and hosts (`:`) and options (`=`) cannot be read for each other, so a run of them is read once.
+  rule('redis-connection-string-password', 'Redis connection string with a password (StackExchange.Redis)', 'high', [',password='],
+    re(String.raw`:\d{2,5}(?:,[\w.-]{1,64}:\d{2,5}){0,8}(?:,(?!password=)\w{1,32}=[^,\s"'\x60;]{0,64}){0,8},password=(?<secret>[^,\s"'\x60;]{8,128})`, 'i'),
+    'REDIS="acme-cache.redis.cache.windows.net:6380,password={b:43}=,ssl=True,abortConnect=False"', {
+      entropy: 3,
+      negatives: ['acme-cache.redis.cache.windows.net:6380,password=,ssl=True', 'localhost:6379,password={a:5},ssl=True', 'connect(host, 6380, password={b:43}=)'],
+    }),
   rule('adonet-connection-string-password', 'ADO.NET connection string with a password', 'high', ['password=', 'pwd='],
     re(String.raw`${ADO_START}${until(ADO_START, `[^;"'\n]`)}{1,200};${until(ADO_START, `[^"'\n]`)}{0,400}?(?:Password|Pwd)=(?<secret>[^;"'\s]{6,128})`, 'i'),
     'Server=tcp:db.internal,1433;Database=app;User ID=app;Password={a:20};Encrypt=True;', 2.5),

@@ -51,8 +51,11 @@ export const DEVTOOLS_RULES: SecretRule[] = [
   token('prefect-api-key', 'Prefect API key', 'high', ['pnu_'], 'pnu_[A-Za-z0-9]{36}', 'pnu_{a:36}'),
   token('deno-deploy-token', 'Deno Deploy token', 'high', ['ddp_', 'ddw_'], 'dd[pw]_[A-Za-z0-9]{36}', 'ddp_{a:36}'),
   token('scalingo-token', 'Scalingo API token', 'high', ['tk-us-'], 'tk-us-[A-Za-z0-9_-]{48}', 'tk-us-{u:48}'),
+  // Bundler's setting (`BUNDLE_GEMS__CONTRIBSYS__COM=user:pass`, `bundle config gems.contribsys.com user:pass`) or
+  // the gem source URL (`https://user:pass@gems.contribsys.com/`).
   rule('sidekiq-credentials', 'Sidekiq Enterprise credentials', 'high', ['contribsys'],
-    re(String.raw`(?:enterprise|gems)(?:\.|__)contribsys(?:\.|__)com[:_=\s"'-]{1,8}(?<secret>[a-f0-9]{8}:[a-f0-9]{8})${E}`, 'i'), 'BUNDLE_ENTERPRISE__CONTRIBSYS__COM={h:8}:{h:8}'),
+    re(String.raw`(?:(?:enterprise|gems)(?:\.|__)contribsys(?:\.|__)com[:_=\s"'-]{1,8}|https?://(?=[a-f0-9]{8}:[a-f0-9]{8}@(?:enterprise|gems)\.contribsys\.com${E}))(?<secret>[a-f0-9]{8}:[a-f0-9]{8})${E}`, 'i'),
+    'BUNDLE_ENTERPRISE__CONTRIBSYS__COM={h:8}:{h:8}', { negatives: ['https://{h:8}:{h:8}@gems.example.com/', 'https://{h:8}:{h:8}@gems.contribsys.community/'] }),
   token('docker-swarm-join-token', 'Docker Swarm join token', 'high', ['swmtkn-1-'], 'SWMTKN-1-[a-z0-9]{50}-[a-z0-9]{25}', 'SWMTKN-1-{l:50}-{l:25}'),
   keyed('coveralls-token', 'Coveralls repository token', 'medium', ['coveralls'], 'coveralls', '[A-Za-z0-9]{32,37}', 'COVERALLS_REPO_TOKEN={a:32}'),
   keyed('cypress-record-key', 'Cypress record key', 'medium', ['cypress'], 'cypress_?record_?key', UUID, 'CYPRESS_RECORD_KEY=' + UUID_SAMPLE),

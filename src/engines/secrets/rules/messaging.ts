@@ -60,10 +60,14 @@ export const MESSAGING_RULES: SecretRule[] = [
   keyed('facebook-app-secret', 'Facebook app secret', 'high', ['facebook', 'fb_app', 'fbapp'], 'facebook_?(?:app_?|client_?)?secret|fb_?app_?secret', '[a-f0-9]{32}', 'FACEBOOK_APP_SECRET={h:32}'),
   // Graph API user, page and app tokens: `EAA`, a letter or two naming the app's token family, then 100 or more.
   // A run of letters and digits inside base64 (an embedded image or wasm module) is bounded by `+`, `/` or
-  // `=`: the token is not, and it mixes lowercase, uppercase and digits all along.
-  token('facebook-access-token', 'Facebook access token', 'high', ['eaacedeose0cba', 'eaa'],
-    String.raw`(?<![+/])(?:EAACEdEose0cBA[A-Za-z0-9]{20,}|EAA[A-Z][A-Za-z0-9]{100,})(?![+/=])`, 'EAACEdEose0cBA{a:40}',
-    { validate: mixedAlongside, negatives: ['EAAM{a:60}', 'eaam{l:120}', 'AAAA/EAAM{a:120}', 'EAAM{a:120}+AAAA', 'EAAM{A:120}'] }),
+  // `=`: the token is not, and it mixes lowercase, uppercase and digits all along. An app access token is
+  // the app id, `|` and 27 characters (as Graph API's OAuth endpoint returns it) or the app secret.
+  token('facebook-access-token', 'Facebook access token', 'high', ['eaacedeose0cba', 'eaa', 'facebook', 'access_token'],
+    String.raw`(?<![+/])(?:EAACEdEose0cBA[A-Za-z0-9]{20,}|EAA[A-Z][A-Za-z0-9]{100,})(?![+/=])|(?<![\d|])\d{15,16}\|(?:[A-Za-z0-9_-]{27}|[a-f0-9]{32})`, 'EAACEdEose0cBA{a:40}',
+    {
+      validate: (secret) => /^\d{15,16}\|[a-f0-9]{32}$/.test(secret) || mixedAlongside(secret),
+      negatives: ['EAAM{a:60}', 'eaam{l:120}', 'AAAA/EAAM{a:120}', 'EAAM{a:120}+AAAA', 'EAAM{A:120}', 'facebook {d:16}|{l:27}', 'facebook {d:16}|{u:20}', 'facebook {d:12}|{a:27}', 'facebook {d:16}|{a:28}'],
+    }),
   token('instagram-access-token', 'Instagram access token', 'high', ['igqv'], 'IGQV[A-Za-z0-9_-]{100,400}', 'IGQVJ{u:150}'),
   keyed('linkedin-client-secret', 'LinkedIn client secret', 'high', ['linkedin'], 'linkedin_?(?:client_?)?secret', '[A-Za-z0-9]{16}', 'LINKEDIN_CLIENT_SECRET={a:16}'),
   keyed('spotify-client-secret', 'Spotify client secret', 'medium', ['spotify'], 'spotify_?(?:client_?)?secret', '[a-f0-9]{32}', 'SPOTIFY_CLIENT_SECRET={h:32}'),
