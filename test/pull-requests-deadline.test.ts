@@ -38,7 +38,7 @@ describe('the pull request deadline', () => {
     provider: 'github',
     openPullRequest: (request) => gitHubClient({ apiUrl: answering ? github.url : silent.url, timeoutMs: 60_000 }).openPullRequest(request),
   };
-  const opener = () => fx.opener({}, { deadlineMs: DEADLINE_MS, clients: { github: switchable } });
+  const opener = (deadlineMs = DEADLINE_MS) => fx.opener({}, { deadlineMs, clients: { github: switchable } });
 
   test('a host that never answers ends the attempt at the deadline, with the branch pushed and the request aborted', async () => {
     answering = false;
@@ -66,15 +66,21 @@ describe('the pull request deadline', () => {
 
   describe('over HTTP', () => {
     let app: FastifyInstance;
+    /** The same server with a deadline no attempt reaches, however slow the machine: for what must not time out. */
+    let patient: FastifyInstance;
     let key: string;
     before(async () => {
       app = await buildApp({ store: fx.database.store, pullRequests: opener() });
+      patient = await buildApp({ store: fx.database.store, pullRequests: opener(300_000) });
       ({ key } = await createApiKey(fx.database.store.db, { orgId: fx.unit.org_id, name: 'pr', scopes: ['read', 'pr:write'] }));
     });
-    after(() => app.close());
+    after(async () => {
+      await app.close();
+      await patient.close();
+    });
 
-    const call = (method: 'GET' | 'POST', url: string, body?: unknown) =>
-      app.inject({ method, url, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, payload: body ? JSON.stringify(body) : undefined });
+    const call = (method: 'GET' | 'POST', url: string, body?: unknown, server = patient) =>
+      server.inject({ method, url, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, payload: body ? JSON.stringify(body) : undefined });
 
     async function storedFix() {
       const view = fx.fixView();
@@ -91,7 +97,7 @@ describe('the pull request deadline', () => {
       const url = `/api/v1/repositories/${fx.unit.id}/fixes/${fix.id}`;
       const branch = 'bulwark/deadline-http';
 
-      const timedOut = await call('POST', `${url}/pull-requests`, { branch_name: branch });
+      const timedOut = await call('POST', `${url}/pull-requests`, { branch_name: branch }, app);
       assert.equal(timedOut.statusCode, 504, timedOut.body);
       const detail = timedOut.json().detail;
       assert.equal(detail.error_code, 'PR_TIMEOUT');

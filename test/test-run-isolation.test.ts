@@ -30,10 +30,12 @@ async function closedPort(): Promise<number> {
 }
 
 function runSuite(env: Record<string, string>) {
+  // Which databases and seed the outer run was given are its own: each case here says what it runs on.
+  const { BULWARK_TEST_DBS: _dbs, BULWARK_TEST_SEED: _seed, ...inherited } = process.env;
   const result = spawnSync(process.execPath, ['scripts/test.ts', 'test/units.test.ts'], {
     cwd: ROOT,
     encoding: 'utf8',
-    env: { ...process.env, ...env },
+    env: { ...inherited, ...env },
     timeout: 60_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
