@@ -12,7 +12,6 @@
 // exist only in history; the last part lands over twenty commits that also edit earlier files.
 import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +20,7 @@ import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
 import { SecretsEngine } from '../src/engines/secrets/secrets-engine.ts';
 import { looksBinary } from '../src/engines/source-files.ts';
 import { positiveSample, seededRandom } from '../test/support/secret-samples.ts';
+import { scratchFolder } from './scratch.ts';
 import { listCorpusSources } from './source-tree.ts';
 
 const MiB = 1024 * 1024;
@@ -249,16 +249,7 @@ const mb = (bytes: number) => bytes / MiB;
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
-  const scratch = await fsp.mkdtemp(path.join(os.tmpdir(), 'bulwark-bench-secrets-repo-'));
-  const cleanup = () => {
-    if (!options.keep) fs.rmSync(scratch, { recursive: true, force: true });
-  };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      cleanup();
-      process.exit(130);
-    });
-  }
+  const { dir: scratch, cleanup } = await scratchFolder('bulwark-bench-secrets-repo-', options.keep);
   try {
     const repo = path.join(scratch, 'repo');
     await fsp.mkdir(repo);

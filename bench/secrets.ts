@@ -15,7 +15,6 @@
 // timed on the hostile inputs the rule tests run (bench/secrets-hostile.ts), and the slowest are listed.
 import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +26,7 @@ import { maskSecret } from '../src/engines/secrets/text-checks.ts';
 import { positiveSample, seededRandom } from '../test/support/secret-samples.ts';
 import { camel, quoted, type Shape, shapeOf, SYNTAXES, syntaxAccepts } from './secret-syntaxes.ts';
 import { hostileTable, timeHostileInputs } from './secrets-hostile.ts';
+import { scratchFolder } from './scratch.ts';
 import { listCorpusSources } from './source-tree.ts';
 
 const MiB = 1024 * 1024;
@@ -478,16 +478,7 @@ function countBy<T>(items: T[], key: (item: T) => string): [string, number][] {
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const started = performance.now();
-  const scratch = await fsp.mkdtemp(path.join(os.tmpdir(), 'bulwark-bench-secrets-'));
-  const cleanup = () => {
-    if (!options.keep) fs.rmSync(scratch, { recursive: true, force: true });
-  };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      cleanup();
-      process.exit(130);
-    });
-  }
+  const { dir: scratch, cleanup } = await scratchFolder('bulwark-bench-secrets-', options.keep);
   try {
     const cleanRoot = path.join(scratch, 'clean');
     const plantedRoot = path.join(scratch, 'planted');
