@@ -260,6 +260,20 @@ describe('rules in more contexts', () => {
     assertFinds(`buildConfigField("String", "SEGMENT_WRITE_KEY", "\\"${segment}\\"")\n`, segment, 1, 'build.gradle', 'segment-write-key');
     assertNone('config["segment_write_key"] = "${SEGMENT_WRITE_KEY}"\n', 'settings.py');
   });
+
+  test('provider-named values in XML elements and as environment lookups\' defaults', () => {
+    const clarifai = hex32('clarifai');
+    assertFinds(`<settings>\n  <clarifai_pat>${clarifai}</clarifai_pat>\n</settings>\n`, clarifai, 2, 'config.xml', 'clarifai-api-key');
+    assertFinds(`<settings>\n  <clarifaiPat>${clarifai}</clarifaiPat>\n</settings>\n`, clarifai, 2, 'config.xml', 'clarifai-api-key');
+    const transaction = random('authorize-net', 16);
+    assertFinds(`ENV['AUTHORIZE_NET_TRANSACTION_KEY'] ||= '${transaction}'\n`, transaction, 1, 'config/initializers/payments.rb', 'authorize-net-transaction-key');
+    assertFinds(`val key = System.getenv("AUTHORIZE_NET_TRANSACTION_KEY") ?: "${transaction}"\n`, transaction, 1, 'Config.kt', 'authorize-net-transaction-key');
+    const password = random('datasource', 20);
+    assertFinds(`<value>spring.datasource.password=${password}</value>\n`, password, 1, 'beans.xml', 'spring-datasource-password');
+    assertNone(`<settings>\n  <clarifai_pat>\${CLARIFAI_PAT}</clarifai_pat>\n</settings>\n`, 'config.xml');
+    assertNone(`ENV['AUTHORIZE_NET_TRANSACTION_KEY'] ||= ENV.fetch('AUTHNET_KEY')\n`, 'config/initializers/payments.rb');
+    assertNone('val key = System.getenv("AUTHORIZE_NET_TRANSACTION_KEY") ?: error("missing")\n', 'Config.kt');
+  });
 });
 
 test('the OAuth RFCs\' example Authorization headers are documentation', () => {

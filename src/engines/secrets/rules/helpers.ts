@@ -66,12 +66,13 @@ export const assigned = (name: string, value: string) =>
 /**
  * `name … = "value"` as the keyed rules read it: as `assigned`, and also with the name in brackets or braces
  * or escaped quotes (`config["api_key"] = "…"`, `os.environ[\"API_KEY\"] = \"…\"`, `{"key"}: "…"`), as a
- * call's first argument (`put("api_key", "…")`), a brace initialiser (`ApiKey{"…"}`) and a string in a
- * string (Gradle's `"\"…\""`, PowerShell's `` `"…`" ``).
+ * call's first argument (`put("api_key", "…")`), a brace initialiser (`ApiKey{"…"}`), a string in a
+ * string (Gradle's `"\"…\""`, PowerShell's `` `"…`" ``), an XML element (`<api_key>…`) and an environment
+ * lookup's default (`ENV['API_KEY'] ||= '…'`, `getenv("API_KEY") ?: "…"`).
  */
 export const assignedKeyed = (name: string, value: string) =>
   re(
-    String.raw`${nameRest(name)}(?:\\?["'\x60])?[\]}]?\s*(?:=|:|:=|=>|,|\|\||\?\?|\{)\s*(?:\\?["'\x60]){0,2}(?<secret>${value})${E}`,
+    String.raw`${nameRest(name)}(?:\\?["'\x60])?[\]})]?\s*(?:=|:|:=|=>|,|\|\||\|\|=|\?\?|\?\?=|\?:|\{|>)\s*(?:\\?["'\x60]){0,2}(?<secret>${value})${E}`,
     'i',
   );
 

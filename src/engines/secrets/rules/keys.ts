@@ -60,7 +60,7 @@ export const KEY_RULES: SecretRule[] = [
   rule('rails-secret-key-base', 'Rails secret_key_base', 'high', ['secret_key_base', 'secretkeybase'],
     re(String.raw`secret_?key_?base["']?\s*[:=]\s*["']?(?<secret>[a-f0-9]{64,128})${E}`, 'i'), 'secret_key_base: {h:128}'),
   rule('spring-datasource-password', 'Spring datasource password', 'high', ['datasource.password', 'datasource_password'],
-    re(String.raw`datasource[._]password\s*[=:]\s*["']?(?<secret>[^\s"'$]{6,128})`, 'i'), 'spring.datasource.password={a:20}', 2.5),
+    re(String.raw`datasource[._]password\s*[=:]\s*["']?(?<secret>[^\s"'$<]{6,128})`, 'i'), 'spring.datasource.password={a:20}', 2.5),
   keyed('encryption-key-assignment', 'Hard-coded encryption key', 'high', ['encryption_key', 'encryptionkey', 'aes_key', 'aeskey', 'master_key', 'masterkey'],
     'encryption_?key|aes_?key|master_?key', '[A-Za-z0-9+/=]{32,88}', 'ENCRYPTION_KEY={b:44}', 4.2),
   rule('url-basic-credentials', 'Credentials embedded in a URL', 'high', ['://'],
