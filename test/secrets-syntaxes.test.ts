@@ -86,6 +86,11 @@ describe('declarations in code', () => {
     // A raw string that is a regular expression or a printf template.
     assertNone("    _token_terminator = r'(?=\\^?[%s]|[%s%s])' % (_ws, _punct, _nl)\n", 'lexers/shell.py');
     assertNone("API_TOKEN = r'(?:[A-Za-z0-9]{40})'\n", 'patterns.py');
+    assertNone('TOKEN_PAT = "[0-9A-Za-z_-]{32,64}"\nSECRET_RE = "[a-f0-9]+x"\n', 'patterns.py');
+    // A URN names something (a WebDAV lock token): not a credential.
+    assertNone("headers: { 'Lock-Token': 'urn:uuid:a515cfa4-5da4-22e1-f5b5-00a0451e6bf7' }\n", 'unlock.test.js');
+    // A password that merely holds brackets is still one.
+    assertFinds('DB_PASSWORD="Tr[0ub]4dor&3x"\n', 'Tr[0ub]4dor&3x', 1, '.env');
   });
 });
 

@@ -164,8 +164,13 @@ const REFERENCE = new RegExp(
 const UNQUOTED_REFERENCE = /^[&*!@%$]/;
 /** Code between two string literals, read as a value when the name was inside the first: `"Password:"),x?f(` */
 const BETWEEN_STRINGS = /^[),;\]}+?:|&]|[(,+]$/;
-/** A regular expression's group or a printf slot: a pattern or a template (`r'(?=\^?[%s])'`), not a credential. */
-const REGEX_OR_FORMAT = /\(\?(?:[:=!]|<[=!])|%[sd](?![A-Za-z0-9])/;
+/**
+ * A regular expression's group, a character class with a repetition, or a printf slot: a pattern or a
+ * template (`r'(?=\^?[%s])'`, `"[0-9A-Fa-f]{1,4}"`), not a credential.
+ */
+const REGEX_OR_FORMAT = /\(\?(?:[:=!]|<[=!])|\[[^\]\s]{1,40}\](?:\{\d{1,3}(?:,\d{0,3})?\}|[*+])|%[sd](?![A-Za-z0-9])/;
+/** A URN (`urn:uuid:…`, a WebDAV lock token): a name for something, not a credential. */
+const URN = /^urn:[a-z0-9][a-z0-9-]{0,31}:/i;
 const CALL = /^(?:new\s*)?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\(.*\)[;,]?$/;
 const INDEXED = /^[A-Za-z_$][\w$.]*\[[^\]]*\][;,]?$/;
 const PATH = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|\.(?:pem|key|crt|cer|der|p12|pfx|jks|json|ya?ml|txt|env|pub|gpg|asc|keystore|properties|conf|cfg|ini|xml|js|ts|py|html?)$/i;
@@ -238,7 +243,7 @@ export function isCredentialValue(value: string, context: ValueContext): boolean
   if (!context.quoted && UNQUOTED_REFERENCE.test(value)) return false;
   if (REGEX_OR_FORMAT.test(value)) return false;
   if (BETWEEN_STRINGS.test(value) || CALL.test(value) || INDEXED.test(value) || isDottedIdentifier(value) || isWordIdentifier(value)) return false;
-  if (PATH.test(value) || LOWER_PATH.test(value) || EMAIL.test(value) || NUMERIC.test(value)) return false;
+  if (PATH.test(value) || LOWER_PATH.test(value) || URN.test(value) || EMAIL.test(value) || NUMERIC.test(value)) return false;
   if (characterClasses(value) < 2) return false;
   const entropy = shannonEntropy(value);
   if (entropy < 2.5) return false;
