@@ -279,6 +279,13 @@ describe('rules in more contexts', () => {
     assertNone(`ENV['AUTHORIZE_NET_TRANSACTION_KEY'] ||= ENV.fetch('AUTHNET_KEY')\n`, 'config/initializers/payments.rb');
     assertNone('val key = System.getenv("AUTHORIZE_NET_TRANSACTION_KEY") ?: error("missing")\n', 'Config.kt');
   });
+
+  test('provider-named values under kebab-case names: YAML keys and command-line options', () => {
+    const transaction = random('authorize-net-kebab', 16);
+    assertFinds(`payments:\n  authorize-net-transaction-key: ${transaction}\n`, transaction, 2, 'application.yml', 'authorize-net-transaction-key');
+    assertFinds(`./bin/charge --authorize-net-transaction-key=${transaction} --dry-run\n`, transaction, 1, 'release.sh', 'authorize-net-transaction-key');
+    assertNone('payments:\n  authorize-net-transaction-key: ${AUTHNET_KEY}\n', 'application.yml');
+  });
 });
 
 test('the OAuth RFCs\' example Authorization headers are documentation', () => {

@@ -102,9 +102,13 @@ export const keyed = (
   sample: string,
   options?: number | RuleOptions,
 ) => {
-  // `aws_secret_key` is also written `awsSecretKey`: every keyword with an underscore gets its joined form.
+  // `aws_secret_key` is also written `awsSecretKey`, and `aws-secret-key` (YAML keys, command-line options):
+  // every keyword with an underscore gets its joined and kebab forms, and the name's optional underscores
+  // take a hyphen too.
   const joined = keywords.map((k) => k.replaceAll('_', '')).filter((k) => k.length >= 5);
-  const made = rule(id, title, severity, [...new Set([...keywords, ...joined])], assignedKeyed(name, value), sample, options);
+  const kebab = keywords.filter((k) => k.includes('_')).map((k) => k.replaceAll('_', '-'));
+  const anySeparator = name.replaceAll('_?', '[_-]?').replaceAll('[._]', '[._-]');
+  const made = rule(id, title, severity, [...new Set([...keywords, ...joined, ...kebab])], assignedKeyed(anySeparator, value), sample, options);
   CONTEXT_RULES.add(made);
   return made;
 };
