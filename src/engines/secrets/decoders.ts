@@ -103,6 +103,12 @@ export function kubernetesSecretValues(text: string): (EncodedValue & { plain?: 
       if (!block || kindAt(lines, i, block[1].length) !== 'Secret') continue;
       const plain = block[2] === 'stringData';
       const indent = block[1].length;
+      // A `stringData:` value as written; a `data:` one decoded, when it is base64 of printable text.
+      const add = (key: string, written: string, offset: number, encoded: string) => {
+        if (plain) return void values.push({ key, decoded: written, offset, encoded, plain });
+        const decoded = BASE64_TEXT.test(written) ? decodeBase64Text(written) : undefined;
+        if (decoded) values.push({ key, decoded, offset, encoded });
+      };
       for (let j = i + 1; j < lines.length; j++) {
         const { at, line } = lines[j];
         if (blank(line)) continue;
@@ -115,29 +121,18 @@ export function kubernetesSecretValues(text: string): (EncodedValue & { plain?: 
           let last = j;
           for (let k = j + 1; k < lines.length && (blank(lines[k].line) || indentOf(lines[k].line) > lead.length); k++) if (!blank(lines[k].line)) last = k;
           if (last === j) continue;
-          const body = lines.slice(j + 1, last + 1).map((l) => l.line.trim()).filter(Boolean);
-          const first = lines.slice(j + 1, last + 1).find((l) => l.line.trim())!;
-          const encodedStart = first.at + indentOf(first.line);
+          const scalarLines = lines.slice(j + 1, last + 1).filter((l) => l.line.trim());
+          const body = scalarLines.map((l) => l.line.trim());
+          const encodedStart = scalarLines[0].at + indentOf(scalarLines[0].line);
           const encoded = text.slice(encodedStart, lines[last].at + lines[last].line.length);
           j = last;
-          if (plain) {
-            if (body.length === 1) values.push({ key, decoded: body[0], offset: encodedStart, encoded, plain });
-            continue;
-          }
-          const joined = body.join('');
-          const decoded = BASE64_TEXT.test(joined) ? decodeBase64Text(joined) : undefined;
-          if (decoded) values.push({ key, decoded, offset: encodedStart, encoded });
+          // Plain text is taken from a one-line block only; base64 runs over as many lines as it needs.
+          if (!plain || body.length === 1) add(key, plain ? body[0] : body.join(''), encodedStart, encoded);
           continue;
         }
         const written = bare ?? quotedValue;
         if (written === undefined || written === '') continue;
-        const offset = at + line.lastIndexOf(written);
-        if (plain) {
-          values.push({ key, decoded: written, offset, encoded: written, plain });
-          continue;
-        }
-        const decoded = BASE64_TEXT.test(written) ? decodeBase64Text(written) : undefined;
-        if (decoded) values.push({ key, decoded, offset, encoded: written });
+        add(key, written, at + line.lastIndexOf(written), written);
       }
     }
   }

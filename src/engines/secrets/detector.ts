@@ -1,6 +1,6 @@
 import { SECRET_RULES, type SecretRule } from './rules.ts';
 import { decodeUrlComponent, kubernetesSecretValues, unescapeJsonString } from './decoders.ts';
-import { CONTEXT_RULES } from './rules/helpers.ts';
+import { B, CONTEXT_RULES } from './rules/helpers.ts';
 import { ASSIGNMENT_KEYWORDS, CONTEXT_KEYWORDS, GENERIC_RULE, detectInContext, execIn, isSecretDataValue } from './generic.ts';
 import { INLINE_ALLOW, isPlaceholder, shannonEntropy } from './text-checks.ts';
 
@@ -60,7 +60,7 @@ const SPECIFIC = COMPILED.filter((c) => !LOOSE_RULES.has(c.rule.id));
  * took a value that such a token fills exactly, the token's own rule names it: a GitHub token used as an
  * npm registry password is a GitHub token.
  */
-const SHAPED = new Set(COMPILED.filter((c) => c.rule.pattern.source.startsWith('(?<![A-Za-z0-9_-])(?<secret>')).map((c) => c.rule));
+const SHAPED = new Set(COMPILED.filter((c) => c.rule.pattern.source.startsWith(`${B}(?<secret>`)).map((c) => c.rule));
 /** A name as the keyed rules spell it: words joined by underscores (`twilio-auth-token`, `dd.api.key` → `dd_api_key`). */
 const underscored = (key: string) => key.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
 const LOOSE = COMPILED.filter((c) => LOOSE_RULES.has(c.rule.id));

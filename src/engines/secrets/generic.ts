@@ -481,19 +481,15 @@ function configFiles(text: string, filePath: string | undefined, windowsFor: Win
   if (filePath && PGPASS_FILE.test(filePath)) {
     execIn(PGPASS_LINE, text, undefined, (m, base) => push(m, base, (s) => isConnectionPassword(s, m.groups!.user)));
   }
+  /** A value under the name written beside it (`key` group), taken when the name is a secret's and the value passes. */
+  const underItsName = (minLength: number | undefined, keyOf = (m: RegExpExecArray) => m.groups!.key) => (m: RegExpExecArray, base: number) => {
+    const key = keyOf(m);
+    push(m, base, (s) => isSecretName(key) && isCredentialValue(s, { key, quoted: true, minLength }));
+  };
   const named = windowsFor(ASSIGNMENT_KEYWORDS, 0);
-  execIn(XML_ELEMENT, text, named, (m, base) => {
-    const key = m.groups!.key.replace(/^.*:/, '');
-    push(m, base, (s) => isSecretName(key) && isCredentialValue(s, { key, quoted: true, minLength: 6 }));
-  });
-  execIn(XML_ATTRIBUTES, text, named, (m, base) => {
-    const key = m.groups!.key;
-    push(m, base, (s) => isSecretName(key) && isCredentialValue(s, { key, quoted: true, minLength: 6 }));
-  });
-  execIn(TABLE_ROW, text, named, (m, base) => {
-    const key = m.groups!.key;
-    push(m, base, (s) => isSecretName(key) && isCredentialValue(s, { key, quoted: true }));
-  });
+  execIn(XML_ELEMENT, text, named, underItsName(6, (m) => m.groups!.key.replace(/^.*:/, '')));
+  execIn(XML_ATTRIBUTES, text, named, underItsName(6));
+  execIn(TABLE_ROW, text, named, underItsName(undefined));
   execIn(SQL_INSERT, text, named, (m, base) => {
     const columns = m.groups!.columns.split(',').map((c) => c.trim().replace(/^["\x60[]|["\x60\]]$/g, ''));
     const valuesAt = base + m.indices!.groups!.values[0];
@@ -508,10 +504,7 @@ function configFiles(text: string, filePath: string | undefined, windowsFor: Win
       out.push({ rule: GENERIC_RULE, secret: written, offset: valuesAt + v.index + v[0].indexOf("'") + 1, key });
     }
   });
-  execIn(PLIST_ENTRY, text, windowsFor(ASSIGNMENT_KEYWORDS, 256), (m, base) => {
-    const key = m.groups!.key;
-    push(m, base, (s) => isSecretName(key) && isCredentialValue(s, { key, quoted: true, minLength: 6 }));
-  });
+  execIn(PLIST_ENTRY, text, windowsFor(ASSIGNMENT_KEYWORDS, 256), underItsName(6));
   execIn(TERRAFORM_VARIABLE, text, windowsFor(['variable'], 2048), (m, base) => {
     const { key, body, after } = m.groups!;
     const sensitive = isSecretName(key) || /\bsensitive\s*=\s*true\b/.test(body + after);
