@@ -3,11 +3,11 @@ import type { Extractor } from '../extractor.ts';
 import { developmentByReach } from '../python/dependency-reach.ts';
 import type { DependencyEdges } from '../python/dependency-reach.ts';
 import { normalizePythonName, requirementName, uniquePythonComponents } from '../python/python-names.ts';
-import { isTable, packageTables, parseTomlFile, readSiblingToml } from '../python/python-project-files.ts';
+import { packageTables, parseTomlFile, readSiblingToml } from '../python/python-project-files.ts';
 import type { Table } from '../python/python-project-files.ts';
 import { optionalDependencyGroups, pyprojectDependencies, lockedPythonComponent } from '../python/pyproject-dependencies.ts';
 import { LOCKFILES } from '../../lockfiles.ts';
-import { releaseHashes, type LockedArtifact } from '../python/lock-details.ts';
+import { listedFiles, releaseHashes } from '../python/lock-details.ts';
 
 // pdm.lock: `[[package]]` entries with name, version and PEP 508 `dependencies` strings. A package
 // locked with extras appears once more with `extras = [...]`.
@@ -47,18 +47,13 @@ export const pdmLockExtractor: Extractor = {
           ? !entry.groups.some((group) => runtimeGroups.has(group))
           : developmentFromEdges?.(normalizePythonName(name));
         const locked = lockedPythonComponent({ name, version: entry.version as string, sourceFile: file.path }, declared, development);
-        const hashes = releaseHashes(lockedFiles(entry));
+        const hashes = releaseHashes(listedFiles(entry));
         if (hashes.length) locked.hashes = hashes;
         return isLocalDirectory(entry) ? { ...locked, firstParty: true } : locked;
       });
     return uniquePythonComponents(components);
   },
 };
-
-function lockedFiles(entry: Table): LockedArtifact[] {
-  if (!Array.isArray(entry.files)) return [];
-  return entry.files.filter(isTable).map((f) => ({ file: String(f.file ?? f.url ?? ''), hash: f.hash }));
-}
 
 /** The distribution name, without an `[extras]` suffix should a lock put one there. */
 function packageName(entry: Table): string {

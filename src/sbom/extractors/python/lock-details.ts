@@ -4,7 +4,8 @@ import { isTable, type Table } from './python-project-files.ts';
 
 // What poetry.lock and uv.lock record beyond names and versions, for the SBOM: each package's
 // dependencies (the graph) and the hashes of its release files. The choice of one artifact's hash
-// (releaseHashes) is shared with pdm.lock and Pipfile.lock.
+// (releaseHashes) is shared with pdm.lock and Pipfile.lock, the reading of a `files` list (listedFiles)
+// with pdm.lock.
 
 /** One file of a release as a lock records it: its name or URL and its `<algorithm>:<hex>` hash. */
 export interface LockedArtifact {
@@ -30,7 +31,7 @@ export function attachLockDetails(components: Component[], packages: readonly Ta
       components.filter((c) => c !== found && normalizePythonName(c.name) === name && (version === undefined || c.version === version)).map((c) => c.purl),
     );
     if (targets.length) found.dependsOn = [...new Set(targets)].sort();
-    const hashes = releaseHashes(format === 'poetry' ? poetryArtifacts(entry) : uvArtifacts(entry));
+    const hashes = releaseHashes(format === 'poetry' ? listedFiles(entry) : uvArtifacts(entry));
     if (hashes.length) found.hashes = hashes;
   }
 }
@@ -55,9 +56,13 @@ function uvReferences(entry: Table): Reference[] {
   );
 }
 
-/** A package's files; poetry.lock 1.1 keeps them in `[metadata.files]` instead, which poetry-lock.ts moves onto the packages. */
-function poetryArtifacts(entry: Table): LockedArtifact[] {
-  return Array.isArray(entry.files) ? entry.files.filter(isTable).map((f) => ({ file: String(f.file ?? ''), hash: f.hash })) : [];
+/**
+ * A package's `files = [{ file, hash }]`, as poetry.lock and pdm.lock write them (pdm names a `url` instead
+ * when the lock keeps static URLs); poetry.lock 1.1 keeps them in `[metadata.files]`, which poetry-lock.ts
+ * moves onto the packages.
+ */
+export function listedFiles(entry: Table): LockedArtifact[] {
+  return Array.isArray(entry.files) ? entry.files.filter(isTable).map((f) => ({ file: String(f.file ?? f.url ?? ''), hash: f.hash })) : [];
 }
 
 function uvArtifacts(entry: Table): LockedArtifact[] {
