@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '../../llm/provider.ts';
 import { READ_ONLY_TOOLS } from '../../llm/repo-tools/definitions.ts';
-import { callTool, READ_ONLY_HANDLERS, repoToolContext, type ToolHandler, type ToolOutcome } from '../../llm/repo-tools/index.ts';
+import { callTool, READ_ONLY_HANDLERS, repoToolContext, type RepoToolsOptions, type ToolHandler, type ToolOutcome } from '../../llm/repo-tools/index.ts';
 import { EDIT_FILE_TOOL, editFile, type EditContext } from './tools/edit-file.ts';
 import { RESCAN_TOOL, rescan, type RescanContext } from './tools/rescan.ts';
 
@@ -10,16 +10,9 @@ import { RESCAN_TOOL, rescan, type RescanContext } from './tools/rescan.ts';
 /** Every tool the fix agent is offered: the read-only ones, then the write tools. */
 export const AGENT_TOOLS: readonly ToolDefinition[] = [...READ_ONLY_TOOLS, EDIT_FILE_TOOL, RESCAN_TOOL];
 
-export interface AgentToolsOptions {
-  /** The work tree. */
-  dir: string;
+export interface AgentToolsOptions extends RepoToolsOptions {
   /** Runs the originating scanners again on the given files: what the rescan tool answers. */
   rescan(files: string[]): Promise<string>;
-  /** The random boundary that delimits untrusted blocks in this run. */
-  boundary: string;
-  /** Stops a running search. */
-  signal?: AbortSignal;
-  searchTimeoutMs?: number;
 }
 
 export interface AgentTools {

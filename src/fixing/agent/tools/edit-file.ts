@@ -141,4 +141,3 @@ function lineOf(text: string, offset: number): number {
   for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
   return line;
 }
-
