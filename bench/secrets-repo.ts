@@ -184,13 +184,14 @@ async function buildRepository(repo: string, options: Options): Promise<BuiltRep
   for (let slice = 0; slice < SLICE_COMMITS; slice++) {
     const from = Math.floor((slice * last.length) / SLICE_COMMITS);
     const to = Math.floor(((slice + 1) * last.length) / SLICE_COMMITS);
-    const list = last.slice(from, to).join('\0');
-    git(repo, ['add', '--pathspec-from-file=-', '--pathspec-file-nul'], list);
+    const edited: string[] = [];
     for (let edit = 0; edit < EDITS_PER_SLICE; edit++) {
       const file = imported[Math.floor(random() * imported.length)];
       await fsp.appendFile(path.join(repo, file), `\nedited in slice ${slice}\n`);
-      git(repo, ['add', '--', file]);
+      edited.push(file);
     }
+    // One `git add` for the slice and the edits: the new files and the edited ones, NUL-separated.
+    git(repo, ['add', '--pathspec-from-file=-', '--pathspec-file-nul'], [...last.slice(from, to), ...edited].join('\0'));
     git(repo, ['commit', '-q', '--no-verify', '-m', `Add slice ${slice + 1} of the last part`]);
   }
   historyBytes += setBytes;
