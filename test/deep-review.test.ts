@@ -64,7 +64,14 @@ describe('the model review of a deep scan', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  async function scan(wire: typeof openAiWire | typeof anthropicWire, script: StubTurn[] | StubTurn, limits = LIMITS, cache: string | null = null, cacheMaxBytes?: number) {
+  async function scan(
+    wire: typeof openAiWire | typeof anthropicWire,
+    script: StubTurn[] | StubTurn,
+    limits = LIMITS,
+    cache: string | null = null,
+    cacheMaxBytes?: number,
+    cacheScope = 'org-a',
+  ) {
     await stub?.close();
     stub = await startLlmStub({ path: wire.path, basePath: wire.basePath, script });
     const settings: LlmSettings = {
@@ -80,7 +87,7 @@ describe('the model review of a deep scan', () => {
       pool: null,
       review: { provider: () => createProvider(settings, { maxRetries: 0 }), limits, model: 'openai:stub-model', cacheDir: cache, cacheMaxBytes },
     });
-    const findings = await engine.scan({ dir, fingerprintKey: Buffer.alloc(32, 1), onNote: (n) => notes.push(n) });
+    const findings = await engine.scan({ dir, fingerprintKey: Buffer.alloc(32, 1), cacheScope, onNote: (n) => notes.push(n) });
     return { findings, notes, requests: stub.requests };
   }
 
@@ -225,6 +232,28 @@ describe('the model review of a deep scan', () => {
         again.findings.map((f) => `${f.checkId}:${f.startLine}`),
         first.findings.map((f) => `${f.checkId}:${f.startLine}`),
       );
+    } finally {
+      fs.rmSync(cacheDir, { recursive: true, force: true });
+    }
+  });
+
+  test('cached answers stay within their scope: another scope asks the model itself and never gets the first scope\'s answers', async () => {
+    cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-scoped-cache-'));
+    try {
+      const answer = (title: string) => (request: RecordedRequest) =>
+        isDiscovery(request)
+          ? openAiWire.text(JSON.stringify({ findings: isAbout(request, 'lookup in app.py') ? [{ file: 'app.py', line: 8, cwe: 'CWE-306', severity: 'critical', title, explanation: title }] : [] }))
+          : openAiWire.text(verdict('confirmed', title));
+      const first = await scan(openAiWire, answer('told to the first scope'), LIMITS, cacheDir, undefined, 'org-a');
+      assert.ok(first.findings.some((f) => f.message.includes('told to the first scope')));
+      const other = await scan(openAiWire, answer('told to the second scope'), LIMITS, cacheDir, undefined, 'org-b');
+      assert.equal(other.requests.length, first.requests.length, 'the second scope makes every model call of its own');
+      assert.ok(!JSON.stringify(other.findings).includes('told to the first scope'));
+      assert.ok(other.findings.some((f) => f.message.includes('told to the second scope')));
+      const again = await scan(openAiWire, [], LIMITS, cacheDir, undefined, 'org-a');
+      assert.equal(again.requests.length, 0, 'within its scope an answer is served again');
+      const unscoped = await scan(openAiWire, answer('told to no scope'), LIMITS, cacheDir, undefined, '');
+      assert.equal(unscoped.requests.length, first.requests.length, 'without a scope nothing cached is served');
     } finally {
       fs.rmSync(cacheDir, { recursive: true, force: true });
     }

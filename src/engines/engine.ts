@@ -53,6 +53,11 @@ export interface EngineInput {
   onWarning?: (message: string) => void;
   /** What was scanned, for documents that name it (the repository's full name). */
   subject?: string;
+  /**
+   * Whose scan this is (the organization's id; the local CLI's own name): answers a model gave are kept on disk
+   * apart per scope and only ever served again within it. Without one, no model answer is kept or reused.
+   */
+  cacheScope?: string;
   onArtifact?: (artifact: ScanArtifact) => void;
   /** Told as the scan advances, for a progress display; engines report what they know. */
   onProgress?: (progress: ScanProgress) => void;

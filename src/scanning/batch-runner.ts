@@ -268,6 +268,7 @@ export async function scanCheckout(
     signal: context.signal,
     fingerprintKey: deps.tokenBox.deriveKey('finding-fingerprints'),
     subject: source.full_name,
+    cacheScope: scan.org_id,
     onArtifact: (artifact) => artifacts.push(artifact),
     onProgress: progressRecorder(deps, scan.id),
     onNote: (note) => deps.log?.('scan note', { scan: scan.id, repository: source.full_name, note: maskSecretsIn(note) }),

@@ -161,6 +161,8 @@ export async function scanCommand(args: string[], values: Record<string, unknown
       commit: repo?.commit,
       fingerprintKey: fingerprintKey(settings),
       subject: path.basename(dir),
+      // The local cache is this machine's alone; no organization shares it.
+      cacheScope: 'local',
       onNote: note,
       // Missing or stale vulnerability records: never a silent all-clear.
       onWarning: (message) => note(`warning: ${message}`),

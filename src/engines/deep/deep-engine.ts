@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import path from 'node:path';
 import { ProviderError, type ModelProvider } from '../../llm/provider.ts';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
@@ -35,6 +36,9 @@ const within = (from: number, to: number, done = 0, total = 0) => from + (to - f
 
 /** How near (in lines) a whole-application finding may be to a static one of the same CWE to be the same root cause. */
 const SAME_PLACE_LINES = 3;
+
+/** A scope's folder name: the scope itself when it is a plain id, else its hash, so no scope names a folder outside the cache. */
+const scopeFolder = (scope: string) => (/^[A-Za-z0-9_-]{1,64}$/.test(scope) ? scope : crypto.createHash('sha256').update(scope).digest('hex'));
 
 const cweNumbers = (f: RawFinding) => f.cwe.map((c) => /^CWE-(\d+)/.exec(c)?.[1]).filter((n) => n !== undefined);
 
@@ -116,7 +120,8 @@ export class DeepEngine implements ScanEngine {
       return unreviewed(error instanceof Error ? error.message : String(error));
     }
     const budget = new Budget(review.limits);
-    const cacheDir = (phase: string) => (review.cacheDir ? path.join(review.cacheDir, phase) : null);
+    const scope = review.cacheDir && input.cacheScope ? path.join(review.cacheDir, scopeFolder(input.cacheScope)) : null;
+    const cacheDir = (phase: string) => (scope ? path.join(scope, phase) : null);
     let discovered: RawFinding[];
     try {
       input.onProgress?.({ phase: 'threat model', overall: PHASE_ENDS.model.application });
