@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, TransactionSettings } from 'kysely';
 import { onlyReads } from './dialect.ts';
+import { withWellFormedText } from './well-formed-text.ts';
 
 /**
  * A number that moves whenever a commit may have changed what a read returns, by this process or any
@@ -174,7 +175,8 @@ export function postgresChangeEpoch(url: string, writes: WriteCount): ChangeEpoc
 
 /**
  * A dialect whose connections count every statement but a read once it has completed, a COMMIT included;
- * an UPDATE or DELETE that matched no row (an idle job poll) is not counted.
+ * an UPDATE or DELETE that matched no row (an idle job poll) is not counted. Every statement's text
+ * parameters pass through withWellFormedText on the way (well-formed-text.ts).
  */
 export function countingWrites(dialect: Dialect, writes: WriteCount): Dialect {
   return {
@@ -195,13 +197,13 @@ class CountingConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery) {
-    const result = await this.inner.executeQuery<R>(query);
+    const result = await this.inner.executeQuery<R>(withWellFormedText(query));
     if (!onlyReads(query) && result.numAffectedRows !== 0n) this.writes.count++;
     return result;
   }
 
   streamQuery<R>(query: CompiledQuery, chunkSize?: number) {
-    return this.inner.streamQuery<R>(query, chunkSize);
+    return this.inner.streamQuery<R>(withWellFormedText(query), chunkSize);
   }
 }
 
