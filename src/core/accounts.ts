@@ -26,7 +26,7 @@ import type { Database, Role } from '../store/schema.ts';
 import { errors, notFound, unauthorized } from './errors.ts';
 import type { Principal } from './principal.ts';
 import { atLeast, scopesOf } from './roles.ts';
-import { assertSignInAllowed, recordSignInFailure, recordSignInSuccess } from './sign-in-limits.ts';
+import { reserveSignIn, signInSubjects, signInSucceeded } from './sign-in-limits.ts';
 
 export type { Member, Membership, StoredUser };
 
@@ -115,15 +115,12 @@ export async function signIn(
   input: { email: string; password: string; address: string },
 ): Promise<{ token: string; session: SessionPrincipal }> {
   const email = normalEmail(input.email);
-  const subjects = [{ kind: 'email' as const, value: email }, { kind: 'address' as const, value: input.address }];
-  await assertSignInAllowed(db, subjects);
+  const subjects = signInSubjects(email, input.address);
+  await reserveSignIn(db, subjects);
   const user = await userByEmail(db, email);
   const matches = await verifyPassword(input.password, user?.password_hash ?? (await decoyHash()));
-  if (!user || !user.password_hash || !matches || user.disabled_at) {
-    await recordSignInFailure(db, subjects);
-    throw unauthorized('Wrong email or password');
-  }
-  await recordSignInSuccess(db, email);
+  if (!user || !user.password_hash || !matches || user.disabled_at) throw unauthorized('Wrong email or password');
+  await signInSucceeded(db, subjects);
   return openSession(db, user);
 }
 

@@ -1,44 +1,66 @@
 import type { Kysely } from 'kysely';
-import { clearLoginAttempts, loginAttempt, saveLoginAttempt } from '../store/accounts.ts';
+import { clearLoginAttempts, loginAttempt, returnAttempt, takeAttempt } from '../store/accounts.ts';
 import type { Database } from '../store/schema.ts';
 import { errors } from './errors.ts';
 
-// Failed sign-ins are counted per email and per client address, in the database so every process of the
-// service shares them: past the limit within the window, that email (or address) is refused until the
-// lock ends, whatever the password. A wider limit for addresses, since many people may share one.
+// Sign-in attempts are counted in the database, so every process of the service shares them, and each is
+// counted BEFORE its password is checked: parallel guesses cannot all be judged before the first failure
+// is recorded. A success gives its attempt back. Three counts, so that a stranger cannot lock someone out:
+// - an email from one client address: 5 attempts lock that pair (the guesser, not the account's owner);
+// - a client address: 30, whatever the emails (spraying one password over many accounts);
+// - an email from anywhere: 100, a guesser spread over many addresses (20 at least, given the pair's limit).
 const WINDOW_MS = 15 * 60_000;
 const LOCK_MS = 15 * 60_000;
-const LIMITS = { email: 5, address: 30 } as const;
+const LIMITS = { pair: 5, address: 30, email: 100 } as const;
 
-type Subject = { kind: keyof typeof LIMITS; value: string };
+export type AttemptKind = keyof typeof LIMITS;
+type Subject = { kind: AttemptKind; key: string };
 
-const keyOf = (s: Subject) => `${s.kind}:${s.value.toLowerCase()}`;
+/** The counts one sign-in attempt takes from. */
+export function signInSubjects(email: string, address: string): Subject[] {
+  const e = email.trim().toLowerCase();
+  const a = address.toLowerCase();
+  return [
+    { kind: 'pair', key: `pair:${e}|${a}` },
+    { kind: 'address', key: `address:${a}` },
+    { kind: 'email', key: `email:${e}` },
+  ];
+}
 
-/** Refuses (429 SIGN_IN_LOCKED) while any of the subjects is locked. */
-export async function assertSignInAllowed(db: Kysely<Database>, subjects: Subject[], now = Date.now()): Promise<void> {
+/** Counts a rate-limited action in every subject, or refuses it (429 from `refuse`) when any is at its limit. */
+export async function takeAttempts(
+  db: Kysely<Database>,
+  subjects: { key: string; limit: number }[],
+  refuse: (retryAfterSeconds: number) => Error,
+  options: { windowMs: number; lockMs: number; now?: number },
+): Promise<void> {
+  const now = options.now ?? Date.now();
+  const at = { now: new Date(now).toISOString(), windowStart: new Date(now - options.windowMs).toISOString(), lockedUntil: new Date(now + options.lockMs).toISOString() };
+  const taken: typeof subjects = [];
   for (const subject of subjects) {
-    const attempt = await loginAttempt(db, keyOf(subject));
-    const until = attempt?.locked_until ? Date.parse(attempt.locked_until) : 0;
-    if (until > now) throw errors.signInLocked(Math.ceil((until - now) / 1000));
+    if (await takeAttempt(db, subject.key, subject.limit, at)) {
+      taken.push(subject);
+      continue;
+    }
+    for (const t of taken) await returnAttempt(db, t.key, t.limit);
+    const row = await loginAttempt(db, subject.key);
+    const until = row?.locked_until ? Date.parse(row.locked_until) : now + options.lockMs;
+    throw refuse(Math.max(1, Math.ceil((until - now) / 1000)));
   }
 }
 
-export async function recordSignInFailure(db: Kysely<Database>, subjects: Subject[], now = Date.now()): Promise<void> {
-  for (const subject of subjects) {
-    const key = keyOf(subject);
-    const attempt = await loginAttempt(db, key);
-    const fresh = !attempt || now - Date.parse(attempt.window_started_at) > WINDOW_MS;
-    const failures = fresh ? 1 : attempt.failures + 1;
-    await saveLoginAttempt(db, {
-      subject: key,
-      failures,
-      window_started_at: fresh ? new Date(now).toISOString() : attempt.window_started_at,
-      locked_until: failures >= LIMITS[subject.kind] ? new Date(now + LOCK_MS).toISOString() : null,
-    });
-  }
+/** Takes one attempt from each count, or refuses with 429 SIGN_IN_LOCKED while any is locked. */
+export async function reserveSignIn(db: Kysely<Database>, subjects: Subject[], now = Date.now()): Promise<void> {
+  await takeAttempts(db, subjects.map((s) => ({ key: s.key, limit: LIMITS[s.kind] })), errors.signInLocked, { windowMs: WINDOW_MS, lockMs: LOCK_MS, now });
 }
 
-/** A successful sign-in clears the email's count (not the address's: one good password must not unlock guessing at others). */
-export async function recordSignInSuccess(db: Kysely<Database>, email: string): Promise<void> {
-  await clearLoginAttempts(db, keyOf({ kind: 'email', value: email }));
+/**
+ * A successful sign-in gives its attempt back and clears the failures of that email from that address;
+ * the address's and the email's other failures stay (one good password must not unlock guessing at others).
+ */
+export async function signInSucceeded(db: Kysely<Database>, subjects: Subject[]): Promise<void> {
+  for (const subject of subjects) {
+    if (subject.kind === 'pair') await clearLoginAttempts(db, subject.key);
+    else await returnAttempt(db, subject.key, LIMITS[subject.kind]);
+  }
 }

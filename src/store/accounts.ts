@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database, DeviceAuthorizationRow, LoginAttemptsTable, Role, UserRow, UserSessionsTable } from './schema.ts';
 import type { OrganizationName } from './api-keys.ts';
 import { isPostgres } from './dialect.ts';
@@ -136,12 +136,38 @@ export async function loginAttempt(db: Kysely<Database>, subject: string): Promi
   return db.selectFrom('login_attempts').selectAll().where('subject', '=', subject).executeTakeFirst();
 }
 
-export async function saveLoginAttempt(db: Kysely<Database>, attempt: LoginAttemptsTable): Promise<void> {
-  await db
-    .insertInto('login_attempts')
-    .values(attempt)
-    .onConflict((oc) => oc.column('subject').doUpdateSet({ failures: attempt.failures, window_started_at: attempt.window_started_at, locked_until: attempt.locked_until }))
-    .execute();
+/**
+ * Counts one attempt for the subject in a single guarded statement, so parallel attempts cannot all pass:
+ * refused (false) while the subject is locked or already has `limit` attempts in its window. The attempt
+ * that reaches the limit locks the subject until `lockedUntil`. A window older than `windowStart` starts afresh.
+ */
+export async function takeAttempt(
+  db: Kysely<Database>,
+  subject: string,
+  limit: number,
+  at: { now: string; windowStart: string; lockedUntil: string },
+): Promise<boolean> {
+  const stale = sql`login_attempts.window_started_at <= ${at.windowStart}`;
+  const counted = sql`case when ${stale} then 1 else login_attempts.failures + 1 end`;
+  const result = await sql<{ failures: number }>`
+    insert into login_attempts (subject, failures, window_started_at, locked_until)
+    values (${subject}, 1, ${at.now}, ${limit <= 1 ? at.lockedUntil : null})
+    on conflict (subject) do update set
+      failures = ${counted},
+      window_started_at = case when ${stale} then ${at.now} else login_attempts.window_started_at end,
+      locked_until = case when ${counted} >= ${limit} then ${at.lockedUntil} else null end
+    where (login_attempts.locked_until is null or login_attempts.locked_until <= ${at.now})
+      and (${stale} or login_attempts.failures < ${limit})
+    returning failures`.execute(db);
+  return result.rows.length === 1;
+}
+
+/** Gives back one attempt taken by takeAttempt (it turned out not to count), lifting the lock it may have set. */
+export async function returnAttempt(db: Kysely<Database>, subject: string, limit: number): Promise<void> {
+  await sql`update login_attempts set
+      failures = case when failures > 0 then failures - 1 else 0 end,
+      locked_until = case when failures - 1 < ${limit} then null else locked_until end
+    where subject = ${subject}`.execute(db);
 }
 
 export async function clearLoginAttempts(db: Kysely<Database>, subject: string): Promise<void> {
