@@ -3,6 +3,8 @@
 // comes from a loopback stand-in registry (npm regenerates its locks against it too).
 import pep440 from '@renovatebot/pep440';
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createDependencyFixer } from '../src/fixing/fixers/dependency-fixer.ts';
 import { fixerFor } from '../src/fixing/fixers/index.ts';
@@ -246,6 +248,104 @@ describe('dependency fixer: npm', () => {
     } finally {
       delete process.env.BULWARK_TEST_NPMRC_LEAK;
     }
+  });
+
+  describe("npm regenerates the lock sealed from the repository's choice of hosts", () => {
+    let attacker: { url: string; requests: string[]; close(): Promise<void> };
+    before(async () => {
+      const requests: string[] = [];
+      const server = http.createServer((request, response) => {
+        requests.push(`${request.method} ${request.url}`);
+        response.writeHead(502).end();
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      attacker = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+    });
+    after(() => attacker.close());
+    const target = finding('package-lock.json', 'lodash', 'npm', '4.17.20', '4.17.21');
+    const withDependency = (name: string, spec: string) => {
+      const manifest = JSON.parse(packageJson);
+      manifest.dependencies[name] = spec;
+      return JSON.stringify(manifest, null, 2) + '\n';
+    };
+    const assertUntouched = (lockText: string) => {
+      assert.deepEqual(attacker.requests, [], "the repository's host got no request");
+      assert.ok(!lockText.includes(attacker.url), "the lock names no address of the repository's choosing");
+    };
+
+    test("the repository's .npmrc (scope registry, proxy, registry) is not read: npm asks only the configured registry", async () => {
+      const scoped = await startRegistryStandIn({ npm: { ...REGISTRY_CATALOG.npm, '@acme/thing': { '1.0.0': {} } } });
+      try {
+        const fixer = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: scoped.url, npmUrl: scoped.url }) });
+        const workspace = workTree({
+          'package.json': withDependency('@acme/thing', '^1.0.0'),
+          'package-lock.json': lock,
+          '.npmrc': [`registry=${attacker.url}/`, `@acme:registry=${attacker.url}/`, `proxy=${attacker.url}/`, `https-proxy=${attacker.url}/`, 'noproxy=', ''].join('\n'),
+        });
+        const outcome = await fixer.apply(target, workspace);
+        assert.equal(outcome.fixed, true, outcome.note);
+        const written = read(workspace, 'package-lock.json');
+        assert.equal(JSON.parse(written).packages['node_modules/@acme/thing'].resolved, `${scoped.url}/@acme/thing/-/thing-1.0.0.tgz`);
+        assert.ok(scoped.requests.includes('/@acme%2fthing'), scoped.requests.join(' '));
+        assertUntouched(written);
+      } finally {
+        await scoped.close();
+      }
+    });
+
+    test('a dependency not taken from the registry (URL, git, git+file:, file:, link:, GitHub shorthand, alias to one) is refused with the reason', async () => {
+      const specs: [string, string][] = [
+        [`${attacker.url}/evil.tgz`, 'a URL'],
+        [`git+${attacker.url}/evil.git`, 'a git repository'],
+        ['git+file:///tmp/evil.git', 'a git repository'],
+        ['file:../evil', 'a local folder or file'],
+        ['link:../evil', 'a local folder or file'],
+        ['acme/evil#main', 'a hosted git repository'],
+        ['github:acme/evil', 'a hosted git repository'],
+        [`npm:evil@${attacker.url}/evil.tgz`, 'an alias to a URL'],
+      ];
+      for (const [spec, kind] of specs) {
+        const note = await refused({ 'package.json': withDependency('evil', spec), 'package-lock.json': lock }, target);
+        assert.equal(
+          note,
+          `lodash was not upgraded to 4.17.21: package.json takes evil from ${kind}, not from the registry; npm would fetch it from there while writing package-lock.json again, so the fix leaves it to be done by hand`,
+          spec,
+        );
+      }
+      assertUntouched('');
+    });
+
+    test("the lock's own entries: a resolved address, a transitive spec or a version 1 version outside the registry is refused", async () => {
+      const v3 = JSON.parse(lock);
+      v3.packages['node_modules/express'].resolved = `${attacker.url}/express-4.18.2.tgz`;
+      assert.match(await refused({ 'package.json': packageJson, 'package-lock.json': json(v3) }, target), /package-lock\.json's entry node_modules\/express is resolved from 127\.0\.0\.1:\d+ outside the registry, not from the registry/);
+      const transitive = JSON.parse(lock);
+      transitive.packages['node_modules/express'].dependencies.evil = `git+${attacker.url}/evil.git`;
+      assert.match(await refused({ 'package.json': packageJson, 'package-lock.json': json(transitive) }, target), /entry node_modules\/express takes evil from a git repository/);
+      const v1 = {
+        name: 'a',
+        lockfileVersion: 1,
+        dependencies: { lodash: { version: '4.17.20' }, evil: { version: `git+${attacker.url}/evil.git#abc` } },
+      };
+      assert.match(await refused({ 'package.json': json({ name: 'a', dependencies: { lodash: '^4.17.20' } }), 'package-lock.json': json(v1) }, target), /entry evil is a git repository/);
+      assertUntouched('');
+    });
+
+    test('a registry whose packuments give tarballs on another host: the lock npm wrote is refused, not kept', async () => {
+      const elsewhere = await startRegistryStandIn(REGISTRY_CATALOG, { tarballsAt: attacker.url });
+      try {
+        const fixer = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: elsewhere.url, npmUrl: elsewhere.url }) });
+        const files = { 'package.json': packageJson, 'package-lock.json': lock };
+        const workspace = workTree(files);
+        const outcome = await fixer.apply(target, workspace);
+        assert.deepEqual({ fixed: outcome.fixed, changedFiles: outcome.changedFiles }, { fixed: false, changedFiles: [] });
+        assert.match(outcome.note, /: npm wrote a lock in which package-lock\.json's entry node_modules\/\S+ is resolved from 127\.0\.0\.1:\d+ outside the registry, and a fix does not bring in packages from another host$/);
+        for (const [file, text] of Object.entries(files)) assert.equal(read(workspace, file), text);
+        assertUntouched(read(workspace, 'package-lock.json'));
+      } finally {
+        await elsewhere.close();
+      }
+    });
   });
 
   test('npm cannot reach the registry: refused with the reason, every file left as it was', async () => {

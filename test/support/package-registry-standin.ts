@@ -16,7 +16,8 @@ export interface RegistryStandIn {
 
 const normalize = (name: string) => name.toLowerCase().replace(/[-_.]+/g, '-');
 
-export async function startRegistryStandIn(catalog: { pypi?: PypiCatalog; npm?: NpmCatalog }): Promise<RegistryStandIn> {
+/** `tarballsAt`: the address packuments give tarballs under (default: the stand-in's own), as a registry answering for another host would. */
+export async function startRegistryStandIn(catalog: { pypi?: PypiCatalog; npm?: NpmCatalog }, options: { tarballsAt?: string } = {}): Promise<RegistryStandIn> {
   const pypi = new Map(Object.entries(catalog.pypi ?? {}).map(([name, releases]) => [normalize(name), { name, releases }]));
   const requests: string[] = [];
   const server = http.createServer((request, response) => {
@@ -41,7 +42,7 @@ export async function startRegistryStandIn(catalog: { pypi?: PypiCatalog; npm?: 
     const name = decodeURIComponent(url.pathname.slice(1));
     const versions = catalog.npm?.[name];
     if (!versions) return send(404, { error: 'Not found' });
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const base = options.tarballsAt ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const manifests = Object.entries(versions).map(([version, dependencies]) => [
       version,
       {
