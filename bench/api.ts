@@ -175,7 +175,7 @@ async function seed(store: Store, o: Options): Promise<Seeded> {
     await insertUnit(
       db,
       { id, org_id: org.id, name: `repo-${r}`, description: null, archived: 0, created_at: created, updated_at: created },
-      [{ id: sourceId, unit_id: id, position: 0, provider: 'github', full_name: `bench/repo-${r}`, default_branch: 'main', html_url: null, clone_url: `https://github.com/bench/repo-${r}.git`, token_ciphertext: null, created_at: created }],
+      [{ id: sourceId, unit_id: id, position: 0, provider: 'github', full_name: `bench/repo-${r}`, default_branch: 'main', html_url: null, clone_url: `https://github.com/bench/repo-${r}.git`, token_ciphertext: null, token_changed_at: null, created_at: created }],
     );
     const batches = [newId(), newId()];
     for (const [b, batchId] of batches.entries()) {

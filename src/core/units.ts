@@ -77,6 +77,7 @@ export async function addUnit(
       html_url: spec.htmlUrl ?? (spec.cloneUrl ? null : urls.htmlUrl),
       clone_url: spec.cloneUrl ?? urls.cloneUrl,
       token_ciphertext: spec.token ? tokenBox.seal(spec.token) : null,
+      token_changed_at: spec.token ? now : null,
       created_at: now,
     };
   });

@@ -52,6 +52,8 @@ export interface SourceReposTable {
   html_url: string | null;
   clone_url: string;
   token_ciphertext: string | null;
+  /** When the access token was last set, replaced or removed; null when none was ever stored. */
+  token_changed_at: string | null;
   created_at: string;
 }
 

@@ -61,3 +61,21 @@ export async function setUnitArchivedFlag(db: Kysely<Database>, unitId: string, 
   if (Number(result.numUpdatedRows) === 0) return undefined;
   return db.selectFrom('units').selectAll().where('id', '=', unitId).executeTakeFirst();
 }
+
+/** Stores a source repository's sealed access token (null removes it); the updated row, or undefined when the source is not the unit's. */
+export async function setSourceTokenCiphertext(
+  db: Kysely<Database>,
+  unitId: string,
+  sourceId: string,
+  ciphertext: string | null,
+  at: string,
+): Promise<SourceRepoRow | undefined> {
+  const result = await db
+    .updateTable('source_repos')
+    .set({ token_ciphertext: ciphertext, token_changed_at: at })
+    .where('id', '=', sourceId)
+    .where('unit_id', '=', unitId)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return undefined;
+  return db.selectFrom('source_repos').selectAll().where('id', '=', sourceId).executeTakeFirst();
+}
