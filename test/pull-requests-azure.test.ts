@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { defaultBranchName } from '../src/scm/pull-requests/branch-name.ts';
-import { PullRequestError } from '../src/core/pull-request-errors.ts';
+import { PullRequestError, PullRequestTokenError } from '../src/core/pull-request-errors.ts';
 import { startAzureDevOpsStandIn, type StandIn } from './support/code-host-standins.ts';
 import { commitsOnTop, createPullRequestFixture, FIXED_CONFIG, type PullRequestFixture } from './support/pull-request-fixture.ts';
 
@@ -105,12 +105,13 @@ describe('pull requests on Azure DevOps', () => {
     }
   });
 
-  test('a PAT Azure DevOps does not accept is a 401 during discovery, reported without the token', async () => {
+  test('a PAT Azure DevOps does not accept is a 401 during discovery, reported as a refused token without the token', async () => {
     const other = await startAzureDevOpsStandIn({ token: 'the-right-pat', repos: { [FULL_NAME]: fx.remote.dir } });
     try {
       await assert.rejects(fx.opener({ azureDevOpsUrl: other.url }).open(fx.fixView(), fx.unit, { branch_name: 'bulwark/az-401' }), (error: Error) => {
-        assert.ok(error instanceof PullRequestError);
-        assert.match(error.message, /Azure DevOps refused the pull request \(401\): TF400813: .* \(the stored access token was not accepted\)$/);
+        assert.ok(error instanceof PullRequestTokenError);
+        assert.equal(error.problem, 'rejected');
+        assert.match(error.message, /Azure DevOps refused the pull request \(401\): TF400813: .* \(the stored access token was not accepted\)\. Store a token/);
         assert.ok(!error.message.includes(TOKEN));
         assert.ok(!error.message.includes(basic.slice(6)));
         return true;

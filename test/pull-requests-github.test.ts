@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { BodyValueError } from '../src/core/errors.ts';
-import { BranchExistsError, PullRequestError } from '../src/core/pull-request-errors.ts';
+import { BranchExistsError, PullRequestError, PullRequestTokenError } from '../src/core/pull-request-errors.ts';
 import { defaultBranchName } from '../src/scm/pull-requests/branch-name.ts';
 import { startGitHubStandIn, unreachableUrl, type StandIn } from './support/code-host-standins.ts';
 import { commitsOnTop, createPullRequestFixture, FIXED_CONFIG, type PullRequestFixture } from './support/pull-request-fixture.ts';
@@ -136,13 +136,14 @@ describe('pull requests on GitHub', () => {
     assert.equal(fx.remote.branch(branch), pushedCommit, 'nothing was pushed over it');
   });
 
-  test('a token GitHub does not accept gives 401 in a clear message that does not contain it', async () => {
+  test('a token GitHub does not accept is a refused token, in a clear message that does not contain it', async () => {
     const other = await startGitHubStandIn({ token: 'ghp_the_right_one', repos: { 'acme/api': fx.remote.dir } });
     try {
       await assert.rejects(fx.opener({ githubApiUrl: other.url }).open(fx.fixView(), fx.unit, { branch_name: 'bulwark/bad-token' }), (error: Error) => {
-        assert.ok(error instanceof PullRequestError);
-        assert.match(error.message, /but the pull request could not be opened: GitHub refused the pull request \(401\): Bad credentials \(the stored access token was not accepted\)$/);
-        assert.equal(error.status, 401);
+        assert.ok(error instanceof PullRequestTokenError);
+        assert.equal(error.problem, 'rejected');
+        assert.equal(error.branchPushed, true);
+        assert.match(error.message, /but the pull request could not be opened: GitHub refused the pull request \(401\): Bad credentials \(the stored access token was not accepted\)\. Store a token/);
         tokenFree(error);
         return true;
       });
@@ -241,8 +242,8 @@ describe('pull requests on GitHub', () => {
     const tokenless = await createPullRequestFixture({ provider: 'github', fullName: 'acme/api', token: null });
     try {
       await assert.rejects(tokenless.opener({ githubApiUrl: github.url }).open(tokenless.fixView(), tokenless.unit, {}), (error: Error) => {
-        assert.ok(error instanceof PullRequestError);
-        assert.equal(error.stage, 'setup');
+        assert.ok(error instanceof PullRequestTokenError);
+        assert.equal(error.problem, 'missing');
         assert.match(error.message, /^No access token is stored for the GitHub repository acme\/api/);
         return true;
       });

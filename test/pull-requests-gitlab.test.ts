@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { BodyValueError } from '../src/core/errors.ts';
 import { defaultBranchName } from '../src/scm/pull-requests/branch-name.ts';
-import { BranchExistsError, PullRequestError } from '../src/core/pull-request-errors.ts';
+import { BranchExistsError, PullRequestError, PullRequestTokenError } from '../src/core/pull-request-errors.ts';
 import { startGitLabStandIn, type StandIn } from './support/code-host-standins.ts';
 import { commitsOnTop, createPullRequestFixture, FIXED_CONFIG, type PullRequestFixture } from './support/pull-request-fixture.ts';
 
@@ -97,12 +97,13 @@ describe('merge requests on GitLab', () => {
     }
   });
 
-  test('a token GitLab does not accept gives 401 without the token in the message', async () => {
+  test('a token GitLab does not accept is a refused token, without the token in the message', async () => {
     const other = await startGitLabStandIn({ token: 'glpat-the-right-one', repos: { [FULL_NAME]: fx.remote.dir } });
     try {
       await assert.rejects(fx.opener({ gitlabUrl: other.url }).open(fx.fixView(), fx.unit, { branch_name: 'bulwark/gl-401' }), (error: Error) => {
-        assert.ok(error instanceof PullRequestError);
-        assert.match(error.message, /GitLab refused the merge request \(401\): 401 Unauthorized \(the stored access token was not accepted\)$/);
+        assert.ok(error instanceof PullRequestTokenError);
+        assert.equal(error.problem, 'rejected');
+        assert.match(error.message, /GitLab refused the merge request \(401\): 401 Unauthorized \(the stored access token was not accepted\)\. Store a token/);
         assert.ok(!error.message.includes(TOKEN));
         return true;
       });

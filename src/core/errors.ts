@@ -72,6 +72,10 @@ export const errors = {
     (_checkIds, findingIds) => (findingIds.length ? { finding_ids: findingIds } : {}),
   ),
   prProviderUnavailable: defineError('PR_PROVIDER_UNAVAILABLE', 409, () => 'No code-host integration is configured to open pull requests'),
+  /** No usable access token is stored for the fix's source repository; nothing was pushed and the fix keeps its status. */
+  prTokenMissing: defineError('PR_TOKEN_MISSING', 409, said),
+  /** The code host refused the source's access token (401/403, or git's authentication failure); the fix keeps its status. */
+  prTokenRejected: defineError('PR_TOKEN_REJECTED', 409, said),
   branchExists: defineError('BRANCH_EXISTS', 409, (branch: string, repository: string) =>
     `Branch "${branch}" already exists in ${repository} with other changes; choose another branch_name or delete the branch`),
   /** A request with the same Idempotency-Key is still being worked on (the IETF idempotency-key draft's 409). */

@@ -401,6 +401,7 @@ async function openClaimed(
     if (!(error instanceof PullRequestError)) throw error;
     await moveFix(db, view.fix.id, 'pr_creation_failed', { error_message: error.message }, onThisRun);
     // The fix stays retryable; src/http/errors.ts answers 502 PR_CREATION_FAILED, or 504 PR_TIMEOUT past the deadline.
+    // A missing or refused token (PullRequestTokenError) is the caller's to fix: the fix keeps its status.
     throw error;
   }
   const rows: FixPullRequestRow[] = opened.map((pr) => ({ ...pr, id: newId(), fix_id: view.fix.id }));

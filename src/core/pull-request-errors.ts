@@ -56,3 +56,26 @@ export class BranchExistsError extends Error {
     this.repository = repository;
   }
 }
+
+/** `missing`: no usable token is stored for the source; `rejected`: the code host refused the token (401/403). */
+export type TokenProblem = 'missing' | 'rejected';
+
+/**
+ * The source's access token is missing, or the code host refused it. The caller can fix this (store a
+ * token with the rights to push and open pull requests) and retry, so the fix keeps its status; the
+ * message names the repository and never contains a token.
+ */
+export class PullRequestTokenError extends Error {
+  readonly problem: TokenProblem;
+  readonly provider: string;
+  /** Whether the fix's branch is on the code host (the host refused the token only when asked to open the pull request). */
+  readonly branchPushed: boolean;
+
+  constructor(problem: TokenProblem, message: string, details: { provider: string; branchPushed?: boolean }) {
+    super(message);
+    this.name = 'PullRequestTokenError';
+    this.problem = problem;
+    this.provider = details.provider;
+    this.branchPushed = details.branchPushed ?? false;
+  }
+}

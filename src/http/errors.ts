@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, BodyValueError, errors } from '../core/errors.ts';
-import { BranchExistsError, PullRequestError } from '../core/pull-request-errors.ts';
+import { BranchExistsError, PullRequestError, PullRequestTokenError } from '../core/pull-request-errors.ts';
 import { maskCredentials, redactCredentials } from './redact.ts';
 import { mayHoldNul, nulCharacterError, toFastApiErrors, type FastApiError } from './validation.ts';
 
@@ -14,6 +14,7 @@ export function apiErrorOf(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
   if (error instanceof PullRequestError) return error.timedOut ? errors.prTimeout(error.message) : errors.prCreationFailed(error.message);
   if (error instanceof BranchExistsError) return errors.branchExists(error.branch, error.repository);
+  if (error instanceof PullRequestTokenError) return error.problem === 'missing' ? errors.prTokenMissing(error.message) : errors.prTokenRejected(error.message);
   return undefined;
 }
 

@@ -4,6 +4,7 @@ import { createApiKey } from '../../src/core/api-keys.ts';
 import { createOrganization } from '../../src/core/organizations.ts';
 import { SCOPES, type Scope } from '../../src/core/scopes.ts';
 import { addUnit, type Unit } from '../../src/core/units.ts';
+import type { PullRequestOpener } from '../../src/core/fixes.ts';
 import { parseSourceSpec } from '../../src/core/source-repos.ts';
 import { TokenBox } from '../../src/crypto/token-box.ts';
 import type { CloneUrlPolicy } from '../../src/scm/clone-url.ts';
@@ -34,6 +35,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Tell the API an LLM agent is configured (refinements need one). */
   agentConfigured?: boolean;
+  /** Opens the pull requests of fixes (say, against code-host stand-ins). */
+  pullRequests?: PullRequestOpener;
   /** Where the app writes its log lines (at `info` level); no logging without one. */
   logStream?: NodeJS.WritableStream;
   /** Receives the scan and fix workers' log lines. */
@@ -73,7 +76,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     store: database.store,
     dispatchBatch: services?.dispatchBatch,
     dispatchFix: services?.dispatchFix,
-    pullRequests: services?.pullRequests,
+    pullRequests: options.pullRequests ?? services?.pullRequests,
     agentConfigured: options.agentConfigured ?? services?.agentConfigured,
     hasFixer: services?.hasFixer,
     logger: options.logStream ? { level: 'info', stream: options.logStream } : false,

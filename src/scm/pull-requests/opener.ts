@@ -1,7 +1,7 @@
 import type { CodeHostSettings } from '../../config.ts';
 import { BodyValueError } from '../../core/errors.ts';
 import { fixReport, type FixView, type PullRequestInput, type PullRequestOpener } from '../../core/fixes.ts';
-import { BranchExistsError, PullRequestError, type PullRequestStage } from '../../core/pull-request-errors.ts';
+import { BranchExistsError, PullRequestError, PullRequestTokenError, type PullRequestStage } from '../../core/pull-request-errors.ts';
 import type { Unit } from '../../core/units.ts';
 import type { TokenBox } from '../../crypto/token-box.ts';
 import type { FindingRow, FixPullRequestRow } from '../../store/schema.ts';
@@ -9,7 +9,7 @@ import type { CheckoutCache } from '../checkout-cache.ts';
 import { scrub } from '../git-command.ts';
 import { commitMessage, pullRequestBody, pullRequestTitle, type PullRequestContent } from './body.ts';
 import { defaultBranchName, InvalidBranchNameError, validateBranchName } from './branch-name.ts';
-import { lazyCodeHostClient, providerLabel, type CodeHostClient } from './code-host.ts';
+import { gitRefusedToken, hostRefusedToken, lazyCodeHostClient, providerLabel, type CodeHostClient } from './code-host.ts';
 import { FixBranchError, pushFixBranch, type CommitIdentity, type FixBranch } from './fix-branch.ts';
 
 export interface PullRequestOpenerDeps {
@@ -77,7 +77,9 @@ async function branchFor(fixId: string, requested: string | null | undefined): P
  * an earlier attempt pushed.
  *
  * Refusals: an invalid `branch_name` is a `BodyValueError` (422); a branch that already exists with other
- * content is a `BranchExistsError` (nothing changed); every other failure is a `PullRequestError` whose
+ * content is a `BranchExistsError` (nothing changed); no usable stored token, or a token the host refuses
+ * (git's authentication failure, an API answer of 401 or 403), is a `PullRequestTokenError` (nothing is
+ * pushed without a token); every other failure is a `PullRequestError` whose
  * message says what happened, including when the branch was pushed but the pull request was not opened,
  * and when the whole attempt ran past `deadlineMs` (`timedOut`: the attempt's git commands and API call
  * are aborted). No message contains a token.
@@ -99,14 +101,18 @@ export function createPullRequestOpener(deps: PullRequestOpenerDeps): PullReques
 
       const client = clients[provider];
       if (!client) throw setupFailure(`Pull requests cannot be opened on ${provider} repositories`);
+      const tokenMissing = (message: string) => new PullRequestTokenError('missing', message, { provider });
       if (!source.token_ciphertext) {
-        throw setupFailure(`No access token is stored for the ${where}; opening a pull request needs one that can push branches and open pull requests`);
+        throw tokenMissing(
+          `No access token is stored for the ${where}; opening a pull request needs one that can push branches and open pull requests. ` +
+            'Store one (console: the repository\'s page; CLI: bulwark repo token set) and try again',
+        );
       }
       let token: string;
       try {
         token = deps.tokenBox.open(source.token_ciphertext);
       } catch {
-        throw setupFailure(`The access token stored for the ${where} cannot be decrypted (was BULWARK_ENCRYPTION_KEY changed?); store the token again`);
+        throw tokenMissing(`The access token stored for the ${where} cannot be decrypted (was BULWARK_ENCRYPTION_KEY changed?); store the token again`);
       }
 
       // The deadline covers everything that talks to the code host; when it passes, the attempt's git
@@ -155,7 +161,11 @@ export function createPullRequestOpener(deps: PullRequestOpenerDeps): PullReques
           if (error.failure === 'branch_exists') throw new BranchExistsError(branch, `the ${where}`);
           const failed = error.failure === 'checkout' ? 'checkout' : error.failure === 'patch' ? 'patch' : 'push';
           const what = failed === 'push' ? `Could not push branch "${branch}" to the ${where}` : `Could not prepare branch "${branch}" for the ${where}`;
-          throw new PullRequestError(`${what}: ${scrub(error.message, [token])}`, { stage: failed, provider });
+          const message = `${what}: ${scrub(error.message, [token])}`;
+          if (failed !== 'patch' && gitRefusedToken(error.message)) {
+            throw new PullRequestTokenError('rejected', `${message}. The access token was refused; store one that can push branches and try again`, { provider });
+          }
+          throw new PullRequestError(message, { stage: failed, provider });
         }
         stage = 'pull_request';
         attempt.signal.throwIfAborted();
@@ -167,7 +177,14 @@ export function createPullRequestOpener(deps: PullRequestOpenerDeps): PullReques
           const reason = scrub(error instanceof Error ? error.message : String(error), [token]);
           const status = error instanceof PullRequestError ? error.status : null;
           const state = pushed.reused ? 'is on' : 'was pushed to';
-          throw new PullRequestError(`Branch "${branch}" ${state} the ${where}, but the pull request could not be opened: ${reason}`, {
+          const message = `Branch "${branch}" ${state} the ${where}, but the pull request could not be opened: ${reason}`;
+          if (status !== null && hostRefusedToken(status, reason)) {
+            throw new PullRequestTokenError('rejected', `${message}. Store a token that can open pull requests and try again with the same branch_name`, {
+              provider,
+              branchPushed: true,
+            });
+          }
+          throw new PullRequestError(message, {
             stage: 'pull_request',
             provider,
             status,
