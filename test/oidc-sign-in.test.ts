@@ -92,24 +92,46 @@ describe('OpenID Connect sign-in', () => {
     provider.signInAs({ sub: 'u-2', email: 'unverified@example.com', email_verified: false });
     const unverified = await signInThroughProvider();
     assert.equal(unverified.session, undefined);
-    assert.match(decodeURIComponent(unverified.location), /not verified/);
+    assert.equal(unverified.location, '/login?error=unverified_email', 'the page shows its own message for the code');
+
+    // Without the claim at all, the address is not taken as verified: the password account of that email stays out of reach.
+    const owner = await createUser(database.store.db, { email: 'owner@example.com', password: 'a long owner passphrase' });
+    const ownedOrg = await createOrganization(database.store.db, { name: 'Owned Org', slug: 'owned-org' });
+    await setMembership(database.store.db, ownedOrg.id, owner.id, 'owner');
+    provider.signInAs({ sub: 'u-4', email: 'owner@example.com' });
+    const unclaimed = await signInThroughProvider();
+    assert.equal(unclaimed.session, undefined);
+    assert.equal(unclaimed.location, '/login?error=unverified_email');
 
     await createUser(database.store.db, { email: 'gone@example.com', password: null });
     await setUserDisabled(database.store.db, 'gone@example.com', true);
     provider.signInAs({ sub: 'u-3', email: 'gone@example.com', email_verified: true });
-    assert.equal((await signInThroughProvider()).session, undefined);
+    const disabled = await signInThroughProvider();
+    assert.equal(disabled.session, undefined);
+    assert.equal(disabled.location, '/login?error=account_disabled');
 
     const noCookie = await app.inject({ method: 'GET', url: '/console/api/oidc/callback?code=x&state=y' });
-    assert.match(String(noCookie.headers.location), /^\/login\?error=/);
+    assert.equal(noCookie.headers.location, '/login?error=sign_in_expired');
   });
 
-  test('a return path to another site is not followed', async () => {
+  test('a return path to another site, or holding tabs, line breaks or backslashes, is not followed and never fails the sign-in', async () => {
     provider.signInAs({ sub: 'u-9', email: 'redirect@example.com', email_verified: true });
-    const start = await app.inject({ method: 'GET', url: '/console/api/oidc/start?return_to=//evil.example/x' });
-    const pending = cookieOf(start.headers['set-cookie'], 'bulwark_oidc');
-    const atProvider = await fetch(String(start.headers.location), { redirect: 'manual' });
-    const callback = new URL(atProvider.headers.get('location')!);
-    const back = await app.inject({ method: 'GET', url: `${callback.pathname}${callback.search}`, headers: { cookie: pending! } });
-    assert.equal(back.headers.location, '/');
+    const returnTo = async (raw: string) => {
+      const start = await app.inject({ method: 'GET', url: `/console/api/oidc/start?return_to=${raw}` });
+      assert.equal(start.statusCode, 302, raw);
+      const pending = cookieOf(start.headers['set-cookie'], 'bulwark_oidc');
+      const atProvider = await fetch(String(start.headers.location), { redirect: 'manual' });
+      const callback = new URL(atProvider.headers.get('location')!);
+      const back = await app.inject({ method: 'GET', url: `${callback.pathname}${callback.search}`, headers: { cookie: pending! } });
+      assert.equal(back.statusCode, 302, raw);
+      assert.ok(cookieOf(back.headers['set-cookie'], 'bulwark_session'), raw);
+      return back.headers.location;
+    };
+    // As written in the query string: %09 a tab, %0A a line break, %5C a backslash, %252F a slash once decoded.
+    for (const raw of ['//evil.example/x', '/%09/evil.example', '%2F%2Fevil.example', '/%5Cevil.example', '/%0A/evil.example', '/x%0D%0ASet-Cookie:%20a=b',
+      '/%2509/evil.example', 'javascript:alert(1)', 'https://evil.example/', '/%20/evil.example']) {
+      assert.equal(await returnTo(raw), '/', raw);
+    }
+    assert.equal(await returnTo('/orgs/o1/findings%3Fseverity%3Dhigh'), '/orgs/o1/findings?severity=high');
   });
 });

@@ -25,7 +25,17 @@ export interface ProvidedIdentity {
   name: string | null;
 }
 
-export class OidcError extends Error {}
+/** Why a sign-in through the provider failed, as the sign-in page names it (it shows a fixed message per reason). */
+export type OidcFailure = 'provider_unreachable' | 'provider_refused' | 'no_email' | 'unverified_email';
+
+export class OidcError extends Error {
+  readonly reason: OidcFailure;
+
+  constructor(reason: OidcFailure, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
 
 const LOOPBACK = /^(?:localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
 
@@ -52,7 +62,7 @@ export class OidcSignIn {
         .discovery(issuer, this.settings.clientId, this.settings.clientSecret, undefined, insecure ? { execute: [client.allowInsecureRequests] } : undefined)
         .catch((error: unknown) => {
           this.configuration = undefined;
-          throw new OidcError(`The identity provider ${this.settings.issuer} could not be reached: ${(error as Error).message}`);
+          throw new OidcError('provider_unreachable', `The identity provider ${this.settings.issuer} could not be reached: ${(error as Error).message}`);
         });
     }
     return this.configuration;
@@ -86,11 +96,12 @@ export class OidcSignIn {
       );
       claims = tokens.claims();
     } catch (error) {
-      throw new OidcError(`Sign-in through ${this.name} failed: ${(error as Error).message}`);
+      throw new OidcError('provider_refused', `Sign-in through ${this.name} failed: ${(error as Error).message}`);
     }
     const email = typeof claims?.email === 'string' ? claims.email : undefined;
-    if (!claims || !email) throw new OidcError(`${this.name} did not share an email address (the "email" scope)`);
-    if (claims.email_verified === false) throw new OidcError(`${this.name} has not verified the email address ${email}`);
+    if (!claims || !email) throw new OidcError('no_email', `${this.name} did not share an email address (the "email" scope)`);
+    // Only an address the provider says it verified names an account here: a missing claim is not a yes.
+    if (claims.email_verified !== true) throw new OidcError('unverified_email', `${this.name} has not verified the email address ${email}`);
     return { subject: claims.sub, email, name: typeof claims.name === 'string' ? claims.name : null };
   }
 }

@@ -1,13 +1,16 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../api/client.ts';
 import { Alert, AuthPage } from '../components/ui.tsx';
+import { signInErrorMessage } from '../lib/sign-in-errors.ts';
 import { useLoad } from '../lib/use-load.ts';
+import { safeReturnPath } from '../../../src/http/return-path.ts';
 import { navigate, useLocation } from '../router.tsx';
 import { useSession } from '../session.tsx';
 
-/** Only paths of this console are followed after signing in (never another site). */
+/** Only paths of this console are followed after signing in (never another site, nor this page again). */
 export function safeNext(value: string | null): string {
-  return value && /^\/(?![/\\])/.test(value) && !value.startsWith('/login') ? value : '/';
+  const path = safeReturnPath(value, window.location.origin);
+  return path.startsWith('/login') ? '/' : path;
 }
 
 /** `42 seconds`, or `15 minutes` for longer waits. */
@@ -29,8 +32,8 @@ export function LoginPage() {
   const methods = useLoad('sign-in-methods', () => api.GET('/console/api/sign-in-methods'));
   const oidc = methods.data?.oidc ?? null;
   const passwordAllowed = methods.data?.password ?? true;
-  // A failed single sign-on comes back here with its reason.
-  const returnedError = search.get('error');
+  // A failed single sign-on comes back here with the code of its reason.
+  const returnedError = signInErrorMessage(search.get('error'));
 
   useEffect(() => {
     if (status === 'signed-in') navigate(next, { replace: true });

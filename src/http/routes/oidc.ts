@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { signInWithIdentity } from '../../core/accounts.ts';
-import { OidcError, type OidcSignIn, type PendingSignIn } from '../../identity/oidc.ts';
+import { OidcError, type OidcFailure, type OidcSignIn, type PendingSignIn } from '../../identity/oidc.ts';
 import type { Store } from '../../store/database.ts';
 import { publicAddress } from '../public-address.ts';
+import { safeReturnPath } from '../return-path.ts';
 import { responses, typed } from '../route-kit.ts';
 import { setSessionCookie } from '../session.ts';
 
@@ -18,14 +19,17 @@ export const SignInMethods = Type.Object(
   { title: 'SignInMethods' },
 );
 
-/** A console path only: never another site (`//evil.example`, `https://…`). */
-const consolePath = (value: unknown) => (typeof value === 'string' && /^\/(?![/\\])/.test(value) ? value : '/');
+/**
+ * What the sign-in page is told when single sign-on fails: a code, never text, so nobody can write on the
+ * page with a link (console/src/lib/sign-in-errors.ts holds the message of each).
+ */
+export type SignInFailure = OidcFailure | 'sign_in_expired' | 'account_disabled';
 
 /** The sign-in page's choices, and OpenID Connect sign-in when BULWARK_OIDC_* is set. */
 export async function oidcRoutes(app: FastifyInstance, { store, oidc, publicUrl }: { store: Store; oidc: OidcSignIn | null; publicUrl: string | null }) {
   const api = typed(app);
   const redirectUri = (request: FastifyRequest) => publicAddress(request, publicUrl, CALLBACK);
-  const backToSignIn = (reply: FastifyReply, message: string) => reply.redirect(`/login?error=${encodeURIComponent(message)}`);
+  const backToSignIn = (reply: FastifyReply, failure: SignInFailure) => reply.redirect(`/login?error=${failure}`);
 
   api.get(
     '/console/api/sign-in-methods',
@@ -37,13 +41,13 @@ export async function oidcRoutes(app: FastifyInstance, { store, oidc, publicUrl 
 
   app.get('/console/api/oidc/start', { schema: { hide: true } }, async (request, reply) => {
     try {
-      const { url, pending } = await oidc.start(redirectUri(request), consolePath((request.query as Record<string, unknown>).return_to));
+      const { url, pending } = await oidc.start(redirectUri(request), safeReturnPath((request.query as Record<string, unknown>).return_to));
       reply.setCookie(PENDING_COOKIE, Buffer.from(JSON.stringify(pending)).toString('base64url'), pendingCookie);
       return reply.redirect(url);
     } catch (error) {
       if (!(error instanceof OidcError)) throw error;
       request.log.warn({ err: error }, 'OpenID Connect sign-in could not start');
-      return backToSignIn(reply, error.message);
+      return backToSignIn(reply, error.reason);
     }
   });
 
@@ -54,18 +58,18 @@ export async function oidcRoutes(app: FastifyInstance, { store, oidc, publicUrl 
     try {
       pending = JSON.parse(Buffer.from(raw ?? '', 'base64url').toString('utf8'));
     } catch {
-      return backToSignIn(reply, 'The sign-in took too long or was started in another browser; try again');
+      return backToSignIn(reply, 'sign_in_expired');
     }
-    if (!pending?.state) return backToSignIn(reply, 'The sign-in took too long or was started in another browser; try again');
+    if (!pending?.state) return backToSignIn(reply, 'sign_in_expired');
     try {
       const identity = await oidc.finish(new URL(request.url, redirectUri(request)), redirectUri(request), pending);
       const { token } = await signInWithIdentity(store.db, identity);
       setSessionCookie(reply, token);
-      return reply.redirect(consolePath(pending.returnTo));
+      return reply.redirect(safeReturnPath(pending.returnTo));
     } catch (error) {
       if (!(error instanceof OidcError) && (error as { statusCode?: number }).statusCode !== 401) throw error;
       request.log.warn({ err: error }, 'OpenID Connect sign-in refused');
-      return backToSignIn(reply, (error as Error).message);
+      return backToSignIn(reply, error instanceof OidcError ? error.reason : 'account_disabled');
     }
   });
 }
