@@ -8,12 +8,14 @@ import {
   insertApiKey,
   setApiKeyLastUsedAt,
   setApiKeyRevokedAt,
+  type KeyCreator,
   type StoredApiKey,
 } from '../store/api-keys.ts';
 import type { ChangeEpoch } from '../store/change-epoch.ts';
 import type { Database } from '../store/schema.ts';
 import { VersionedCache } from '../store/versioned-cache.ts';
 import type { Principal } from './principal.ts';
+import { scopesOf } from './roles.ts';
 import type { Scope } from './scopes.ts';
 
 /** What is shown of a key: everything but its hash. */
@@ -64,10 +66,25 @@ export async function authenticate(db: Kysely<Database>, presented: string): Pro
 async function principalOf(db: Kysely<Database>, hash: string): Promise<Principal | undefined> {
   const found = await apiKeyByHash(db, hash);
   if (!found || !usable(found.key, Date.now())) return undefined;
-  const { key, organization } = found;
+  const { organization, creator } = found;
+  const scopes = effectiveScopes(found.key.scopes, creator);
+  if (!scopes) return undefined;
+  const key = { ...found.key, scopes };
   const now = Date.now();
   if (lastUseDue(key, now)) await setApiKeyLastUsedAt(db, key.id, new Date(now).toISOString());
-  return { orgId: key.org_id, keyId: key.id, scopes: key.scopes, apiKey: key, organization };
+  return { orgId: key.org_id, keyId: key.id, scopes, apiKey: key, organization };
+}
+
+/**
+ * A key a person made acts for that person as they are now: refused (undefined) once their account is
+ * disabled or gone or they have left the organization, and holding no more than their current role
+ * allows. A key made by the operator (the admin CLI, no person) keeps its scopes.
+ */
+function effectiveScopes(scopes: Scope[], creator: KeyCreator | null): Scope[] | undefined {
+  if (!creator) return scopes;
+  if (!creator.exists || creator.disabled || !creator.role) return undefined;
+  const allowed = scopesOf(creator.role);
+  return scopes.filter((scope) => allowed.includes(scope));
 }
 
 /** Not revoked, and not past its expiry. */

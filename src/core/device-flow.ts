@@ -10,6 +10,7 @@ import {
   roleIn,
   setDevicePolledAt,
   updateDeviceAuthorization,
+  userById,
 } from '../store/accounts.ts';
 import type { Database, DeviceAuthorizationRow } from '../store/schema.ts';
 import { createApiKey } from './api-keys.ts';
@@ -70,6 +71,7 @@ export async function requestDeviceCode(db: Kysely<Database>, clientName: string
     approved_by_user_id: null,
     org_id: null,
     device_label: null,
+    requested_from: null,
   });
   return { deviceCode, userCode, expiresIn: DEVICE_CODE_LIFETIME_SECONDS, interval: POLL_INTERVAL_SECONDS };
 }
@@ -95,8 +97,10 @@ export async function collectDeviceToken(db: Kysely<Database>, deviceCode: strin
     if (!(await updateDeviceAuthorization(trx, row.id, 'approved', { status: 'consumed', last_polled_at: new Date(now).toISOString() }))) {
       throw new DeviceTokenError('invalid_grant', 'This device code has already been used');
     }
-    const role = await roleIn(trx, row.org_id!, row.approved_by_user_id ?? '');
-    if (!role) throw new DeviceTokenError('access_denied', 'The approving user is no longer a member of the organization');
+    // The approver as they are now: disabled since, or gone from the organization, grants nothing.
+    const approver = row.approved_by_user_id ? await userById(trx, row.approved_by_user_id) : undefined;
+    const role = approver && !approver.disabled_at ? await roleIn(trx, row.org_id!, approver.id) : undefined;
+    if (!role) throw new DeviceTokenError('access_denied', 'The approving user is disabled or no longer a member of the organization');
     const scopes = scopesOf(role);
     const { key } = await createApiKey(trx, { orgId: row.org_id!, name: row.device_label ?? 'CLI device', scopes, createdByUserId: row.approved_by_user_id });
     return { accessToken: key, scope: scopes.join(' ') };

@@ -17,6 +17,7 @@ import * as changeNotices from './migrations/014_change_notices.ts';
 import * as scanAnalysisProgress from './migrations/015_scan_analysis_progress.ts';
 import * as accounts from './migrations/016_accounts.ts';
 import * as osvSync from './migrations/017_osv_sync.ts';
+import * as accountBindings from './migrations/018_account_bindings.ts';
 import * as sourceTokenChangedAt from './migrations/020_source_token_changed_at.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '015_scan_analysis_progress': scanAnalysisProgress,
   '016_accounts': accounts,
   '017_osv_sync': osvSync,
+  '018_account_bindings': accountBindings,
   '020_source_token_changed_at': sourceTokenChangedAt,
 };
 

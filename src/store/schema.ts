@@ -428,6 +428,8 @@ export interface DeviceAuthorizationsTable {
   approved_by_user_id: string | null;
   org_id: string | null;
   device_label: string | null;
+  /** The client address that asked for the code (migration 018; null on older rows). */
+  requested_from: string | null;
 }
 
 export interface Database {
