@@ -19,7 +19,7 @@ const DIFF = '--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n';
 const BAD_BRANCHES = [
   'main~1', 'main^', 'HEAD@{1}', '@{-1}', 'a..b', 'a:b', 'a?b', 'a*b', 'a[b', 'a\\b', '-rf', '--upload-pack=touch /tmp/x',
   'with space', 'tab\there', 'nul\u0001char', 'del\u007fchar', 'bidi\u202eevil', 'isolate\u2066x', 'zero\u200bwidth', 'bom\ufeffx',
-  'nbsp\u00a0x', 'tag\u{e0041}x', '.hidden', 'a/.b', 'x.lock', 'ends.', 'ends/', '/starts', 'a//b', 'HEAD', '',
+  'nbsp\u00a0x', 'tag\u{e0041}x', '.hidden', 'a/.b', 'x.lock', 'ends.', 'ends/', '/starts', 'a//b', 'HEAD', '', 'refs/heads/main', 'refs/tags/v1',
 ];
 
 describe('branch names', () => {

@@ -67,6 +67,23 @@ describe('OSV import', () => {
     assert.equal(pypi.package_name, 'Django_Rest.Framework');
   });
 
+  test('only http(s) references are kept: a javascript:, data: or relative one never reaches a stored advisory', async () => {
+    const hostile = osvRecord('GHSA-2099-links-aaaa', 'npm', 'links', [{ introduced: '0' }], {
+      references: [
+        { type: 'WEB', url: 'javascript:alert(document.cookie)' },
+        { type: 'WEB', url: ' JavaScript:alert(1)' },
+        { type: 'WEB', url: 'data:text/html,<script>alert(1)</script>' },
+        { type: 'WEB', url: '/relative/page' },
+        { type: 'ADVISORY', url: 'https://example.test/advisories/links' },
+        { type: 'WEB', url: 'http://example.test/plain' },
+      ],
+    });
+    writeRecordDir(work, [hostile]);
+    await importOsv(db(), work);
+    const stored = await db().selectFrom('osv_advisories').selectAll().where('id', '=', hostile.id).executeTakeFirstOrThrow();
+    assert.deepEqual(JSON.parse(stored.references).map((r: { url: string }) => r.url), ['https://example.test/advisories/links', 'http://example.test/plain']);
+  });
+
   test('importing the same export again changes nothing; a newer record replaces its affected packages', async () => {
     writeRecordDir(work, [lodash, django]);
     await importOsv(db(), work);

@@ -194,6 +194,7 @@ describe('branch names', () => {
       ['a..b', /"\.\."/],
       ['-force', /starts with "-"/],
       ['HEAD', /reserved/],
+      ['refs/heads/main', /starts with "refs\/"/],
       ['@', /reserved/],
       ['x.lock', /\.lock/],
       ['dir/x.lock/y', /\.lock/],

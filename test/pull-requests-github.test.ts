@@ -99,6 +99,23 @@ describe('pull requests on GitHub', () => {
     assert.equal(fx.remote.git('rev-parse', 'refs/heads/bulwark/no-base^'), fx.remote.base);
   });
 
+  test('a pull request address that is not http(s) is not kept: the pull request is recorded without a link', async () => {
+    for (const address of ['javascript:alert(document.cookie)', 'data:text/html,<script>alert(1)</script>', '/acme/api/pull/3']) {
+      github.respondWith({
+        status: 201,
+        body: { id: 1, number: 3, state: 'open', html_url: address, mergeable_state: 'clean', created_at: '2024-05-01T10:03:00Z' },
+      });
+      try {
+        const view = fx.fixView();
+        const [row] = await opener().open(view, fx.unit, { branch_name: `fix/address-${creationsSoFar()}` });
+        assert.equal(row.pr_number, 3);
+        assert.equal(row.pr_url, '', address);
+      } finally {
+        github.respondWith(null);
+      }
+    }
+  });
+
   test('a refusal after the push says the branch is there and the pull request is not, in GitHub\'s words and without the token', async () => {
     const view = fx.fixView();
     const branch = defaultBranchName(view.fix.id);
@@ -170,7 +187,7 @@ describe('pull requests on GitHub', () => {
 
   test('an invalid branch name is a 422 on body.branch_name, before anything is pushed or sent', async () => {
     const before = creationsSoFar();
-    for (const name of ['has space', 'a..b', '-x', 'HEAD', 'x.lock', 'trailing/', 'x@{-1}', 'co:lon', 'dot.']) {
+    for (const name of ['has space', 'a..b', '-x', 'HEAD', 'x.lock', 'trailing/', 'x@{-1}', 'co:lon', 'dot.', 'refs/heads/main']) {
       await assert.rejects(opener().open(fx.fixView(), fx.unit, { branch_name: name }), (error: Error) => {
         assert.ok(error instanceof BodyValueError, `${name}: ${error}`);
         assert.deepEqual(error.loc, ['body', 'branch_name']);

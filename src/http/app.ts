@@ -113,7 +113,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       ],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // As the console's pages: no other site may show the docs in a frame.
+    uiHooks: {
+      onRequest: (_request, reply, done) => {
+        reply.header('x-frame-options', 'DENY').header('content-security-policy', "frame-ancestors 'none'");
+        done();
+      },
+    },
+  });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok', version: VERSION }));

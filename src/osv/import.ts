@@ -6,6 +6,7 @@ import type { Database } from '../store/schema.ts';
 import { exportEntries } from './export-files.ts';
 import { packageKey } from './package-key.ts';
 import type { OsvRecord } from './record.ts';
+import { webUrl } from '../web-url.ts';
 
 export interface ImportReport {
   /** JSON documents read. */
@@ -111,7 +112,7 @@ function toStoredAdvisory(record: OsvRecord): StoredAdvisory {
     severity: Array.isArray(record.severity) ? record.severity.filter((s) => s && typeof s.score === 'string') : [],
     databaseSeverity: typeof severity === 'string' ? severity : null,
     cweIds: stringList(cwe),
-    references: Array.isArray(record.references) ? record.references.filter((r) => r && typeof r.url === 'string').map((r) => ({ type: r.type, url: r.url })) : [],
+    references: Array.isArray(record.references) ? record.references.filter((r) => r && webUrl(r.url)).map((r) => ({ type: r.type, url: r.url })) : [],
     affected: (record.affected ?? []).flatMap((affected) => {
       const pkg = affected?.package;
       if (!pkg || !SUPPORTED.has(pkg.ecosystem) || typeof pkg.name !== 'string') return [];

@@ -4,6 +4,8 @@ import { EventTimeline } from '../components/EventList.tsx';
 import { cweUrl, owaspUrl, Snippet } from '../components/Snippet.tsx';
 import { Alert, Badge, EmptyState, ErrorAlert, FormPanel, Loading, MessageAlert, NotFound, PageHeader, SelectField, type Message } from '../components/ui.tsx';
 import { formatDateTime, humanize } from '../lib/format.ts';
+import { webUrl } from '../../../src/web-url.ts';
+import { ExternalLink } from '../components/ExternalLink.tsx';
 import { atLeast, useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
 import {
@@ -75,7 +77,9 @@ export function FindingPage({ family, unitId, findingId }: { family: Family; uni
             {data.source_repo ? (
               <>
                 <dt>Repository</dt>
-                <dd>{data.source_url ? <a href={data.source_url} target="_blank" rel="noreferrer noopener">{data.source_repo}</a> : data.source_repo}</dd>
+                <dd>
+                  <ExternalLink href={data.source_url}>{data.source_repo}</ExternalLink>
+                </dd>
               </>
             ) : null}
             {data.commit_sha ? (
@@ -135,11 +139,9 @@ export function FindingPage({ family, unitId, findingId }: { family: Family; uni
                     </a>
                   </li>
                 ))}
-                {(data.references ?? []).filter((ref) => /^https?:\/\//.test(ref)).map((ref) => (
+                {(data.references ?? []).filter((ref) => webUrl(ref)).map((ref) => (
                   <li key={ref}>
-                    <a href={ref} target="_blank" rel="noreferrer noopener">
-                      {new URL(ref).hostname}
-                    </a>
+                    <ExternalLink href={ref}>{new URL(ref).hostname}</ExternalLink>
                   </li>
                 ))}
               </ul>

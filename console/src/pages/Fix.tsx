@@ -3,6 +3,7 @@ import { errorText } from '../api/errors.ts';
 import { DiffView } from '../components/DiffView.tsx';
 import { Alert, Badge, ConfirmButton, EmptyState, ErrorAlert, Loading, MessageAlert, NotFound, PageHeader, type Message } from '../components/ui.tsx';
 import { formatDateTime } from '../lib/format.ts';
+import { ExternalLink } from '../components/ExternalLink.tsx';
 import { atLeast, useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
 import { ACTIVE_FIX, cancelFix, createPullRequests, fixDiff, fixProgress, getFix, refineFix, type Family, type Fix } from '../lib/units.ts';
@@ -186,9 +187,9 @@ function PullRequests({ family, unitId, fix, canWrite, onOpened }: { family: Fam
         <ul>
           {pulls.map((pr) => (
             <li key={pr.pr_url}>
-              <a href={pr.pr_url} target="_blank" rel="noreferrer noopener">
+              <ExternalLink href={pr.pr_url}>
                 {pr.repo_full_name}#{pr.pr_number}
-              </a>{' '}
+              </ExternalLink>{' '}
               <span className="muted small-text">
                 {pr.branch_name} · {pr.merge_status}
               </span>

@@ -1,6 +1,7 @@
 import { useUnitPick } from '../components/UnitPicker.tsx';
 import { Badge, DataTable, LoadedView, PageHeader, QueryPager } from '../components/ui.tsx';
 import { formatDateTime } from '../lib/format.ts';
+import { ExternalLink } from '../components/ExternalLink.tsx';
 import { useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
 import { ACTIVE_FIX, listFixes } from '../lib/units.ts';
@@ -40,9 +41,9 @@ export function FixesPage() {
                       {(fix.pull_requests ?? []).length
                         ? (fix.pull_requests ?? []).map((pr) => (
                             <div key={pr.pr_url}>
-                              <a href={pr.pr_url} target="_blank" rel="noreferrer noopener">
+                              <ExternalLink href={pr.pr_url}>
                                 {pr.repo_full_name}#{pr.pr_number}
-                              </a>
+                              </ExternalLink>
                             </div>
                           ))
                         : '—'}

@@ -3,6 +3,8 @@ import { api } from '../api/client.ts';
 import { errorCode, errorText } from '../api/errors.ts';
 import { Alert, Badge, ConfirmButton, DataTable, ErrorAlert, FormPanel, LoadedView, Loading, MessageAlert, NotFound, PageHeader, Pager, ProgressBar, SelectField, type Message } from '../components/ui.tsx';
 import { formatDateTime, humanize } from '../lib/format.ts';
+import { webUrl } from '../../../src/web-url.ts';
+import { ExternalLink } from '../components/ExternalLink.tsx';
 import { atLeast, useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
 import {
@@ -98,13 +100,9 @@ export function UnitPage({ family, unitId }: { family: Family; unitId: string })
           <ul>
             {(data.repositories ?? []).map((repo) => (
               <li key={`${repo.provider}:${repo.full_name}`}>
-                {repo.html_url ? (
-                  <a href={repo.html_url} rel="noreferrer noopener" target="_blank">
-                    {repo.full_name}
-                  </a>
-                ) : (
-                  <span className="mono">{repo.full_name}</span>
-                )}{' '}
+                <ExternalLink href={repo.html_url} className={webUrl(repo.html_url) ? undefined : 'mono'}>
+                  {repo.full_name}
+                </ExternalLink>{' '}
                 <span className="muted">
                   branch {repo.default_branch} · {PROVIDER_LABEL[repo.provider] ?? repo.provider}
                 </span>

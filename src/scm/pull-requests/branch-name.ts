@@ -20,6 +20,8 @@ export function branchNameProblem(name: string): string | null {
   if (Buffer.byteLength(name) > MAX_BRANCH_NAME_BYTES) return `it is longer than ${MAX_BRANCH_NAME_BYTES} bytes`;
   if (name.startsWith('-')) return 'it starts with "-"';
   if (name === 'HEAD' || name === '@') return `"${name}" is reserved`;
+  // git would take it as a branch under refs/heads/refs/…, and people reading it would take it for another ref.
+  if (name.startsWith('refs/')) return 'it starts with "refs/": give the branch name alone';
   if (/[\x00-\x20\x7f]/.test(name)) return 'it contains a space or a control character';
   // Bidirectional controls and invisible characters make a name read differently from what it is.
   if (/[\u0080-\u009f\u00a0\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\uffff]|[\u{e0000}-\u{e0fff}]/u.test(name)) {

@@ -9,6 +9,7 @@ import type { CheckoutCache } from '../checkout-cache.ts';
 import { scrub } from '../git-command.ts';
 import { commitMessage, pullRequestBody, pullRequestTitle, type PullRequestContent } from './body.ts';
 import { defaultBranchName, InvalidBranchNameError, validateBranchName } from './branch-name.ts';
+import { webUrl } from '../../web-url.ts';
 import { gitRefusedToken, hostRefusedToken, lazyCodeHostClient, providerLabel, type CodeHostClient } from './code-host.ts';
 import { FixBranchError, pushFixBranch, type CommitIdentity, type FixBranch } from './fix-branch.ts';
 
@@ -196,7 +197,8 @@ export function createPullRequestOpener(deps: PullRequestOpenerDeps): PullReques
             repo_full_name: source.full_name,
             branch_name: branch,
             pr_number: opened.number,
-            pr_url: opened.url,
+            // The pull request is open either way; an address no page may link to is not kept.
+            pr_url: webUrl(opened.url) ?? '',
             merge_status: opened.mergeStatus,
             created_at: opened.createdAt,
             merged_at: null,
