@@ -105,3 +105,59 @@ describe('the dependency inventory of a tree', () => {
     await assert.rejects(buildInventory(dir, { signal: controller.signal }), /cancelled/);
   });
 });
+
+describe('one manifest that cannot be read safely', () => {
+  const write = (files: Record<string, string>) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-inventory-'));
+    for (const [file, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      fs.writeFileSync(path.join(dir, file), text);
+    }
+    return dir;
+  };
+
+  test('a pom.xml with a DOCTYPE (external or nested entities) is skipped with a note naming it; the other files keep their components', async () => {
+    const secretFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-outside-')), 'secret.txt');
+    fs.writeFileSync(secretFile, 'server-secret-7d1e');
+    const pom = (doctype: string, groupId: string) =>
+      `<?xml version="1.0"?>\n${doctype}\n<project><groupId>g</groupId><artifactId>a</artifactId><version>1</version>` +
+      `<dependencies><dependency><groupId>${groupId}</groupId><artifactId>lib</artifactId><version>1.0</version></dependency></dependencies></project>\n`;
+    const dir = write({
+      'xxe/pom.xml': pom(`<!DOCTYPE project [<!ENTITY x SYSTEM "file://${secretFile}">]>`, '&x;'),
+      'laughs/pom.xml': pom(`<!DOCTYPE project [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>`, '&c;'),
+      'ok/pom.xml': pom('', 'org.example'),
+      'web/package-lock.json': lock({ react: '18.2.0' }),
+    });
+    try {
+      const notes: string[] = [];
+      const inventory = await buildInventory(dir, { onNote: (note) => notes.push(note) });
+      assert.deepEqual(inventory.components.map((c) => `${c.sourceFile} ${c.name}`).sort(), ['ok/pom.xml org.example:lib', 'web/package-lock.json react']);
+      assert.deepEqual(notes.sort(), [
+        'laughs/pom.xml: declares a DOCTYPE, whose entities are never expanded, so it is not read (skipped)',
+        'xxe/pom.xml: declares a DOCTYPE, whose entities are never expanded, so it is not read (skipped)',
+      ]);
+      assert.ok(!JSON.stringify(inventory).includes('server-secret-7d1e'));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.rmSync(path.dirname(secretFile), { recursive: true, force: true });
+    }
+  });
+
+  test("any extractor's failure, not only a format error, skips that one file with a note", async () => {
+    const dir = write({ 'a/package-lock.json': lock({ react: '18.2.0' }), 'b/packages.config': '<?xml version="1.0"?><packages/>' });
+    try {
+      const { EXTRACTORS } = await import('../src/sbom/extractors/index.ts');
+      const failing = EXTRACTORS.map((extractor) =>
+        extractor.id === 'nuget-packages-config'
+          ? { ...extractor, extract: () => { throw new TypeError('Cannot read properties of undefined (reading "version")'); } }
+          : extractor,
+      );
+      const notes: string[] = [];
+      const inventory = await buildInventory(dir, { extractors: failing, onNote: (note) => notes.push(note) });
+      assert.deepEqual(inventory.components.map((c) => c.name), ['react']);
+      assert.deepEqual(notes, ['b/packages.config: could not be read as nuget-packages-config: Cannot read properties of undefined (reading "…") (skipped)']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { isFixturePath, loadIgnore, walkTree } from '../engines/source-files.ts';
 import type { Component } from './component.ts';
 import type { ExtractContext, Extractor } from './extractors/extractor.ts';
-import { ExtractError } from './extractors/extractor.ts';
+import { ExtractError, parserReason } from './extractors/extractor.ts';
 import { EXTRACTORS, extractorFor } from './extractors/index.ts';
 
 /** Lockfiles of large monorepos run to tens of megabytes; beyond this a file is not a manifest anyone wrote. */
@@ -23,6 +23,8 @@ export interface Inventory {
 export interface InventoryOptions {
   extractors?: readonly Extractor[];
   signal?: AbortSignal;
+  /** Largest manifest or lockfile parsed (default MAX_MANIFEST_BYTES); a larger one is skipped with a note. */
+  maxManifestBytes?: number;
   /** A manifest that could not be read; the rest of the tree is still inventoried. */
   onNote?: (message: string) => void;
 }
@@ -31,7 +33,8 @@ export interface InventoryOptions {
 export async function buildInventory(dir: string, options: InventoryOptions = {}): Promise<Inventory> {
   const extractors = options.extractors ?? EXTRACTORS;
   const ignored = await loadIgnore(dir);
-  const context = treeReader(dir);
+  const maxBytes = options.maxManifestBytes ?? MAX_MANIFEST_BYTES;
+  const context = treeReader(dir, maxBytes);
   const found: { path: string; extractor: Extractor }[] = [];
   for await (const file of walkTree(dir, ignored, (child) => !isFixturePath(child))) {
     const extractor = extractorFor(file, extractors);
@@ -45,7 +48,7 @@ export async function buildInventory(dir: string, options: InventoryOptions = {}
     options.signal?.throwIfAborted();
     const text = await context.readFile(file);
     if (text === null) {
-      options.onNote?.(`${file}: skipped, larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB`);
+      options.onNote?.(`${file}: skipped, larger than ${maxBytes} bytes (BULWARK_SCAN_MAX_MANIFEST_BYTES)`);
       continue;
     }
     try {
@@ -53,15 +56,17 @@ export async function buildInventory(dir: string, options: InventoryOptions = {}
       components.push(...extracted);
       manifests.push({ path: file, extractor: extractor.id, components: extracted.length });
     } catch (error) {
-      if (!(error instanceof ExtractError)) throw error;
-      options.onNote?.(`${error.message} (skipped)`);
+      // Whatever an extractor fails on (a parser's own refusal included), that file is skipped and said; the
+      // other files' components stay.
+      options.signal?.throwIfAborted();
+      options.onNote?.(error instanceof ExtractError ? `${error.message} (skipped)` : `${file}: could not be read as ${extractor.id}: ${parserReason(error)} (skipped)`);
     }
   }
   return { components: uniqueComponents(components), manifests };
 }
 
 /** Reads files of the tree by root-relative path, refusing anything that would leave it. */
-function treeReader(dir: string): ExtractContext {
+function treeReader(dir: string, maxBytes: number): ExtractContext {
   const root = path.resolve(dir);
   const realRoot = fs.realpath(root);
   return {
@@ -73,7 +78,7 @@ function treeReader(dir: string): ExtractContext {
         const [real, inside] = await Promise.all([fs.realpath(absolute), realRoot]);
         if (!real.startsWith(inside + path.sep)) return null;
         const stat = await fs.stat(real);
-        if (!stat.isFile() || stat.size > MAX_MANIFEST_BYTES) return null;
+        if (!stat.isFile() || stat.size > maxBytes) return null;
         return await fs.readFile(real, 'utf8');
       } catch {
         return null;

@@ -21,20 +21,26 @@ export class SbomEngine implements ScanEngine {
   readonly scanType = 'sbom_scan' as const;
   readonly #advisories: AdvisoryLookup;
   readonly #pool: WorkerPool | null | undefined;
+  readonly #maxManifestBytes: number | undefined;
 
-  /** `pool`: the threads that read manifests; the process's engine pool when absent, this thread when null. */
-  constructor(advisories: AdvisoryLookup, pool?: WorkerPool | null) {
+  /**
+   * `pool`: the threads that read manifests; the process's engine pool when absent, this thread when null.
+   * `maxManifestBytes`: the largest manifest parsed (see buildInventory).
+   */
+  constructor(advisories: AdvisoryLookup, pool?: WorkerPool | null, maxManifestBytes?: number) {
     this.#advisories = advisories;
     this.#pool = pool;
+    this.#maxManifestBytes = maxManifestBytes;
   }
 
   async scan(input: EngineInput): Promise<RawFinding[]> {
     input.onProgress?.({ phase: 'reading manifests' });
     const pool = this.#pool === undefined ? enginePool() : this.#pool;
     const { inventory, notes } = pool
-      ? await pool.run<Awaited<ReturnType<typeof inventoryOf>>>(INVENTORY_TASK, 'inventoryOf', [input.dir], input.signal)
-      : await inventoryOf(input.dir);
-    for (const note of notes) input.onNote?.(note);
+      ? await pool.run<Awaited<ReturnType<typeof inventoryOf>>>(INVENTORY_TASK, 'inventoryOf', [input.dir, this.#maxManifestBytes], input.signal)
+      : await inventoryOf(input.dir, this.#maxManifestBytes);
+    // A manifest skipped (too large, unreadable) leaves its dependencies out of the results: the reader is warned.
+    for (const note of notes) (input.onWarning ?? input.onNote)?.(note);
     input.signal?.throwIfAborted();
     // The CycloneDX library is loaded by the first SBOM scan, not by every process that might run one.
     const { cyclonedxJson } = await import('../../sbom/cyclonedx.ts');

@@ -1,7 +1,8 @@
 import { posix } from 'node:path';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLParser } from 'fast-xml-parser';
 import { component, type Component } from '../../component.ts';
 import { ExtractError, type ExtractContext, type Extractor, type ManifestFile } from '../extractor.ts';
+import { parseXmlManifest } from '../xml.ts';
 
 // A pom.xml read the way Maven builds its effective model, from files of the repository only (nothing is
 // fetched): versions come from the pom, its <properties> and those of its parents, its parents'
@@ -418,11 +419,8 @@ function isNamedParent(ref: ParentRef, candidate: Pom): boolean {
 }
 
 function readPom(file: ManifestFile): Pom {
-  const validation = XMLValidator.validate(file.text);
-  if (validation !== true) {
-    throw new ExtractError(file.path, `not well-formed XML (line ${validation.err.line}): ${validation.err.msg}`);
-  }
-  const project = element(xmlParser.parse(file.text)?.project);
+  const document = parseXmlManifest(file, xmlParser);
+  const project = element(element(document)?.project);
   if (!project) throw new ExtractError(file.path, 'no <project> root element');
   const parent = element(project.parent);
   const profiles = list(element(project.profiles)?.profile)

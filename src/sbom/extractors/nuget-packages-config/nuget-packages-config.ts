@@ -1,6 +1,7 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLParser } from 'fast-xml-parser';
 import { component, type Component } from '../../component.ts';
 import { ExtractError, isJsonObject, type Extractor } from '../extractor.ts';
+import { parseXmlManifest } from '../xml.ts';
 
 // packages.config, the NuGet package list of .NET Framework projects before PackageReference: one
 // `<package id version targetFramework [developmentDependency]/>` per installed package, transitive
@@ -14,8 +15,7 @@ export const nugetPackagesConfigExtractor: Extractor = {
   fileNames: ['packages.config'],
   lockfile: false,
   extract(file) {
-    if (XMLValidator.validate(file.text) !== true) throw new ExtractError(file.path, 'not well-formed XML');
-    const document: unknown = parser.parse(file.text);
+    const document = parseXmlManifest(file, parser);
     const root = isJsonObject(document) ? document.packages : undefined;
     if (root === undefined) throw new ExtractError(file.path, 'no <packages> element');
     const packages = isJsonObject(root) && Array.isArray(root.package) ? root.package : [];
