@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
@@ -56,17 +57,17 @@ describe('fix agent tools', () => {
       await refused('read_file', { path: secret }, /is absolute/);
       await refused('read_file', { path: '../outside/secret.txt' }, /leads outside the repository/);
       await refused('read_file', { path: 'src/../../outside/secret.txt' }, /leads outside the repository/);
-      await refused('read_file', { path: 'out-file' }, /symbolic link that leads outside/);
-      await refused('read_file', { path: 'out-dir/secret.txt' }, /symbolic link that leads outside/);
+      await refused('read_file', { path: 'out-file' }, /symbolic link, which is not followed/);
+      await refused('read_file', { path: 'out-dir/secret.txt' }, /symbolic link, which is not followed/);
       await refused('read_file', { path: '.git/config' }, /\.git folder is not accessible/);
       await refused('read_file', { path: 'src/../.git/config' }, /\.git folder is not accessible/);
-      await refused('read_file', { path: 'git-alias/config' }, /\.git folder is not accessible/);
+      await refused('read_file', { path: 'git-alias/config' }, /git-alias is a symbolic link/);
       await refused('list_files', { path: '..' }, /leads outside/);
-      await refused('list_files', { path: 'out-dir' }, /symbolic link that leads outside/);
-      await refused('search', { pattern: 'SECRET', path: 'out-dir' }, /symbolic link that leads outside/);
+      await refused('list_files', { path: 'out-dir' }, /symbolic link, which is not followed/);
+      await refused('search', { pattern: 'SECRET', path: 'out-dir' }, /symbolic link, which is not followed/);
       await refused('search', { pattern: 'SECRET', path: '/' }, /is absolute/);
-      await refused('edit_file', { path: 'out-dir/new.txt', old_text: '', new_text: 'x' }, /symbolic link that leads outside/);
-      await refused('edit_file', { path: 'out-file', old_text: 'TOP', new_text: 'x' }, /symbolic link that leads outside/);
+      await refused('edit_file', { path: 'out-dir/new.txt', old_text: '', new_text: 'x' }, /symbolic link, which is not followed/);
+      await refused('edit_file', { path: 'out-file', old_text: 'TOP', new_text: 'x' }, /symbolic link, which is not followed/);
       await refused('edit_file', { path: '../escape.txt', old_text: '', new_text: 'x' }, /leads outside/);
       await refused('edit_file', { path: '.git/hooks/pre-commit', old_text: '', new_text: '#!/bin/sh\n' }, /\.git folder is not accessible/);
       await refused('rescan', { paths: ['../outside/secret.txt'] }, /leads outside/);
@@ -80,14 +81,34 @@ describe('fix agent tools', () => {
       assert.match(searched, /^No matches/, 'search does not follow links out of the tree');
     });
 
-    test('links inside the tree are followed and name the real file', async () => {
+    test('links inside the tree are not followed either: no tool reads or writes through one', async () => {
       fs.symlinkSync('db.js', path.join(tree.dir, 'src/db-link.js'));
-      const content = await ok('read_file', { path: 'src/db-link.js', start_line: 5, end_line: 5 });
-      assert.match(content, /^<untrusted-file path="src\/db.js" lines="5-5"/);
-      await ok('edit_file', { path: 'src/db-link.js', old_text: VULNERABLE_LINE, new_text: FIXED_LINE });
-      assert.deepEqual(tools.changedFiles, ['src/db.js']);
+      fs.symlinkSync('src', path.join(tree.dir, 'src-link'));
+      await refused('read_file', { path: 'src/db-link.js' }, /src\/db-link.js is a symbolic link, which is not followed/);
+      await refused('read_file', { path: 'src-link/db.js' }, /src-link is a symbolic link/);
+      await refused('edit_file', { path: 'src/db-link.js', old_text: VULNERABLE_LINE, new_text: FIXED_LINE }, /symbolic link/);
+      await refused('edit_file', { path: 'src-link/new.js', old_text: '', new_text: 'x' }, /symbolic link/);
+      assert.deepEqual(tools.changedFiles, []);
       assert.ok(fs.lstatSync(path.join(tree.dir, 'src/db-link.js')).isSymbolicLink(), 'the link stays a link');
-      assert.ok(read('src/db.js').includes(FIXED_LINE));
+      assert.ok(read('src/db.js').includes(VULNERABLE_LINE));
+      assert.ok(!fs.existsSync(path.join(tree.dir, 'src/new.js')));
+    });
+
+    test('FIFOs and other non-regular files are neither read nor searched', async () => {
+      execFileSync('mkfifo', [path.join(tree.dir, 'src/pipe.js')]);
+      await refused('read_file', { path: 'src/pipe.js' }, /not a regular file/);
+      assert.match(await ok('search', { pattern: 'query' }), /src\/db.js/);
+    });
+
+    test('a fix never writes what changes how git treats the repository', async () => {
+      for (const file of ['.gitattributes', 'src/.gitattributes', '.gitmodules', '.gitconfig', '.lfsconfig', '.GIT/config', 'src/.git', 'GIT~1/HEAD']) {
+        await refused('edit_file', { path: file, old_text: '', new_text: '* filter=evil\n' }, /controls how git treats the repository|\.git folder is not accessible/);
+        assert.ok(!fs.existsSync(path.join(tree.dir, file)), file);
+      }
+      write('.gitattributes', '*.js text\n');
+      await refused('edit_file', { path: '.gitattributes', old_text: '*.js text', new_text: '*.js filter=evil' }, /controls how git treats/);
+      assert.equal(read('.gitattributes'), '*.js text\n');
+      assert.deepEqual(tools.changedFiles, []);
     });
   });
 

@@ -167,10 +167,10 @@ describe('SAST engine with an external semgrep', () => {
       owasp: ['A05:2021 - Security Misconfiguration'],
       references: ['https://example.test/ref'],
       fingerprint: sha256(`ext.same-place-other-cwe\0${first.filePath}\0${first.startLine}-${first.endLine}`),
-      // Without the matched lines only the place identifies it, and there is nothing to show.
+      // Without the matched lines only the place identifies it; the excerpt is read from the file.
       matchHash: sha256(`ext.same-place-other-cwe\0${first.filePath}\0${first.startLine}-${first.endLine}`),
       anchor: null,
-      snippet: null,
+      snippet: first.snippet,
       commitSha: null,
       metadata: { engine: 'semgrep' },
     };

@@ -1,7 +1,6 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { isLockfileName } from '../sbom/lockfiles.ts';
+import { PathRefused, readTreeBytes, readTreeText, walkTree as walkWorkTree } from '../scm/work-tree.ts';
 
 const VENDORED_DIRS = new Set([
   '.git', '.hg', '.svn', 'node_modules', 'bower_components', 'jspm_packages', 'vendor', 'third_party', 'third-party',
@@ -44,27 +43,28 @@ export function looksBinary(buffer: Buffer): boolean {
   return buffer.subarray(0, 8000).includes(0);
 }
 
-export type SourceText = { text: string } | { skipped: 'empty' | 'too large' | 'binary'; size: number };
+export type SourceText = { text: string } | { skipped: 'empty' | 'too large' | 'binary' | 'not a regular file'; size: number };
 
-/** A file's text, unless it is empty, larger than `maxBytes` (checked before reading) or binary. */
-export async function readSourceText(absolute: string, maxBytes = MAX_FILE_BYTES): Promise<SourceText> {
-  const { size } = await fs.stat(absolute);
+/**
+ * A file's text by repository path, unless it is empty, larger than `maxBytes` (checked before reading),
+ * binary, or not a regular file reached without a symbolic link (src/scm/work-tree.ts).
+ */
+export async function readSourceText(dir: string, relative: string, maxBytes = MAX_FILE_BYTES): Promise<SourceText> {
+  const read = await readTreeBytes(dir, relative, maxBytes).catch((err: unknown) => {
+    if (err instanceof PathRefused) return null;
+    throw err;
+  });
+  if (!read) return { skipped: 'not a regular file', size: 0 };
+  const { size, bytes } = read;
   if (size === 0) return { skipped: 'empty', size };
-  if (size > maxBytes) return { skipped: 'too large', size };
-  const buffer = await fs.readFile(absolute);
-  if (looksBinary(buffer)) return { skipped: 'binary', size };
-  return { text: buffer.toString('utf8') };
+  if (!bytes) return { skipped: 'too large', size };
+  if (looksBinary(bytes)) return { skipped: 'binary', size };
+  return { text: bytes.toString('utf8') };
 }
 
 /** The repository's `.bulwarkignore` (gitignore syntax), if any. */
 export async function loadIgnore(dir: string): Promise<Ignore> {
-  const matcher = ignore();
-  try {
-    matcher.add(await fs.readFile(path.join(dir, '.bulwarkignore'), 'utf8'));
-  } catch {
-    // no ignore file
-  }
-  return matcher;
+  return ignore().add((await readTreeText(dir, '.bulwarkignore', MAX_FILE_BYTES)) ?? '');
 }
 
 /** Every scannable file below `dir`, as paths relative to it with forward slashes. */
@@ -79,21 +79,14 @@ export async function listFiles(dir: string, ignored: Ignore): Promise<string[]>
   return files;
 }
 
-/** Every file below `dir` that `accept` takes, outside vendored folders and what `.bulwarkignore` names. */
+/**
+ * Every regular file below `dir` that `accept` takes, outside vendored folders and what `.bulwarkignore`
+ * names; symbolic links are neither listed nor followed.
+ */
 export async function* walkTree(dir: string, ignored: Ignore, accept: (relativePath: string) => boolean): AsyncGenerator<string> {
-  const pending = [''];
-  while (pending.length) {
-    const relative = pending.pop()!;
-    const entries = await fs.readdir(path.join(dir, relative), { withFileTypes: true });
-    for (const entry of entries) {
-      const child = relative ? `${relative}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) {
-        if (VENDORED_DIRS.has(entry.name) || ignored.ignores(`${child}/`)) continue;
-        pending.push(child);
-      } else if (entry.isFile()) {
-        if (accept(child) && !ignored.ignores(child)) yield child;
-      }
-    }
+  const enter = (rel: string, name: string) => !VENDORED_DIRS.has(name) && !ignored.ignores(`${rel}/`);
+  for await (const entry of walkWorkTree(dir, '', { enter })) {
+    if (entry.kind === 'file' && accept(entry.rel) && !ignored.ignores(entry.rel)) yield entry.rel;
   }
 }
 

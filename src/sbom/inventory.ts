@@ -1,13 +1,12 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { isFixturePath, loadIgnore, walkTree } from '../engines/source-files.ts';
+import { readTreeText } from '../scm/work-tree.ts';
 import type { Component } from './component.ts';
 import type { ExtractContext, Extractor } from './extractors/extractor.ts';
 import { ExtractError, parserReason } from './extractors/extractor.ts';
 import { EXTRACTORS, extractorFor } from './extractors/index.ts';
 
 /** Lockfiles of large monorepos run to tens of megabytes; beyond this a file is not a manifest anyone wrote. */
-const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
+export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 
 export interface ManifestSummary {
   path: string;
@@ -65,26 +64,9 @@ export async function buildInventory(dir: string, options: InventoryOptions = {}
   return { components: uniqueComponents(components), manifests };
 }
 
-/** Reads files of the tree by root-relative path, refusing anything that would leave it. */
+/** Reads files of the tree by root-relative path, refusing anything that would leave it (src/scm/work-tree.ts). */
 function treeReader(dir: string, maxBytes: number): ExtractContext {
-  const root = path.resolve(dir);
-  const realRoot = fs.realpath(root);
-  return {
-    async readFile(relative) {
-      const normalized = path.posix.normalize(relative.replaceAll('\\', '/'));
-      if (normalized.startsWith('../') || normalized === '..' || path.posix.isAbsolute(normalized)) return null;
-      const absolute = path.join(root, normalized);
-      try {
-        const [real, inside] = await Promise.all([fs.realpath(absolute), realRoot]);
-        if (!real.startsWith(inside + path.sep)) return null;
-        const stat = await fs.stat(real);
-        if (!stat.isFile() || stat.size > maxBytes) return null;
-        return await fs.readFile(real, 'utf8');
-      } catch {
-        return null;
-      }
-    },
-  };
+  return { readFile: (relative) => readTreeText(dir, relative, maxBytes) };
 }
 
 /** One entry per package version per file; a file may name a package twice (`-r` includes, several frameworks). */

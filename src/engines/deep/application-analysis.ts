@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import path from 'node:path';
 import type { RawFinding } from '../engine.ts';
 import { hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
 import { analyzeSource } from '../sast/analyze.ts';
@@ -108,17 +107,17 @@ export interface ApplicationAnalysis {
 export async function analyzeApplication(request: AnalyzeApplicationRequest): Promise<ApplicationAnalysis> {
   const sources: PythonSource[] = [];
   for (const file of request.files) {
-    const read = await readSourceText(path.join(request.dir, file));
+    const read = await readSourceText(request.dir, file);
     if ('text' in read) sources.push({ path: file, text: read.text });
   }
   const operations = [];
   for (const file of request.descriptions) {
-    const read = await readSourceText(path.join(request.dir, file));
+    const read = await readSourceText(request.dir, file);
     if ('text' in read) operations.push(...declaredOperations(read.text));
   }
   const scripts: JsSource[] = [];
   for (const file of request.scripts) {
-    const read = await readSourceText(path.join(request.dir, file), MAX_SCRIPT_BYTES);
+    const read = await readSourceText(request.dir, file, MAX_SCRIPT_BYTES);
     if ('text' in read && !looksMinified(read.text)) scripts.push({ path: file, text: read.text });
   }
   const texts = new Map([...sources, ...scripts].map((s) => [s.path, s.text]));

@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { ProviderError, type ModelProvider } from '../../llm/provider.ts';
 import { createReadOnlyTools } from '../../llm/repo-tools/index.ts';
 import { runToolLoop } from '../../llm/tool-loop.ts';
 import { UNTRUSTED_DATA_RULE, untrustedBlock } from '../../llm/untrusted.ts';
 import type { RawFinding } from '../engine.ts';
 import { hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
+import { MAX_FILE_BYTES } from '../source-files.ts';
+import { readTreeText } from '../../scm/work-tree.ts';
 import { ModelCache } from './model-cache.ts';
 import type { Budget } from './model-review.ts';
 import { entryKey, type Risk, type ThreatModel } from './model-threats.ts';
@@ -116,11 +116,8 @@ function taskFor(entry: EntryPointSummary, seeds: RawFinding[], threats: ThreatM
 
 /** A reported place that exists: the file is in the checkout, the line in the file. */
 async function placeOf(dir: string, reported: Reported): Promise<{ text: string } | undefined> {
-  const root = path.resolve(dir);
-  const file = path.resolve(root, reported.file);
-  if (!file.startsWith(`${root}${path.sep}`)) return undefined;
-  const text = await fs.readFile(file, 'utf8').catch(() => undefined);
-  if (text === undefined || reported.line < 1 || reported.line > text.split('\n').length) return undefined;
+  const text = await readTreeText(dir, reported.file, MAX_FILE_BYTES);
+  if (text === null || reported.line < 1 || reported.line > text.split('\n').length) return undefined;
   return { text };
 }
 
@@ -165,7 +162,7 @@ export async function discoverFindings(provider: ModelProvider, budget: Budget, 
   const found: RawFinding[] = [];
   const contentHashes = new Map<string, string>();
   const hashOf = async (file: string) => {
-    if (!contentHashes.has(file)) contentHashes.set(file, crypto.createHash('sha256').update(await fs.readFile(path.join(input.dir, file)).catch(() => Buffer.alloc(0))).digest('hex'));
+    if (!contentHashes.has(file)) contentHashes.set(file, crypto.createHash('sha256').update((await readTreeText(input.dir, file, MAX_FILE_BYTES)) ?? '').digest('hex'));
     return contentHashes.get(file)!;
   };
   let stopped: string | undefined;

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { ProviderError, type ModelProvider } from '../../llm/provider.ts';
 import { SecretVeil } from '../../llm/secret-veil.ts';
 import { UNTRUSTED_DATA_RULE, untrustedBlock } from '../../llm/untrusted.ts';
 import type { RawFinding } from '../engine.ts';
+import { MAX_FILE_BYTES } from '../source-files.ts';
+import { readTreeText } from '../../scm/work-tree.ts';
 import { ModelCache } from './model-cache.ts';
 
 // The model phase of a deep scan: every candidate the static and whole-application phases found is shown
@@ -113,7 +113,7 @@ export async function reviewFindings(provider: ModelProvider, limits: ReviewLimi
   const veil = new SecretVeil();
   const texts = new Map<string, string | null>();
   const textOf = async (file: string) => {
-    if (!texts.has(file)) texts.set(file, await fs.readFile(path.join(input.dir, file), 'utf8').catch(() => null));
+    if (!texts.has(file)) texts.set(file, await readTreeText(input.dir, file, MAX_FILE_BYTES));
     return texts.get(file)!;
   };
   const kept: RawFinding[] = [];

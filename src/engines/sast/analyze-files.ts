@@ -150,7 +150,7 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
   /** A file's outcome when it is skipped or cached; otherwise what analyzing it needs. */
   const readFile = async ({ path: file, parser }: AnalyzeFilesRequest['files'][number]): Promise<FileOutcome | Omit<Pending, 'at'>> => {
     const isScript = ruleLanguageOf(parser) === 'javascript';
-    const source = await readSourceText(path.join(request.dir, file), isScript ? MAX_SCRIPT_BYTES : MAX_FILE_BYTES);
+    const source = await readSourceText(request.dir, file, isScript ? MAX_SCRIPT_BYTES : MAX_FILE_BYTES);
     if ('skipped' in source) {
       const bundle = isScript && source.skipped === 'too large' && source.size <= MAX_FILE_BYTES;
       const note = bundle ? `skipped ${file}: at ${Math.round(source.size / 1024)} KiB it looks like a bundled library rather than application code` : undefined;

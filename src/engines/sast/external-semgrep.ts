@@ -6,7 +6,8 @@ import type { Ignore } from 'ignore';
 import type { EngineInput, RawFinding } from '../engine.ts';
 import { firstCallee, hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
 import { semgrepScan } from '../../scan-types/semgrep.ts';
-import { isTestPath, skipReason } from '../source-files.ts';
+import { isTestPath, MAX_FILE_BYTES, skipReason } from '../source-files.ts';
+import { readTreeText } from '../../scm/work-tree.ts';
 
 // An optional second opinion: when an operator names rule configs and a `semgrep` or `opengrep` binary is on
 // the PATH, it scans the same tree and its results join the built-in engine's.
@@ -156,7 +157,8 @@ export function relativeResultPath(resultPath: string, roots: string[]): string 
 }
 
 /** One Semgrep result as a finding, its path already relative to the scanned folder. */
-export function toRawFinding(result: SemgrepResult, filePath: string, engine: SemgrepBinaryName): RawFinding {
+/** `text` is the whole file, so that the excerpt is masked knowing what surrounds it (a key block opened above it). */
+export function toRawFinding(result: SemgrepResult, filePath: string, engine: SemgrepBinaryName, text: string): RawFinding {
   const extra = result.extra ?? {};
   const metadata = extra.metadata ?? {};
   const message = (extra.message ?? '').trim() || result.check_id;
@@ -179,7 +181,7 @@ export function toRawFinding(result: SemgrepResult, filePath: string, engine: Se
     fingerprint: crypto.createHash('sha256').update(`${result.check_id}\0${filePath}\0${content}`).digest('hex'),
     matchHash: hashParts(result.check_id, lines ? normalizeMatch(extra.lines!) : `${filePath}\0${content}`),
     anchor: lines ? firstCallee(extra.lines!) : null,
-    snippet: lines ? snippetOf(extra.lines!, 1, extra.lines!.split('\n').length) : null,
+    snippet: snippetOf(text, result.start.line, result.end.line),
     commitSha: null,
     metadata: { engine, ...(confidence ? { confidence } : {}) },
   };
@@ -230,9 +232,14 @@ export async function externalSemgrepFindings(input: EngineInput, options: Exter
   }
   const roots = [input.dir, await fs.realpath(input.dir)];
   const findings: RawFinding[] = [];
+  const texts = new Map<string, Promise<string | null>>();
   for (const result of output.results) {
     const file = relativeResultPath(result.path, roots);
-    if (file && inScope(file, ignored)) findings.push(toRawFinding(result, file, binary.name));
+    if (!file || !inScope(file, ignored)) continue;
+    if (!texts.has(file)) texts.set(file, readTreeText(input.dir, file, MAX_FILE_BYTES));
+    // A result in a file reached through a symbolic link, or no regular file at all, is not reported.
+    const text = await texts.get(file)!;
+    if (text !== null) findings.push(toRawFinding(result, file, binary.name, text));
   }
   return findings;
 }

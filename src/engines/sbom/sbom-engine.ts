@@ -1,11 +1,12 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { NO_RECORDS_WARNING, type AdvisoryLookup } from '../../osv/advisories.ts';
 import { matchComponents, type DependencyVulnerability } from '../../osv/matcher.ts';
 import { packageKey } from '../../osv/package-key.ts';
 import { escapeRegExp } from '../../regexp.ts';
 import { WITHOUT_OSV_RECORDS, type Component } from '../../sbom/component.ts';
+import { MAX_MANIFEST_BYTES } from '../../sbom/inventory.ts';
+import { readTreeText } from '../../scm/work-tree.ts';
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
 import { hashParts, snippetOf } from '../match-identity.ts';
 import { enginePool, type WorkerPool } from '../worker-pool.ts';
@@ -125,7 +126,7 @@ class LineFinder {
   #read(component: Component): Promise<IndexedText | null> {
     let file = this.#files.get(component.sourceFile);
     if (!file) {
-      file = fs.readFile(path.join(this.#dir, component.sourceFile), 'utf8').then((text) => new IndexedText(text), () => null);
+      file = readTreeText(this.#dir, component.sourceFile, MAX_MANIFEST_BYTES).then((text) => (text === null ? null : new IndexedText(text)), () => null);
       this.#files.set(component.sourceFile, file);
     }
     return file;

@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import path from 'node:path';
 import type { RawFinding } from '../engine.ts';
 import { hashParts, snippetOf } from '../match-identity.ts';
 import { readSourceText } from '../source-files.ts';
@@ -61,7 +60,7 @@ function toFinding(match: SecretMatch, filePath: string, text: string, key: Uint
 export async function scanTreeFiles(dir: string, files: string[], key: Uint8Array): Promise<RawFinding[][]> {
   const found: RawFinding[][] = [];
   for (const file of files) {
-    const source = await readSourceText(path.join(dir, file));
+    const source = await readSourceText(dir, file);
     found.push('skipped' in source ? [] : detectSecrets(source.text, file).map((match) => toFinding(match, file, source.text, key)));
   }
   return found;

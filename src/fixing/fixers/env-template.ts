@@ -1,6 +1,5 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
-import { createOrWriteTreeFile, readTreeFile } from './tree-files.ts';
+import { createOrWriteTreeFile, isTreeFile, readTreeFile } from './tree-files.ts';
 
 // The committed list of the environment variables an app needs, without values: the nearest
 // `.env.example` (or `.env.sample`, `.env.template`, `.env.dist`) above the changed file, else a new
@@ -24,7 +23,7 @@ async function nearestTemplate(dir: string, file: string): Promise<string | null
   for (let folder = path.posix.dirname(file); ; folder = path.posix.dirname(folder)) {
     for (const name of TEMPLATES) {
       const candidate = folder === '.' ? name : `${folder}/${name}`;
-      if (await fs.stat(path.join(dir, candidate)).then((s) => s.isFile(), () => false)) return candidate;
+      if (await isTreeFile(dir, candidate)) return candidate;
     }
     if (folder === '.' || folder === '/' || folder === '') return null;
   }

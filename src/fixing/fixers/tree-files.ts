@@ -1,50 +1,38 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
+import { PathRefused, readTreeBytes, writeTreeFile as writeTree } from '../../scm/work-tree.ts';
 import { FixError } from '../types.ts';
 
-// Fixers read and write files the scan named. A checkout may hold symbolic links, so a path is resolved
-// and must stay a regular file inside the work tree: a link must never let a fix write elsewhere.
+// Fixers read and write files the scan named, through src/scm/work-tree.ts: no symbolic link is followed,
+// only regular files inside the work tree are touched. Its refusals become the fix's error.
 
-async function resolveInTree(dir: string, relative: string): Promise<string | null> {
-  const normalized = path.posix.normalize(relative.replaceAll('\\', '/'));
-  if (normalized.startsWith('../') || normalized === '..' || path.posix.isAbsolute(normalized)) {
-    throw new FixError(`${relative} is outside the repository`);
-  }
-  const root = await fs.realpath(dir);
-  const absolute = path.join(root, normalized);
-  let stat;
+const MAX_TREE_FILE_BYTES = 64 * 1024 * 1024;
+
+async function refusedAsFixError<T>(work: Promise<T>): Promise<T> {
   try {
-    stat = await fs.lstat(absolute);
-  } catch {
-    return null;
+    return await work;
+  } catch (error) {
+    if (error instanceof PathRefused) throw new FixError(error.message);
+    throw error;
   }
-  if (stat.isSymbolicLink() || !stat.isFile()) throw new FixError(`${normalized} is not a regular file, so it is not changed`);
-  const real = await fs.realpath(absolute);
-  if (!real.startsWith(root + path.sep)) throw new FixError(`${normalized} is outside the repository`);
-  return real;
 }
 
 /** A file of the work tree by repository path; null when it does not exist. */
 export async function readTreeFile(dir: string, relative: string): Promise<string | null> {
-  const absolute = await resolveInTree(dir, relative);
-  return absolute === null ? null : fs.readFile(absolute, 'utf8');
+  const read = await refusedAsFixError(readTreeBytes(dir, relative, MAX_TREE_FILE_BYTES));
+  if (read && !read.bytes) throw new FixError(`${relative} is too large (${read.size} bytes) to change`);
+  return read ? read.bytes!.toString('utf8') : null;
+}
+
+/** Whether a regular file is at that repository path (reached without a symbolic link). */
+export async function isTreeFile(dir: string, relative: string): Promise<boolean> {
+  return readTreeBytes(dir, relative, 0).then((read) => read !== null, () => false);
 }
 
 /** Replaces an existing file of the work tree. */
 export async function writeTreeFile(dir: string, relative: string, text: string): Promise<void> {
-  const absolute = await resolveInTree(dir, relative);
-  if (absolute === null) throw new FixError(`${relative} does not exist`);
-  await fs.writeFile(absolute, text);
+  await refusedAsFixError(writeTree(dir, relative, text, { create: false }));
 }
 
-
-/** Writes a file of the work tree, creating it when it does not exist (its folder must). */
+/** Writes a file of the work tree, creating it (and its folders) when it does not exist. */
 export async function createOrWriteTreeFile(dir: string, relative: string, text: string): Promise<void> {
-  const absolute = await resolveInTree(dir, relative);
-  if (absolute !== null) return fs.writeFile(absolute, text);
-  const root = await fs.realpath(dir);
-  const target = path.join(root, path.posix.normalize(relative));
-  const folder = await fs.realpath(path.dirname(target));
-  if (folder !== root && !folder.startsWith(root + path.sep)) throw new FixError(`${relative} is outside the repository`);
-  await fs.writeFile(target, text, { flag: 'wx' });
+  await refusedAsFixError(writeTree(dir, relative, text, { create: true }));
 }

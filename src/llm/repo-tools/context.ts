@@ -1,6 +1,6 @@
-import fs from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import type { SecretVeil } from '../secret-veil.ts';
-import { resolveInTree, type TreePath } from './tree-paths.ts';
+import { readTreeBytes, resolveInTree, type TreePath } from '../../scm/work-tree.ts';
 
 // What every repository tool works with, and the checks and text helpers they share. Each tool is a function
 // (ctx, args) => answer in a module of its own: the read-only ones beside this one (index.ts assembles them),
@@ -91,17 +91,16 @@ export async function existingFile(ctx: RepoToolContext, value: unknown): Promis
   const file = await resolveInTree(ctx.root, value);
   if (file.rel === '') throw new ToolRefused('path must name a file');
   if (!file.exists) throw new ToolRefused(`"${file.rel}" does not exist`);
-  const stat = await fs.stat(file.abs);
-  if (stat.isDirectory()) throw new ToolRefused(`"${file.rel}" is a folder; use list_files to see what it holds`);
-  if (!stat.isFile()) throw new ToolRefused(`"${file.rel}" is not a regular file`);
+  if (await isFolder(file)) throw new ToolRefused(`"${file.rel}" is a folder; use list_files to see what it holds`);
   return file;
 }
 
 /** A file's text: refused when too large, binary or not UTF-8. */
-export async function readText(file: TreePath): Promise<string> {
-  const stat = await fs.stat(file.abs);
-  if (stat.size > TOOL_LIMITS.readFileBytes) throw new ToolRefused(`"${file.rel}" is too large (${stat.size} bytes) to read or edit`);
-  const bytes = await fs.readFile(file.abs);
+export async function readText(ctx: RepoToolContext, file: TreePath): Promise<string> {
+  const read = await readTreeBytes(ctx.root, file.rel, TOOL_LIMITS.readFileBytes);
+  if (!read) throw new ToolRefused(`"${file.rel}" does not exist`);
+  const bytes = read.bytes;
+  if (!bytes) throw new ToolRefused(`"${file.rel}" is too large (${read.size} bytes) to read or edit`);
   if (bytes.subarray(0, 8192).includes(0)) throw new ToolRefused(`"${file.rel}" is a binary file`);
   try {
     // ignoreBOM keeps a byte-order mark in the text, so that an edit writes it back.
@@ -109,6 +108,11 @@ export async function readText(file: TreePath): Promise<string> {
   } catch {
     throw new ToolRefused(`"${file.rel}" is not UTF-8 text`);
   }
+}
+
+/** Whether a resolved path is a folder (resolving never passes a symbolic link, so this is the folder itself). */
+export async function isFolder(file: TreePath): Promise<boolean> {
+  return (await lstat(file.abs)).isDirectory();
 }
 
 /** Lines of a text as read_file numbers them: a final newline does not start another line. */

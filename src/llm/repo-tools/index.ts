@@ -6,7 +6,7 @@ import { READ_ONLY_TOOLS } from './definitions.ts';
 import { listFiles } from './list-files.ts';
 import { readFile } from './read-file.ts';
 import { searchFiles } from './search.ts';
-import { PathRefused } from './tree-paths.ts';
+import { PathRefused } from '../../scm/work-tree.ts';
 
 // The tools a model is given to read a checkout in a tool loop (tool-loop.ts): list_files, read_file and
 // search, with paths kept inside the tree and credentials veiled. A run that only reads (the deep scan's

@@ -1,16 +1,15 @@
-import fs from 'node:fs/promises';
 import { untrustedBlock } from '../untrusted.ts';
-import { TOOL_LIMITS, ToolRefused, type Args, type RepoToolContext } from './context.ts';
-import { resolveInTree, walkTree } from './tree-paths.ts';
+import { resolveInTree, walkTree } from '../../scm/work-tree.ts';
+import { isFolder, TOOL_LIMITS, ToolRefused, type Args, type RepoToolContext } from './context.ts';
 
 /** `list_files`: the files under a folder, recursively in name order, up to the listing limit. */
 export async function listFiles(ctx: RepoToolContext, args: Args): Promise<string> {
   const folder = await resolveInTree(ctx.root, args.optionalString('path') ?? '');
   if (!folder.exists) throw new ToolRefused(`"${folder.rel}" does not exist`);
-  if (!(await fs.stat(folder.abs)).isDirectory()) throw new ToolRefused(`"${folder.rel}" is a file; use read_file to read it`);
+  if (!(await isFolder(folder))) throw new ToolRefused(`"${folder.rel}" is a file; use read_file to read it`);
   const names: string[] = [];
   let more = false;
-  for await (const entry of walkTree(ctx.root, folder, TOOL_LIMITS.listEntries + 1)) {
+  for await (const entry of walkTree(ctx.root, folder.rel, { maxEntries: TOOL_LIMITS.listEntries + 1 })) {
     if (names.length === TOOL_LIMITS.listEntries) {
       more = true;
       break;

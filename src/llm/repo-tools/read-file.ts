@@ -4,7 +4,7 @@ import { existingFile, readText, splitLines, TOOL_LIMITS, ToolRefused, type Args
 /** `read_file`: a file's lines, numbered, in windows the model can page through. */
 export async function readFile(ctx: RepoToolContext, args: Args): Promise<string> {
   const file = await existingFile(ctx, args.string('path'));
-  const lines = splitLines(ctx.veil.hide(await readText(file)));
+  const lines = splitLines(ctx.veil.hide(await readText(ctx, file)));
   const start = args.optionalInteger('start_line') ?? 1;
   const requestedEnd = args.optionalInteger('end_line');
   if (requestedEnd !== undefined && requestedEnd < start) throw new ToolRefused('end_line must not be smaller than start_line');

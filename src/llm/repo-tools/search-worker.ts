@@ -1,8 +1,7 @@
 // Runs the `search` tool in a worker thread, so that a regular expression that backtracks
 // catastrophically on some file can be stopped by terminating the thread instead of hanging the process.
-import fs from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
-import { walkTree, type TreePath } from './tree-paths.ts';
+import { readTreeBytes, walkTree, type TreePath } from '../../scm/work-tree.ts';
 
 export interface SearchRequest {
   root: string;
@@ -30,19 +29,12 @@ export async function search(request: SearchRequest): Promise<SearchReply> {
   const matches = buildMatcher(request);
   const reply: SearchReply = { lines: [], truncated: false, filesSearched: 0, filesSkipped: 0 };
   const files = request.startIsFile
-    ? [{ rel: request.start.rel, abs: request.start.abs }]
-    : walkTree(request.root, request.start, request.maxFiles);
+    ? [{ rel: request.start.rel, kind: 'file' as const }]
+    : walkTree(request.root, request.start.rel, { maxEntries: request.maxFiles });
   for await (const file of files) {
-    if ('kind' in file && file.kind !== 'file') continue;
-    let content: Buffer;
-    try {
-      const stat = await fs.stat(file.abs);
-      if (!stat.isFile() || stat.size > request.maxFileBytes) {
-        reply.filesSkipped++;
-        continue;
-      }
-      content = await fs.readFile(file.abs);
-    } catch {
+    if (file.kind !== 'file') continue;
+    const content = await readTreeBytes(request.root, file.rel, request.maxFileBytes).then((read) => read?.bytes, () => undefined);
+    if (!content) {
       reply.filesSkipped++;
       continue;
     }

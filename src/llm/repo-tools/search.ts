@@ -1,9 +1,8 @@
-import fs from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { untrustedBlock } from '../untrusted.ts';
-import { TOOL_LIMITS, ToolRefused, type Args, type RepoToolContext } from './context.ts';
+import { resolveInTree } from '../../scm/work-tree.ts';
+import { isFolder, TOOL_LIMITS, ToolRefused, type Args, type RepoToolContext } from './context.ts';
 import type { SearchReply, SearchRequest } from './search-worker.ts';
-import { resolveInTree } from './tree-paths.ts';
 
 /** `search`: matching lines of the tree's text files, found in a worker thread under a time limit. */
 export async function searchFiles(ctx: RepoToolContext, args: Args): Promise<string> {
@@ -23,7 +22,7 @@ export async function searchFiles(ctx: RepoToolContext, args: Args): Promise<str
   const request: SearchRequest = {
     root: ctx.root,
     start,
-    startIsFile: !(await fs.stat(start.abs)).isDirectory(),
+    startIsFile: !(await isFolder(start)),
     pattern,
     regex,
     ignoreCase,

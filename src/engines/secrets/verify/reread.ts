@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import path from 'node:path';
 import { git } from '../../../scm/git-command.ts';
 import { readSourceText } from '../../source-files.ts';
 import { detectSecrets, type SecretMatch } from '../detector.ts';
@@ -32,9 +31,7 @@ async function rereadFile(dir: string, gitDir: string | null, file: FileRef, key
       if (!gitDir) return null;
       text = await git(['--git-dir', gitDir, 'cat-file', 'blob', `${file.commit}:${file.filePath}`], { timeoutMs: 60_000, maxBuffer: 8 * 1024 * 1024 });
     } else {
-      const absolute = path.resolve(dir, file.filePath);
-      if (!absolute.startsWith(path.resolve(dir) + path.sep)) return null;
-      const source = await readSourceText(absolute);
+      const source = await readSourceText(dir, file.filePath);
       if ('skipped' in source) return null;
       text = source.text;
     }

@@ -1,8 +1,6 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { ToolDefinition } from '../../../llm/provider.ts';
-import { readText, splitLines, ToolRefused, type Args, type RepoToolContext } from '../../../llm/repo-tools/context.ts';
-import { resolveInTree, type TreePath } from '../../../llm/repo-tools/tree-paths.ts';
+import { isFolder, readText, splitLines, ToolRefused, type Args, type RepoToolContext } from '../../../llm/repo-tools/context.ts';
+import { isGitControlPath, resolveInTree, writeTreeFile, type TreePath } from '../../../scm/work-tree.ts';
 import { untrustedBlock } from '../prompt.ts';
 
 /** What edit_file works with: the run's repository tool context and the set of paths the tools wrote. */
@@ -48,11 +46,14 @@ export async function editFile(ctx: EditContext, args: Args): Promise<string> {
   if (PIPELINE_FILES.test(target.rel)) {
     throw new ToolRefused(`"${target.rel}" configures CI or git hooks, which a fix never changes; leave it as it is`);
   }
+  if (isGitControlPath(target.rel)) {
+    throw new ToolRefused(`"${target.rel}" controls how git treats the repository, which a fix never changes; leave it as it is`);
+  }
   if (!target.exists) return createFile(ctx, target, oldText, newText);
-  if (!(await fs.stat(target.abs)).isFile()) throw new ToolRefused(`"${target.rel}" is not a file`);
+  if (await isFolder(target)) throw new ToolRefused(`"${target.rel}" is not a file`);
   if (oldText === '') throw new ToolRefused(`"${target.rel}" already exists; give the exact text to replace as old_text`);
-  const edit = replaceExactlyOnce(await readText(target), oldText, newText, target.rel);
-  await fs.writeFile(target.abs, edit.updated);
+  const edit = replaceExactlyOnce(await readText(ctx, target), oldText, newText, target.rel);
+  await writeTreeFile(ctx.root, target.rel, edit.updated, { create: false });
   ctx.changed.add(target.rel);
   return editReport(ctx, target.rel, edit);
 }
@@ -71,8 +72,7 @@ export function revealedTexts(ctx: Pick<RepoToolContext, 'veil'>, rawOld: string
 
 async function createFile(ctx: EditContext, target: TreePath, oldText: string, newText: string): Promise<string> {
   if (oldText !== '') throw new ToolRefused(`"${target.rel}" does not exist; to create it, give an empty old_text`);
-  await fs.mkdir(path.dirname(target.abs), { recursive: true });
-  await fs.writeFile(target.abs, newText, { flag: 'wx' });
+  await writeTreeFile(ctx.root, target.rel, newText, { create: true });
   ctx.changed.add(target.rel);
   return `Created ${target.rel} (${splitLines(newText).length} lines).`;
 }
