@@ -27,18 +27,19 @@ let api: FastifyInstance;
  * Runs the real CLI in a child process against the test database. Database and key settings the
  * developer's shell may carry are cleared first, so only the test's own reach the child.
  */
-function bulwark(args: string[], env: Env = {}) {
+function bulwark(args: string[], env: Env = {}, input?: string) {
   const result = spawnSync(process.execPath, [CLI, ...args, '--json'], {
     cwd: ROOT,
     encoding: 'utf8',
+    input,
     env: { ...process.env, DATABASE_URL: undefined, BULWARK_ENCRYPTION_KEY: undefined, ...database.env, ...env },
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** A command that must succeed and print exactly one JSON object. */
-function ok(args: string[], env?: Env) {
-  const { status, stdout, stderr } = bulwark(args, env);
+function ok(args: string[], env?: Env, input?: string) {
+  const { status, stdout, stderr } = bulwark(args, env, input);
   assert.equal(status, 0, `bulwark ${args.join(' ')} failed: ${stderr}`);
   const lines = stdout.trim().split('\n');
   assert.equal(lines.length, 1, `one JSON object expected, got: ${stdout}`);
@@ -228,6 +229,7 @@ describe('the bulwark CLI', () => {
       const org = createOrg('Refusers');
       assert.match(await refused(['user', 'create', '--email', 'a@example.com', '--password-env', 'UNSET_VARIABLE', '--org', org.slug]), /UNSET_VARIABLE/);
       assert.match(await refused(['user', 'create', '--email', 'a@example.com', '--password-env', 'P', '--org', org.slug], { P: 'short' }), /at least 12/);
+      assert.match(await refused(['user', 'create', '--email', 'a@example.com', '--password-env', 'P', '--org', org.slug], { P: 'aaaaaaaaaaaa' }), /fewer than 6 different characters/);
       assert.match(await refused(['user', 'create', '--email', 'a@example.com', '--password-env', 'P', '--role', 'god'], { P: PASSWORD }), /--role must be one of/);
       ok(['user', 'create', '--email', 'taken@example.com', '--password-env', 'P'], { P: PASSWORD });
       assert.match(await refused(['user', 'create', '--email', 'TAKEN@example.com', '--password-env', 'P'], { P: PASSWORD }), /already exists/);
@@ -293,6 +295,52 @@ describe('the bulwark CLI', () => {
       const res = await call(key, `/api/v1/applications/${app.id}`);
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json().repositories.map((r: Record<string, unknown>) => [r.provider, r.full_name, r.default_branch]), expected);
+    });
+
+    test('repo token set stores, replaces and removes a source\'s token, read from a variable or stdin, never shown', async () => {
+      const org = createOrg('Rotating');
+      const repo = ok(['repo', 'add', '--org', org.slug, '--source', 'github:acme/rotating']);
+      assert.equal(repo.repositories[0].has_token, false);
+      const tokenOf = async () => {
+        const [row] = await sourceRows(repo.id);
+        return { sealed: row.token_ciphertext, plain: row.token_ciphertext && loadTokenBox(null, database.dataDir).open(row.token_ciphertext), at: row.token_changed_at };
+      };
+
+      const set = ok(['repo', 'token', 'set', repo.id, '--token-env', 'NEW_TOKEN'], { NEW_TOKEN: TOKEN });
+      assert.deepEqual({ ...set.source, id: undefined, token_changed_at: undefined }, {
+        id: undefined, provider: 'github', full_name: 'acme/rotating', has_token: true, token_changed_at: undefined,
+      });
+      const first = await tokenOf();
+      assert.equal(first.plain, TOKEN);
+      assert.ok(!first.sealed!.includes(TOKEN));
+      assert.equal(set.source.token_changed_at, first.at);
+
+      const rotated = `${TOKEN}-rotated`;
+      const { stdout } = bulwark(['repo', 'token', 'set', repo.id], {}, `${rotated}\n`);
+      assert.ok(!stdout.includes(rotated), 'the token is never printed');
+      const second = await tokenOf();
+      assert.equal(second.plain, rotated, 'stdin replaces the token, without its line break');
+      assert.ok(second.at! >= first.at!);
+
+      assert.match(await refused(['repo', 'token', 'set', repo.id, 'ghp_onTheCommandLine000000000000000000']), /never given as an argument/);
+      assert.match(await refused(['repo', 'token', 'set', repo.id], {}), /no token on stdin/);
+      assert.match(await refused(['repo', 'token', 'set', repo.id, '--token-env', 'EMPTY'], { EMPTY: '' }), /EMPTY/);
+      assert.match(await refused(['repo', 'token', 'set', 'no-such-id', '--token-env', 'T'], { T: TOKEN }), /no repository or application/);
+
+      const removed = ok(['repo', 'token', 'remove', repo.id]);
+      assert.equal(removed.source.has_token, false);
+      assert.equal((await tokenOf()).sealed, null);
+      assert.ok(removed.source.token_changed_at >= second.at!);
+    });
+
+    test('app token set names the source with --source when the application has several', async () => {
+      const org = createOrg('Several');
+      const app = ok(['app', 'add', '--org', org.slug, '--name', 'shop', '--source', 'github:acme/web', '--source', 'gitlab:acme/api']);
+      assert.match(await refused(['app', 'token', 'set', app.id, '--token-env', 'T'], { T: TOKEN }), /--source one of .*github:acme\/web, gitlab:acme\/api/);
+      assert.match(await refused(['app', 'token', 'set', app.id, '--source', 'github:acme/other', '--token-env', 'T'], { T: TOKEN }), /is not/);
+      const set = ok(['app', 'token', 'set', app.id, '--source', 'gitlab:acme/api', '--token-env', 'T'], { T: TOKEN });
+      assert.equal(set.source.full_name, 'acme/api');
+      assert.deepEqual((await sourceRows(app.id)).map((r) => r.token_ciphertext !== null), [false, true]);
     });
 
     test('repo archive hides the repository from GET /repositories; --unarchive brings it back', async () => {

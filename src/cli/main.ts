@@ -26,6 +26,11 @@ Usage: bulwark <command> [options]        (every admin command takes --json and 
   repo add --org ORG --source provider:owner/name[@branch] [--name NAME] [--clone-url URL] [--token-env VAR]
   repo list --org ORG
   repo archive ID [--unarchive]
+  repo token set ID [--source provider:owner/name] [--token-env VAR]
+                                                   store or replace a source repository's access token (read from
+                                                   VAR, or piped on stdin; never an argument); --source picks one
+                                                   source of an application (app token set is the same)
+  repo token remove ID [--source provider:owner/name]
   app add --org ORG --name NAME --source SPEC [--source SPEC …] [--clone-url URL …] [--token-env VAR …]
   quota show --org ORG
   quota set --org ORG [--period monthly|weekly|daily] [--prs N] [--sast-scans N] [--deep-ai-scans N]
@@ -166,6 +171,8 @@ const ADMIN_COMMANDS: Record<string, AdminCommand> = {
   'app list': async (ctx, { values, json }) => (await units()).unitList(ctx, values, json),
   'repo archive': async (ctx, { rest, values, json }) => (await units()).unitArchive(ctx, rest, values, json),
   'app archive': async (ctx, { rest, values, json }) => (await units()).unitArchive(ctx, rest, values, json),
+  'repo token': async (ctx, { rest, values, json }) => (await units()).unitToken(ctx, rest, values, json),
+  'app token': async (ctx, { rest, values, json }) => (await units()).unitToken(ctx, rest, values, json),
   'user create': async (ctx, { values, json }) => (await users()).userCreate(ctx, values, json),
   'user list': async (ctx, { json }) => (await users()).userList(ctx, json),
   'user disable': async (ctx, { rest, values, json }) => (await users()).userDisable(ctx, rest, values, json),

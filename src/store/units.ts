@@ -40,6 +40,12 @@ export async function unitOfOrganization(db: Kysely<Database>, orgId: string, un
   return row && (await attachSources(db, [row]))[0];
 }
 
+/** A unit of any organization by its id (operator commands). */
+export async function unitById(db: Kysely<Database>, unitId: string): Promise<UnitWithSources | undefined> {
+  const row = await db.selectFrom('units').selectAll().where('id', '=', unitId).executeTakeFirst();
+  return row && (await attachSources(db, [row]))[0];
+}
+
 export async function countActiveUnits(db: Kysely<Database>, orgId: string): Promise<number> {
   const row = await db
     .selectFrom('units')

@@ -1,6 +1,7 @@
-import { parseSourceSpec, type SourceSpec } from '../../core/source-repos.ts';
+import { InvalidTokenError, parseSourceSpec, setSourceToken, sourceTokenState, type SourceSpec } from '../../core/source-repos.ts';
 import { cloneUrlPolicyOf } from '../../config.ts';
 import { addUnit, listOrganizationUnits, setUnitArchived, SourceUrlRefused } from '../../core/units.ts';
+import { unitById } from '../../store/units.ts';
 import type { CliContext } from '../context.ts';
 import { requireOrg } from '../context.ts';
 import { report, required, UsageError } from '../output.ts';
@@ -96,5 +97,66 @@ export async function unitList(ctx: CliContext, values: Values, json: boolean) {
     json,
     { repositories: units.map(({ id, name, archived, created_at }) => ({ id, name, archived: archived === 1, created_at })) },
     units.map((u) => `${u.id}  ${u.name}${u.archived ? '  (archived)' : ''}`).join('\n') || '(none)',
+  );
+}
+
+/** The longest input `repo token set` reads from stdin; tokens are far shorter. */
+const MAX_STDIN_BYTES = 64 * 1024;
+
+/** The token for `repo token set`: from the variable --token-env names, else piped on stdin; never an argument. */
+async function tokenInput(values: Values): Promise<string> {
+  const envName = asList(values['token-env'])[0];
+  if (envName) return tokenFrom(envName)!;
+  if (process.stdin.isTTY) throw new UsageError('give the token in an environment variable named by --token-env VAR, or pipe it on stdin');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_STDIN_BYTES) throw new UsageError('the token on stdin is too long');
+    chunks.push(chunk as Buffer);
+  }
+  const token = Buffer.concat(chunks).toString('utf8').trim();
+  if (!token) throw new UsageError('no token on stdin');
+  return token;
+}
+
+/**
+ * `repo token set|remove ID [--source provider:owner/name]`: stores, replaces or removes the access token
+ * of one source repository (the only one of a repository; named with --source in an application).
+ */
+export async function unitToken(ctx: CliContext, positionals: string[], values: Values, json: boolean) {
+  const [action, id] = positionals;
+  const usage = 'usage: bulwark repo token set|remove ID [--source provider:owner/name] [--token-env VAR]  (set reads the token from VAR or stdin)';
+  if ((action !== 'set' && action !== 'remove') || !id) throw new UsageError(usage);
+  // A token typed as an argument would stay in shell history and show in `ps`.
+  if (positionals.length > 2) throw new UsageError(`unexpected argument after ${id}; the token is never given as an argument. ${usage}`);
+  const unit = await unitById(ctx.store.db, id);
+  if (!unit) throw new UsageError(`no repository or application with id "${id}"`);
+  const named = asList(values.source)[0];
+  let source = unit.sources.length === 1 && !named ? unit.sources[0] : undefined;
+  if (named) {
+    let spec: SourceSpec;
+    try {
+      spec = parseSourceSpec(named);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    source = unit.sources.find((s) => s.provider === spec.provider && s.full_name === spec.fullName);
+  }
+  const listed = unit.sources.map((s) => `${s.provider}:${s.full_name}`).join(', ');
+  if (!source) throw new UsageError(`${named ? `${named} is not` : 'name with --source one of'} the source repositories of ${unit.name}: ${listed}`);
+  const token = action === 'set' ? await tokenInput(values) : null;
+  let updated;
+  try {
+    updated = await setSourceToken(ctx.store.db, ctx.tokenBox(), unit, source.id, token);
+  } catch (error) {
+    if (error instanceof InvalidTokenError) throw new UsageError(error.message);
+    throw error;
+  }
+  const state = sourceTokenState(updated);
+  report(
+    json,
+    { id: unit.id, name: unit.name, source: { id: updated.id, provider: updated.provider, full_name: updated.full_name, ...state } },
+    `${token === null ? 'removed the access token of' : 'stored the access token of'} ${updated.provider}:${updated.full_name} in ${unit.name} (${unit.id}) at ${state.token_changed_at}`,
   );
 }
