@@ -112,6 +112,7 @@ export const DeviceAuthorizationView = Type.Object(
     status: DeviceStatus,
     requested_at: Type.String({ format: 'date-time' }),
     expires_at: Type.String({ format: 'date-time' }),
+    requested_from: Type.Union([Type.String(), Type.Null()], { description: 'The client address that asked for the code' }),
   },
   { title: 'DeviceAuthorizationView' },
 );
@@ -146,6 +147,31 @@ export const RegisteredRepository = Type.Object(
     has_token: Type.Boolean({ description: 'Whether an access token is stored (encrypted; never shown again)' }),
   },
   { title: 'RegisteredRepository' },
+);
+
+export const SourceParams = Type.Object({ org_id: Type.String(), unit_id: Type.String(), source_id: Type.String() });
+
+/** A source repository as the console's settings show it: whether a token is stored and when it changed, never the token. */
+export const SourceRepository = Type.Object(
+  {
+    id: Type.String(),
+    provider: Type.String(),
+    full_name: Type.String(),
+    default_branch: Type.String(),
+    clone_url: Type.String(),
+    has_token: Type.Boolean({ description: 'Whether an access token is stored (encrypted; never shown)' }),
+    token_changed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When the access token was last set, replaced or removed; null if none ever was',
+    }),
+  },
+  { title: 'SourceRepository' },
+);
+export const SourceRepositoryList = Type.Object({ items: Type.Array(SourceRepository) }, { title: 'SourceRepositoryList' });
+
+export const SetSourceTokenRequest = Type.Object(
+  // Its length and characters are checked by setSourceToken, whose refusal never echoes the value.
+  { token: Type.String({ description: 'The access token (at most 4000 characters, no whitespace); stored encrypted, never shown again' }) },
+  { title: 'SetSourceTokenRequest', additionalProperties: false },
 );
 
 export const ArchiveRequest = Type.Object({ archived: Type.Boolean() }, { title: 'ArchiveRequest', additionalProperties: false });

@@ -14,11 +14,12 @@ import {
 } from '../../core/accounts.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../core/api-keys.ts';
 import { BodyValueError, invalidState, notFound } from '../../core/errors.ts';
-import { parseSourceSpec } from '../../core/source-repos.ts';
+import { InvalidTokenError, parseSourceSpec, setSourceToken, sourceTokenState } from '../../core/source-repos.ts';
 import { addUnit, getUnit, setUnitArchived, SourceUrlRefused } from '../../core/units.ts';
 import type { Deps } from '../deps.ts';
 import { MANAGES_ORGANIZATION, scopesOf } from '../../core/roles.ts';
 import type { StoredApiKey } from '../../store/api-keys.ts';
+import type { SourceRepoRow } from '../../store/schema.ts';
 import type { Store } from '../../store/database.ts';
 import {
   AddMemberRequest,
@@ -38,7 +39,11 @@ import {
   RegisteredRepository,
   RegisterRepositoryRequest,
   SessionResponse,
+  SetSourceTokenRequest,
   SignInRequest,
+  SourceParams,
+  SourceRepository,
+  SourceRepositoryList,
   UnitParams,
 } from '../console-schemas.ts';
 import { responses, typed } from '../route-kit.ts';
@@ -72,6 +77,11 @@ async function serializeKeys(store: Store, keys: StoredApiKey[]) {
     expires_at: k.expires_at,
     revoked_at: k.revoked_at,
   }));
+}
+
+function serializeSource(source: SourceRepoRow) {
+  const { id, provider, full_name, default_branch, clone_url } = source;
+  return { id, provider, full_name, default_branch, clone_url, ...sourceTokenState(source) };
 }
 
 /**
@@ -305,5 +315,74 @@ export async function consoleRoutes(app: FastifyInstance, { store, registration 
       await setUnitArchived(store.db, unit.id, request.body.archived);
       return { id: unit.id, archived: request.body.archived };
     },
+  );
+  api.get(
+    '/console/api/organizations/:org_id/units/:unit_id/sources',
+    {
+      schema: {
+        tags,
+        summary: "A repository's (or application's) source repositories: whether each has an access token, and when it last changed",
+        operationId: 'list_unit_sources',
+        params: UnitParams,
+        response: responses({ 200: SourceRepositoryList }, [401, 403, 404]),
+        security: [],
+      },
+    },
+    async (request) => {
+      await manager(request, request.params.org_id);
+      const unit = await getUnit(store.db, request.params.org_id, request.params.unit_id);
+      return { items: unit.sources.map(serializeSource) };
+    },
+  );
+
+  /** Sets, replaces or removes a source's token and logs who did it (never the token). */
+  const changeToken = async (request: FastifyRequest, params: { org_id: string; unit_id: string; source_id: string }, token: string | null) => {
+    const { org_id, unit_id, source_id } = params;
+    const session = await manager(request, org_id);
+    if (!registration) throw invalidState('This server cannot change access tokens from the console');
+    const unit = await getUnit(store.db, org_id, unit_id);
+    let source;
+    try {
+      source = await setSourceToken(store.db, registration.tokenBox, unit, source_id, token);
+    } catch (error) {
+      if (error instanceof InvalidTokenError) throw new BodyValueError(['body', 'token'], `Value error, ${error.message}`, '[redacted]');
+      throw error;
+    }
+    request.log.info(
+      { action: token === null ? 'source_token_removed' : 'source_token_set', org_id, unit_id, source_id, repository: source.full_name, user_id: session.user.id, user_email: session.user.email },
+      token === null ? 'access token removed' : 'access token set',
+    );
+    return serializeSource(source);
+  };
+
+  api.put(
+    '/console/api/organizations/:org_id/units/:unit_id/sources/:source_id/token',
+    {
+      schema: {
+        tags,
+        summary: "Set or replace a source repository's access token; it is stored encrypted and never shown",
+        operationId: 'set_source_token',
+        params: SourceParams,
+        body: SetSourceTokenRequest,
+        response: responses({ 200: SourceRepository }, [401, 403, 404]),
+        security: [],
+      },
+    },
+    async (request) => changeToken(request, request.params, request.body.token),
+  );
+
+  api.delete(
+    '/console/api/organizations/:org_id/units/:unit_id/sources/:source_id/token',
+    {
+      schema: {
+        tags,
+        summary: "Remove a source repository's access token",
+        operationId: 'remove_source_token',
+        params: SourceParams,
+        response: responses({ 200: SourceRepository }, [401, 403, 404]),
+        security: [],
+      },
+    },
+    async (request) => changeToken(request, request.params, null),
   );
 }
