@@ -17,6 +17,7 @@ import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
 import { maskDiff } from './diff-mask.ts';
 import { toFixFinding } from './fix-finding.ts';
 import { encodeJson } from '../store/json-columns.ts';
+import { isGitControlPath, writeTreeFile } from '../scm/work-tree.ts';
 import { FixError, type FixAgent, type Fixer, type FixerOutcome, type FixFinding, type FixWorkspace, type VerificationResult } from './types.ts';
 
 export { toFixFinding };
@@ -355,9 +356,8 @@ async function restoreFilesOnlyFailedFindingsChanged(
   for (const file of changedFiles) {
     if (keep.has(file) || !touchedByFailed.has(file)) continue;
     const original = originals.get(file);
-    const target = path.join(workspace.dir, file);
-    if (original === null || original === undefined) await fs.rm(target, { force: true });
-    else await fs.writeFile(target, original);
+    if (original === null || original === undefined) await fs.rm(path.join(workspace.dir, file), { force: true });
+    else await writeTreeFile(workspace.dir, file, original, { create: true });
   }
 }
 
@@ -418,8 +418,22 @@ async function originalsOf(workspace: RunWorkspace, files: string[]): Promise<Ma
   return originals;
 }
 
+/**
+ * The fix's patch against the base commit. A patch that touches what changes how git or the code host treats
+ * the repository (`.git`, attributes, submodules, symbolic links) is refused, whichever fixer or agent wrote it.
+ */
 async function diffOf(workspace: RunWorkspace): Promise<string> {
   await git(['add', '--all'], workspace.options);
+  const raw = await git(['diff', '--cached', '--raw', '-z', '--no-renames', workspace.base], workspace.options);
+  const fields = raw.split('\0');
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const [oldMode, newMode] = fields[i].slice(1).split(' ');
+    const file = fields[i + 1];
+    if (isGitControlPath(file)) throw new FixError(`the fix changed ${file}, which controls how git treats the repository; a fix never changes it`);
+    if ([oldMode, newMode].some((mode) => mode === '120000' || mode === '160000')) {
+      throw new FixError(`the fix changed ${file}, a symbolic link or submodule; a fix changes regular files only`);
+    }
+  }
   return git(['-c', 'core.quotepath=off', 'diff', '--cached', '--binary', '--no-color', workspace.base], workspace.options);
 }
 
