@@ -58,6 +58,37 @@ describe('masking credentials in diffs and excerpts', () => {
     assert.match(masked, /^-TOKEN = "ghp_\*{8}..?"$/m);
   });
 
+  test('an excerpt inside a key block whose BEGIN line is above it and END line below it shows none of its lines', () => {
+    for (const rule of MULTI_LINE.filter((r) => /PRIVATE KEY/.test(r.sample))) {
+      const key = positiveSample(rule, 41);
+      const lines = ['import os', '', 'KEY = """', ...key.split('\n'), '"""', 'os.system(input())'];
+      const text = lines.join('\n');
+      const begin = lines.findIndex((l) => l.includes('-----BEGIN'));
+      const end = lines.findIndex((l) => l.includes('-----END'));
+      const material = keyLines(key);
+      for (let line = begin + 2; line < end + 1; line++) {
+        // A code or model finding on a key line: its BEGIN line is above the excerpt.
+        const excerpt = snippetOf(text, line + 1, line + 1) ?? '';
+        for (const kept of material) assert.ok(!excerpt.includes(kept.slice(0, 16)), `${rule.id}, line ${line + 1}: ${kept} shows in\n${excerpt}`);
+        const windowed = snippetOf(text, line + 1, line + 5) ?? '';
+        for (const kept of material) assert.ok(!windowed.includes(kept.slice(0, 16)), `${rule.id}, lines ${line + 1}-${line + 5}: ${kept} shows in\n${windowed}`);
+        // A secrets finding reporting another credential on that line.
+        const own = snippetOf(text, line + 1, line + 1, ['not-in-the-text']) ?? '';
+        for (const kept of material) assert.ok(!own.includes(kept.slice(0, 16)), `${rule.id}, secret on line ${line + 1}: ${kept} shows in\n${own}`);
+      }
+      assert.equal(snippetOf(text, lines.length, lines.length), 'os.system(input())', 'lines after the block are shown as they are');
+    }
+  });
+
+  test('a malformed key (the detector does not recognize it) still shows no body line inside its markers', () => {
+    const body = Array.from({ length: 12 }, (_, i) => `QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo${i}xMjM0NTY3ODkwYWJjZGVmZ2hpams=`);
+    const text = ['x = 1', '-----BEGIN RSA PRIVATE KEY-----', ...body, '-----END RSA PRIVATE KEY-----', 'y = 2'].join('\n');
+    const excerpt = snippetOf(text, 8, 12)!;
+    for (const line of body) assert.ok(!excerpt.includes(line.slice(0, 16)), excerpt);
+    assert.equal(excerpt.split('\n').length, 5);
+    assert.equal(snippetOf(text, 1, 1), 'x = 1');
+  });
+
   test('an excerpt that starts inside a longer key block never shows its material', () => {
     for (const rule of MULTI_LINE) {
       const sample = positiveSample(rule, 21);
