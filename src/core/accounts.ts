@@ -26,6 +26,7 @@ import type { Database, Role } from '../store/schema.ts';
 import { errors, notFound, unauthorized } from './errors.ts';
 import type { Principal } from './principal.ts';
 import { atLeast, scopesOf } from './roles.ts';
+import { passwordProblem } from './password-strength.ts';
 import { reserveSignIn, signInSubjects, signInSucceeded } from './sign-in-limits.ts';
 
 export type { Member, Membership, StoredUser };
@@ -34,7 +35,6 @@ export type { Member, Membership, StoredUser };
 export const SESSION_IDLE_MS = 12 * 60 * 60_000;
 /** How stale a session's `last_seen_at` may get before a request refreshes it; saves a write on every call. */
 const TOUCH_RESOLUTION_MS = 60_000;
-export const MIN_PASSWORD_LENGTH = 12;
 
 const normalEmail = (email: string) => email.trim().toLowerCase();
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -42,7 +42,8 @@ const EMAIL = /^[^\s@]+@[^\s@]+$/;
 export async function createUser(db: Kysely<Database>, input: { email: string; password: string | null; name?: string | null }): Promise<StoredUser> {
   const email = normalEmail(input.email);
   if (!EMAIL.test(email)) throw new Error(`"${input.email}" is not an email address`);
-  if (input.password !== null && input.password.length < MIN_PASSWORD_LENGTH) throw new Error(`the password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  const weakness = input.password === null ? null : passwordProblem(input.password, email);
+  if (weakness) throw new Error(weakness);
   if (await userByEmail(db, email)) throw new Error(`a user with the email ${email} already exists`);
   return insertUser(db, {
     id: newId(),
