@@ -161,6 +161,70 @@ describe('device flow (RFC 8628) as the published CLI speaks it', () => {
     assert.equal((await poll('not-a-code')).json().error, 'invalid_grant');
   });
 
+  test('codes asked for are bounded per client address: 5 waiting at once, 10 in 15 minutes; other addresses are not affected', async () => {
+    const ask = (address: string) => h.app.inject({ method: 'POST', url: '/oauth/device/code', payload: { client_name: 'flood' }, remoteAddress: address });
+    const approver = await signedIn('member');
+    const first = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await ask('10.9.0.1');
+      assert.equal(response.statusCode, 200);
+      first.push(response.json().user_code as string);
+    }
+    const waiting = await ask('10.9.0.1');
+    assert.equal(waiting.statusCode, 429);
+    assert.equal(waiting.json().detail.error_code, 'DEVICE_FLOW_LIMITED');
+    assert.ok(Number(waiting.headers['retry-after']) > 0);
+    for (const userCode of first) assert.equal((await approver.call('POST', `/device-authorizations/${userCode}/deny`)).statusCode, 200);
+    for (let i = 0; i < 4; i++) assert.equal((await ask('10.9.0.1')).statusCode, 200, 'none waiting now');
+    const tooMany = await ask('10.9.0.1');
+    assert.equal(tooMany.statusCode, 429, 'the eleventh within the window');
+    assert.equal(tooMany.json().detail.error_code, 'DEVICE_FLOW_LIMITED');
+    assert.equal((await ask('10.9.0.2')).statusCode, 200);
+  });
+
+  test('a code nobody used is gone at its expiry, not kept for a day', async () => {
+    const code = await requestCode('forgotten');
+    await h.database.store.db.updateTable('device_authorizations').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('user_code', '=', code.user_code).execute();
+    await h.app.inject({ method: 'POST', url: '/oauth/device/code', payload: { client_name: 'next' }, remoteAddress: '10.9.1.1' });
+    const kept = await h.database.store.db.selectFrom('device_authorizations').select('id').where('user_code', '=', code.user_code).execute();
+    assert.deepEqual(kept, []);
+  });
+
+  test('user codes looked up in vain are limited per session (10) and per address (30); found codes do not count', async () => {
+    const code = (await h.app.inject({ method: 'POST', url: '/oauth/device/code', payload: { client_name: 'real' }, remoteAddress: '10.9.2.9' })).json();
+    const sessionAt = async (address: string) => {
+      const email = `guesser${++people}@example.com`;
+      const user = await createUser(h.database.store.db, { email, password: PASSWORD });
+      await setMembership(h.database.store.db, org.id, user.id, 'member');
+      const response = await h.app.inject({ method: 'POST', url: '/console/api/session', payload: { email, password: PASSWORD }, remoteAddress: address });
+      const cookie = String(response.headers['set-cookie']).split(';')[0];
+      return (userCode: string) => h.app.inject({ method: 'GET', url: `/device-authorizations/${userCode}`, headers: { cookie }, remoteAddress: address });
+    };
+    const look = await sessionAt('10.9.2.1');
+    for (let i = 0; i < 12; i++) assert.equal((await look(code.user_code)).statusCode, 200, 'a found code is not a guess');
+    for (let i = 0; i < 10; i++) assert.equal((await look(`BBBB-BBB${'CDFGHJKLMN'[i]}`)).statusCode, 404);
+    const stopped = await look(code.user_code);
+    assert.equal(stopped.statusCode, 429, 'locked, even for a real code');
+    assert.equal(stopped.json().detail.error_code, 'DEVICE_FLOW_LIMITED');
+    // Fresh sessions from one address share the address's limit.
+    for (let s = 0; s < 2; s++) {
+      const other = await sessionAt('10.9.2.1');
+      for (let i = 0; i < 10; i++) assert.equal((await other(`CCCC-CCC${'BDFGHJKLMN'[i]}`)).statusCode, 404);
+    }
+    assert.equal((await (await sessionAt('10.9.2.1'))(code.user_code)).statusCode, 429, 'the address used up its 30');
+    assert.equal((await (await sessionAt('10.9.2.2'))(code.user_code)).statusCode, 200, 'another address is not affected');
+  });
+
+  test('the approval page learns when and from which address the code was asked for', async () => {
+    const code = (await h.app.inject({ method: 'POST', url: '/oauth/device/code', payload: { client_name: 'Your Bank CLI' }, remoteAddress: '192.0.2.44' })).json();
+    const approver = await signedIn('member');
+    const view = (await approver.call('GET', `/device-authorizations/${code.user_code}`)).json();
+    conforms('DeviceAuthorizationView', view);
+    assert.equal(view.requested_from, '192.0.2.44');
+    assert.equal(view.client_name, 'Your Bank CLI');
+    assert.ok(Math.abs(Date.parse(view.requested_at) - Date.now()) < 60_000);
+  });
+
   test('approving needs a signed-in member of the organization, with the CSRF token', async () => {
     const code = await requestCode();
     assert.equal((await h.app.inject({ method: 'GET', url: `/device-authorizations/${code.user_code}` })).statusCode, 401);

@@ -7,6 +7,8 @@ import {
   deviceAuthorizationByDeviceCodeHash,
   deviceAuthorizationByUserCode,
   insertDeviceAuthorization,
+  pendingDeviceAuthorizations,
+  returnAttempt,
   roleIn,
   setDevicePolledAt,
   updateDeviceAuthorization,
@@ -14,8 +16,9 @@ import {
 } from '../store/accounts.ts';
 import type { Database, DeviceAuthorizationRow } from '../store/schema.ts';
 import { createApiKey } from './api-keys.ts';
-import { invalidState, notFound } from './errors.ts';
+import { errors, invalidState, notFound } from './errors.ts';
 import { scopesOf } from './roles.ts';
+import { takeAttempts } from './sign-in-limits.ts';
 
 // OAuth 2.0 Device Authorization Grant (RFC 8628), as the published CLI's `auth login` speaks it. A code
 // approved in the console turns into an API key of the chosen organization, minted when the device
@@ -54,15 +57,34 @@ export function normalUserCode(typed: string): string {
   return letters.length === 8 ? `${letters.slice(0, 4)}-${letters.slice(4)}` : typed.toUpperCase();
 }
 
-export async function requestDeviceCode(db: Kysely<Database>, clientName: string | null, now = Date.now()) {
-  await deleteExpiredDeviceAuthorizations(db, new Date(now - 24 * 3600_000).toISOString());
+// Bounds on what anyone may ask of these unauthenticated endpoints: codes asked for per client address
+// (and pending at once, from one address and in all), and user codes looked up in vain per session and
+// per address, so the 20^8 codes cannot be walked.
+const LIMIT_WINDOW_MS = 15 * 60_000;
+const CODES_PER_ADDRESS = 10;
+const PENDING_PER_ADDRESS = 5;
+const PENDING_IN_ALL = 10_000;
+const MISSES_PER_SESSION = 10;
+const MISSES_PER_ADDRESS = 30;
+
+const limited = (what: string) => (retryAfterSeconds: number) => errors.deviceFlowLimited(what, retryAfterSeconds);
+
+export async function requestDeviceCode(db: Kysely<Database>, input: { clientName: string | null; address: string }, now = Date.now()) {
+  // A code nobody used is gone at its expiry: nothing of it is kept.
+  await deleteExpiredDeviceAuthorizations(db, new Date(now).toISOString());
+  const address = input.address.toLowerCase();
+  const tooMany = limited('device-login codes asked for from this address');
+  await takeAttempts(db, [{ key: `device-code:${address}`, limit: CODES_PER_ADDRESS }], tooMany, { windowMs: LIMIT_WINDOW_MS, lockMs: LIMIT_WINDOW_MS, now });
+  const pending = await pendingDeviceAuthorizations(db, address);
+  if (pending.fromAddress >= PENDING_PER_ADDRESS) throw tooMany(DEVICE_CODE_LIFETIME_SECONDS);
+  if (pending.inAll >= PENDING_IN_ALL) throw limited('device logins waiting for approval')(POLL_INTERVAL_SECONDS * 12);
   const deviceCode = randomToken();
   const userCode = newUserCode();
   await insertDeviceAuthorization(db, {
     id: newId(),
     device_code_hash: tokenHash(deviceCode),
     user_code: userCode,
-    client_name: clientName?.trim() || null,
+    client_name: input.clientName?.trim() || null,
     status: 'pending',
     requested_at: new Date(now).toISOString(),
     expires_at: new Date(now + DEVICE_CODE_LIFETIME_SECONDS * 1000).toISOString(),
@@ -71,7 +93,7 @@ export async function requestDeviceCode(db: Kysely<Database>, clientName: string
     approved_by_user_id: null,
     org_id: null,
     device_label: null,
-    requested_from: null,
+    requested_from: address,
   });
   return { deviceCode, userCode, expiresIn: DEVICE_CODE_LIFETIME_SECONDS, interval: POLL_INTERVAL_SECONDS };
 }
@@ -107,10 +129,26 @@ export async function collectDeviceToken(db: Kysely<Database>, deviceCode: strin
   });
 }
 
-/** A pending or decided authorization as the approval page shows it; unknown and expired codes are not found. */
-export async function deviceAuthorizationView(db: Kysely<Database>, userCode: string, now = Date.now()): Promise<DeviceAuthorizationRow> {
+/** Who is looking a user code up: a signed-in session, from a client address. */
+export interface DeviceLookup {
+  sessionId: string;
+  address: string;
+}
+
+/**
+ * A pending or decided authorization as the approval page shows it; unknown and expired codes are not
+ * found. Each look-up is counted against the session and the address before it is made, and given back
+ * when the code exists, so only look-ups in vain (guesses) use up the limit.
+ */
+export async function deviceAuthorizationView(db: Kysely<Database>, userCode: string, who: DeviceLookup, now = Date.now()): Promise<DeviceAuthorizationRow> {
+  const subjects = [
+    { key: `device-lookup:session:${who.sessionId}`, limit: MISSES_PER_SESSION },
+    { key: `device-lookup:address:${who.address.toLowerCase()}`, limit: MISSES_PER_ADDRESS },
+  ];
+  await takeAttempts(db, subjects, limited('unknown device-login codes looked up'), { windowMs: LIMIT_WINDOW_MS, lockMs: LIMIT_WINDOW_MS, now });
   const row = await deviceAuthorizationByUserCode(db, normalUserCode(userCode));
   if (!row || (row.status === 'pending' && expired(row, now))) throw notFound('Device authorization');
+  for (const subject of subjects) await returnAttempt(db, subject.key, subject.limit);
   return row;
 }
 
@@ -118,9 +156,10 @@ export async function decideDeviceAuthorization(
   db: Kysely<Database>,
   userCode: string,
   decision: { approve: true; userId: string; orgId: string; deviceLabel: string } | { approve: false; userId: string },
+  who: DeviceLookup,
   now = Date.now(),
 ): Promise<DeviceAuthorizationRow['status']> {
-  const row = await deviceAuthorizationView(db, userCode, now);
+  const row = await deviceAuthorizationView(db, userCode, who, now);
   if (row.status !== 'pending') throw invalidState(`This device code was already ${row.status}`);
   if (decision.approve && !(await roleIn(db, decision.orgId, decision.userId))) throw notFound('Organization');
   const changes = decision.approve

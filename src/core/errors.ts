@@ -99,6 +99,13 @@ export const errors = {
     (_why, retryAfterSeconds) => ({ retry_after_seconds: retryAfterSeconds }),
   ),
   /** Too many failed sign-ins for an email or from one address; the answer carries `Retry-After`. */
+  /** Too many device-login codes asked for from one address, or user codes looked up in vain; the answer carries `Retry-After`. */
+  deviceFlowLimited: defineError(
+    'DEVICE_FLOW_LIMITED',
+    429,
+    (what: string, retryAfterSeconds: number) => `Too many ${what}; retry after ${retryAfterSeconds} s`,
+    (_what, retryAfterSeconds) => ({ retry_after_seconds: retryAfterSeconds }),
+  ),
   signInLocked: defineError(
     'SIGN_IN_LOCKED',
     429,

@@ -201,6 +201,16 @@ export async function setDevicePolledAt(db: Kysely<Database>, id: string, at: st
   await db.updateTable('device_authorizations').set({ last_polled_at: at, interval_seconds: intervalSeconds }).where('id', '=', id).execute();
 }
 
+/** How many device authorizations wait for approval, from one client address and in all. */
+export async function pendingDeviceAuthorizations(db: Kysely<Database>, address: string): Promise<{ fromAddress: number; inAll: number }> {
+  const row = await db
+    .selectFrom('device_authorizations')
+    .select((eb) => [eb.fn.countAll<number | string>().as('in_all'), eb.fn.sum<number | string | null>(eb.case().when('requested_from', '=', address).then(1).else(0).end()).as('from_address')])
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return { fromAddress: Number(row.from_address ?? 0), inAll: Number(row.in_all) };
+}
+
 export async function deleteExpiredDeviceAuthorizations(db: Kysely<Database>, before: string): Promise<void> {
   await db.deleteFrom('device_authorizations').where('expires_at', '<=', before).execute();
 }

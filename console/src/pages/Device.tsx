@@ -75,15 +75,21 @@ export function DevicePage() {
       ) : (
         <form className="stack" onSubmit={(event) => void decide(true, event)}>
           <p>
-            <strong>{request.data.client_name}</strong> asks to act on your behalf. Approve only if you started this sign-in and your client shows
+            A command-line client asks to act on your behalf. Approve only if you started this sign-in yourself, just now, and your client shows
             this code:
           </p>
           <p className="user-code" aria-label={`Code ${request.data.user_code.split('').join(' ')}`}>
             {request.data.user_code}
           </p>
           <dl className="facts">
+            <dt>Client name</dt>
+            <dd>
+              {request.data.client_name ?? '(none given)'} <span className="muted">(chosen by the client itself: anyone can claim any name)</span>
+            </dd>
             <dt>Requested</dt>
             <dd>{formatDateTime(request.data.requested_at)}</dd>
+            <dt>Requested from</dt>
+            <dd>{request.data.requested_from ?? 'unknown address'}</dd>
             <dt>Expires</dt>
             <dd>{formatDateTime(request.data.expires_at)}</dd>
           </dl>

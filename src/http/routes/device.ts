@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   collectDeviceToken,
   decideDeviceAuthorization,
@@ -6,6 +6,7 @@ import {
   DeviceTokenError,
   deviceAuthorizationView,
   requestDeviceCode,
+  type DeviceLookup,
 } from '../../core/device-flow.ts';
 import type { Store } from '../../store/database.ts';
 import {
@@ -25,6 +26,9 @@ import { requireSession } from '../session.ts';
 
 const tags = ['device flow'];
 
+/** The signed-in session looking a user code up, and its address: what look-ups are limited by. */
+const lookup = (request: FastifyRequest): DeviceLookup => ({ sessionId: requireSession(request).sessionId, address: request.ip });
+
 /**
  * The OAuth 2.0 device authorization grant (RFC 8628) at the server root, as the published CLI's
  * `auth login` speaks it, and the console's approval of a code.
@@ -35,10 +39,10 @@ export async function deviceRoutes(app: FastifyInstance, { store, publicUrl }: {
   api.post(
     '/oauth/device/code',
     {
-      schema: { tags, summary: 'Start a device login (RFC 8628 §3.1)', operationId: 'request_device_code', body: DeviceCodeRequest, response: responses({ 200: DeviceCodeResponse }, [], false), security: [] },
+      schema: { tags, summary: 'Start a device login (RFC 8628 §3.1)', operationId: 'request_device_code', body: DeviceCodeRequest, response: responses({ 200: DeviceCodeResponse }, [429], false), security: [] },
     },
     async (request, reply) => {
-      const code = await requestDeviceCode(store.db, request.body?.client_name ?? null);
+      const code = await requestDeviceCode(store.db, { clientName: request.body?.client_name ?? null, address: request.ip });
       const verification = publicAddress(request, publicUrl, '/device');
       reply.header('cache-control', 'no-store');
       return {
@@ -83,12 +87,18 @@ export async function deviceRoutes(app: FastifyInstance, { store, publicUrl }: {
   api.get(
     '/device-authorizations/:user_code',
     {
-      schema: { tags, summary: 'A device login waiting for approval, for the approval page', operationId: 'get_device_authorization', params: UserCodeParams, response: responses({ 200: DeviceAuthorizationView }, [401, 404], false), security: [] },
+      schema: { tags, summary: 'A device login waiting for approval, for the approval page', operationId: 'get_device_authorization', params: UserCodeParams, response: responses({ 200: DeviceAuthorizationView }, [401, 404, 429], false), security: [] },
     },
     async (request) => {
-      requireSession(request);
-      const row = await deviceAuthorizationView(store.db, request.params.user_code);
-      return { user_code: row.user_code, client_name: row.client_name, status: row.status, requested_at: row.requested_at, expires_at: row.expires_at };
+      const row = await deviceAuthorizationView(store.db, request.params.user_code, lookup(request));
+      return {
+        user_code: row.user_code,
+        client_name: row.client_name,
+        status: row.status,
+        requested_at: row.requested_at,
+        expires_at: row.expires_at,
+        requested_from: row.requested_from,
+      };
     },
   );
 
@@ -101,18 +111,18 @@ export async function deviceRoutes(app: FastifyInstance, { store, publicUrl }: {
         operationId: 'approve_device_authorization',
         params: UserCodeParams,
         body: DeviceApprovalRequest,
-        response: responses({ 200: DeviceApprovalResponse }, [401, 403, 404, 409]),
+        response: responses({ 200: DeviceApprovalResponse }, [401, 403, 404, 409, 429]),
         security: [],
       },
     },
     async (request) => {
       const session = requireSession(request);
-      const status = await decideDeviceAuthorization(store.db, request.params.user_code, {
-        approve: true,
-        userId: session.user.id,
-        orgId: request.body.organization_id,
-        deviceLabel: request.body.device_label ?? 'CLI device',
-      });
+      const status = await decideDeviceAuthorization(
+        store.db,
+        request.params.user_code,
+        { approve: true, userId: session.user.id, orgId: request.body.organization_id, deviceLabel: request.body.device_label ?? 'CLI device' },
+        lookup(request),
+      );
       return { status };
     },
   );
@@ -120,11 +130,11 @@ export async function deviceRoutes(app: FastifyInstance, { store, publicUrl }: {
   api.post(
     '/device-authorizations/:user_code/deny',
     {
-      schema: { tags, summary: 'Deny a device login', operationId: 'deny_device_authorization', params: UserCodeParams, response: responses({ 200: DeviceApprovalResponse }, [401, 403, 404, 409], false), security: [] },
+      schema: { tags, summary: 'Deny a device login', operationId: 'deny_device_authorization', params: UserCodeParams, response: responses({ 200: DeviceApprovalResponse }, [401, 403, 404, 409, 429], false), security: [] },
     },
     async (request) => {
       const session = requireSession(request);
-      return { status: await decideDeviceAuthorization(store.db, request.params.user_code, { approve: false, userId: session.user.id }) };
+      return { status: await decideDeviceAuthorization(store.db, request.params.user_code, { approve: false, userId: session.user.id }, lookup(request)) };
     },
   );
 }
