@@ -26,7 +26,7 @@ describe('a fix never changes what controls git', () => {
   const workspace = (): RunWorkspace => ({
     dir: repo.dir,
     base,
-    options: { cwd: repo.dir, timeoutMs: 30_000 },
+    options: { cwd: repo.dir, timeoutMs: 30_000, signal: new AbortController().signal },
     signal: new AbortController().signal,
     nowDoing: async () => {},
     step: async () => {},

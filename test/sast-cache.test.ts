@@ -6,6 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import { SastEngine } from '../src/engines/sast/sast-engine.ts';
 import { pruneResultCache } from '../src/engines/sast/result-cache.ts';
 import { WorkerPool } from '../src/engines/worker-pool.ts';
+import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
+import { positiveSample } from './support/secret-samples.ts';
 
 // A rescan takes an unchanged file's SAST results from the cache (by content), with the same findings;
 // a changed file, or a change to the rules, is analyzed again.
@@ -121,6 +123,25 @@ describe('SAST result cache', () => {
     fs.writeFileSync(path.join(rules, 'python', 'house.yml'), HOUSE_RULE);
     const findings = await new SastEngine({ cacheDir, extraRuleDirs: [rules] }).scan({ dir: repo, fingerprintKey });
     assert.deepEqual(findings.filter((f) => f.checkId === 'python.house.no-ping').map((f) => f.filePath), ['other.py', 'views.py']);
+  });
+
+  test('no credential a rule matched is kept in the cache, and the cached rescan gives the same findings', async () => {
+    const { repo, cacheDir } = setup('credentials');
+    const token = positiveSample(SECRET_RULES.find((r) => r.id === 'github-pat')!, 5);
+    const password = 'Qz8-vX2k-Lm9w-Rt4y';
+    fs.writeFileSync(path.join(repo, 'settings.py'), `import db\nSECRET_KEY = "${token}"\nconn = db.connect(host="h", password="${password}")\n`);
+    fs.writeFileSync(path.join(repo, 'factory.py'), `import db\nconn = db.client("${token}").connect(password="${password}")\n`);
+    const first = await new SastEngine({ cacheDir }).scan({ dir: repo, fingerprintKey });
+    assert.ok(first.filter((f) => f.filePath === 'settings.py' && f.checkId === 'python.lang.secrets.hardcoded-secret-key').length >= 2, JSON.stringify(first.map((f) => [f.filePath, f.checkId])));
+    assert.ok(first.some((f) => f.filePath === 'factory.py'), 'a match whose call holds a literal is found too');
+    const stored = entries(cacheDir);
+    assert.ok(stored.length >= 3);
+    for (const file of stored) {
+      const text = fs.readFileSync(file, 'utf8');
+      for (const secret of [token, token.slice(4, 20), password]) assert.ok(!text.includes(secret), `${file} holds a credential: ${text}`);
+    }
+    const second = await new SastEngine({ cacheDir }).scan({ dir: repo, fingerprintKey });
+    assert.deepEqual(second, first);
   });
 
   test('the cache is kept under its size bound, oldest entries first', async () => {

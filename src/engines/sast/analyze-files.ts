@@ -7,7 +7,7 @@ import { hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
 import { MAX_FILE_BYTES, readSourceText } from '../source-files.ts';
 import { ruleLanguageOf, type ParserName } from '../../languages/index.ts';
 import { analyzeSource, analyzeSources, type SastMatch } from './analyze.ts';
-import { analysisVersion, ResultCache, type StoredMatch } from './result-cache.ts';
+import { analysisVersion, matchText, ResultCache, storedMatch, type StoredMatch } from './result-cache.ts';
 import { loadRuleSet, type RuleSet, type SastRule } from './rule-set.ts';
 
 // The SAST work on a batch of files, run in a thread of the engine pool (see sast-engine.ts): read each
@@ -90,7 +90,6 @@ export function sastFinding(match: SastMatch, filePath: string, source: string):
   };
 }
 
-const stored = (m: SastMatch): StoredMatch => ({ ruleId: m.rule.id, startLine: m.startLine, endLine: m.endLine, text: m.text, anchor: m.anchor });
 
 /** A file to analyze: where its outcome goes and what it holds. */
 interface Pending {
@@ -163,7 +162,7 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
     const key = cache ? ResultCache.keyOf(parser, source.text) : '';
     const hit = await cache?.get(key);
     const matches: SastMatch[] | undefined = hit?.every((m) => rulesById.has(m.ruleId))
-      ? hit.map(({ ruleId, ...rest }) => ({ rule: rulesById.get(ruleId)!, ...rest }))
+      ? hit.map((m) => ({ rule: rulesById.get(m.ruleId)!, startLine: m.startLine, endLine: m.endLine, text: matchText(m, source.text), anchor: m.anchor }))
       : undefined;
     if (matches) return { findings: matches.map((m) => sastFinding(m, file, source.text)), cached: true };
     return { file, parser, text: source.text, key };
@@ -189,7 +188,8 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
       outcomes[p.at] = { findings: [], note: `skipped ${p.file}: it could not be analyzed (${matches.message.split('\n')[0]})`, cached: false };
       continue;
     }
-    if (cache) cacheBytesWritten += await cache.put(p.key, matches.map(stored));
+    const entry = cache ? matches.map((m) => storedMatch({ ...m, ruleId: m.rule.id }, p.text)) : [];
+    if (cache && entry.every((m) => m !== null)) cacheBytesWritten += await cache.put(p.key, entry as StoredMatch[]);
     outcomes[p.at] = { findings: matches.map((m) => sastFinding(m, p.file, p.text)), cached: false };
   }
   return { outcomes, cacheBytesWritten };

@@ -12,15 +12,33 @@ import type { RuleSet } from './rule-set.ts';
 // named after the analysis version: the rule files, the analysis code and the parser, so a change to any of
 // them starts afresh. Every entry is written to a temporary name and renamed into place, so processes that
 // share the folder never read half an entry; one that cannot be read counts as a miss. The folder is kept
-// under a size bound by removing the oldest entries (see pruneResultCache).
+// under a size bound by removing the oldest entries (see pruneResultCache). Entries hold no code: a match
+// is kept as where its text lies in the file, which a hit (same content) reads back, so a credential a
+// rule matched never reaches the cache folder.
 
-/** One match as stored: the rule by id, the rest as analyzeSource returns it. */
+/** One match as stored: the rule by id, its lines, and its text as an offset and length in the file. */
 export interface StoredMatch {
   ruleId: string;
   startLine: number;
   endLine: number;
-  text: string;
+  at: number;
+  length: number;
   anchor: string | null;
+}
+
+/** A match's text and anchor as the cache can keep them, or null when it cannot (then the file is not cached). */
+export function storedMatch(match: { ruleId: string; startLine: number; endLine: number; text: string; anchor: string | null }, source: string): StoredMatch | null {
+  let lineStart = 0;
+  for (let line = 1; line < match.startLine && lineStart !== -1; line++) lineStart = source.indexOf('\n', lineStart) + 1 || -1;
+  const at = lineStart === -1 ? -1 : source.indexOf(match.text, lineStart);
+  // A callee is code too: one holding a literal (a credential passed to a factory) is not kept.
+  if (at === -1 || (match.anchor !== null && /["'`]/.test(match.anchor))) return null;
+  return { ruleId: match.ruleId, startLine: match.startLine, endLine: match.endLine, at, length: match.text.length, anchor: match.anchor };
+}
+
+/** A stored match's text, read back from the file's content (the one its key was made from). */
+export function matchText(match: StoredMatch, source: string): string {
+  return source.slice(match.at, match.at + match.length);
 }
 
 export const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024;
@@ -70,7 +88,8 @@ export class ResultCache {
     try {
       const text = await fsp.readFile(this.pathOf(key), 'utf8');
       const value = JSON.parse(text) as unknown;
-      return Array.isArray(value) ? (value as StoredMatch[]) : undefined;
+      // An entry of another shape (one that kept the matched text) is a miss, written again on this scan.
+      return Array.isArray(value) && value.every((m: Partial<StoredMatch>) => Number.isInteger(m.at) && Number.isInteger(m.length)) ? (value as StoredMatch[]) : undefined;
     } catch {
       return undefined;
     }
