@@ -419,6 +419,13 @@ export const Pagination = (defaultLimit: number) => ({
 
 export const OptionalFilter = (description: string) => Type.Optional(Type.String({ description }));
 
+/**
+ * An optional filter that takes one of `values` (the enum's own declaration), read case-insensitively; any
+ * other value is a 422 listing them.
+ */
+export const EnumFilter = <T extends string>(values: readonly T[], description: string) =>
+  Type.Optional(Type.Unsafe<T>(Type.String({ enum: [...values], description: `${description}: one of ${values.join(', ')}` })));
+
 export const scanCreateRequest = (family: Family) =>
   Type.Object(
     { scan_type: Type.String({ enum: [...family.scanTypes], description: `One of ${family.scanTypes.join(', ')}` }) },

@@ -41,15 +41,25 @@ const TEXT_BOOLEANS: Record<string, boolean> = {
   '0': false, off: false, f: false, false: false, n: false, no: false,
 };
 
-/** Reads the text values of the schema's boolean properties as pydantic does, then validates as usual. */
-function withTextBooleans(schema: object, validate: ValidateFunction): ValidateFunction {
-  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
-  const names = Object.keys(properties).filter((name) => properties[name].type === 'boolean');
-  if (!names.length) return validate;
+/**
+ * Reads the text values of the schema's boolean properties as pydantic does, and those of its enum properties
+ * without regard to case (`status=QUEUED` is `queued`), then validates as usual.
+ */
+function withTextValues(schema: object, validate: ValidateFunction): ValidateFunction {
+  const properties = (schema as { properties?: Record<string, { type?: unknown; enum?: unknown[] }> }).properties ?? {};
+  const readers = new Map<string, (text: string) => unknown>();
+  for (const [name, property] of Object.entries(properties)) {
+    if (property.type === 'boolean') readers.set(name, (text) => TEXT_BOOLEANS[text.toLowerCase()]);
+    else if (Array.isArray(property.enum)) {
+      const byLowerCase = new Map(property.enum.filter((v) => typeof v === 'string').map((v) => [v.toLowerCase(), v]));
+      readers.set(name, (text) => byLowerCase.get(text.toLowerCase()));
+    }
+  }
+  if (!readers.size) return validate;
   const wrapped = ((data: Record<string, unknown> | null) => {
-    for (const name of names) {
+    for (const [name, read] of readers) {
       const value = data?.[name];
-      const parsed = typeof value === 'string' ? TEXT_BOOLEANS[value.toLowerCase()] : undefined;
+      const parsed = typeof value === 'string' ? read(value) : undefined;
       if (parsed !== undefined) data![name] = parsed;
     }
     const valid = validate(data);
@@ -64,7 +74,7 @@ export const validatorCompiler: FastifySchemaCompiler<FastifySchema> = ({ schema
   let validate = cache.get(schema as object);
   if (!validate) {
     validate = ajv.compile(schema as object);
-    if (httpPart !== 'body') validate = withTextBooleans(schema as object, validate);
+    if (httpPart !== 'body') validate = withTextValues(schema as object, validate);
     cache.set(schema as object, validate);
   }
   return validate;

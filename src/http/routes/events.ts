@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { listEvents } from '../../core/finding-events.ts';
+import { EVENT_TYPES, listEvents } from '../../core/finding-events.ts';
 import { toPage } from '../../core/pagination.ts';
 import type { Store } from '../../store/database.ts';
 import { responses, typed } from '../route-kit.ts';
-import { FindingEventResponse, OptionalFilter, Paginated, Pagination } from '../schemas.ts';
+import { SEVERITIES } from '../../reports/report.ts';
+import { SCAN_TYPES } from '../../scan-types/index.ts';
+import { EnumFilter, FindingEventResponse, OptionalFilter, Paginated, Pagination } from '../schemas.ts';
 import { serializeEvent } from '../serializers.ts';
 
 /** Times are compared as stored: UTC ISO-8601. A time without an offset is taken as UTC, as pydantic does. */
@@ -29,9 +31,9 @@ export async function eventRoutes(app: FastifyInstance, { store }: { store: Stor
         querystring: Type.Object({
           repository_id: OptionalFilter('Filter by repository id'),
           finding_id: OptionalFilter('Filter by finding id'),
-          scan_type: OptionalFilter('Filter by scan type'),
-          severity: OptionalFilter('Filter by severity'),
-          event_type: OptionalFilter('Filter by event type: detected, status_changed, resolved_auto, reopened, fix_created'),
+          scan_type: EnumFilter(SCAN_TYPES, 'Filter by scan type'),
+          severity: EnumFilter(SEVERITIES, 'Filter by severity'),
+          event_type: EnumFilter(EVENT_TYPES, 'Filter by event type'),
           start: Type.Optional(Type.String({ format: 'date-time', description: 'Start time filter' })),
           end: Type.Optional(Type.String({ format: 'date-time', description: 'End time filter' })),
           ...Pagination(100),

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { getFinding, listFindings, setFindingStatus, type FindingStatus } from '../../core/findings.ts';
+import { FINDING_STATUSES, getFinding, listFindings, setFindingStatus, type FindingStatus } from '../../core/findings.ts';
 import { toPage } from '../../core/pagination.ts';
 import type { Deps } from '../deps.ts';
 import type { Family } from '../family.ts';
 import { operationId, responses, unitParams, unitScope } from '../route-kit.ts';
-import { FindingStatusUpdateRequest, OptionalFilter, Paginated, Pagination, findingResponse } from '../schemas.ts';
+import { SEVERITIES } from '../../reports/report.ts';
+import { EnumFilter, FindingStatusUpdateRequest, OptionalFilter, Paginated, Pagination, findingResponse } from '../schemas.ts';
 import { serializeFinding } from '../serializers.ts';
 
 export async function findingRoutes(app: FastifyInstance, { deps, family }: { deps: Deps; family: Family }) {
@@ -24,9 +25,9 @@ export async function findingRoutes(app: FastifyInstance, { deps, family }: { de
         params: unitParams(family),
         querystring: Type.Object({
           scan_batch_id: OptionalFilter('Filter by scan batch id'),
-          severity: OptionalFilter('Filter by severity: critical, high, medium or low'),
-          status: OptionalFilter('Filter by status'),
-          scan_type: OptionalFilter('Filter by scan type'),
+          severity: EnumFilter(SEVERITIES, 'Filter by severity'),
+          status: EnumFilter(FINDING_STATUSES, 'Filter by status'),
+          scan_type: EnumFilter(family.scanTypes, 'Filter by scan type'),
           sort: Type.Optional(
             Type.Unsafe<'newest' | 'severity'>(
               Type.String({ enum: ['newest', 'severity'], description: 'newest (the default): newest first; severity: critical first, newest first within a severity' }),

@@ -10,6 +10,7 @@ import {
   getScanSbom,
   listScanBatches,
 } from '../../core/scan-batches.ts';
+import { BATCH_STATUS } from '../../core/states/batch-status.ts';
 import type { ScanType } from '../../scan-types/index.ts';
 import { quotaTypeForScan } from '../../scan-types/index.ts';
 import type { Deps } from '../deps.ts';
@@ -20,7 +21,7 @@ import { answerIdempotently, IdempotencyKeyHeaders } from '../idempotency.ts';
 import { operationId, responses, unitParams, unitScope } from '../route-kit.ts';
 import {
   CycloneDxDocument,
-  OptionalFilter,
+  EnumFilter,
   Paginated,
   Pagination,
   ScanResultsResponse,
@@ -48,8 +49,8 @@ export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps:
         operationId: operationId(family, 'list_scans'),
         params: unitParams(family),
         querystring: Type.Object({
-          scan_type: Type.Optional(Type.String({ enum: [...family.scanTypes], description: 'Filter by scan type' })),
-          status: OptionalFilter('Filter by status'),
+          scan_type: EnumFilter(family.scanTypes, 'Filter by scan type'),
+          status: EnumFilter(BATCH_STATUS.statuses, 'Filter by status'),
           ...Pagination(20),
         }),
         response: responses({ 200: Paginated(Batch, 'PublicScanBatchResponse') }, [401, 403, 404], family),
