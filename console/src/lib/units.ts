@@ -34,9 +34,10 @@ export type EventPage = Success<Paths['/api/v1/finding-events']['get']>;
 export type FindingEvent = EventPage['items'][number];
 export type EventQuery = QueryOf<Paths['/api/v1/finding-events']['get']>;
 
+const APPLICATION_SCAN_TYPES: ApplicationScanType[] = ['secrets_scan', 'semgrep_scan', 'deep_ai_scan'];
 export const SCAN_TYPES: Record<Family, ScanType[]> = {
   repositories: ['secrets_scan', 'semgrep_scan', 'deep_ai_scan', 'sbom_scan'],
-  applications: ['secrets_scan', 'semgrep_scan', 'deep_ai_scan'],
+  applications: APPLICATION_SCAN_TYPES,
 };
 /** Which quota counter a scan of each type uses. */
 export const SCAN_QUOTA: Record<ScanType, 'sast_scans' | 'deep_ai_scans'> = {
@@ -48,10 +49,15 @@ export const SCAN_QUOTA: Record<ScanType, 'sast_scans' | 'deep_ai_scans'> = {
 export type Provider = 'github' | 'gitlab' | 'azure_devops';
 export const PROVIDERS: Provider[] = ['github', 'gitlab', 'azure_devops'];
 export const PROVIDER_LABEL: Record<string, string> = { github: 'GitHub', gitlab: 'GitLab', azure_devops: 'Azure DevOps' };
-export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
+export type Severity = NonNullable<FindingQuery['severity']>;
+export const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low'];
 export const FINDING_STATUSES: FindingStatus[] = ['open', 'resolved', 'ignored', 'false_positive', 'needs_manual_review'];
 export const FINISHED_BATCH = ['completed', 'partial_failure', 'failed'];
 export const ACTIVE_FIX = ['pending', 'running'];
+
+/** `text` when it is one of `values` (a filter read from the address), else undefined: the API refuses any other value of an enum filter. */
+export const oneOf = <T extends string>(values: readonly T[], text: string | null | undefined): T | undefined =>
+  (values as readonly string[]).includes(text ?? '') ? (text as T) : undefined;
 
 export const FAMILY_LABEL: Record<Family, { one: string; many: string; title: string }> = {
   repositories: { one: 'repository', many: 'repositories', title: 'Repositories' },
@@ -87,7 +93,9 @@ export const scanProgress = async (family: Family, id: string, scanId: string) =
 export const listFindings = async (family: Family, id: string, query: FindingQuery) =>
   family === 'repositories'
     ? api.GET('/api/v1/repositories/{repository_id}/findings', { params: { path: { repository_id: id }, query } })
-    : api.GET('/api/v1/applications/{application_id}/findings', { params: { path: { application_id: id }, query } });
+    : api.GET('/api/v1/applications/{application_id}/findings', {
+        params: { path: { application_id: id }, query: { ...query, scan_type: oneOf(APPLICATION_SCAN_TYPES, query.scan_type) } },
+      });
 
 export const getFinding = async (family: Family, id: string, findingId: string) =>
   family === 'repositories'

@@ -4,11 +4,11 @@ import { Badge, DataTable, LoadedView, PageHeader, QueryPager, SelectField } fro
 import { formatDateTime } from '../lib/format.ts';
 import { useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
-import { listEvents, listUnits, SCAN_TYPES, SEVERITIES, type EventQuery } from '../lib/units.ts';
+import { listEvents, listUnits, oneOf, SCAN_TYPES, SEVERITIES, type EventQuery } from '../lib/units.ts';
 import { Link, navigate, skipOf, useLocation, withQuery } from '../router.tsx';
 
 const LIMIT = 100;
-const EVENT_TYPES = ['detected', 'status_changed', 'resolved_auto', 'reopened', 'fix_created', 'fix_started', 'fix_completed', 'fix_failed', 'fix_cancelled', 'fix_pr_created'];
+const EVENT_TYPES: NonNullable<EventQuery['event_type']>[] = ['detected', 'status_changed', 'resolved_auto', 'reopened', 'fix_created', 'fix_started', 'fix_completed', 'fix_failed', 'fix_cancelled', 'fix_pr_created'];
 
 /** `2026-05-01T10:00` (local, from a datetime-local field) as an ISO time, or undefined. */
 const isoOf = (local: string) => (local ? new Date(local).toISOString() : undefined);
@@ -18,14 +18,17 @@ export function EventsPage() {
   const { pathname, search } = useLocation();
   const get = (name: string) => search.get(name) ?? '';
   const skip = skipOf(search);
+  const eventType = oneOf(EVENT_TYPES, get('event_type'));
+  const severity = oneOf(SEVERITIES, get('severity'));
+  const scanType = oneOf(SCAN_TYPES.repositories, get('scan_type'));
   const query: EventQuery = {
     limit: LIMIT,
     skip,
     ...(get('repository_id') ? { repository_id: get('repository_id') } : {}),
     ...(get('finding_id') ? { finding_id: get('finding_id') } : {}),
-    ...(get('event_type') ? { event_type: get('event_type') } : {}),
-    ...(get('severity') ? { severity: get('severity') } : {}),
-    ...(get('scan_type') ? { scan_type: get('scan_type') } : {}),
+    ...(eventType ? { event_type: eventType } : {}),
+    ...(severity ? { severity } : {}),
+    ...(scanType ? { scan_type: scanType } : {}),
     ...(get('start') ? { start: isoOf(get('start')) } : {}),
     ...(get('end') ? { end: isoOf(get('end')) } : {}),
   };

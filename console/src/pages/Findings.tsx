@@ -5,7 +5,7 @@ import { Badge, DataTable, FormPanel, LoadedView, MessageAlert, PageHeader, Quer
 import { formatDateTime, humanize, plural } from '../lib/format.ts';
 import { atLeast, useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
-import { FINDING_STATUSES, listFindings, SCAN_TYPES, SEVERITIES, updateFinding, type FindingStatus } from '../lib/units.ts';
+import { FINDING_STATUSES, listFindings, oneOf, SCAN_TYPES, SEVERITIES, updateFinding, type FindingStatus } from '../lib/units.ts';
 import { Link, navigate, skipOf, useLocation, withQuery } from '../router.tsx';
 
 const LIMIT = 50;
@@ -16,9 +16,9 @@ export function FindingsPage() {
   const org = useOrganization();
   const { pathname, search } = useLocation();
   const { picked, picker } = useUnitPick();
-  const severity = search.get('severity') ?? '';
-  const status = search.get('status') ?? '';
-  const scanType = search.get('scan_type') ?? '';
+  const severity = oneOf(SEVERITIES, search.get('severity')) ?? '';
+  const status = oneOf(FINDING_STATUSES, search.get('status')) ?? '';
+  const scanType = oneOf(SCAN_TYPES.repositories, search.get('scan_type')) ?? '';
   const batch = search.get('batch') ?? '';
   const sort = search.get('sort') === 'severity' ? 'severity' : 'newest';
   const skip = skipOf(search);
