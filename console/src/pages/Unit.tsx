@@ -5,6 +5,7 @@ import { Alert, Badge, ConfirmButton, DataTable, ErrorAlert, FormPanel, LoadedVi
 import { formatDateTime, humanize } from '../lib/format.ts';
 import { webUrl } from '../../../src/web-url.ts';
 import { ExternalLink } from '../components/ExternalLink.tsx';
+import { SourceTokens } from '../components/SourceTokens.tsx';
 import { atLeast, useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
 import {
@@ -112,6 +113,7 @@ export function UnitPage({ family, unitId }: { family: Family; unitId: string })
         </section>
         {atLeast(org.role, 'member') ? <StartScan family={family} unitId={unitId} onStarted={() => (skip === 0 ? scans.reload() : setSkip(0))} /> : null}
       </div>
+      {atLeast(org.role, 'admin') ? <SourceTokens orgId={org.id} unitId={unitId} /> : null}
 
       <h2>Scans</h2>
       <LoadedView load={scans} isEmpty={(page) => page.items.length === 0} empty="No scans yet.">
