@@ -19,10 +19,6 @@ export interface TreePath {
   exists: boolean;
 }
 
-export function toRel(root: string, abs: string): string {
-  return path.relative(root, abs).split(path.sep).join('/');
-}
-
 /** A folder name git itself reads (`.git`, and its 8.3 short name on Windows), compared as git compares it. */
 function isGitFolderName(name: string): boolean {
   const plain = name.toLowerCase().replace(/[. ]+$/, '');
@@ -77,12 +73,6 @@ export async function resolveInTree(root: string, input: unknown, what = 'path')
     }
   }
   return { rel, abs: current, exists: true };
-}
-
-/** What is known of a regular file once it is open. */
-export interface OpenedFile {
-  path: TreePath;
-  size: number;
 }
 
 /** Opens a resolved path read-only if it is a regular file and still the one resolved (no link, no swap). */
