@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CheckoutCache, CheckoutError, RemoteBranchExistsError } from '../src/scm/checkout-cache.ts';
+import { gitRefusedToken } from '../src/scm/pull-requests/code-host.ts';
 import { pushFixBranch, FixBranchError } from '../src/scm/pull-requests/fix-branch.ts';
 import { TestRepo } from './support/git-repo.ts';
 import { workTreesUnder } from './support/work-trees.ts';
@@ -134,6 +135,7 @@ describe('pushing fix branches over HTTPS with an access token', () => {
         assert.ok(error instanceof FixBranchError);
         assert.equal(error.failure, 'checkout');
         assert.match(error.message, /could not fetch the repository/);
+        assert.ok(gitRefusedToken(error.message), `git's words say the token was refused, so the opener answers PR_TOKEN_REJECTED: ${error.message}`);
         assert.ok(!error.message.includes(wrong) && !error.message.includes(token));
         return true;
       },

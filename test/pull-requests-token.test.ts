@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { findingsInOrder } from '../src/core/fixes.ts';
 import { setSourceToken, type Provider } from '../src/core/source-repos.ts';
 import { CheckoutCache } from '../src/scm/checkout-cache.ts';
+import { gitRefusedToken, hostRefusedToken } from '../src/scm/pull-requests/code-host.ts';
 import { createPullRequestOpener } from '../src/scm/pull-requests/opener.ts';
 import { expectApiError, expectStatus } from './helpers.ts';
 import { createHarness, testTokenBox, type Harness, type TestOrg } from './support/api.ts';
@@ -141,3 +142,27 @@ for (const host of HOSTS) {
     });
   });
 }
+
+describe('telling a refused token from other failures', () => {
+  test("git's words for refused credentials, and not for other failures", () => {
+    for (const said of [
+      "fatal: Authentication failed for 'https://github.com/acme/api.git/'",
+      "remote: Permission to acme/api.git denied to bot.\nfatal: unable to access 'https://github.com/acme/api.git/': The requested URL returned error: 403",
+      "fatal: could not read Username for 'https://gitlab.com': terminal prompts disabled",
+      'remote: HTTP Basic: Access denied',
+    ]) {
+      assert.equal(gitRefusedToken(said), true, said);
+    }
+    for (const said of ["fatal: repository 'https://github.com/acme/gone.git/' not found", 'error: failed to push some refs (non-fast-forward)', 'Could not resolve host: github.com']) {
+      assert.equal(gitRefusedToken(said), false, said);
+    }
+  });
+
+  test('401 and 403 are about the token, except a rate limit', () => {
+    assert.equal(hostRefusedToken(401, 'Bad credentials'), true);
+    assert.equal(hostRefusedToken(403, 'Resource not accessible by integration'), true);
+    assert.equal(hostRefusedToken(403, 'You have exceeded a secondary rate limit'), false);
+    assert.equal(hostRefusedToken(404, 'Not Found'), false);
+    assert.equal(hostRefusedToken(500, 'Internal error'), false);
+  });
+});
