@@ -63,6 +63,8 @@ export interface Settings {
   checkoutMaxBytes: number;
   /** Commits of history the secrets engine reads below the scanned head; 0 reads only the tree. */
   secretsHistoryDepth: number;
+  /** What one scan of a repository may make the server do (see ScanBudgets). */
+  scanBudgets: ScanBudgets;
   /**
    * OSV vulnerability records: the bucket synced from, hours between a worker's refreshes (0: none), and
    * the age after which a dependency scan warns its records are stale.
@@ -96,6 +98,23 @@ export interface Settings {
   /** Registries whose metadata dependency fixes resolve against (and npm regenerates lockfiles from). */
   packageRegistries: PackageRegistrySettings;
 }
+
+/**
+ * Per-scan limits on what a repository makes the server do. Each reached one leaves the scan complete
+ * with a warning saying what was left out.
+ */
+export interface ScanBudgets {
+  /** Files of the scanned commit written to its work tree (the rest are not checked out, so no engine reads them). */
+  maxFiles: number;
+  /** Bytes of those files together. */
+  maxBytes: number;
+  /** Size of one manifest or lockfile parsed; larger ones are skipped. */
+  maxManifestBytes: number;
+  /** Findings stored per scan; beyond it the least severe are dropped. */
+  maxFindings: number;
+}
+
+export const DEFAULT_SCAN_BUDGETS: ScanBudgets = { maxFiles: 50_000, maxBytes: 1024 ** 3, maxManifestBytes: 32 * 1024 ** 2, maxFindings: 20_000 };
 
 export interface PackageRegistrySettings {
   /** Root of a PyPI-compatible JSON API: `<pypiUrl>/pypi/<name>/json`. */
@@ -285,6 +304,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     cacheDir: env.BULWARK_CACHE_DIR ? path.resolve(env.BULWARK_CACHE_DIR) : path.join(path.resolve(env.BULWARK_DATA_DIR || 'data'), 'cache'),
     cacheMaxBytes: intFromEnv(env, 'BULWARK_CACHE_MAX_BYTES', 256 * 1024 ** 2),
     secretsHistoryDepth: intFromEnv(env, 'BULWARK_SECRETS_HISTORY_DEPTH', 500),
+    scanBudgets: {
+      maxFiles: intFromEnv(env, 'BULWARK_SCAN_MAX_FILES', DEFAULT_SCAN_BUDGETS.maxFiles),
+      maxBytes: intFromEnv(env, 'BULWARK_SCAN_MAX_BYTES', DEFAULT_SCAN_BUDGETS.maxBytes),
+      maxManifestBytes: intFromEnv(env, 'BULWARK_SCAN_MAX_MANIFEST_BYTES', DEFAULT_SCAN_BUDGETS.maxManifestBytes),
+      maxFindings: intFromEnv(env, 'BULWARK_SCAN_MAX_FINDINGS', DEFAULT_SCAN_BUDGETS.maxFindings),
+    },
     osv: {
       url: (env.BULWARK_OSV_URL || 'https://osv-vulnerabilities.storage.googleapis.com').replace(/\/+$/, ''),
       syncHours: intFromEnv(env, 'BULWARK_OSV_SYNC_HOURS', 24),

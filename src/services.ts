@@ -58,6 +58,7 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
     allowPrivateHosts: settings.allowPrivateHosts,
     timeoutMs: settings.gitTimeoutSeconds * 1000,
     maxMirrorBytes: settings.checkoutMaxBytes,
+    scanBudget: settings.scanBudgets,
   });
   // Checkouts a crashed or killed process on this machine left behind go before this process makes any
   // (workers check out for scans and fixes, API nodes for pull requests).
@@ -87,7 +88,9 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
       advisories: storedAdvisories(store.db, { maxAgeHours: settings.osv.maxAgeHours }),
       llm: settings.llm,
       deepReview: settings.deepReview,
+      maxManifestBytes: settings.scanBudgets.maxManifestBytes,
     }),
+    maxFindings: settings.scanBudgets.maxFindings,
     faultScanDelayMs: settings.faultScanDelayMs,
     log,
   });

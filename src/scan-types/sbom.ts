@@ -17,7 +17,7 @@ export const sbomScan: ScanTypeDescriptor<'sbom_scan'> = {
   defaultSeverity: 'medium',
   engine: async (options) => {
     const { SbomEngine } = await import('../engines/sbom/sbom-engine.ts');
-    return new SbomEngine(options.advisories ?? NO_ADVISORIES, options.inCallingThread ? null : undefined);
+    return new SbomEngine(options.advisories ?? NO_ADVISORIES, options.inCallingThread ? null : undefined, options.maxManifestBytes);
   },
   fixers: async (_rules, services) => [(await import('../fixing/fixers/dependency-fixer.ts')).createDependencyFixer(services)],
   // The manifest, extracted again, no longer has the package at an affected version; see verify.ts.

@@ -36,6 +36,8 @@ export interface BatchRunnerDeps {
   engines: EngineRegistry;
   /** Queues a job in the caller's transaction: a batch's scans, and its conclusion. */
   enqueue: (trx: Kysely<Database>, kind: JobKind, key: string, options?: EnqueueOptions) => Promise<void>;
+  /** Findings one scan stores at most (BULWARK_SCAN_MAX_FINDINGS); the least severe beyond it are dropped. */
+  maxFindings?: number;
   /** Fault injection for restart tests: a pause after each checkout. */
   faultScanDelayMs?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
@@ -189,13 +191,19 @@ export async function runScan(
   try {
     if (!(await moveScan(deps.db, scan.id, 'scanning', { commit_sha: checkout.commit }))) return;
     if (deps.faultScanDelayMs) await sleep(deps.faultScanDelayMs, undefined, { signal: context.signal });
-    const { found, artifacts, warnings } = await scanCheckout(deps, engine, scan, source, checkout, context);
+    const scanned = await scanCheckout(deps, engine, scan, source, checkout, context);
+    const { artifacts, warnings } = scanned;
+    if (checkout.budgetWarning) warnings.unshift(checkout.budgetWarning);
+    const found = withinFindingsBudget(scanned.found, deps.maxFindings, warnings);
     const renames = await renamesSincePreviousScan(deps.db, scan, batch.scan_type, checkout, context.signal);
     const stored = await ingest(deps, batch, { ...scan, started_at: startedAt, commit_sha: checkout.commit }, found, artifacts, renames);
+    // A scan that saw part of the repository cannot tell a finding fixed from one left unread: it resolves none.
+    const partial = checkout.budgetWarning !== undefined || found !== scanned.found;
     await moveScan(deps.db, scan.id, 'completed', {
       findings_count: stored,
       completed_at: nowIso(),
       warnings: warnings.length ? JSON.stringify(warnings) : null,
+      ...(partial ? { assessed: 1 } : {}),
     });
   } catch (error) {
     if (context.signal.aborted) throw error;
@@ -207,6 +215,25 @@ export async function runScan(
   } finally {
     await checkout.dispose();
   }
+}
+
+const SEVERITY_ORDER: RawFinding['severity'][] = ['critical', 'high', 'medium', 'low'];
+
+/** At most `max` findings, the most severe kept (in the order found); what was dropped is said in `warnings`. */
+export function withinFindingsBudget(found: RawFinding[], max: number | undefined, warnings: string[]): RawFinding[] {
+  if (max === undefined || found.length <= max) return found;
+  const rank = (finding: RawFinding) => SEVERITY_ORDER.indexOf(finding.severity);
+  const kept = new Set(
+    found
+      .map((finding, index) => ({ finding, index }))
+      .sort((a, b) => rank(a.finding) - rank(b.finding) || a.index - b.index)
+      .slice(0, max)
+      .map(({ finding }) => finding),
+  );
+  warnings.push(
+    `partial result: the scan found ${found.length} findings and stores at most ${max} (BULWARK_SCAN_MAX_FINDINGS), so the ${found.length - max} least severe were dropped and no finding was resolved`,
+  );
+  return found.filter((finding) => kept.has(finding));
 }
 
 /** The scan's branch checked out; undefined (with the scan failed and the reason told) when that failed. */

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { checkCloneUrl, classifyCloneUrl, CloneUrlError, curloptResolveOf, resolveCloneHost, type CloneUrlPolicy } from './clone-url.ts';
-import { git, GitError, type GitOptions } from './git-command.ts';
+import { git, GitError, gitRecords, type GitOptions } from './git-command.ts';
 import { branchNameProblem } from './pull-requests/branch-name.ts';
 
 export interface CheckoutSource {
@@ -19,7 +19,15 @@ export interface Checkout {
   /** The bare mirror the worktree belongs to, for reading history. */
   gitDir: string;
   commit: string;
+  /** What the scan budget left out of the work tree, said to whoever reads the scan; absent when it holds every file. */
+  budgetWarning?: string;
   dispose(): Promise<void>;
+}
+
+/** How much of a commit a scan's work tree may hold (see ScanBudgets in config.ts). */
+export interface CheckoutBudget {
+  maxFiles: number;
+  maxBytes: number;
 }
 
 export interface CheckoutCacheOptions {
@@ -34,6 +42,8 @@ export interface CheckoutCacheOptions {
   maxMirrorBytes?: number;
   /** Host name resolution for https clone URLs, replaceable in tests. */
   lookup?: (host: string) => Promise<string[]>;
+  /** Scans' work trees hold at most this much of the commit; fixes' work trees hold all of it. None: no limit. */
+  scanBudget?: CheckoutBudget;
 }
 
 /** The file in a process's work-tree folder naming the process that owns it. */
@@ -309,19 +319,69 @@ export class CheckoutCache {
 
   async checkout(source: CheckoutSource, branch: string, workId: string, signal?: AbortSignal): Promise<Checkout> {
     const { gitDir, commit } = await this.refresh(source, branch, signal);
-    return this.addWorktree(source, gitDir, commit, workId, signal);
+    return this.addWorktree(source, gitDir, commit, workId, signal, this.options.scanBudget);
+  }
+
+  /**
+   * The files of `commit` a work tree within `budget` holds: the first `maxFiles` entries in path order,
+   * less those that would take it past `maxBytes`; null when every file fits. Read from the mirror's
+   * listing, which is cut short there, before anything is written: a tree that reuses its objects to
+   * name millions of files costs the listing of the budget's worth.
+   */
+  private async filesWithin(gitDir: string, commit: string, budget: CheckoutBudget, options: GitOptions): Promise<{ paths: string[]; warning: string } | null> {
+    const paths: string[] = [];
+    let bytes = 0;
+    let seen = 0;
+    let tooMany = false;
+    let tooLarge = 0;
+    await gitRecords(['--git-dir', gitDir, 'ls-tree', '-r', '-l', '-z', '--full-tree', commit], options, (record) => {
+      const tab = record.indexOf('\t');
+      const [, type, , size] = record.slice(0, tab).split(/ +/);
+      if (type !== 'blob') return true;
+      if (++seen > budget.maxFiles) {
+        tooMany = true;
+        return false;
+      }
+      const length = Number(size) || 0;
+      if (bytes + length > budget.maxBytes) tooLarge++;
+      else {
+        bytes += length;
+        paths.push(record.slice(tab + 1));
+      }
+      return true;
+    });
+    if (!tooMany && !tooLarge) return null;
+    const said = [
+      tooMany && `the commit has more than ${budget.maxFiles} files (BULWARK_SCAN_MAX_FILES), so only the first ${budget.maxFiles} in path order were checked out`,
+      tooLarge && `${tooLarge} file${tooLarge === 1 ? ' was' : 's were'} left out to keep the files scanned within ${budget.maxBytes} bytes (BULWARK_SCAN_MAX_BYTES)`,
+    ].filter(Boolean);
+    return { paths, warning: `partial result: ${said.join('; ')}; findings in what was left out are not reported and none was resolved` };
   }
 
   /** A detached worktree of the mirror at `commit` under this process's folder, removed by dispose(). */
-  private async addWorktree(source: CheckoutSource, gitDir: string, commit: string, workId: string, signal?: AbortSignal): Promise<Checkout> {
+  private async addWorktree(source: CheckoutSource, gitDir: string, commit: string, workId: string, signal?: AbortSignal, budget?: CheckoutBudget): Promise<Checkout> {
     if (!/^[\w.-]+$/.test(workId) || workId.startsWith('.')) throw new CheckoutError(`"${workId}" is not a work tree name`);
     const dir = await this.worktreeDir(workId);
     const options = this.gitOptions(source, signal);
+    const within = budget ? await this.filesWithin(gitDir, commit, budget, options) : null;
     await this.serialized(source.id, async () => {
       await fs.rm(dir, { recursive: true, force: true });
       await git(['--git-dir', gitDir, 'worktree', 'prune'], options);
       try {
-        await git(['--git-dir', gitDir, 'worktree', 'add', '--detach', '--force', dir, commit], options);
+        if (!within) {
+          await git(['--git-dir', gitDir, 'worktree', 'add', '--detach', '--force', dir, commit], options);
+        } else {
+          // Only the files within the budget are written: the rest of the commit never reaches the disk.
+          await git(['--git-dir', gitDir, 'worktree', 'add', '--detach', '--force', '--no-checkout', dir, commit], options);
+          const list = `${dir}.paths`;
+          await fs.writeFile(list, within.paths.map((file) => `${file}\0`).join(''));
+          try {
+            const literal = { ...options, cwd: dir, env: { ...options.env, GIT_LITERAL_PATHSPECS: '1' } };
+            if (within.paths.length) await git(['checkout', commit, `--pathspec-from-file=${list}`, '--pathspec-file-nul'], literal);
+          } finally {
+            await fs.rm(list, { force: true });
+          }
+        }
       } catch (error) {
         // An interrupted checkout leaves a partial copy of the repository behind; it goes too.
         await fs.rm(dir, { recursive: true, force: true });
@@ -333,6 +393,7 @@ export class CheckoutCache {
       dir,
       gitDir,
       commit,
+      ...(within ? { budgetWarning: within.warning } : {}),
       dispose: async () => {
         job?.delete(checkout);
         await fs.rm(dir, { recursive: true, force: true });

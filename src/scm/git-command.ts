@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 
 export class GitError extends Error {}
 
@@ -51,5 +51,41 @@ export function git(args: string[], options: GitOptions): Promise<string> {
         reject(new GitError(scrub(message, options.secrets)));
       },
     );
+  });
+}
+
+/**
+ * Runs `git` and hands its output to `onRecord` one NUL-terminated record at a time, without holding it
+ * all; `onRecord` returning false stops git there (what was read stands). Bounded in time like git().
+ */
+export function gitRecords(args: string[], options: GitOptions, onRecord: (record: string) => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { cwd: options.cwd, env: { ...process.env, ...BASE_ENV, ...options.env }, signal: options.signal, timeout: options.timeoutMs });
+    let pending = '';
+    let stopped = false;
+    let stderr = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      if (stopped) return;
+      const records = (pending + chunk).split('\0');
+      pending = records.pop()!;
+      for (const record of records) {
+        if (onRecord(record)) continue;
+        stopped = true;
+        child.kill();
+        return;
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (stderr.length < 4096) stderr += chunk.toString('utf8');
+    });
+    child.on('error', (error) => {
+      if (!stopped) reject(new GitError(scrub(error.message, options.secrets)));
+    });
+    child.on('close', (code) => {
+      if (stopped || code === 0) return resolve();
+      const detail = stderr.trim().split('\n').filter(Boolean).slice(-3).join(' ') || `git ${args[0]} exited with ${code}`;
+      reject(new GitError(scrub(detail, options.secrets)));
+    });
   });
 }

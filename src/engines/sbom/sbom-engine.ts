@@ -37,18 +37,14 @@ export class SbomEngine implements ScanEngine {
   async scan(input: EngineInput): Promise<RawFinding[]> {
     input.onProgress?.({ phase: 'reading manifests' });
     const pool = this.#pool === undefined ? enginePool() : this.#pool;
-    const { inventory, notes } = pool
-      ? await pool.run<Awaited<ReturnType<typeof inventoryOf>>>(INVENTORY_TASK, 'inventoryOf', [input.dir, this.#maxManifestBytes], input.signal)
-      : await inventoryOf(input.dir, this.#maxManifestBytes);
+    const subject = { name: input.subject ?? path.basename(path.resolve(input.dir)), version: input.commit };
+    const { inventory, notes, bom } = pool
+      ? await pool.run<Awaited<ReturnType<typeof inventoryOf>>>(INVENTORY_TASK, 'inventoryOf', [input.dir, this.#maxManifestBytes, subject], input.signal)
+      : await inventoryOf(input.dir, this.#maxManifestBytes, subject);
     // A manifest skipped (too large, unreadable) leaves its dependencies out of the results: the reader is warned.
     for (const note of notes) (input.onWarning ?? input.onNote)?.(note);
     input.signal?.throwIfAborted();
-    // The CycloneDX library is loaded by the first SBOM scan, not by every process that might run one.
-    const { cyclonedxJson } = await import('../../sbom/cyclonedx.ts');
-    input.onArtifact?.({
-      kind: 'cyclonedx',
-      content: cyclonedxJson({ name: input.subject ?? path.basename(path.resolve(input.dir)), version: input.commit }, inventory.components),
-    });
+    input.onArtifact?.({ kind: 'cyclonedx', content: bom });
     // Never a silent all-clear: missing or stale records for an ecosystem the scan found are said with its results.
     // Only components matching could check count: versioned, not the project's own, of an ecosystem OSV publishes.
     const matchable = inventory.components.filter((c) => c.version && !c.firstParty && !WITHOUT_OSV_RECORDS.includes(c.ecosystem));
