@@ -59,6 +59,16 @@ describe('sign-in limits', () => {
     for (let i = 0; i < 31; i++) assert.equal((await signIn(email, PASSWORD, '10.2.0.5')).statusCode, 200);
   });
 
+  test('counts whose window and lock have passed are forgotten, so the table does not grow with every guessed email', async () => {
+    const old = new Date(Date.now() - 16 * 60_000).toISOString();
+    await h.database.store.db.insertInto('login_attempts').values({ subject: 'email:long-ago@example.com', failures: 3, window_started_at: old, locked_until: null }).execute();
+    await h.database.store.db.insertInto('login_attempts').values({ subject: 'email:still-locked@example.com', failures: 100, window_started_at: old, locked_until: new Date(Date.now() + 60_000).toISOString() }).execute();
+    await signIn('someone-else@example.com', 'a wrong guess', '10.2.0.6');
+    const subjects = (await h.database.store.db.selectFrom('login_attempts').select('subject').execute()).map((r) => r.subject);
+    assert.ok(!subjects.includes('email:long-ago@example.com'));
+    assert.ok(subjects.includes('email:still-locked@example.com'), 'a lock is kept until it ends');
+  });
+
   test('guesses at one email spread over many addresses lock that email after 100, from anywhere', async () => {
     const email = await person();
     // 25 addresses, 4 guesses each: no address and no pair reaches its own limit.

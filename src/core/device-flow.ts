@@ -57,10 +57,9 @@ export function normalUserCode(typed: string): string {
   return letters.length === 8 ? `${letters.slice(0, 4)}-${letters.slice(4)}` : typed.toUpperCase();
 }
 
-// Bounds on what anyone may ask of these unauthenticated endpoints: codes asked for per client address
-// (and pending at once, from one address and in all), and user codes looked up in vain per session and
-// per address, so the 20^8 codes cannot be walked.
-const LIMIT_WINDOW_MS = 15 * 60_000;
+// Bounds on what anyone may ask of these endpoints, within the attempt counts' 15 minutes: codes asked for
+// per client address (and pending at once, from one address and in all), and user codes looked up in vain
+// per session and per address, so the 20^8 codes cannot be walked.
 const CODES_PER_ADDRESS = 10;
 const PENDING_PER_ADDRESS = 5;
 const PENDING_IN_ALL = 10_000;
@@ -74,7 +73,7 @@ export async function requestDeviceCode(db: Kysely<Database>, input: { clientNam
   await deleteExpiredDeviceAuthorizations(db, new Date(now).toISOString());
   const address = input.address.toLowerCase();
   const tooMany = limited('device-login codes asked for from this address');
-  await takeAttempts(db, [{ key: `device-code:${address}`, limit: CODES_PER_ADDRESS }], tooMany, { windowMs: LIMIT_WINDOW_MS, lockMs: LIMIT_WINDOW_MS, now });
+  await takeAttempts(db, [{ key: `device-code:${address}`, limit: CODES_PER_ADDRESS }], tooMany, now);
   const pending = await pendingDeviceAuthorizations(db, address);
   if (pending.fromAddress >= PENDING_PER_ADDRESS) throw tooMany(DEVICE_CODE_LIFETIME_SECONDS);
   if (pending.inAll >= PENDING_IN_ALL) throw limited('device logins waiting for approval')(POLL_INTERVAL_SECONDS * 12);
@@ -145,7 +144,7 @@ export async function deviceAuthorizationView(db: Kysely<Database>, userCode: st
     { key: `device-lookup:session:${who.sessionId}`, limit: MISSES_PER_SESSION },
     { key: `device-lookup:address:${who.address.toLowerCase()}`, limit: MISSES_PER_ADDRESS },
   ];
-  await takeAttempts(db, subjects, limited('unknown device-login codes looked up'), { windowMs: LIMIT_WINDOW_MS, lockMs: LIMIT_WINDOW_MS, now });
+  await takeAttempts(db, subjects, limited('unknown device-login codes looked up'), now);
   const row = await deviceAuthorizationByUserCode(db, normalUserCode(userCode));
   if (!row || (row.status === 'pending' && expired(row, now))) throw notFound('Device authorization');
   for (const subject of subjects) await returnAttempt(db, subject.key, subject.limit);

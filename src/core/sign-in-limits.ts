@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import { clearLoginAttempts, loginAttempt, returnAttempt, takeAttempt } from '../store/accounts.ts';
+import { clearLoginAttempts, forgetStaleAttempts, loginAttempt, returnAttempt, takeAttempt } from '../store/accounts.ts';
 import type { Database } from '../store/schema.ts';
 import { errors } from './errors.ts';
 
-// Sign-in attempts are counted in the database, so every process of the service shares them, and each is
+// Attempts are counted in the database, so every process of the service shares them, and each is
 // counted BEFORE its password is checked: parallel guesses cannot all be judged before the first failure
 // is recorded. A success gives its attempt back. Three counts, so that a stranger cannot lock someone out:
 // - an email from one client address: 5 attempts lock that pair (the guesser, not the account's owner);
@@ -27,15 +27,19 @@ export function signInSubjects(email: string, address: string): Subject[] {
   ];
 }
 
-/** Counts a rate-limited action in every subject, or refuses it (429 from `refuse`) when any is at its limit. */
+/**
+ * Counts a rate-limited action (a sign-in, a device-login request or look-up) in every subject, or refuses
+ * it (429 from `refuse`) when any is at its limit within the window; every count shares the one window and
+ * lock length, so the counts past both can be forgotten here and the table stays small.
+ */
 export async function takeAttempts(
   db: Kysely<Database>,
   subjects: { key: string; limit: number }[],
   refuse: (retryAfterSeconds: number) => Error,
-  options: { windowMs: number; lockMs: number; now?: number },
+  now = Date.now(),
 ): Promise<void> {
-  const now = options.now ?? Date.now();
-  const at = { now: new Date(now).toISOString(), windowStart: new Date(now - options.windowMs).toISOString(), lockedUntil: new Date(now + options.lockMs).toISOString() };
+  const at = { now: new Date(now).toISOString(), windowStart: new Date(now - WINDOW_MS).toISOString(), lockedUntil: new Date(now + LOCK_MS).toISOString() };
+  await forgetStaleAttempts(db, at);
   const taken: typeof subjects = [];
   for (const subject of subjects) {
     if (await takeAttempt(db, subject.key, subject.limit, at)) {
@@ -44,14 +48,14 @@ export async function takeAttempts(
     }
     for (const t of taken) await returnAttempt(db, t.key, t.limit);
     const row = await loginAttempt(db, subject.key);
-    const until = row?.locked_until ? Date.parse(row.locked_until) : now + options.lockMs;
+    const until = row?.locked_until ? Date.parse(row.locked_until) : now + LOCK_MS;
     throw refuse(Math.max(1, Math.ceil((until - now) / 1000)));
   }
 }
 
 /** Takes one attempt from each count, or refuses with 429 SIGN_IN_LOCKED while any is locked. */
 export async function reserveSignIn(db: Kysely<Database>, subjects: Subject[], now = Date.now()): Promise<void> {
-  await takeAttempts(db, subjects.map((s) => ({ key: s.key, limit: LIMITS[s.kind] })), errors.signInLocked, { windowMs: WINDOW_MS, lockMs: LOCK_MS, now });
+  await takeAttempts(db, subjects.map((s) => ({ key: s.key, limit: LIMITS[s.kind] })), errors.signInLocked, now);
 }
 
 /**

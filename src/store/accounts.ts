@@ -162,6 +162,15 @@ export async function takeAttempt(
   return result.rows.length === 1;
 }
 
+/** Forgets counts whose window and lock have both passed: they would start afresh anyway. */
+export async function forgetStaleAttempts(db: Kysely<Database>, at: { now: string; windowStart: string }): Promise<void> {
+  await db
+    .deleteFrom('login_attempts')
+    .where('window_started_at', '<=', at.windowStart)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', at.now)]))
+    .execute();
+}
+
 /** Gives back one attempt taken by takeAttempt (it turned out not to count), lifting the lock it may have set. */
 export async function returnAttempt(db: Kysely<Database>, subject: string, limit: number): Promise<void> {
   await sql`update login_attempts set
