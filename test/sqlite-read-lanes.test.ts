@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Kysely, sql } from 'kysely';
-import { bulkRead, placeText } from '../src/store/read-lanes.ts';
+import { withRequestOrg } from '../src/core/request-org.ts';
+import { bulkRead, FairTurns, placeText } from '../src/store/read-lanes.ts';
 import { sqliteWorkerDialect } from '../src/store/sqlite-adapter.ts';
 
 // On SQLite, bulk reads (a results stream's pages) never take the first reader thread, so a short read
@@ -76,4 +77,65 @@ test('text a driver decoded is placed in the bulk read\'s buffer as UTF-8 when i
   assert.equal(await bulkRead(async () => placeText('x'.repeat(17)), { into }), 'x'.repeat(17), 'a text larger than the buffer stays a string');
   assert.equal(await bulkRead(async () => placeText('ééééééééé'), { into }), 'ééééééééé', 'so does one whose UTF-8 is larger than the buffer');
   assert.equal(placeText('outside'), 'outside', 'outside a bulk read there is no buffer');
+});
+
+// Database reads are shared fairly between organizations: one organization's queue of expensive reads
+// leaves a reader to the others, and when a read ends the next comes from each organization in turn.
+
+/** A read that starts when its turn comes and ends when the test says; `started` says whether it has begun. */
+function heldRead(turns: FairTurns, lane: string, log: string[], name: string) {
+  let end!: () => void;
+  const ended = new Promise<void>((resolve) => (end = resolve));
+  const read = turns.run(lane, async () => {
+    log.push(name);
+    await ended;
+  });
+  return { read, end };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+test('fair turns: a read of organization B starts at once while A\'s queued reads wait, and A\'s share is bounded', async () => {
+  const turns = new FairTurns(2);
+  const log: string[] = [];
+  const a = [1, 2, 3, 4].map((i) => heldRead(turns, 'org-a', log, `a${i}`));
+  await tick();
+  assert.deepEqual(log, ['a1'], 'A runs one read at a time: the other reader is left to the other organizations');
+  const b = heldRead(turns, 'org-b', log, 'b1');
+  await tick();
+  assert.deepEqual(log, ['a1', 'b1'], "B's read starts before any of A's queued reads");
+  b.end();
+  a[0].end();
+  await tick();
+  assert.deepEqual(log, ['a1', 'b1', 'a2']);
+  for (const r of a) r.end();
+  await Promise.all([...a.map((r) => r.read), b.read]);
+  assert.deepEqual(log, ['a1', 'b1', 'a2', 'a3', 'a4']);
+});
+
+test('fair turns: when a read ends, the next comes from each organization in turn, not in arrival order', async () => {
+  const turns = new FairTurns(1);
+  const log: string[] = [];
+  const held = [heldRead(turns, 'org-a', log, 'a1'), heldRead(turns, 'org-a', log, 'a2'), heldRead(turns, 'org-a', log, 'a3')];
+  const others = [heldRead(turns, 'org-b', log, 'b1'), heldRead(turns, 'org-c', log, 'c1'), heldRead(turns, 'org-b', log, 'b2')];
+  for (const r of [...held, ...others]) r.end();
+  await Promise.all([...held, ...others].map((r) => r.read));
+  assert.deepEqual(log, ['a1', 'b1', 'c1', 'a2', 'b2', 'a3']);
+});
+
+test('on SQLite, a read of another organization is answered before one organization\'s queue of long reads', async () => {
+  const finished: string[] = [];
+  const queued = [1, 2, 3, 4].map((i) =>
+    withRequestOrg('org-a', async () => {
+      await longRead();
+      finished.push(`a${i}`);
+    }),
+  );
+  await tick();
+  const other = withRequestOrg('org-b', async () => {
+    await sql`select 1 as one`.execute(db);
+    finished.push('b');
+  });
+  await Promise.all([...queued, other]);
+  assert.equal(finished[0], 'b', `order of answers: ${finished.join(', ')}`);
 });

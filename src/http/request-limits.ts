@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Settings } from '../config.ts';
 import { errors } from '../core/errors.ts';
+import { withRequestOrg } from '../core/request-org.ts';
 
 export type RequestLimits = Pick<
   Settings,
@@ -105,6 +106,8 @@ function bodyUnread(raw: IncomingMessage): boolean {
  * otherwise Node would keep reading, and waiting for, a body nobody wants.
  */
 export const requestLimitsPlugin = fp(async (app: FastifyInstance, options: { limits?: RequestLimits }) => {
+  // The rest of an authenticated request runs as its organization's: the store shares reads fairly by it.
+  app.addHook('onRequest', (request, _reply, done) => (request.principal ? withRequestOrg(request.principal.orgId, done) : done()));
   app.addHook('onSend', (request, reply, payload, done) => {
     if (bodyUnread(request.raw)) reply.header('connection', 'close');
     done(null, payload);

@@ -12,7 +12,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import { onlyReads } from './dialect.ts';
-import { currentBulkRead, type BulkRead } from './read-lanes.ts';
+import { currentBulkRead, currentReadLane, FairTurns, type BulkRead } from './read-lanes.ts';
 import type { SharedBytes, SqliteReply, SqliteRequest } from './sqlite-worker.js';
 
 // node:sqlite is synchronous: run on the event loop, one slow query would stall every request. So each
@@ -131,7 +131,10 @@ class WorkerConnection implements DatabaseConnection {
     // Reads may go to a reader when outside a transaction.
     if (onlyReads(query)) {
       const bulk = currentBulkRead();
-      return (await this.driver.leastBusyReader(bulk !== undefined).run(query, bulk?.into)) as QueryResult<R>;
+      const read = () => this.driver.leastBusyReader(bulk !== undefined).run(query, bulk?.into);
+      // A bulk read takes its turns in a lane of its own, beside its organization's short reads.
+      const lane = bulk ? `${currentReadLane()}\0bulk` : currentReadLane();
+      return (await this.driver.readTurns.run(lane, read)) as QueryResult<R>;
     }
     const release = await this.driver.writerLock.acquire();
     try {
@@ -153,10 +156,16 @@ class WorkerSqliteDriver implements Driver {
   writer!: SqliteThread;
   readonly writerLock = new Lock();
   private readers: SqliteThread[] = [];
+  /**
+   * One read per reader thread at a time, shared between organizations: a thread runs its statements
+   * one after another, so a read sent to a busy thread would wait behind everything sent before it.
+   */
+  readonly readTurns: FairTurns;
 
   constructor(filename: string, readerCount: number) {
     this.filename = filename;
     this.readerCount = readerCount;
+    this.readTurns = new FairTurns(readerCount);
   }
 
   async init(): Promise<void> {
