@@ -120,7 +120,7 @@ describe('fix agent on the Anthropic Messages API', () => {
     assert.match(dup.content, /occurs 2 times in "src\/db.js"/);
     assert.equal(link.tool_use_id, 'toolu_link');
     assert.equal(link.is_error, true);
-    assert.match(link.content, /symbolic link that leads outside the repository/);
+    assert.match(link.content, /src\/secret-link.txt is a symbolic link, which is not followed/);
     assert.ok(!link.content.includes('TOP-SECRET-OUTSIDE'));
     assert.equal(ok.tool_use_id, 'toolu_ok');
     assert.equal(ok.is_error, undefined);
