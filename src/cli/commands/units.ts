@@ -32,15 +32,16 @@ function sourcesFrom(values: Values): SourceSpec[] {
   if (cloneUrls.length > specs.length || tokenEnvs.length > specs.length) {
     throw new UsageError('--clone-url and --token-env pair with --source by position: give at most one of each per source');
   }
-  return specs.map((text, i) => {
-    let spec: SourceSpec;
-    try {
-      spec = parseSourceSpec(text);
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
-    return { ...spec, cloneUrl: cloneUrls[i] || undefined, token: tokenFrom(tokenEnvs[i] || undefined) };
-  });
+  return specs.map((text, i) => ({ ...specFrom(text), cloneUrl: cloneUrls[i] || undefined, token: tokenFrom(tokenEnvs[i] || undefined) }));
+}
+
+/** A `--source provider:owner/name[@branch]`, or a usage error saying what is wrong with it. */
+function specFrom(text: string): SourceSpec {
+  try {
+    return parseSourceSpec(text);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 export async function unitAdd(ctx: CliContext, values: Values, json: boolean, kind: 'repository' | 'application') {
@@ -135,12 +136,7 @@ export async function unitToken(ctx: CliContext, positionals: string[], values: 
   const named = asList(values.source)[0];
   let source = unit.sources.length === 1 && !named ? unit.sources[0] : undefined;
   if (named) {
-    let spec: SourceSpec;
-    try {
-      spec = parseSourceSpec(named);
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
+    const spec = specFrom(named);
     source = unit.sources.find((s) => s.provider === spec.provider && s.full_name === spec.fullName);
   }
   const listed = unit.sources.map((s) => `${s.provider}:${s.full_name}`).join(', ');
