@@ -8,7 +8,6 @@ import {
   deviceAuthorizationByUserCode,
   insertDeviceAuthorization,
   pendingDeviceAuthorizations,
-  returnAttempt,
   roleIn,
   setDevicePolledAt,
   updateDeviceAuthorization,
@@ -18,7 +17,7 @@ import type { Database, DeviceAuthorizationRow } from '../store/schema.ts';
 import { createApiKey } from './api-keys.ts';
 import { errors, invalidState, notFound } from './errors.ts';
 import { scopesOf } from './roles.ts';
-import { takeAttempts } from './sign-in-limits.ts';
+import { returnAttempts, takeAttempts } from './sign-in-limits.ts';
 
 // OAuth 2.0 Device Authorization Grant (RFC 8628), as the published CLI's `auth login` speaks it. A code
 // approved in the console turns into an API key of the chosen organization, minted when the device
@@ -147,7 +146,7 @@ export async function deviceAuthorizationView(db: Kysely<Database>, userCode: st
   await takeAttempts(db, subjects, limited('unknown device-login codes looked up'), now);
   const row = await deviceAuthorizationByUserCode(db, normalUserCode(userCode));
   if (!row || (row.status === 'pending' && expired(row, now))) throw notFound('Device authorization');
-  for (const subject of subjects) await returnAttempt(db, subject.key, subject.limit);
+  await returnAttempts(db, subjects);
   return row;
 }
 

@@ -46,11 +46,16 @@ export async function takeAttempts(
       taken.push(subject);
       continue;
     }
-    for (const t of taken) await returnAttempt(db, t.key, t.limit);
+    await returnAttempts(db, taken);
     const row = await loginAttempt(db, subject.key);
     const until = row?.locked_until ? Date.parse(row.locked_until) : now + LOCK_MS;
     throw refuse(Math.max(1, Math.ceil((until - now) / 1000)));
   }
+}
+
+/** Gives back attempts taken by takeAttempts that turned out not to count. */
+export async function returnAttempts(db: Kysely<Database>, subjects: { key: string; limit: number }[]): Promise<void> {
+  for (const subject of subjects) await returnAttempt(db, subject.key, subject.limit);
 }
 
 /** Takes one attempt from each count, or refuses with 429 SIGN_IN_LOCKED while any is locked. */
