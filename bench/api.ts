@@ -45,6 +45,7 @@ import { insertBatch } from '../src/store/scan-batches.ts';
 import type { FindingEventRow, FindingRow } from '../src/store/schema.ts';
 import { insertUnit } from '../src/store/units.ts';
 import { closedLoop, fixedRate, type LoadResult, type Target } from './http-load.ts';
+import { startBulwark, stop, type Server } from './serve.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const node = process.execPath;
@@ -273,44 +274,6 @@ async function seed(store: Store, o: Options): Promise<Seeded> {
 
 // ----------------------------------------------------------------------------------------- processes
 
-interface Server {
-  child: ChildProcess;
-  port: number;
-}
-
-/** The Node flags `npm start` gives the service (package.json's start script), so the bench runs it the same way. */
-const startFlags = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
-  .split(/\s+/)
-  .filter((word) => word.startsWith('--'));
-
-/** `bulwark serve` on a free port: the API alone, or with `worker` the API and the job worker in one process. */
-async function startBulwark(env: Record<string, string>, { worker = false } = {}): Promise<Server> {
-  const args = [...startFlags, path.join(root, 'src/cli/main.ts'), 'serve', '--host', '127.0.0.1', '--port', '0', ...(worker ? [] : ['--no-worker'])];
-  const child = spawn(node, args, {
-    cwd: root,
-    env: {
-      ...process.env,
-      ...env,
-      PORT: '0',
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-      BULWARK_RATE_LIMIT_PER_MINUTE: '100000000',
-      BULWARK_MAX_CONCURRENT_REQUESTS_PER_KEY: '100000',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let text = '';
-    child.stdout!.on('data', (data: Buffer) => {
-      text += data.toString();
-      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
-      if (match) resolve(Number(match[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`bulwark serve exited with ${code}: ${text}`)));
-  });
-  child.stdout!.resume();
-  return { child, port };
-}
-
 async function startRaw(): Promise<Server & { store(path: string, body: Buffer): Promise<void> }> {
   const child = spawn(node, [import.meta.filename, '--raw-server'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve) => child.once('message', (m: { port: number }) => resolve(m.port)));
@@ -348,15 +311,6 @@ function memoryOf(pid: number): { peak: number; now: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
   return { peak: kb('VmHWM') / 1024, now: kb('VmRSS') / 1024 };
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  });
 }
 
 // ------------------------------------------------------------------------------------------ measuring

@@ -12,7 +12,7 @@
 // server's peak RSS (VmHWM), the other organization's /me p50 and p99 over the scans, and each scan's
 // status, findings stored and warnings. Figures are printed, never asserted; all traffic stays on
 // 127.0.0.1; it stops after --minutes at the latest and removes its folder unless --keep.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -28,8 +28,8 @@ import { openStore } from '../src/store/database.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { positiveSample } from '../test/support/secret-samples.ts';
 import { scratchFolder } from './scratch.ts';
+import { startBulwark, stop, type Server } from './serve.ts';
 
-const root = path.resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
   options: {
     'lock-mb': { type: 'string', default: '50' },
@@ -112,37 +112,14 @@ function peakRssMb(pid: number): number {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 
-async function startServer(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
-  const flags = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
-    .split(/\s+/)
-    .filter((word) => word.startsWith('--'));
-  const child = spawn(process.execPath, [...flags, path.join(root, 'src/cli/main.ts'), 'serve', '--host', '127.0.0.1', '--port', '0'], {
-    cwd: root,
-    env: { ...env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', BULWARK_RATE_LIMIT_PER_MINUTE: '0', BULWARK_MAX_CONCURRENT_REQUESTS_PER_KEY: '0' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let text = '';
-    child.stdout!.on('data', (data: Buffer) => {
-      text += data.toString();
-      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
-      if (match) resolve(Number(match[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`bulwark serve exited with ${code}: ${text}`)));
-  });
-  child.stdout!.resume();
-  return { child, port };
-}
-
 async function main() {
   const { dir, cleanup } = await scratchFolder('bulwark-bench-hostile-', args.keep);
-  let server: { child: ChildProcess; port: number } | undefined;
+  let server: Server | undefined;
   try {
     const dataDir = path.join(dir, 'data');
     const reposRoot = path.join(dir, 'repos');
     fs.mkdirSync(reposRoot, { recursive: true });
     const env = {
-      ...process.env,
       BULWARK_DATA_DIR: dataDir,
       BULWARK_ALLOW_LOCAL_REPOS: 'true',
       BULWARK_LOCAL_REPOS_ROOT: reposRoot,
@@ -164,7 +141,7 @@ async function main() {
     const bystander = await createOrganization(store.db, { name: 'Bystander', slug: 'bystander' });
     const hostileKey = (await createApiKey(store.db, { orgId: hostile.id, name: 'bench', scopes: [...SCOPES] })).key;
     const bystanderKey = (await createApiKey(store.db, { orgId: bystander.id, name: 'bench', scopes: [...SCOPES] })).key;
-    const policy = cloneUrlPolicyOf(loadSettings(env));
+    const policy = cloneUrlPolicyOf(loadSettings({ ...process.env, ...env }));
     const tokenBox = loadTokenBox(null, dataDir);
     const units: { id: string; name: string }[] = [];
     for (const repo of [lockRepo, treeRepo]) {
@@ -175,7 +152,7 @@ async function main() {
     }
     await store.close();
 
-    server = await startServer(env);
+    server = await startBulwark(env, { worker: true });
     const port = server.port;
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const latencies: number[] = [];
@@ -235,15 +212,7 @@ async function main() {
     console.log(`database files: ${(dbBytes / 1024 / 1024).toFixed(1)} MB`);
     agent.destroy();
   } finally {
-    if (server) {
-      const child = server.child;
-      await new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-      });
-    }
+    if (server) await stop(server.child);
     cleanup();
   }
 }

@@ -215,6 +215,11 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   return value;
 }
 
+/** A scan budget: a non-negative integer, 0 lifting it. */
+function budgetFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  return intFromEnv(env, name, fallback) || Number.POSITIVE_INFINITY;
+}
+
 /**
  * Splits a path-delimiter-separated list. On POSIX the delimiter is `:`, so a URL's scheme is joined back
  * to the rest (`https` + `//host/rules.yml`).
@@ -305,10 +310,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     cacheMaxBytes: intFromEnv(env, 'BULWARK_CACHE_MAX_BYTES', 256 * 1024 ** 2),
     secretsHistoryDepth: intFromEnv(env, 'BULWARK_SECRETS_HISTORY_DEPTH', 500),
     scanBudgets: {
-      maxFiles: intFromEnv(env, 'BULWARK_SCAN_MAX_FILES', DEFAULT_SCAN_BUDGETS.maxFiles),
-      maxBytes: intFromEnv(env, 'BULWARK_SCAN_MAX_BYTES', DEFAULT_SCAN_BUDGETS.maxBytes),
-      maxManifestBytes: intFromEnv(env, 'BULWARK_SCAN_MAX_MANIFEST_BYTES', DEFAULT_SCAN_BUDGETS.maxManifestBytes),
-      maxFindings: intFromEnv(env, 'BULWARK_SCAN_MAX_FINDINGS', DEFAULT_SCAN_BUDGETS.maxFindings),
+      maxFiles: budgetFromEnv(env, 'BULWARK_SCAN_MAX_FILES', DEFAULT_SCAN_BUDGETS.maxFiles),
+      maxBytes: budgetFromEnv(env, 'BULWARK_SCAN_MAX_BYTES', DEFAULT_SCAN_BUDGETS.maxBytes),
+      maxManifestBytes: budgetFromEnv(env, 'BULWARK_SCAN_MAX_MANIFEST_BYTES', DEFAULT_SCAN_BUDGETS.maxManifestBytes),
+      maxFindings: budgetFromEnv(env, 'BULWARK_SCAN_MAX_FINDINGS', DEFAULT_SCAN_BUDGETS.maxFindings),
     },
     osv: {
       url: (env.BULWARK_OSV_URL || 'https://osv-vulnerabilities.storage.googleapis.com').replace(/\/+$/, ''),

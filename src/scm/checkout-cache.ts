@@ -328,15 +328,16 @@ export class CheckoutCache {
    * listing, which is cut short there, before anything is written: a tree that reuses its objects to
    * name millions of files costs the listing of the budget's worth.
    */
-  private async filesWithin(gitDir: string, commit: string, budget: CheckoutBudget, options: GitOptions): Promise<{ paths: string[]; warning: string } | null> {
-    const paths: string[] = [];
+  private async filesWithin(gitDir: string, commit: string, budget: CheckoutBudget, options: GitOptions): Promise<{ entries: string[]; warning: string } | null> {
+    // `<mode> <object>\t<path>`, as `git update-index --index-info` reads them.
+    const entries: string[] = [];
     let bytes = 0;
     let seen = 0;
     let tooMany = false;
     let tooLarge = 0;
     await gitRecords(['--git-dir', gitDir, 'ls-tree', '-r', '-l', '-z', '--full-tree', commit], options, (record) => {
       const tab = record.indexOf('\t');
-      const [, type, , size] = record.slice(0, tab).split(/ +/);
+      const [mode, type, object, size] = record.slice(0, tab).split(/ +/);
       if (type !== 'blob') return true;
       if (++seen > budget.maxFiles) {
         tooMany = true;
@@ -346,7 +347,7 @@ export class CheckoutCache {
       if (bytes + length > budget.maxBytes) tooLarge++;
       else {
         bytes += length;
-        paths.push(record.slice(tab + 1));
+        entries.push(`${mode} ${object}\t${record.slice(tab + 1)}`);
       }
       return true;
     });
@@ -355,7 +356,7 @@ export class CheckoutCache {
       tooMany && `the commit has more than ${budget.maxFiles} files (BULWARK_SCAN_MAX_FILES), so only the first ${budget.maxFiles} in path order were checked out`,
       tooLarge && `${tooLarge} file${tooLarge === 1 ? ' was' : 's were'} left out to keep the files scanned within ${budget.maxBytes} bytes (BULWARK_SCAN_MAX_BYTES)`,
     ].filter(Boolean);
-    return { paths, warning: `partial result: ${said.join('; ')}; findings in what was left out are not reported and none was resolved` };
+    return { entries, warning: `partial result: ${said.join('; ')}; findings in what was left out are not reported and none was resolved` };
   }
 
   /** A detached worktree of the mirror at `commit` under this process's folder, removed by dispose(). */
@@ -371,16 +372,13 @@ export class CheckoutCache {
         if (!within) {
           await git(['--git-dir', gitDir, 'worktree', 'add', '--detach', '--force', dir, commit], options);
         } else {
-          // Only the files within the budget are written: the rest of the commit never reaches the disk.
+          // Only the files within the budget enter the index and are written: the rest of the commit never
+          // reaches the disk (an index built from the listing, in one pass, rather than pathspecs matched per file).
           await git(['--git-dir', gitDir, 'worktree', 'add', '--detach', '--force', '--no-checkout', dir, commit], options);
-          const list = `${dir}.paths`;
-          await fs.writeFile(list, within.paths.map((file) => `${file}\0`).join(''));
-          try {
-            const literal = { ...options, cwd: dir, env: { ...options.env, GIT_LITERAL_PATHSPECS: '1' } };
-            if (within.paths.length) await git(['checkout', commit, `--pathspec-from-file=${list}`, '--pathspec-file-nul'], literal);
-          } finally {
-            await fs.rm(list, { force: true });
-          }
+          const inTree = { ...options, cwd: dir };
+          await git(['read-tree', '--empty'], inTree);
+          await git(['update-index', '-z', '--index-info'], { ...inTree, input: within.entries.map((entry) => `${entry}\0`).join('') });
+          await git(['checkout-index', '--all', '--force'], inTree);
         }
       } catch (error) {
         // An interrupted checkout leaves a partial copy of the repository behind; it goes too.

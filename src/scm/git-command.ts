@@ -11,6 +11,8 @@ export interface GitOptions {
   /** Strings to blank out of any error text (tokens, auth headers). */
   secrets?: string[];
   maxBuffer?: number;
+  /** Written to git's standard input. */
+  input?: string;
 }
 
 const BASE_ENV: Record<string, string> = {
@@ -32,7 +34,7 @@ export function scrub(text: string, secrets: string[] = []): string {
 /** Runs `git` with an argument list (no shell), a bounded time and a scrubbed error. */
 export function git(args: string[], options: GitOptions): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       'git',
       args,
       {
@@ -51,6 +53,7 @@ export function git(args: string[], options: GitOptions): Promise<string> {
         reject(new GitError(scrub(message, options.secrets)));
       },
     );
+    if (options.input !== undefined) child.stdin?.end(options.input);
   });
 }
 
