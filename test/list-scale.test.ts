@@ -115,6 +115,24 @@ describe('finding lists at scale', () => {
   });
 });
 
+describe('deep pages past many checkpoints', () => {
+  test('a page anywhere in a long list, in any order, after the list changed too, is the page a full sort gives', async () => {
+    const big = await h.unit(org, ['github:acme/huge@main']);
+    let all = Array.from({ length: 3_600 }, (_, i) => made(big, i));
+    await insertFindings(h.database.store.db, all);
+    const check = async (skip: number, limit = 25) => {
+      const body = expectStatus(await h.call('GET', withQuery(`/api/v1/repositories/${big.id}/findings`, { limit, skip }), { key: org.key }), 200);
+      assert.deepEqual(body.items.map((f: { id: string }) => f.id), newestFirst(all).slice(skip, skip + limit).map((r) => r.id), `skip ${skip}`);
+    };
+    // Far first (no start known), then nearer and farther ones, on and beside checkpoints, and past the end.
+    for (const skip of [3_100, 1_500, 999, 1_000, 1_001, 2_000, 2_999, 3_575, 3_599, 3_600, 5_000, 1, 2_500, 3_100]) await check(skip);
+    const newer = Array.from({ length: 40 }, (_, i) => made(big, 9_000 + i));
+    await insertFindings(h.database.store.db, newer);
+    all = [...all, ...newer];
+    for (const skip of [3_100, 1_500, 2_001, 3_620]) await check(skip);
+  });
+});
+
 describe('event feed at scale', () => {
   test('totals and deep pages of the feed match its rows, for each counted filter', async () => {
     const o = await h.org('feed');

@@ -48,10 +48,17 @@ export interface CountedList {
 }
 
 /**
+ * A deep page's walk starts from the nearest start remembered at a multiple of this below it (and
+ * remembers that one when it was not), so once a list's starts are known no page walks more than this
+ * many entries, wherever its `skip` is.
+ */
+const CHECKPOINT = 1000;
+
+/**
  * One page of a big list, newest first. The first page, and any page whose start is known for this
- * version of the list, is a range read right after a cursor; another deep page walks the index for
- * `skip` entries, reading only the time and id it holds (no table rows), then fetches its rows by id,
- * and remembers where it and the page after it start.
+ * version of the list, is a range read right after a cursor; another deep page walks the index, reading
+ * only the time and id it holds (no table rows), from the nearest checkpoint below it, then fetches its
+ * rows by id, and remembers where it and the page after it start.
  */
 export async function seekNewestFirst<TB extends 'findings' | 'finding_events'>(
   db: Kysely<Database>,
@@ -70,11 +77,17 @@ export async function seekNewestFirst<TB extends 'findings' | 'finding_events'>(
     if (known) seek = seek.where(sql<boolean>`(${time}, ${id}) < (${known.time}, ${known.id})`);
     rows = (await ordered(seek.selectAll(), timeColumn).limit(page.limit).execute()) as unknown as Selectable<Database[TB]>[];
   } else {
+    const checkpoint = Math.floor((page.skip - 1) / CHECKPOINT) * CHECKPOINT;
+    const from = checkpoint > 0 ? await startOf(query, timeColumn, list, checkpoint) : undefined;
+    const walk = from ? query.where(sql<boolean>`(${time}, ${id}) < (${from.time}, ${from.id})`) : query;
     // The row before the page too: it says where this page starts.
-    const positions = await ordered(query.select([time.as('time'), id.as('id')]), timeColumn)
-      .limit(page.limit + 1)
-      .offset(page.skip - 1)
-      .execute();
+    const positions =
+      checkpoint > 0 && !from
+        ? []
+        : await ordered(walk.select([time.as('time'), id.as('id')]), timeColumn)
+            .limit(page.limit + 1)
+            .offset(page.skip - 1 - checkpoint)
+            .execute();
     const [before, ...wanted] = positions as unknown as Cursor[];
     if (before) pageStarts.set(`${list.key}|${page.skip}`, list.version, before);
     rows = await byIds(db, table, wanted.map((p) => p.id));
@@ -85,6 +98,33 @@ export async function seekNewestFirst<TB extends 'findings' | 'finding_events'>(
     pageStarts.set(`${list.key}|${page.skip + rows.length}`, list.version, { time: lastTime, id: last.id });
   }
   return rows;
+}
+
+/**
+ * The row right before entry `position` (a multiple of CHECKPOINT) of the list, walked to from the nearest
+ * one remembered below it, and remembered; undefined when the list is shorter.
+ */
+async function startOf<TB extends 'findings' | 'finding_events'>(
+  query: SelectQueryBuilder<Database, TB, object>,
+  timeColumn: TimeColumn,
+  list: CountedList,
+  position: number,
+): Promise<Cursor | undefined> {
+  const known = pageStarts.get(`${list.key}|${position}`, list.version);
+  if (known) return known;
+  let below = position - CHECKPOINT;
+  let from: Cursor | undefined;
+  for (; below > 0 && !from; below -= CHECKPOINT) from = pageStarts.get(`${list.key}|${below}`, list.version);
+  if (from) below += CHECKPOINT;
+  const time = sql.ref<string>(timeColumn);
+  const id = sql.ref<string>('id');
+  const walk = from ? query.where(sql<boolean>`(${time}, ${id}) < (${from.time}, ${from.id})`) : query;
+  const [start] = (await ordered(walk.select([time.as('time'), id.as('id')]), timeColumn)
+    .limit(1)
+    .offset(position - 1 - Math.max(0, below))
+    .execute()) as unknown as Cursor[];
+  if (start) pageStarts.set(`${list.key}|${position}`, list.version, start);
+  return start;
 }
 
 /** The rows with these ids, in the order of `ids`: primary-key reads. */
