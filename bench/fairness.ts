@@ -4,18 +4,16 @@
 //
 // Seeds a throwaway SQLite data dir with two organizations: A with one repository of --findings findings
 // and four API keys, B with one small repository. A real `bulwark serve` runs as a child process (the
-// per-minute rate limit raised so A's load is not turned away, everything else as configured by
-// default). For each count in --readers, that many clients of A (spread over A's four keys, at most 16
-// per key: the default concurrency limit) read random deep pages of A's findings (`skip` anywhere in the
-// list) again and again, while B calls /me at 100 req/s; it prints B's /me p50/p99, first with A idle.
+// benches' bench/serve.ts: per-key limits raised, so A's load is never turned away). For each count in
+// --readers, that many clients of A (16 per key, over up to A's four keys) read random deep pages of A's
+// findings (`skip` anywhere in the list) again and again, while B calls /me at 100 req/s; it prints B's
+// /me p50/p99, first with A idle.
 // Readers and timer are child processes; all traffic stays on 127.0.0.1; every phase has a fixed length,
 // and the data dir is removed at the end (or on Ctrl-C).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createApiKey } from '../src/core/api-keys.ts';
 import { createOrganization } from '../src/core/organizations.ts';
@@ -27,12 +25,12 @@ import { migrateToLatest } from '../src/store/migrate.ts';
 import type { FindingRow } from '../src/store/schema.ts';
 import { insertUnit } from '../src/store/units.ts';
 import { fixedRate, type LoadResult } from './http-load.ts';
+import { startBulwark, stop } from './serve.ts';
 import { scratchFolder } from './scratch.ts';
 
-const root = path.resolve(import.meta.dirname, '..');
 const node = process.execPath;
 const PAGE = 50;
-/** The default per-key concurrency limit: more readers than this take more keys. */
+/** Clients per key (the default per-key concurrency limit): more readers take more of A's keys. */
 const PER_KEY = 16;
 
 interface Seeded {
@@ -88,40 +86,6 @@ async function seed(store: Store, findings: number): Promise<Seeded> {
   await refreshPlannerStatistics(store);
   console.log(`  seeded ${findings.toLocaleString()} findings for A in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return { repoA: a.repo, keysA: a.keys, keyB: b.keys[0] };
-}
-
-/** The Node flags `npm start` gives the service, so the bench runs it the same way. */
-const startFlags = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
-  .split(/\s+/)
-  .filter((word) => word.startsWith('--'));
-
-async function startBulwark(dataDir: string): Promise<{ child: ChildProcess; port: number }> {
-  const args = [...startFlags, path.join(root, 'src/cli/main.ts'), 'serve', '--host', '127.0.0.1', '--port', '0', '--no-worker'];
-  const child = spawn(node, args, {
-    cwd: root,
-    env: { ...process.env, BULWARK_DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', BULWARK_RATE_LIMIT_PER_MINUTE: '100000000' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let text = '';
-    child.stdout!.on('data', (data: Buffer) => {
-      text += data.toString();
-      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
-      if (match) resolve(Number(match[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`bulwark serve exited with ${code}: ${text}`)));
-  });
-  child.stdout!.resume();
-  return { child, port };
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  });
 }
 
 /** Runs this file in `mode` as a child process and gives what it printed on stdout once it exits. */
@@ -197,7 +161,7 @@ async function main() {
   } finally {
     await store.close();
   }
-  const bulwark = await startBulwark(scratch.dir);
+  const bulwark = await startBulwark({ BULWARK_DATA_DIR: scratch.dir });
   try {
     const idle = JSON.parse(await child('--time-me', [String(bulwark.port), seeded.keyB, String(seconds)]).output) as LoadResult;
     console.log(`  B's /me with A idle:${' '.repeat(38)}p50 ${ms(idle.p50).padStart(5)} ms, p99 ${ms(idle.p99).padStart(5)} ms`);
