@@ -32,6 +32,11 @@ interface Cursor {
   id: string;
 }
 
+/** The entries of the list that come after `cursor`, newest first. */
+function after<Q extends SelectQueryBuilder<any, any, any>>(query: Q, timeColumn: TimeColumn, cursor: Cursor): Q {
+  return query.where(sql<boolean>`(${sql.ref(timeColumn)}, ${sql.ref('id')}) < (${cursor.time}, ${cursor.id})`) as Q;
+}
+
 /**
  * Where pages of big lists start, so a `skip` seen before (the next page of a walk, or the same deep
  * page asked again) is a seek in the list's index rather than a walk over `skip` entries. An entry is
@@ -74,12 +79,12 @@ export async function seekNewestFirst<TB extends 'findings' | 'finding_events'>(
   let rows: Selectable<Database[TB]>[];
   if (page.skip === 0 || known) {
     let seek = query;
-    if (known) seek = seek.where(sql<boolean>`(${time}, ${id}) < (${known.time}, ${known.id})`);
+    if (known) seek = after(seek, timeColumn, known);
     rows = (await ordered(seek.selectAll(), timeColumn).limit(page.limit).execute()) as unknown as Selectable<Database[TB]>[];
   } else {
     const checkpoint = Math.floor((page.skip - 1) / CHECKPOINT) * CHECKPOINT;
     const from = checkpoint > 0 ? await startOf(query, timeColumn, list, checkpoint) : undefined;
-    const walk = from ? query.where(sql<boolean>`(${time}, ${id}) < (${from.time}, ${from.id})`) : query;
+    const walk = from ? after(query, timeColumn, from) : query;
     // The row before the page too: it says where this page starts.
     const positions =
       checkpoint > 0 && !from
@@ -116,10 +121,8 @@ async function startOf<TB extends 'findings' | 'finding_events'>(
   let from: Cursor | undefined;
   for (; below > 0 && !from; below -= CHECKPOINT) from = pageStarts.get(`${list.key}|${below}`, list.version);
   if (from) below += CHECKPOINT;
-  const time = sql.ref<string>(timeColumn);
-  const id = sql.ref<string>('id');
-  const walk = from ? query.where(sql<boolean>`(${time}, ${id}) < (${from.time}, ${from.id})`) : query;
-  const [start] = (await ordered(walk.select([time.as('time'), id.as('id')]), timeColumn)
+  const walk = from ? after(query, timeColumn, from) : query;
+  const [start] = (await ordered(walk.select([sql.ref<string>(timeColumn).as('time'), sql.ref<string>('id').as('id')]), timeColumn)
     .limit(1)
     .offset(position - 1 - Math.max(0, below))
     .execute()) as unknown as Cursor[];
