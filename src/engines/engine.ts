@@ -38,6 +38,9 @@ export interface ScanArtifact {
   content: string;
 }
 
+/** How a warning that the results cover only part of the repository begins; such a scan resolves no finding. */
+export const PARTIAL_RESULT = 'partial result:';
+
 export interface EngineInput {
   /** The checked-out tree. */
   dir: string;

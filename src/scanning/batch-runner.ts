@@ -5,7 +5,7 @@ import { ingestScanFindings, resolveUnseenFindings } from '../core/finding-inges
 import { BATCH_STATUS, type BatchStatus } from '../core/states/batch-status.ts';
 import { SCAN_STATUS } from '../core/states/scan-status.ts';
 import type { TokenBox } from '../crypto/token-box.ts';
-import type { RawFinding, ScanArtifact, ScanEngine, ScanProgress } from '../engines/engine.ts';
+import { PARTIAL_RESULT, type RawFinding, type ScanArtifact, type ScanEngine, type ScanProgress } from '../engines/engine.ts';
 import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
 import { EngineThreadError } from '../engines/worker-pool.ts';
 import type { EngineRegistry } from '../engines/registry.ts';
@@ -198,7 +198,7 @@ export async function runScan(
     const renames = await renamesSincePreviousScan(deps.db, scan, batch.scan_type, checkout, context.signal);
     const stored = await ingest(deps, batch, { ...scan, started_at: startedAt, commit_sha: checkout.commit }, found, artifacts, renames);
     // A scan that saw part of the repository cannot tell a finding fixed from one left unread: it resolves none.
-    const partial = checkout.budgetWarning !== undefined || found !== scanned.found;
+    const partial = warnings.some((warning) => warning.startsWith(PARTIAL_RESULT));
     await moveScan(deps.db, scan.id, 'completed', {
       findings_count: stored,
       completed_at: nowIso(),
@@ -231,7 +231,7 @@ export function withinFindingsBudget(found: RawFinding[], max: number | undefine
       .map(({ finding }) => finding),
   );
   warnings.push(
-    `partial result: the scan found ${found.length} findings and stores at most ${max} (BULWARK_SCAN_MAX_FINDINGS), so the ${found.length - max} least severe were dropped and no finding was resolved`,
+    `${PARTIAL_RESULT} the scan found ${found.length} findings and stores at most ${max} (BULWARK_SCAN_MAX_FINDINGS), so the ${found.length - max} least severe were dropped and no finding was resolved`,
   );
   return found.filter((finding) => kept.has(finding));
 }

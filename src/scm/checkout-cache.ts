@@ -6,6 +6,7 @@ import path from 'node:path';
 import { checkCloneUrl, classifyCloneUrl, CloneUrlError, curloptResolveOf, resolveCloneHost, type CloneUrlPolicy } from './clone-url.ts';
 import { git, GitError, gitRecords, type GitOptions } from './git-command.ts';
 import { branchNameProblem } from './pull-requests/branch-name.ts';
+import { PARTIAL_RESULT } from '../engines/engine.ts';
 
 export interface CheckoutSource {
   id: string;
@@ -356,7 +357,7 @@ export class CheckoutCache {
       tooMany && `the commit has more than ${budget.maxFiles} files (BULWARK_SCAN_MAX_FILES), so only the first ${budget.maxFiles} in path order were checked out`,
       tooLarge && `${tooLarge} file${tooLarge === 1 ? ' was' : 's were'} left out to keep the files scanned within ${budget.maxBytes} bytes (BULWARK_SCAN_MAX_BYTES)`,
     ].filter(Boolean);
-    return { entries, warning: `partial result: ${said.join('; ')}; findings in what was left out are not reported and none was resolved` };
+    return { entries, warning: `${PARTIAL_RESULT} ${said.join('; ')}; findings in what was left out are not reported and none was resolved` };
   }
 
   /** A detached worktree of the mirror at `commit` under this process's folder, removed by dispose(). */

@@ -7,7 +7,7 @@ import { escapeRegExp } from '../../regexp.ts';
 import { WITHOUT_OSV_RECORDS, type Component } from '../../sbom/component.ts';
 import { MAX_MANIFEST_BYTES } from '../../sbom/inventory.ts';
 import { readTreeText } from '../../scm/work-tree.ts';
-import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
+import { PARTIAL_RESULT, type EngineInput, type RawFinding, type ScanEngine } from '../engine.ts';
 import { hashParts, snippetOf } from '../match-identity.ts';
 import { enginePool, type WorkerPool } from '../worker-pool.ts';
 import { inventoryOf } from './inventory-task.ts';
@@ -42,7 +42,7 @@ export class SbomEngine implements ScanEngine {
       ? await pool.run<Awaited<ReturnType<typeof inventoryOf>>>(INVENTORY_TASK, 'inventoryOf', [input.dir, this.#maxManifestBytes, subject], input.signal)
       : await inventoryOf(input.dir, this.#maxManifestBytes, subject);
     // A manifest skipped (too large, unreadable) leaves its dependencies out of the results: the reader is warned.
-    for (const note of notes) (input.onWarning ?? input.onNote)?.(note);
+    for (const note of notes) (input.onWarning ?? input.onNote)?.(`${PARTIAL_RESULT} ${note}`);
     input.signal?.throwIfAborted();
     input.onArtifact?.({ kind: 'cyclonedx', content: bom });
     // Never a silent all-clear: missing or stale records for an ecosystem the scan found are said with its results.
