@@ -21,20 +21,10 @@ import { createHarness, type Harness } from './support/api.ts';
 import { TestRepo } from './support/git-repo.ts';
 import { openAiWire, startLlmStub, type LlmStub, type RecordedRequest } from './support/llm-stub-server.ts';
 import { positiveSample } from './support/secret-samples.ts';
+import { FLASK_LOOKUP_APP as APP } from './support/flask-app.ts';
 
 // A scanned repository is hostile: symbolic links in it that lead to the server's files (its encryption
 // key, /etc/passwd, /proc/self/environ) or to another organization's checkout are never read through.
-
-const APP = [
-  'import os',
-  'from flask import Flask, request',
-  'app = Flask(__name__)',
-  '',
-  '@app.route("/lookup")',
-  'def lookup():',
-  '    return os.popen("nslookup " + request.args["host"]).read()',
-  '',
-].join('\n');
 
 /** What stands for the server's encryption key: a credential the secrets detector would report. */
 const KEY_TEXT = `GITHUB_TOKEN = "${positiveSample(SECRET_RULES.find((r) => r.id === 'github-pat')!, 3)}"\nserver-encryption-key-marker\n`;

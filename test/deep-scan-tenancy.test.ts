@@ -4,19 +4,9 @@ import { FINISHED_BATCH, waitFor } from './helpers.ts';
 import { createHarness, type Harness, type TestOrg } from './support/api.ts';
 import { TestRepo } from './support/git-repo.ts';
 import { openAiWire, startLlmStub, type LlmStub, type RecordedRequest } from './support/llm-stub-server.ts';
+import { FLASK_LOOKUP_APP as APP } from './support/flask-app.ts';
 
 // Two organizations deep-scan the same code: what the model told one is never served to the other.
-
-const APP = [
-  'import os',
-  'from flask import Flask, request',
-  'app = Flask(__name__)',
-  '',
-  '@app.route("/lookup")',
-  'def lookup():',
-  '    return os.popen("nslookup " + request.args["host"]).read()',
-  '',
-].join('\n');
 
 const isDiscovery = (request: RecordedRequest) => JSON.stringify(request.body).includes('auditing one entry point');
 
