@@ -1,10 +1,11 @@
 // One organization's expensive reads against another organization's cheap ones, on SQLite.
 //
-//   npm run bench:fairness [-- --findings 300000 --seconds 8 --readers 16,64]
+//   npm run bench:fairness [-- --findings 300000 --seconds 8 --readers 16,64 --service-limits]
 //
 // Seeds a throwaway SQLite data dir with two organizations: A with one repository of --findings findings
 // and four API keys, B with one small repository. A real `bulwark serve` runs as a child process (the
-// benches' bench/serve.ts: per-key limits raised, so A's load is never turned away). For each count in
+// benches' bench/serve.ts: per-key limits raised, so A's load is never turned away; with --service-limits the
+// service's default per-key rate and concurrency limits stand, and A's refused reads are counted). For each count in
 // --readers, that many clients of A (16 per key, over up to A's four keys) read random deep pages of A's
 // findings (`skip` anywhere in the list) again and again, while B calls /me at 100 req/s; it prints B's
 // /me p50/p99, first with A idle.
@@ -36,8 +37,11 @@ const PER_KEY = 16;
 interface Seeded {
   repoA: string;
   keysA: string[];
-  keyB: string;
+  keysB: string[];
 }
+
+/** B's /me is timed at 100 req/s spread over this many keys, each under the default 600 requests a minute. */
+const B_KEYS = 12;
 
 /** An organization with one repository of `findings` findings and `keys` API keys. */
 async function seedOrganization(store: Store, name: string, findings: number, keys: number): Promise<{ repo: string; keys: string[] }> {
@@ -82,10 +86,10 @@ async function seedOrganization(store: Store, name: string, findings: number, ke
 async function seed(store: Store, findings: number): Promise<Seeded> {
   const started = performance.now();
   const a = await seedOrganization(store, 'OrgA', findings, 4);
-  const b = await seedOrganization(store, 'OrgB', 20, 1);
+  const b = await seedOrganization(store, 'OrgB', 20, B_KEYS);
   await refreshPlannerStatistics(store);
   console.log(`  seeded ${findings.toLocaleString()} findings for A in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return { repoA: a.repo, keysA: a.keys, keyB: b.keys[0] };
+  return { repoA: a.repo, keysA: a.keys, keysB: b.keys };
 }
 
 /** Runs this file in `mode` as a child process and gives what it printed on stdout once it exits. */
@@ -131,9 +135,9 @@ async function deepReaders([port, repo, findings, readers, ...keys]: string[]) {
   );
 }
 
-/** The /me timer (`--time-me PORT KEY SECONDS`): /me at 100 req/s after a second untimed, the LoadResult as JSON. */
-async function timeMe([port, key, seconds]: string[]) {
-  const target = { port: Number(port), path: '/api/v1/me', headers: { authorization: `Bearer ${key}` } };
+/** The /me timer (`--time-me PORT SECONDS KEY…`): /me at 100 req/s over the keys in turn after a second untimed, the LoadResult as JSON. */
+async function timeMe([port, seconds, ...keys]: string[]) {
+  const target = keys.map((key) => ({ port: Number(port), path: '/api/v1/me', headers: { authorization: `Bearer ${key}` } }));
   await fixedRate(target, { rate: 100, seconds: 1, connections: 8 });
   process.stdout.write(JSON.stringify(await fixedRate(target, { rate: 100, seconds: Number(seconds), connections: 8 })));
 }
@@ -146,12 +150,14 @@ async function main() {
       findings: { type: 'string', default: '300000' },
       seconds: { type: 'string', default: '8' },
       readers: { type: 'string', default: '16,64' },
+      'service-limits': { type: 'boolean', default: false },
     },
   });
   const findings = Number(values.findings);
   const seconds = Number(values.seconds);
   const readerCounts = values.readers!.split(',').map(Number);
-  console.log(`bench:fairness — SQLite, ${findings.toLocaleString()} findings in A's repository; node ${process.version}, ${os.availableParallelism()} cores`);
+  const limits = values['service-limits'] ? "the service's default per-key limits" : 'per-key limits raised';
+  console.log(`bench:fairness — SQLite, ${findings.toLocaleString()} findings in A's repository, ${limits}; node ${process.version}, ${os.availableParallelism()} cores`);
   const scratch = await scratchFolder('bulwark-bench-fairness-', false);
   const store = openStore({ databaseUrl: null, dataDir: scratch.dir });
   let seeded: Seeded;
@@ -161,15 +167,15 @@ async function main() {
   } finally {
     await store.close();
   }
-  const bulwark = await startBulwark({ BULWARK_DATA_DIR: scratch.dir });
+  const bulwark = await startBulwark({ BULWARK_DATA_DIR: scratch.dir }, { serviceLimits: values['service-limits'] });
   try {
-    const idle = JSON.parse(await child('--time-me', [String(bulwark.port), seeded.keyB, String(seconds)]).output) as LoadResult;
+    const idle = JSON.parse(await child('--time-me', [String(bulwark.port), String(seconds), ...seeded.keysB]).output) as LoadResult;
     console.log(`  B's /me with A idle:${' '.repeat(38)}p50 ${ms(idle.p50).padStart(5)} ms, p99 ${ms(idle.p99).padStart(5)} ms`);
     for (const count of readerCounts) {
       const keys = seeded.keysA.slice(0, Math.max(1, Math.min(seeded.keysA.length, Math.ceil(count / PER_KEY))));
       const readers = child('--read-deep', [String(bulwark.port), seeded.repoA, String(findings), String(count), ...keys]);
       await new Promise((r) => setTimeout(r, 500));
-      const me = JSON.parse(await child('--time-me', [String(bulwark.port), seeded.keyB, String(seconds)]).output) as LoadResult;
+      const me = JSON.parse(await child('--time-me', [String(bulwark.port), String(seconds), ...seeded.keysB]).output) as LoadResult;
       readers.process.kill('SIGTERM');
       const { reads, refused } = JSON.parse((await readers.output) || '{"reads":0,"refused":0}') as { reads: number; refused: number };
       const label = `B's /me while ${count} clients of A (${keys.length} key${keys.length === 1 ? '' : 's'}) read random deep pages:`;

@@ -131,11 +131,17 @@ export async function closedLoop(target: Target, options: { connections: number;
 
 /**
  * Requests due at a fixed `rate` per second for `seconds`, spread over up to `connections` sockets; a
- * request due while every socket is busy waits for one, and its wait counts in its latency.
+ * request due while every socket is busy waits for one, and its wait counts in its latency. Several
+ * targets (one path under several keys, say) take the requests in turn.
  */
-export async function fixedRate(target: Target, options: { rate: number; seconds: number; connections: number; stop?: Promise<unknown> }): Promise<LoadResult> {
-  const request = requestBytes(target);
-  const idle = await open(target.port, options.connections);
+export async function fixedRate(
+  target: Target | Target[],
+  options: { rate: number; seconds: number; connections: number; stop?: Promise<unknown> },
+): Promise<LoadResult> {
+  const targets = [target].flat();
+  const requests = targets.map(requestBytes);
+  let sent = 0;
+  const idle = await open(targets[0].port, options.connections);
   const all = [...idle];
   const queue: number[] = [];
   const latencies: number[] = [];
@@ -156,7 +162,7 @@ export async function fixedRate(target: Target, options: { rate: number; seconds
       while (queue.length && idle.length) {
         const due = queue.shift()!;
         const connection = idle.pop()!;
-        connection.send(request).then(
+        connection.send(requests[sent++ % requests.length]).then(
           (status) => {
             if (status !== 200) errors++;
             latencies.push(performance.now() - due);

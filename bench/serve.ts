@@ -15,8 +15,12 @@ const startFlags = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 
   .split(/\s+/)
   .filter((word) => word.startsWith('--'));
 
-/** `bulwark serve` on a free port: the API alone, or with `worker` the API and the job worker in one process. */
-export async function startBulwark(env: Record<string, string>, { worker = false } = {}): Promise<Server> {
+/**
+ * `bulwark serve` on a free port: the API alone, or with `worker` the API and the job worker in one process.
+ * Per-key request limits are raised so a bench's load is never turned away, unless `serviceLimits` asks for
+ * the service's defaults (what an operator who changed nothing runs).
+ */
+export async function startBulwark(env: Record<string, string>, { worker = false, serviceLimits = false } = {}): Promise<Server> {
   const args = [...startFlags, path.join(root, 'src/cli/main.ts'), 'serve', '--host', '127.0.0.1', '--port', '0', ...(worker ? [] : ['--no-worker'])];
   const child = spawn(process.execPath, args, {
     cwd: root,
@@ -25,8 +29,7 @@ export async function startBulwark(env: Record<string, string>, { worker = false
       ...env,
       PORT: '0',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-      BULWARK_RATE_LIMIT_PER_MINUTE: '100000000',
-      BULWARK_MAX_CONCURRENT_REQUESTS_PER_KEY: '100000',
+      ...(serviceLimits ? {} : { BULWARK_RATE_LIMIT_PER_MINUTE: '100000000', BULWARK_MAX_CONCURRENT_REQUESTS_PER_KEY: '100000' }),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
