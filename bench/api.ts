@@ -45,7 +45,7 @@ import { insertBatch } from '../src/store/scan-batches.ts';
 import type { FindingEventRow, FindingRow } from '../src/store/schema.ts';
 import { insertUnit } from '../src/store/units.ts';
 import { closedLoop, fixedRate, type LoadResult, type Target } from './http-load.ts';
-import { startBulwark, stop, type Server } from './serve.ts';
+import { benchChild, startBulwark, stop, type Server } from './serve.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 const node = process.execPath;
@@ -420,14 +420,8 @@ async function paced([port, p, key, rate, seconds, connections]: string[]) {
   process.stdout.write(JSON.stringify(await fixedRate(target, { rate: Number(rate), seconds: Number(seconds), connections: Number(connections) })));
 }
 
-/** Runs this file in `mode` as a child process and gives what it printed on stdout once it exits. */
-function child(mode: string, args: string[]) {
-  const process = spawn(node, [import.meta.filename, mode, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let printed = '';
-  process.stdout!.on('data', (data: Buffer) => (printed += data.toString()));
-  const output = new Promise<string>((resolve) => process.once('exit', () => resolve(printed)));
-  return { process, output };
-}
+/** Runs this file in `mode` as a child process (see benchChild). */
+const child = (mode: string, args: string[]) => benchChild(import.meta.filename, mode, args);
 
 /**
  * /me at 100 req/s while four clients read a big scan's results again and again. Readers and timer are

@@ -11,7 +11,6 @@
 // /me p50/p99, first with A idle.
 // Readers and timer are child processes; all traffic stays on 127.0.0.1; every phase has a fixed length,
 // and the data dir is removed at the end (or on Ctrl-C).
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
@@ -26,10 +25,9 @@ import { migrateToLatest } from '../src/store/migrate.ts';
 import type { FindingRow } from '../src/store/schema.ts';
 import { insertUnit } from '../src/store/units.ts';
 import { fixedRate, type LoadResult } from './http-load.ts';
-import { startBulwark, stop } from './serve.ts';
+import { benchChild, startBulwark, stop } from './serve.ts';
 import { scratchFolder } from './scratch.ts';
 
-const node = process.execPath;
 const PAGE = 50;
 /** Clients per key (the default per-key concurrency limit): more readers take more of A's keys. */
 const PER_KEY = 16;
@@ -92,14 +90,8 @@ async function seed(store: Store, findings: number): Promise<Seeded> {
   return { repoA: a.repo, keysA: a.keys, keysB: b.keys };
 }
 
-/** Runs this file in `mode` as a child process and gives what it printed on stdout once it exits. */
-function child(mode: string, args: string[]) {
-  const process = spawn(node, [import.meta.filename, mode, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let printed = '';
-  process.stdout!.on('data', (data: Buffer) => (printed += data.toString()));
-  const output = new Promise<string>((resolve) => process.once('exit', () => resolve(printed)));
-  return { process, output };
-}
+/** Runs this file in `mode` as a child process (see benchChild). */
+const child = (mode: string, args: string[]) => benchChild(import.meta.filename, mode, args);
 
 /**
  * The deep-page readers (`--read-deep PORT REPO FINDINGS READERS KEY…`): READERS clients, spread over the

@@ -55,3 +55,12 @@ export function stop(child: ChildProcess): Promise<void> {
     setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
   });
 }
+
+/** Runs `file` (a bench script) in `mode` as a child process and gives what it printed on stdout once it exits. */
+export function benchChild(file: string, mode: string, args: string[]) {
+  const child = spawn(process.execPath, [file, mode, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let printed = '';
+  child.stdout!.on('data', (data: Buffer) => (printed += data.toString()));
+  const output = new Promise<string>((resolve) => child.once('exit', () => resolve(printed)));
+  return { process: child, output };
+}
