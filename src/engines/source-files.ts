@@ -1,6 +1,6 @@
 import ignore, { type Ignore } from 'ignore';
 import { isLockfileName } from '../sbom/lockfiles.ts';
-import { PathRefused, readTreeBytes, readTreeText, walkTree as walkWorkTree } from '../scm/work-tree.ts';
+import { looksBinary, PathRefused, readTreeBytes, readTreeText, walkTree as walkWorkTree } from '../scm/work-tree.ts';
 
 const VENDORED_DIRS = new Set([
   '.git', '.hg', '.svn', 'node_modules', 'bower_components', 'jspm_packages', 'vendor', 'third_party', 'third-party',
@@ -39,9 +39,7 @@ export function skipReason(relativePath: string): string | undefined {
   return undefined;
 }
 
-export function looksBinary(buffer: Buffer): boolean {
-  return buffer.subarray(0, 8000).includes(0);
-}
+export { looksBinary };
 
 export type SourceText = { text: string } | { skipped: 'empty' | 'too large' | 'binary' | 'not a regular file'; size: number };
 

@@ -125,13 +125,18 @@ export async function readTreeBytes(root: string, input: unknown, maxBytes: numb
   }
 }
 
+/** Whether a file's bytes are binary rather than text: a NUL among its first 8,000 bytes, as git judges. */
+export function looksBinary(buffer: Buffer): boolean {
+  return buffer.subarray(0, 8000).includes(0);
+}
+
 /** A file's UTF-8 text, or null when it is missing, refused, larger than `maxBytes`, or binary (a NUL early on). */
 export async function readTreeText(root: string, input: unknown, maxBytes: number): Promise<string | null> {
   const read = await readTreeBytes(root, input, maxBytes).catch((err: unknown) => {
     if (err instanceof PathRefused) return null;
     throw err;
   });
-  if (!read?.bytes || read.bytes.subarray(0, 8000).includes(0)) return null;
+  if (!read?.bytes || looksBinary(read.bytes)) return null;
   return read.bytes.toString('utf8');
 }
 
