@@ -1,15 +1,14 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import { BATCH_STATUS } from '../../core/states/batch-status.ts';
-import { FINDING_STATUS } from '../../core/states/finding-status.ts';
-import { FIX_STATUS } from '../../core/states/fix-status.ts';
-import { SCAN_STATUS } from '../../core/states/scan-status.ts';
 
-/** The status column of each table and the statuses its machine allows. */
+/**
+ * The status column of each table and the statuses its machine allowed when this migration was written,
+ * copied here so that later changes to the machines never change what this migration did.
+ */
 const STATUS_COLUMNS = [
-  { table: 'scan_batches', statuses: BATCH_STATUS.statuses },
-  { table: 'scans', statuses: SCAN_STATUS.statuses },
-  { table: 'fixes', statuses: FIX_STATUS.statuses },
-  { table: 'findings', statuses: FINDING_STATUS.statuses },
+  { table: 'scan_batches', statuses: ['queued', 'creating_scans', 'scanning', 'assessing', 'completed', 'partial_failure', 'failed'] },
+  { table: 'scans', statuses: ['pending', 'cloning', 'scanning', 'completed', 'failed'] },
+  { table: 'fixes', statuses: ['pending', 'running', 'completed', 'pr_creation_failed', 'failed', 'cancelled'] },
+  { table: 'findings', statuses: ['open', 'resolved', 'ignored', 'false_positive', 'needs_manual_review'] },
 ] as const;
 
 const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;

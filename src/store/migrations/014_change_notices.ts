@@ -1,5 +1,4 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import { CHANGES_CHANNEL } from '../change-epoch.ts';
 
 const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
@@ -9,6 +8,9 @@ const WATCHED = [
   'findings', 'finding_events', 'finding_counts', 'finding_event_counts', 'finding_event_org_counts',
   'fixes', 'fix_findings', 'fix_refinements', 'fix_pull_requests', 'fix_branches',
 ];
+
+/** The channel change-epoch.ts listens on, as it was named when this migration was written. */
+const CHANGES_CHANNEL = 'bulwark_changes';
 
 const trigger = (table: string) => `${table}_change_notice`;
 
