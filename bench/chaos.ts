@@ -30,7 +30,7 @@ import { SCOPES } from '../src/core/scopes.ts';
 import { BATCH_STATUS } from '../src/core/states/batch-status.ts';
 import { addUnit, type Unit } from '../src/core/units.ts';
 import { loadTokenBox } from '../src/crypto/token-box.ts';
-import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
+import { SECRET_RULES } from '../src/scanning/secrets/rules.ts';
 import { openStore, type Store } from '../src/store/database.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { TestRepo } from '../test/support/git-repo.ts';

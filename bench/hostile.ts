@@ -23,7 +23,7 @@ import { SCOPES } from '../src/core/scopes.ts';
 import { addUnit } from '../src/core/units.ts';
 import { cloneUrlPolicyOf, loadSettings } from '../src/config.ts';
 import { loadTokenBox } from '../src/crypto/token-box.ts';
-import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
+import { SECRET_RULES } from '../src/scanning/secrets/rules.ts';
 import { openStore } from '../src/store/database.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { positiveSample } from '../test/support/secret-samples.ts';

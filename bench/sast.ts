@@ -25,11 +25,11 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
-import { isTestPath, loadIgnore, looksBinary, MAX_FILE_BYTES, skipReason, walkFiles } from '../src/engines/source-files.ts';
+import { isTestPath, loadIgnore, looksBinary, MAX_FILE_BYTES, skipReason, walkFiles } from '../src/scanning/source-files.ts';
 import { parserFor, ruleLanguageOf, type ParserName } from '../src/languages/index.ts';
-import { loadRuleSet, type RuleSet } from '../src/engines/sast/rule-set.ts';
-import { SastEngine } from '../src/engines/sast/sast-engine.ts';
-import { looksMinified, MAX_SCRIPT_BYTES } from '../src/engines/sast/analyze-files.ts';
+import { loadRuleSet, type RuleSet } from '../src/scanning/sast/rule-set.ts';
+import { SastEngine } from '../src/scanning/sast/sast-engine.ts';
+import { looksMinified, MAX_SCRIPT_BYTES } from '../src/scanning/sast/analyze-files.ts';
 import { seededRandom } from '../test/support/secret-samples.ts';
 import { filesBelow } from './source-tree.ts';
 
@@ -97,7 +97,7 @@ async function worker(dir: string, cacheDir: string, out: string, deep: boolean)
   const fingerprintKey = crypto.createHash('sha256').update('bulwark-bench').digest();
   let notes = 0;
   const sast = new SastEngine({ cacheDir: cacheDir === '-' ? null : cacheDir });
-  const engine = deep ? new (await import('../src/engines/deep/deep-engine.ts')).DeepEngine(sast) : sast;
+  const engine = deep ? new (await import('../src/scanning/deep/deep-engine.ts')).DeepEngine(sast) : sast;
   const started = performance.now();
   const cpu = process.cpuUsage();
   const raw = await engine.scan({ dir, fingerprintKey, onNote: () => notes++ });

@@ -1,7 +1,7 @@
 // File syntaxes for the secrets benchmark: each renders a credential the way people write it in that kind
 // of file (a Maven settings.xml, a web.config, a Dockerfile, a Kubernetes Secret, a notebook…) and gives a
 // small realistic host file to put it in, since the clean corpus holds few or none of most of them.
-import type { SecretRule } from '../src/engines/secrets/rules.ts';
+import type { SecretRule } from '../src/scanning/secrets/rules.ts';
 
 /** A sample split into the name it is assigned to (when it carries one) and the value that holds the secret. */
 export interface Shape {

@@ -4,7 +4,7 @@
 // figures; this module prints it alone:
 //
 //   node bench/secrets-hostile.ts [--top 5] [--runs 3] [--length 20000]
-import { SECRET_RULES } from '../src/engines/secrets/rules.ts';
+import { SECRET_RULES } from '../src/scanning/secrets/rules.ts';
 import { allMatches, hostileInputs, nearMiss } from '../test/support/hostile-inputs.ts';
 
 export interface HostileTiming {

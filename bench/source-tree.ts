@@ -1,7 +1,7 @@
 import fs, { type Dirent } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { MAX_FILE_BYTES, skipReason } from '../src/engines/source-files.ts';
+import { MAX_FILE_BYTES, skipReason } from '../src/scanning/source-files.ts';
 
 /**
  * Every regular file below `dir`, as paths relative to it. `descend` decides, per folder, whether to

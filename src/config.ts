@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { OidcSettings } from './identity/oidc.ts';
-import { secretsVerifyFromEnv, type SecretsVerifySettings } from './engines/secrets/verify/settings.ts';
+import { secretsVerifyFromEnv, type SecretsVerifySettings } from './scanning/secrets/verify/settings.ts';
 
 export interface Settings {
   /** BULWARK_PUBLIC_URL: where people reach the console (device login links, the OpenID redirect URI); unset: the request's own address. */

@@ -2,7 +2,7 @@ import module from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadSettings } from '../config.ts';
-import { runnableScanTypes } from '../engines/registry.ts';
+import { runnableScanTypes } from '../scanning/engines.ts';
 import type { CliContext } from './context.ts';
 import { UsageError } from './output.ts';
 

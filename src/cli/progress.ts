@@ -1,4 +1,4 @@
-import type { ScanProgress } from '../engines/engine.ts';
+import type { ScanProgress } from '../scanning/engine.ts';
 
 /** The part of a stream the progress display needs; process.stderr in the CLI. */
 export interface ProgressStream {

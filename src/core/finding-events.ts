@@ -3,7 +3,7 @@ import { newId, nowIso } from '../ids.ts';
 import { insertFindingEvent, insertFindingEvents, listFindingEvents, type FindingEventQuery } from '../store/finding-events.ts';
 import { encodeJson } from '../store/json-columns.ts';
 import type { Database, FindingEventRow, FindingRow } from '../store/schema.ts';
-import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
+import { maskSecretsIn } from '../scanning/secrets/mask-text.ts';
 
 export const EVENT_TYPES = [
   'detected',

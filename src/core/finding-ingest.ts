@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { RawFinding } from '../engines/engine.ts';
+import type { RawFinding } from '../scanning/engine.ts';
 import { newId, nowIso } from '../ids.ts';
 import {
   findingsNotSeenBy,

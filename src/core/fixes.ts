@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
+import { maskSecretsIn } from '../scanning/secrets/mask-text.ts';
 import { newId, nowIso } from '../ids.ts';
 import type { FindingOutcome } from '../fixing/types.ts';
 import { findingsByIds } from '../store/findings.ts';

@@ -4,14 +4,14 @@ import { isPostgres } from '../store/dialect.ts';
 import { countBatchFindings, pageOfBatchResults, type BatchFindingCursor } from '../store/findings.ts';
 import type { Database, ScanBatchRow } from '../store/schema.ts';
 import { artifactOfScan, batchOfUnit, insertBatch, pageOfBatches, scansOfBatches } from '../store/scan-batches.ts';
-import { quotaTypeForScan } from '../scan-types/index.ts';
+import { quotaTypeForScan } from '../scanning/scan-types/index.ts';
 import { invalidState, notFound } from './errors.ts';
 import type { OnCommit } from './idempotency.ts';
 import type { PageRequest } from './pagination.ts';
 import type { Principal } from './principal.ts';
 import { consumeCredit } from './quotas.ts';
 import { countScans, percentComplete, progressEntries, type BatchCounters, type ProgressEntry } from './scan-progress.ts';
-import type { ScanType } from '../scan-types/index.ts';
+import type { ScanType } from '../scanning/scan-types/index.ts';
 import { BATCH_STATUS } from './states/batch-status.ts';
 import type { Unit } from './units.ts';
 

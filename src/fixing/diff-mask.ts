@@ -1,4 +1,4 @@
-import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
+import { maskSecretsIn } from '../scanning/secrets/mask-text.ts';
 
 /**
  * A diff as the API shows it: every credential the detector finds, such as the literal a secrets fix

@@ -13,7 +13,7 @@ import { git, GitError } from '../scm/git-command.ts';
 import { findingsOfFix, fixById, moveFix, refinementsOf, setFixBaseCommit, updateFixIn } from '../store/fixes.ts';
 import { sourceReposOfUnit } from '../store/scan-batches.ts';
 import type { Database, FixRow } from '../store/schema.ts';
-import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
+import { maskSecretsIn } from '../scanning/secrets/mask-text.ts';
 import { maskDiff } from './diff-mask.ts';
 import { toFixFinding } from './fix-finding.ts';
 import { encodeJson } from '../store/json-columns.ts';

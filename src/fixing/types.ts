@@ -1,5 +1,5 @@
 import type { AdvisoryLookup } from '../osv/advisories.ts';
-import type { ScanType } from '../scan-types/index.ts';
+import type { ScanType } from '../scanning/scan-types/index.ts';
 import type { PackageRegistry } from './fixers/package-registry.ts';
 import type { Usage } from '../llm/provider.ts';
 

@@ -1,16 +1,16 @@
 import path from 'node:path';
 import { parserFor } from '../languages/index.ts';
-import { loadRuleSet, type RuleSet } from '../engines/sast/rule-set.ts';
-import { analyzeSource, type SastMatch } from '../engines/sast/sast-engine.ts';
-import { ECOSYSTEMS, type Ecosystem } from '../sbom/component.ts';
-import type { ExtractContext } from '../sbom/extractors/extractor.ts';
-import { ExtractError } from '../sbom/extractors/extractor.ts';
+import { loadRuleSet, type RuleSet } from '../scanning/sast/rule-set.ts';
+import { analyzeSource, type SastMatch } from '../scanning/sast/sast-engine.ts';
+import { ECOSYSTEMS, type Ecosystem } from '../inventory/component.ts';
+import type { ExtractContext } from '../inventory/extractors/extractor.ts';
+import { ExtractError } from '../inventory/extractors/extractor.ts';
 import { affectedCopies, type AffectedPackage } from './fixers/affected-copies.ts';
 import { lineMapper, type LineSpan } from './fixers/line-map.ts';
 import { parseProblem } from './fixers/parse-check.ts';
 import { findingMatches } from './fixers/secret-location.ts';
 import { readTreeFile } from './fixers/tree-files.ts';
-import { scanTypeNamed } from '../scan-types/index.ts';
+import { scanTypeNamed } from '../scanning/scan-types/index.ts';
 import type { FixFinding, VerificationResult } from './types.ts';
 
 // Checks a patched tree the way the scan would: each finding's own file is run through its originating
@@ -32,7 +32,7 @@ import type { FixFinding, VerificationResult } from './types.ts';
 // - dependencies: the finding's manifest, extracted again, still has the package at the installed
 //   version or between it and the fixed one (see affected-copies.ts).
 // - deep AI review findings cannot be re-run offline, so they never count as still detected.
-// Each scan type names its check in its descriptor (src/scan-types/); an unknown type throws.
+// Each scan type names its check in its descriptor (src/scanning/scan-types/); an unknown type throws.
 
 export interface VerifyOptions {
   /** The SAST rules the scan ran; by default the built-in ones plus the configured operator folders. */

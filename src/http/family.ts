@@ -1,4 +1,4 @@
-import { scanTypesOf } from '../scan-types/index.ts';
+import { scanTypesOf } from '../scanning/scan-types/index.ts';
 
 /** The two route families differ only in the parent resource's name; everything else is shared. */
 export interface Family {

@@ -1,5 +1,5 @@
-import { credentialsToMask } from '../engines/secrets/detector.ts';
-import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
+import { credentialsToMask } from '../scanning/secrets/detector.ts';
+import { maskSecretsIn } from '../scanning/secrets/mask-text.ts';
 
 // What leaves in an error body or a log line never holds a credential a caller sent: an API key in the
 // wrong field, a token pasted into a query parameter. Values that look like one are replaced whole.

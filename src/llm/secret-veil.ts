@@ -1,5 +1,5 @@
-import { detectSecrets } from '../engines/secrets/detector.ts';
-import { maskSecret } from '../engines/secrets/text-checks.ts';
+import { detectSecrets } from '../scanning/secrets/detector.ts';
+import { maskSecret } from '../scanning/secrets/text-checks.ts';
 
 /**
  * Keeps credentials in the repository away from the model: every text a tool returns has each secret

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Ecosystem } from '../sbom/component.ts';
+import type { Ecosystem } from '../inventory/component.ts';
 import { affectedAdvisories, hasAdvisories, osvEcosystems } from '../store/osv.ts';
 import type { Database } from '../store/schema.ts';
 import type { OsvAffected, OsvSeverity } from './record.ts';

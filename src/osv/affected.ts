@@ -1,4 +1,4 @@
-import type { Ecosystem } from '../sbom/component.ts';
+import type { Ecosystem } from '../inventory/component.ts';
 import type { OsvAffected, OsvEvent, OsvRange } from './record.ts';
 import { SEMVER_SCHEME, versionScheme, type VersionScheme } from './versions.ts';
 

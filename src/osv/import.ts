@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { nowIso } from '../ids.ts';
-import { ECOSYSTEMS, type Ecosystem } from '../sbom/component.ts';
+import { ECOSYSTEMS, type Ecosystem } from '../inventory/component.ts';
 import { advisoryModifiedTimes, markEcosystemRefreshed, replaceAdvisories, type StoredAdvisory } from '../store/osv.ts';
 import type { Database } from '../store/schema.ts';
 import { exportEntries } from './export-files.ts';

@@ -1,8 +1,8 @@
-import type { Component, Ecosystem } from '../sbom/component.ts';
+import type { Component, Ecosystem } from '../inventory/component.ts';
 import { affectedMatch, nearestFixedVersion } from './affected.ts';
 import type { Advisory, AdvisoryLookup } from './advisories.ts';
 import { scoreCvss, severityFromDatabase, type CvssScore } from './cvss.ts';
-import { sbomScan } from '../scan-types/sbom.ts';
+import { sbomScan } from '../scanning/scan-types/sbom.ts';
 import { packageKey } from './package-key.ts';
 
 export type FindingSeverity = 'critical' | 'high' | 'medium' | 'low';

@@ -1,4 +1,4 @@
-import type { Ecosystem } from '../sbom/component.ts';
+import type { Ecosystem } from '../inventory/component.ts';
 
 /**
  * The form of a package name under which OSV records and components meet: the ecosystem's own

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Kysely } from 'kysely';
 import { nowIso } from '../ids.ts';
-import { ECOSYSTEMS } from '../sbom/component.ts';
+import { ECOSYSTEMS } from '../inventory/component.ts';
 import { markEcosystemRefreshed, osvEcosystems, type OsvEcosystemRow } from '../store/osv.ts';
 import type { Database } from '../store/schema.ts';
 import { importOsv, type ImportReport } from './import.ts';

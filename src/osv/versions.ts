@@ -2,7 +2,7 @@ import pep440 from '@renovatebot/pep440';
 import rubyGems from '@renovatebot/ruby-semver';
 import phpVersionCompare from 'locutus/php/info/version_compare.js';
 import semver from 'semver';
-import type { Ecosystem } from '../sbom/component.ts';
+import type { Ecosystem } from '../inventory/component.ts';
 import { compareMavenVersions } from './maven-version.ts';
 
 // How each ecosystem orders its versions, so OSV ranges can be evaluated offline.

@@ -1,4 +1,4 @@
-import type { RawFinding } from '../engines/engine.ts';
+import type { RawFinding } from '../scanning/engine.ts';
 import { summarize, type ScanReport } from './report.ts';
 
 const snakeCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);

@@ -1,5 +1,5 @@
-import type { ScanType } from '../scan-types/index.ts';
-import type { RawFinding, ScanArtifact } from '../engines/engine.ts';
+import type { ScanType } from '../scanning/scan-types/index.ts';
+import type { RawFinding, ScanArtifact } from '../scanning/engine.ts';
 
 export type Severity = RawFinding['severity'];
 

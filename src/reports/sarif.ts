@@ -1,5 +1,5 @@
 import { pathToFileURL } from 'node:url';
-import type { RawFinding } from '../engines/engine.ts';
+import type { RawFinding } from '../scanning/engine.ts';
 import type { ScanReport, Severity } from './report.ts';
 
 const SARIF_SCHEMA = 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';

@@ -5,14 +5,14 @@ import { ingestScanFindings, resolveUnseenFindings } from '../core/finding-inges
 import { BATCH_STATUS, type BatchStatus } from '../core/states/batch-status.ts';
 import { SCAN_STATUS } from '../core/states/scan-status.ts';
 import type { TokenBox } from '../crypto/token-box.ts';
-import { PARTIAL_RESULT, type RawFinding, type ScanArtifact, type ScanEngine, type ScanProgress } from '../engines/engine.ts';
-import { maskSecretsIn } from '../engines/secrets/mask-text.ts';
-import { EngineThreadError } from '../engines/worker-pool.ts';
-import type { EngineRegistry } from '../engines/registry.ts';
+import { PARTIAL_RESULT, type RawFinding, type ScanArtifact, type ScanEngine, type ScanProgress } from './engine.ts';
+import { maskSecretsIn } from './secrets/mask-text.ts';
+import { EngineThreadError } from './worker-pool.ts';
+import type { EngineRegistry } from './engines.ts';
 import { renamesSincePreviousScan } from './finding-renames.ts';
 import { newId, nowIso } from '../ids.ts';
 import type { EnqueueOptions, JobContext, JobHandlers, JobKind } from '../jobs/queue.ts';
-import { UnknownScanTypeError } from '../scan-types/index.ts';
+import { UnknownScanTypeError } from './scan-types/index.ts';
 import { CheckoutError, type Checkout, type CheckoutCache } from '../scm/checkout-cache.ts';
 import { scrub } from '../scm/git-command.ts';
 import {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { checkCloneUrl, classifyCloneUrl, CloneUrlError, curloptResolveOf, resolveCloneHost, type CloneUrlPolicy } from './clone-url.ts';
 import { git, GitError, gitRecords, type GitOptions } from './git-command.ts';
 import { branchNameProblem } from './pull-requests/branch-name.ts';
-import { PARTIAL_RESULT } from '../engines/engine.ts';
+import { PARTIAL_RESULT } from '../scanning/engine.ts';
 
 export interface CheckoutSource {
   id: string;

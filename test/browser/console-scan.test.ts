@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import os from 'node:os';
 import { after, before, describe, test } from 'node:test';
-import { SECRET_RULES } from '../../src/engines/secrets/rules.ts';
+import { SECRET_RULES } from '../../src/scanning/secrets/rules.ts';
 import { TestRepo } from '../support/git-repo.ts';
 import { positiveSample } from '../support/secret-samples.ts';
 import { unnamedControls } from './support/a11y.ts';

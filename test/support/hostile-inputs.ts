@@ -8,7 +8,7 @@
 // read again up to the end of the line or block), armor headers running into the next block, `sig=` and
 // `password=` over and over with values too short, and a provider's name written back to back. Where an
 // input ends with one real credential after the decoys, the rule must find exactly that one.
-import type { SecretRule } from '../../src/engines/secrets/rules.ts';
+import type { SecretRule } from '../../src/scanning/secrets/rules.ts';
 import { fillTemplate, positiveSample, seededRandom } from './secret-samples.ts';
 
 export interface HostileInput {

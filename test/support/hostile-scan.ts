@@ -2,7 +2,7 @@
 // pattern that never returns would hold the test's own thread, where no timeout can stop it; in a worker,
 // the test's timeout ends the thread and the test fails instead of hanging.
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { SECRET_RULES } from '../../src/engines/secrets/rules.ts';
+import { SECRET_RULES } from '../../src/scanning/secrets/rules.ts';
 import { allMatches, hostileInputs, nearMiss } from './hostile-inputs.ts';
 
 export interface HostileScan {

@@ -1,5 +1,5 @@
-import type { SecretRule } from '../../src/engines/secrets/rules.ts';
-import { base62Crc32, bech32Checksum } from '../../src/engines/secrets/rules/helpers.ts';
+import type { SecretRule } from '../../src/scanning/secrets/rules.ts';
+import { base62Crc32, bech32Checksum } from '../../src/scanning/secrets/rules/helpers.ts';
 
 const ALPHABETS: Record<string, string> = {
   a: 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789',

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { packageKey } from '../../osv/package-key.ts';
 import { versionScheme } from '../../osv/versions.ts';
-import type { Component, Ecosystem } from '../../sbom/component.ts';
-import type { ExtractContext, Extractor } from '../../sbom/extractors/extractor.ts';
-import { extractorFor as registeredExtractorFor } from '../../sbom/extractors/index.ts';
-import { requirementsExtractor } from '../../sbom/extractors/python-requirements/python-requirements.ts';
+import type { Component, Ecosystem } from '../../inventory/component.ts';
+import type { ExtractContext, Extractor } from '../../inventory/extractors/extractor.ts';
+import { extractorFor as registeredExtractorFor } from '../../inventory/extractors/index.ts';
+import { requirementsExtractor } from '../../inventory/extractors/python-requirements/python-requirements.ts';
 
 // What the scan would still see of a vulnerable package in a manifest: the file read again by its
 // extractor, and the copies of the package the finding's versions say are affected.

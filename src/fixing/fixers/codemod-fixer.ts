@@ -1,7 +1,7 @@
 import type { SgNode } from '@ast-grep/napi';
 import { parserFor, type ParserName } from '../../languages/index.ts';
-import { loadRuleSet, type RuleSet } from '../../engines/sast/rule-set.ts';
-import { analyzeSource, type SastMatch } from '../../engines/sast/sast-engine.ts';
+import { loadRuleSet, type RuleSet } from '../../scanning/sast/rule-set.ts';
+import { analyzeSource, type SastMatch } from '../../scanning/sast/sast-engine.ts';
 import { notFixed, type Fixer, type FixerOutcome, type FixFinding, type FixWorkspace } from '../types.ts';
 import type { Codemod, CodemodEdit } from './codemods/codemod.ts';
 import { codemodFor } from './codemods/index.ts';

@@ -1,7 +1,7 @@
 import pep440 from '@renovatebot/pep440';
 import semver from 'semver';
 import { versionScheme } from '../../osv/versions.ts';
-import type { Ecosystem } from '../../sbom/component.ts';
+import type { Ecosystem } from '../../inventory/component.ts';
 import type { PackageRegistry } from './package-registry.ts';
 import type { Move } from './python-resolve.ts';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import semver from 'semver';
-import { ECOSYSTEMS, type Ecosystem } from '../../sbom/component.ts';
+import { ECOSYSTEMS, type Ecosystem } from '../../inventory/component.ts';
 import type { AdvisoryLookup } from '../../osv/advisories.ts';
 import { affectedMatch } from '../../osv/affected.ts';
 import { packageKey } from '../../osv/package-key.ts';

@@ -1,5 +1,5 @@
-import { loadRuleSet, type RuleSet } from '../../engines/sast/rule-set.ts';
-import { allScanTypes } from '../../scan-types/index.ts';
+import { loadRuleSet, type RuleSet } from '../../scanning/sast/rule-set.ts';
+import { allScanTypes } from '../../scanning/scan-types/index.ts';
 import type { Fixer, FixerServices, FixFinding } from '../types.ts';
 
 export type FixerLookup = (finding: FixFinding) => Fixer | undefined;

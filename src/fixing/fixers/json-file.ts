@@ -1,6 +1,6 @@
 // JSON files rewritten the way npm writes them: parsed, changed, and serialized again with the file's
 // own indentation, line breaks and final newline.
-import { isJsonObject, type JsonObject } from '../../sbom/extractors/extractor.ts';
+import { isJsonObject, type JsonObject } from '../../inventory/extractors/extractor.ts';
 
 export interface JsonLayout {
   indent: string;
@@ -20,7 +20,7 @@ export function formatJson(value: unknown, layout: JsonLayout): string {
   return (layout.bom ? '\uFEFF' : '') + lines + (layout.finalNewline ? layout.newline : '');
 }
 
-export { isJsonObject, type JsonObject } from '../../sbom/extractors/extractor.ts';
+export { isJsonObject, type JsonObject } from '../../inventory/extractors/extractor.ts';
 
 /** Parses a JSON object; null when the text is not one. */
 export function parseJsonObject(text: string): JsonObject | null {

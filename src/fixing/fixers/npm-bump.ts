@@ -3,7 +3,7 @@ import semver from 'semver';
 import { alreadyFixed, needsBump, refused, type BumpResult, type DependencyBump, type LockPin, type ReadFile } from './dependency-bump.ts';
 import { formatJson, isJsonObject, jsonLayout, parseJsonObject, type JsonObject } from './json-file.ts';
 import { npmRangeAdmits, raiseNpmRange } from './npm-range.ts';
-import { installName, isInstallPath, packageNameAt, resolveInstallPath } from '../../sbom/extractors/npm-lock/npm-lock.ts';
+import { installName, isInstallPath, packageNameAt, resolveInstallPath } from '../../inventory/extractors/npm-lock/npm-lock.ts';
 
 // package-lock.json / npm-shrinkwrap.json: every installed copy of the package at the vulnerable version
 // is taken out of the lock, with what was installed under it, and every range that leads to it is set to

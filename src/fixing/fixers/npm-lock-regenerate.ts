@@ -6,7 +6,7 @@ import type { LockPin } from './dependency-bump.ts';
 import { formatJson, isJsonObject, jsonLayout, parseJsonObject, type JsonObject } from './json-file.ts';
 import { foreignDependency, foreignInLock } from './npm-sources.ts';
 import { readTreeFile, writeTreeFile } from './tree-files.ts';
-import { isInstallPath } from '../../sbom/extractors/npm-lock/npm-lock.ts';
+import { isInstallPath } from '../../inventory/extractors/npm-lock/npm-lock.ts';
 
 // After a lock bump took the vulnerable copies out, npm itself writes the lock again
 // (`npm install --package-lock-only --ignore-scripts` against the configured registry): the new entries

@@ -1,7 +1,7 @@
 import pep440 from '@renovatebot/pep440';
 import semver from 'semver';
 import { DEFAULT_PACKAGE_REGISTRIES, type PackageRegistrySettings } from '../../config.ts';
-import { normalizePythonName } from '../../sbom/extractors/python/python-names.ts';
+import { normalizePythonName } from '../../inventory/extractors/python/python-names.ts';
 
 // Release metadata from the package registries a dependency fix resolves against: PyPI's JSON API
 // (`/pypi/<name>/json` for the releases, `/pypi/<name>/<version>/json` for one release's requirements)

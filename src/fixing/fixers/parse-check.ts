@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import YAML from 'yaml';
-import { extractorFor } from '../../sbom/extractors/index.ts';
-import { ExtractError, parserReason, type ExtractContext } from '../../sbom/extractors/extractor.ts';
+import { extractorFor } from '../../inventory/extractors/index.ts';
+import { ExtractError, parserReason, type ExtractContext } from '../../inventory/extractors/extractor.ts';
 import { codeParserFor, parseCode, syntaxErrors } from './syntax.ts';
 
 // Whether a file still reads as what it is: source code without syntax errors, JSON, TOML and YAML that

@@ -1,5 +1,5 @@
 import { parse as parseToml } from 'smol-toml';
-import { normalizePythonName, requirementName } from '../../sbom/extractors/python/python-names.ts';
+import { normalizePythonName, requirementName } from '../../inventory/extractors/python/python-names.ts';
 import { refused, type BumpResult, type DependencyBump } from './dependency-bump.ts';
 import type { RangeChange } from './npm-range.ts';
 import { raisePep440Specifier, raisePoetryConstraint } from './pep440-constraint.ts';

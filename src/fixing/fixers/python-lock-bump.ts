@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { normalizePythonName } from '../../sbom/extractors/python/python-names.ts';
+import { normalizePythonName } from '../../inventory/extractors/python/python-names.ts';
 import { alreadyFixed, needsBump, refused, type BumpContext, type BumpResult, type DependencyBump, type ReadFile } from './dependency-bump.ts';
 import type { Pin } from './python-resolve.ts';
 import { bumpResolved } from './resolved-bump.ts';

@@ -1,5 +1,5 @@
 import pep440 from '@renovatebot/pep440';
-import { normalizePythonName } from '../../sbom/extractors/python/python-names.ts';
+import { normalizePythonName } from '../../inventory/extractors/python/python-names.ts';
 import type { PackageRegistry } from './package-registry.ts';
 
 // Which versions a Python manifest's exact pins must take so that one package reaches a fixed version and

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { normalizePythonName } from '../../sbom/extractors/python/python-names.ts';
+import { normalizePythonName } from '../../inventory/extractors/python/python-names.ts';
 import { alreadyFixed, needsBump, type BumpContext, type BumpResult, type DependencyBump, type ReadFile } from './dependency-bump.ts';
 import type { Pin } from './python-resolve.ts';
 import { bumpResolved } from './resolved-bump.ts';

@@ -1,4 +1,4 @@
-import { normalizePythonName } from '../../sbom/extractors/python/python-names.ts';
+import { normalizePythonName } from '../../inventory/extractors/python/python-names.ts';
 import { alreadyFixed, crossesMajor, movesNote, needsBump, refused, type BumpContext, type BumpResult, type DependencyBump, type ReadFile } from './dependency-bump.ts';
 import { RegistryUnreachable } from './package-registry.ts';
 import { resolvePins, type Pin } from './python-resolve.ts';

@@ -1,7 +1,7 @@
 import type { SgNode } from '@ast-grep/napi';
-import type { RuleSet } from '../../engines/sast/rule-set.ts';
-import { analyzeSource, type SastMatch } from '../../engines/sast/sast-engine.ts';
-import { SECRET_RULES } from '../../engines/secrets/rules.ts';
+import type { RuleSet } from '../../scanning/sast/rule-set.ts';
+import { analyzeSource, type SastMatch } from '../../scanning/sast/sast-engine.ts';
+import { SECRET_RULES } from '../../scanning/secrets/rules.ts';
 import type { FixFinding } from '../types.ts';
 import type { LocatedSecret } from './secret-location.ts';
 import { fieldOf, kindOf, nodesSpanning, parseCode, type CodeParser } from './syntax.ts';

@@ -1,6 +1,6 @@
 import type { SgNode } from '@ast-grep/napi';
-import { loadRuleSet, type RuleSet, type SastRule } from '../../engines/sast/rule-set.ts';
-import { analyzeSource } from '../../engines/sast/sast-engine.ts';
+import { loadRuleSet, type RuleSet, type SastRule } from '../../scanning/sast/rule-set.ts';
+import { analyzeSource } from '../../scanning/sast/sast-engine.ts';
 import { notFixed, type Fixer, type FixerOutcome, type FixFinding, type FixWorkspace } from '../types.ts';
 import { renderFix } from './fix-template.ts';
 import { codeParserFor, kindOf, nodesSpanning, parseCode, syntaxErrors, type CodeParser } from './syntax.ts';

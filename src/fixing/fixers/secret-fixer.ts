@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { notFixed, type Fixer, type FixerOutcome, type FixFinding, type FixWorkspace } from '../types.ts';
-import { loadRuleSet, type RuleSet } from '../../engines/sast/rule-set.ts';
-import { detectSecrets } from '../../engines/secrets/detector.ts';
-import { looksLikeGeneratedSecret } from '../../engines/secrets/text-checks.ts';
+import { loadRuleSet, type RuleSet } from '../../scanning/sast/rule-set.ts';
+import { detectSecrets } from '../../scanning/secrets/detector.ts';
+import { looksLikeGeneratedSecret } from '../../scanning/secrets/text-checks.ts';
 import { namesReadFromEnvironment } from './env-names.ts';
 import { listInEnvTemplate } from './env-template.ts';
 import { notACredential, servedToBrowsers } from './secret-exemptions.ts';

@@ -1,6 +1,6 @@
-import { detectSecrets, type SecretMatch } from '../../engines/secrets/detector.ts';
-import type { SecretRule } from '../../engines/secrets/rules.ts';
-import { maskSecret } from '../../engines/secrets/text-checks.ts';
+import { detectSecrets, type SecretMatch } from '../../scanning/secrets/detector.ts';
+import type { SecretRule } from '../../scanning/secrets/rules.ts';
+import { maskSecret } from '../../scanning/secrets/text-checks.ts';
 import type { FixFinding } from '../types.ts';
 import { lineStarts } from './text-edits.ts';
 

@@ -5,7 +5,7 @@ import { toPage } from '../../core/pagination.ts';
 import type { Store } from '../../store/database.ts';
 import { responses, typed } from '../route-kit.ts';
 import { SEVERITIES } from '../../reports/report.ts';
-import { SCAN_TYPES } from '../../scan-types/index.ts';
+import { SCAN_TYPES } from '../../scanning/scan-types/index.ts';
 import { EnumFilter, FindingEventResponse, OptionalFilter, Paginated, Pagination } from '../schemas.ts';
 import { serializeEvent } from '../serializers.ts';
 

@@ -11,8 +11,8 @@ import {
   listScanBatches,
 } from '../../core/scan-batches.ts';
 import { BATCH_STATUS } from '../../core/states/batch-status.ts';
-import type { ScanType } from '../../scan-types/index.ts';
-import { quotaTypeForScan } from '../../scan-types/index.ts';
+import type { ScanType } from '../../scanning/scan-types/index.ts';
+import { quotaTypeForScan } from '../../scanning/scan-types/index.ts';
 import type { Deps } from '../deps.ts';
 import type { Family } from '../family.ts';
 import { sendPiecewise } from '../piecewise-reply.ts';

@@ -1,4 +1,4 @@
-import { maskSecretsIn } from '../../engines/secrets/mask-text.ts';
+import { maskSecretsIn } from '../../scanning/secrets/mask-text.ts';
 import type { FindingRow, FixRow } from '../../store/schema.ts';
 
 /** Longest title any of the three code hosts accepts (GitLab: 255 characters). */

@@ -1,0 +1,30 @@
+import path from 'node:path';
+import type { ScanTypeDescriptor } from './descriptor.ts';
+import { sastEngineFor, semgrepScan } from './semgrep.ts';
+
+export const deepAiScan: ScanTypeDescriptor<'deep_ai_scan'> = {
+  name: 'deep_ai_scan',
+  summary: 'everything semgrep_scan finds, plus whole-application checks over a model of the program; each finding verified by the model when one is configured',
+  families: ['repository', 'application'],
+  quotaType: 'deep_ai_scans',
+  defaultSeverity: 'low',
+  engine: async (options) => {
+    const { DeepEngine } = await import('../deep/deep-engine.ts');
+    const { llm, deepReview } = options;
+    const review =
+      llm && deepReview
+        ? {
+            provider: async () => (await import('../../llm/provider.ts')).createProvider(llm),
+            limits: deepReview,
+            model: `${llm.provider}:${llm.model}`,
+            cacheDir: options.cacheDir ? path.join(options.cacheDir, 'deep-review') : null,
+            cacheMaxBytes: options.cacheMaxBytes,
+          }
+        : undefined;
+    return new DeepEngine(await sastEngineFor(options), { pool: options.inCallingThread ? null : undefined, review });
+  },
+  // Its static findings are semgrep_scan's, fixed and verified the same way; a whole-application finding
+  // has no fixer, and counts as still there while its file is unchanged.
+  fixers: semgrepScan.fixers,
+  stillDetected: semgrepScan.stillDetected,
+};

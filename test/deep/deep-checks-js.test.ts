@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { checkJsSources } from '../../src/scanning/deep/application-checks.ts';
+import { DeepEngine } from '../../src/scanning/deep/deep-engine.ts';
+import { SastEngine } from '../../src/scanning/sast/sast-engine.ts';
+
+/** The whole-application findings of a JavaScript/TypeScript project given as files, as `check@path:line`. */
+async function check(files: Record<string, string>, hotspots: Record<string, number[]> = {}): Promise<string[]> {
+  const { findings } = await checkJsSources(Object.entries(files).map(([path, text]) => ({ path, text })), hotspots);
+  return findings.map((f) => `${f.checkId.replace('javascript.deep.', '')}@${f.path}:${f.startLine}`);
+}
+
+const lines = (...l: string[]) => `${l.join('\n')}\n`;
+
+const expressApp = (extra: string[] = []) =>
+  lines(
+    "const express = require('express');",
+    ...extra,
+    'const app = express();',
+    "app.post('/login', async (req, res) => {",
+    '  const user = await User.findOne({ email: req.body.email });',
+    '  if (!user || !(await bcrypt.compare(req.body.password, user.hash))) return res.status(401).end();',
+    '  req.session.userId = user.id;',
+    "  res.redirect('/');",
+    '});',
+    "app.get('/notes/:id', requireLogin, async (req, res) => {",
+    '  const note = await Note.findById(req.params.id);',
+    '  res.json(note);',
+    '});',
+    "app.delete('/notes/:id', async (req, res) => {",
+    '  await Note.deleteOne({ _id: req.params.id });',
+    '  res.status(204).end();',
+    '});',
+    "app.get('/about', (req, res) => res.send('about'));",
+    "app.get('/export', requireLogin, async (req, res) => {",
+    '  try {',
+    '    res.send(await exportAll());',
+    '  } catch (err) {',
+    '    res.status(500).send(err.stack);',
+    '  }',
+    '});',
+  );
+
+describe('whole-application checks (JavaScript/TypeScript)', () => {
+  test('Express: sign-in without a limiter, an unguarded route with effects, a record by id without ownership, error details', async () => {
+    assert.deepEqual(await check({ 'server.js': expressApp() }), [
+      'auth.login-without-attempt-limit@server.js:5',
+      'authz.object-by-id-without-ownership@server.js:10',
+      'auth.missing-authentication@server.js:13',
+      'errors.error-details-to-client@server.js:22',
+    ]);
+    const limited = await check({ 'server.js': expressApp(["const rateLimit = require('express-rate-limit');"]) });
+    assert.ok(!limited.some((f) => f.startsWith('auth.login-without')), 'a rate limiter in the application');
+  });
+
+  test('a guard on the router or the whole app covers its routes', async () => {
+    const guarded = expressApp().replace('const app = express();', "const app = express();\napp.use(passport.authenticate('session'));");
+    const found = await check({ 'server.js': guarded });
+    assert.ok(!found.some((f) => f.startsWith('auth.missing-authentication')), found.join('\n'));
+  });
+
+  test('the record lookup scoped to the caller, or checked after, is not reported', async () => {
+    const scoped = expressApp().replace('Note.findById(req.params.id)', 'Note.findOne({ _id: req.params.id, owner: req.user.id })');
+    assert.ok(!(await check({ 'server.js': scoped })).some((f) => f.startsWith('authz.')));
+    const checked = expressApp().replace('  res.json(note);', '  if (note.owner !== req.user.id) return res.status(404).end();\n  res.json(note);');
+    assert.ok(!(await check({ 'server.js': checked })).some((f) => f.startsWith('authz.')));
+  });
+
+  test('NestJS controllers: a method without a guard in a controller that has guarded ones', async () => {
+    const controller = lines(
+      "import { Controller, Get, Post, Delete, Param, UseGuards } from '@nestjs/common';",
+      '@Controller("accounts")',
+      'export class AccountsController {',
+      '  @UseGuards(JwtAuthGuard)',
+      '  @Get(":id")',
+      '  find(@Param("id") id: string) {',
+      '    return this.accounts.findOne(id);',
+      '  }',
+      '  @Delete(":id")',
+      '  remove(@Param("id") id: string) {',
+      '    return this.accounts.remove(id);',
+      '  }',
+      '}',
+    );
+    assert.deepEqual(await check({ 'src/accounts.controller.ts': controller }), ['auth.missing-authentication@src/accounts.controller.ts:10']);
+  });
+
+  test('regular expressions with nested repetition, as literals and built from strings', async () => {
+    const code = lines("const EMAIL = /^([a-z0-9]+\\.?)+@example\\.com$/;", 'const NAME = new RegExp("^(\\\\w+\\\\s?)*$");', 'const OK = /^[a-z]+$/;');
+    assert.deepEqual(await check({ 'validate.js': code }), ['dos.catastrophic-regex@validate.js:1', 'dos.catastrophic-regex@validate.js:2']);
+  });
+
+  test('request data followed into an imported module: a wrapper the file alone does not report is a finding, with its path', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-deep-js-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'lib'));
+      fs.writeFileSync(
+        path.join(dir, 'routes.js'),
+        lines("const express = require('express');", "const { run } = require('./lib/shell');", 'const app = express();', "app.get('/lookup', (req, res) => {", "  res.send(run('nslookup ' + req.query.host));", '});'),
+      );
+      fs.writeFileSync(
+        path.join(dir, 'lib', 'shell.js'),
+        lines("const { execSync } = require('child_process');", 'function run(command) {', '  return execSync(command).toString();', '}', 'module.exports = { run };'),
+      );
+      const input = { dir, fingerprintKey: Buffer.alloc(32, 1) };
+      const sast = await new SastEngine({ pool: null }).scan(input);
+      assert.ok(!sast.some((f) => f.filePath === 'lib/shell.js'), 'on its own, run() is a wrapper that passes its parameter to a shell');
+      const deep = await new DeepEngine(new SastEngine({ pool: null }), { pool: null }).scan(input);
+      const crossing = deep.filter((f) => f.metadata.flow);
+      assert.deepEqual(
+        crossing.map((f) => [f.filePath, f.startLine, f.checkId.includes('command-injection'), f.metadata.flow]),
+        [['lib/shell.js', 3, true, { from: 'routes.js:5 (GET /lookup)', through: 'run' }]],
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
