@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { codeHostSettings, type CodeHostSettings } from './code-hosts/index.ts';
 import type { OidcSettings } from './identity/oidc.ts';
 import { secretsVerifyFromEnv, type SecretsVerifySettings } from './scanning/secrets/verify/settings.ts';
 
@@ -93,7 +94,7 @@ export interface Settings {
   oidc: OidcSettings | null;
   /** What the model review of a deep scan may spend, when a model is configured. */
   deepReview: DeepReviewSettings;
-  /** API roots of the code hosts pull requests are opened on (GitHub Enterprise Server, self-managed GitLab, Azure DevOps Server). */
+  /** API roots of the code hosts pull requests are opened on, by host (each host's setting: src/code-hosts). */
   codeHosts: CodeHostSettings;
   /** Registries whose metadata dependency fixes resolve against (and npm regenerates lockfiles from). */
   packageRegistries: PackageRegistrySettings;
@@ -145,13 +146,6 @@ export interface LlmSettings {
   maxSteps: number;
   /** Wall-clock seconds one agent run may take. */
   timeoutSeconds: number;
-}
-
-export interface CodeHostSettings {
-  githubApiUrl: string;
-  gitlabUrl: string;
-  /** Organization URLs are `<azureDevOpsUrl>/<organization>`. */
-  azureDevOpsUrl: string;
 }
 
 /** The clone URL rules the settings describe. */
@@ -335,11 +329,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
       maxTokens: Math.max(1, intFromEnv(env, 'BULWARK_DEEP_REVIEW_MAX_TOKENS', 2_000_000)),
       timeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_DEEP_REVIEW_TIMEOUT_SECONDS', 900)),
     },
-    codeHosts: {
-      githubApiUrl: (env.BULWARK_GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
-      gitlabUrl: (env.BULWARK_GITLAB_URL || 'https://gitlab.com').replace(/\/+$/, ''),
-      azureDevOpsUrl: (env.BULWARK_AZURE_DEVOPS_URL || 'https://dev.azure.com').replace(/\/+$/, ''),
-    },
+    codeHosts: codeHostSettings(env),
     packageRegistries: {
       pypiUrl: (env.BULWARK_PYPI_URL || DEFAULT_PACKAGE_REGISTRIES.pypiUrl).replace(/\/+$/, ''),
       npmUrl: (env.BULWARK_NPM_REGISTRY_URL || DEFAULT_PACKAGE_REGISTRIES.npmUrl).replace(/\/+$/, ''),

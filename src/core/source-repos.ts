@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { CODE_HOST_NAMES, codeHostCalled, codeHostNamed, type CodeHostName } from '../code-hosts/index.ts';
 import type { TokenBox } from '../crypto/token-box.ts';
 import { nowIso } from '../ids.ts';
 import { branchNameProblem } from '../scm/pull-requests/branch-name.ts';
@@ -6,11 +7,8 @@ import type { Database, SourceRepoRow } from '../store/schema.ts';
 import { setSourceTokenCiphertext } from '../store/units.ts';
 import { notFound } from './errors.ts';
 
-export const PROVIDERS = ['github', 'gitlab', 'azure_devops'] as const;
-export type Provider = (typeof PROVIDERS)[number];
-
 export interface SourceSpec {
-  provider: Provider;
+  provider: CodeHostName;
   fullName: string;
   branch: string;
   cloneUrl?: string;
@@ -18,45 +16,27 @@ export interface SourceSpec {
   token?: string;
 }
 
-const PROVIDER_ALIASES: Record<string, Provider> = {
-  github: 'github',
-  gitlab: 'gitlab',
-  azure_devops: 'azure_devops',
-  azure: 'azure_devops',
-  ado: 'azure_devops',
-};
-
-/** Parses `provider:owner/name[@branch]`, the form operators type for `repo add --source`. */
+/** Parses `host:owner/name[@branch]`, the form operators type for `repo add --source`; the host is a name or alias of one in src/code-hosts. */
 export function parseSourceSpec(text: string): SourceSpec {
   const match = /^([a-z_]+):([^@\s]+?)(?:@([^\s]+))?$/.exec(text.trim());
-  const provider = match && PROVIDER_ALIASES[match[1]];
-  if (!match || !provider) {
-    throw new Error(`invalid source "${text}": expected provider:owner/name[@branch] with provider one of ${PROVIDERS.join(', ')}`);
+  const host = match ? codeHostCalled(match[1]) : undefined;
+  if (!match || !host) {
+    throw new Error(`invalid source "${text}": expected provider:owner/name[@branch] with provider one of ${CODE_HOST_NAMES.join(', ')}`);
   }
   const fullName = match[2].replace(/\.git$/, '');
   const segments = fullName.split('/');
-  const minSegments = provider === 'azure_devops' ? 3 : 2;
-  if (segments.length < minSegments || segments.some((s) => !s || s === '.' || s === '..')) {
-    const form = provider === 'azure_devops' ? 'organization/project/repository' : 'owner/name';
-    throw new Error(`invalid source "${text}": ${provider} repositories are named ${form}`);
+  if (segments.length < host.repository.segments || segments.some((s) => !s || s === '.' || s === '..')) {
+    throw new Error(`invalid source "${text}": ${host.name} repositories are named ${host.repository.form}`);
   }
   const branch = match[3] || 'main';
   const problem = branchNameProblem(branch);
   if (problem) throw new Error(`invalid source "${text}": "${branch}" is not a valid branch name: ${problem}`);
-  return { provider, fullName, branch };
+  return { provider: host.name, fullName, branch };
 }
 
-/** Where a repository lives on its provider's public cloud, used when no explicit URL is given. */
-export function defaultUrls(provider: Provider, fullName: string): { cloneUrl: string; htmlUrl: string } {
-  if (provider === 'github') {
-    return { cloneUrl: `https://github.com/${fullName}.git`, htmlUrl: `https://github.com/${fullName}` };
-  }
-  if (provider === 'gitlab') {
-    return { cloneUrl: `https://gitlab.com/${fullName}.git`, htmlUrl: `https://gitlab.com/${fullName}` };
-  }
-  const [organization, project, ...rest] = fullName.split('/');
-  const url = `https://dev.azure.com/${organization}/${project}/_git/${rest.join('/')}`;
-  return { cloneUrl: url, htmlUrl: url };
+/** Where a repository lives on its host's public cloud, used when no explicit URL is given. */
+export function defaultUrls(provider: CodeHostName, fullName: string): { cloneUrl: string; htmlUrl: string } {
+  return codeHostNamed(provider)!.urls(fullName);
 }
 
 /** What may be said about a source's access token: whether one is stored and when it last changed, never the token. */

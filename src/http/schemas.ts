@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { CODE_HOST_NAMES } from '../code-hosts/index.ts';
 import { FINDING_STATUSES, TRIAGE_COMMENT_MAX_LENGTH } from '../core/findings.ts';
-import { PROVIDERS } from '../core/source-repos.ts';
 import type { Family } from './family.ts';
 
 // Response and request schemas of the v1 wire contract. Field names, types, nullability and required
@@ -454,7 +454,7 @@ export const FixCreateRequest = Type.Object(
     title: Type.String({ minLength: 1, maxLength: 200, title: 'Title' }),
     instructions: Type.String({ minLength: 1, title: 'Instructions' }),
     source_repo: Type.String({ title: 'Source Repo', description: 'Repository full_name (owner/repo)' }),
-    source_repo_provider: Type.Optional(Type.String({ enum: [...PROVIDERS], default: 'github', title: 'Source Repo Provider' })),
+    source_repo_provider: Type.Optional(Type.String({ enum: [...CODE_HOST_NAMES], default: 'github', title: 'Source Repo Provider' })),
     source_scan_branch: Type.Optional(Nullable(Type.String({ title: 'Source Scan Branch' }))),
   },
   { title: 'PublicFixCreateRequest' },

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { codeHostNamed } from '../code-hosts/index.ts';
 import { checkCloneUrl, classifyCloneUrl, CloneUrlError, curloptResolveOf, resolveCloneHost, type CloneUrlPolicy } from './clone-url.ts';
 import { git, GitError, gitRecords, type GitOptions } from './git-command.ts';
 import { branchNameProblem } from './pull-requests/branch-name.ts';
@@ -85,9 +86,6 @@ async function sizeOf(target: string): Promise<number> {
 /** A failure a person can act on, safe to show as a scan's status_reason. */
 export class CheckoutError extends Error {}
 
-/** The HTTP Basic user each code host expects in front of an access token. */
-const TOKEN_USERS: Record<string, string> = { github: 'x-access-token', gitlab: 'oauth2', azure_devops: '' };
-
 /**
  * One bare mirror per source repo under `<root>/mirrors`, refreshed with a fetch before each scan, and a
  * detached worktree per scan at the branch head under `<root>/worktrees/<process>`, a folder of this
@@ -125,7 +123,7 @@ export class CheckoutCache {
     const secrets: string[] = [];
     const entries = [...config];
     if (source.token) {
-      const basic = Buffer.from(`${TOKEN_USERS[source.provider] ?? 'x-access-token'}:${source.token}`).toString('base64');
+      const basic = Buffer.from(`${codeHostNamed(source.provider)?.gitTokenUser ?? 'x-access-token'}:${source.token}`).toString('base64');
       // GIT_CONFIG_* passes the header as configuration through the environment: not in argv, not on disk.
       entries.push(['http.extraHeader', `Authorization: Basic ${basic}`]);
       secrets.push(source.token, basic);

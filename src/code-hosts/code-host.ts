@@ -1,0 +1,145 @@
+// What a code host is to Bulwark, in one descriptor: how people name it and its repositories, where its
+// repositories live, how git authenticates to it with a token, its API setting, and how a pull request
+// (merge request) is opened through its official SDK. src/code-hosts/index.ts lists the hosts.
+import { PullRequestError } from '../core/pull-request-errors.ts';
+import { scrub } from '../scm/git-command.ts';
+
+/** A setting read from the environment, with its default. */
+export interface CodeHostSetting {
+  env: string;
+  default: string;
+  description: string;
+}
+
+/** A request to open a pull request; its title and body already fit the host's limits. */
+export interface OpenPullRequestRequest {
+  /** The repository's full name, in the host's form (`owner/name`, `organization/project/repository`). */
+  fullName: string;
+  /** The branch the pull request merges into. */
+  baseBranch: string;
+  /** The pushed fix branch. */
+  branch: string;
+  title: string;
+  body: string;
+  token: string;
+  /** Aborts the request when the whole attempt runs out of time. */
+  signal?: AbortSignal;
+}
+
+export interface OpenedPullRequest {
+  /** The host's number for it (GitHub's pull request number, GitLab's merge request iid, Azure DevOps' pull request id). */
+  number: number;
+  /** The page a person opens. */
+  url: string;
+  /** The host's own word for mergeability right after creation. */
+  mergeStatus: string;
+  /** ISO-8601 UTC. */
+  createdAt: string;
+}
+
+/** Opens pull requests (merge requests) on one code host through its official SDK. */
+export interface CodeHostClient {
+  readonly provider: string;
+  openPullRequest(request: OpenPullRequestRequest): Promise<OpenedPullRequest>;
+}
+
+export interface CodeHost<Name extends string = string> {
+  /** The name stored with a source and used on the API (`source_repo_provider`). */
+  readonly name: Name;
+  /** The host's name as people write it: `GitHub`. */
+  readonly label: string;
+  /** Other words accepted for it in `host:owner/name[@branch]`. */
+  readonly aliases: readonly string[];
+  readonly repository: {
+    /** The fewest `/`-separated parts a repository's full name has. */
+    segments: number;
+    /** How a full name is formed, in words: `owner/name`. */
+    form: string;
+  };
+  /** Sources as operators type them, and what they stand for; checked by the tests. */
+  readonly examples: readonly { spec: string; fullName: string; cloneUrl: string }[];
+  /** Where a repository lives on the host's public cloud, when no clone URL is given. */
+  urls(fullName: string): { cloneUrl: string; htmlUrl: string };
+  /** The HTTP Basic user git sends in front of an access token. */
+  readonly gitTokenUser: string;
+  /** The API root pull requests are opened through (a self-hosted server's, or the cloud's). */
+  readonly api: CodeHostSetting;
+  readonly pullRequests: {
+    /** What the host calls one: `pull request`, `merge request`. */
+    noun: string;
+    /** The longest description the host accepts, in characters. */
+    maxBodyLength: number;
+  };
+  /**
+   * A client for the API root `url`; the host's SDK is loaded only here, as each costs a process tens of
+   * megabytes and most processes never open a pull request on most hosts.
+   */
+  connect(options: { url: string; timeoutMs?: number }): Promise<CodeHostClient>;
+}
+
+/** A client whose SDK is loaded when it first opens a pull request. */
+export function lazyCodeHostClient(provider: string, load: () => Promise<CodeHostClient>): CodeHostClient {
+  let client: Promise<CodeHostClient> | undefined;
+  return {
+    provider,
+    openPullRequest: async (request) => (await (client ??= load())).openPullRequest(request),
+  };
+}
+
+/** A host's timestamp as `2024-05-01T10:00:00.000Z`; now when absent or unreadable. */
+export function isoTimestamp(value: unknown): string {
+  const date = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : null;
+  return date && !Number.isNaN(date.getTime()) ? date.toISOString() : new Date().toISOString();
+}
+
+/** The host's words, on one line and bounded, with the token (and anything URL-embedded) blanked out. */
+export function cleanProviderMessage(message: string, token: string): string {
+  // An HTML error page (a proxy's, a sign-in page) says nothing useful and can be long.
+  const flat = /^\s*</.test(message) ? '' : message.replace(/\s+/g, ' ').trim();
+  const bounded = flat.length > 500 ? `${flat.slice(0, 499)}…` : flat;
+  return scrub(bounded, tokenForms(token));
+}
+
+/** The token as it may come back in an error: itself, or inside the Basic credentials some SDKs build. */
+function tokenForms(token: string): string[] {
+  if (!token) return [];
+  const basic = (user: string) => Buffer.from(`${user}:${token}`).toString('base64');
+  return [token, basic(''), basic('x-access-token'), basic('oauth2'), basic('pat')];
+}
+
+type HostWords = Pick<CodeHost, 'name' | 'label'>;
+
+/** "GitHub refused the pull request (422): A pull request already exists for acme:bulwark/fix-1" */
+export function refusal(host: HostWords & Pick<CodeHost, 'pullRequests'>, status: number, message: string, token: string): PullRequestError {
+  const words = cleanProviderMessage(message, token) || `HTTP ${status}`;
+  const hint =
+    status === 401
+      ? ' (the stored access token was not accepted)'
+      : status === 403
+        ? ' (the access token lacks permission to open it)'
+        : status === 404
+          ? ' (the repository was not found, or the access token cannot see it)'
+          : '';
+  return new PullRequestError(`${host.label} refused the ${host.pullRequests.noun} (${status}): ${words}${hint}`, {
+    stage: 'pull_request',
+    provider: host.name,
+    status,
+  });
+}
+
+/** The host could not be reached, or answered with something that is not a response. */
+export function unreachable(host: HostWords, apiUrl: string, message: string, token: string): PullRequestError {
+  return new PullRequestError(`could not reach ${host.label} at ${scrub(apiUrl, tokenForms(token))}: ${cleanProviderMessage(message, token)}`, {
+    stage: 'pull_request',
+    provider: host.name,
+  });
+}
+
+/** `a/b/c` → its parts, refusing empty ones and fewer than the host's, so a malformed name fails before any request. */
+export function splitFullName(host: HostWords & Pick<CodeHost, 'repository'>, fullName: string): string[] {
+  const segments = fullName.split('/');
+  if (segments.length < host.repository.segments || segments.some((s) => !s)) {
+    throw new PullRequestError(`"${fullName}" is not a ${host.label} repository name`, { stage: 'setup', provider: host.name });
+  }
+  return segments;
+}
