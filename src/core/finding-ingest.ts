@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { RawFinding } from '../scanning/engine.ts';
+import { scanTypeNamed } from '../scanning/scan-types/index.ts';
 import { newId, nowIso } from '../ids.ts';
 import {
   findingsNotSeenBy,
@@ -8,8 +9,9 @@ import {
   insertFindings,
   takenKeys,
   updateFindingDetection,
-  writeFindingStatus,
+  writeFindingState,
   type FindingDetection,
+  type NewFinding,
 } from '../store/findings.ts';
 import { foldFindingCounts, foldFindingEventCounts, foldFindingEventOrgCounts } from '../store/counts.ts';
 import { encodeJson } from '../store/json-columns.ts';
@@ -18,9 +20,7 @@ import { lockSourceScanHead, setSourceScanHead, type SourceScanHead } from '../s
 import type { Database, FindingRow, ScanBatchRow, ScanRow } from '../store/schema.ts';
 import { matchFindings, occurrenceIndexes, type DetectedIdentity, type StoredIdentity } from './finding-identity.ts';
 import { recordEvents, type EventInput } from './finding-events.ts';
-
-/** Statuses that mean "still a problem as far as anyone knows": these resolve when a scan stops seeing them. */
-const AUTO_RESOLVABLE = ['open', 'needs_manual_review'];
+import { SCAN_VERDICT, afterScan, findingStatus, stateOf } from './states/finding-state.ts';
 
 const detectedIdentity = (raw: RawFinding): DetectedIdentity => ({
   checkId: raw.checkId,
@@ -73,9 +73,9 @@ function identityKey(sourceRepoId: string, fingerprint: string, occurrence: numb
 /**
  * Stores what one per-repo scan found. Each detection is matched to a finding of the same source repo
  * (src/core/finding-identity.ts; `renames` follows files git saw renamed since that source's previous
- * scan): a known one gets its new place and `last_detected_at`, a resolved one reopens (`reopened`), and
- * every other status (`ignored`, `false_positive`, `needs_manual_review`) stands; an unknown one becomes an
- * open finding (`detected`). Idempotent: running it twice for a scan changes nothing more.
+ * scan): a known one gets its new place, `last_detected_at` and the verdict `present` (afterScan() in
+ * states/finding-state.ts), and one that was resolved reopens (`reopened`) while every other decision
+ * stands; an unknown one becomes an open finding (`detected`). Idempotent: running it twice for a scan changes nothing more.
  *
  * Ingests of one source repository and scan type run one at a time (the head lock) and in scan order: a
  * scan that started before the newest one already ingested changes no finding, since what it saw is older
@@ -88,6 +88,7 @@ export async function ingestScanFindings(
   found: RawFinding[],
   renames: ReadonlyMap<string, string> = new Map(),
 ): Promise<number> {
+  const scanType = scanTypeNamed(batch.scan_type).name;
   const detected = found.map(detectedIdentity);
   const occurrences = occurrenceIndexes(detected);
   await db.transaction().execute(async (trx) => {
@@ -95,13 +96,13 @@ export async function ingestScanFindings(
     const head = await lockSourceScanHead(trx, scan.source_repo_id, batch.scan_type, now);
     if (headIsNewer(head, scan)) return;
     await setSourceScanHead(trx, scan.source_repo_id, batch.scan_type, orderOf(scan), now);
-    const stored = await findingsOfSource(trx, batch.unit_id, batch.scan_type, scan.source_repo_id);
+    const stored = await findingsOfSource(trx, batch.unit_id, scanType, scan.source_repo_id);
     const known = new Map(stored.map((row) => [row.id, row]));
     const matches = matchFindings(stored.map(storedIdentity), detected, renames);
     const newKeys = found.map((raw, i) => (matches[i] ? null : identityKey(scan.source_repo_id, raw.fingerprint, occurrences[i])));
-    const taken = await takenKeys(trx, batch.unit_id, batch.scan_type, newKeys.filter((k): k is string => k !== null));
+    const taken = await takenKeys(trx, batch.unit_id, scanType, newKeys.filter((k): k is string => k !== null));
     // New findings and their events are written together at the end, a few hundred rows a statement.
-    const created: FindingRow[] = [];
+    const created: NewFinding[] = [];
     const events: EventInput[] = [];
 
     for (const [i, raw] of found.entries()) {
@@ -138,31 +139,33 @@ export async function ingestScanFindings(
         let key = newKeys[i]!;
         if (taken.has(key)) key = identityKey(scan.source_repo_id, raw.fingerprint, occurrences[i], id);
         taken.add(key);
-        const row: FindingRow = {
+        const row: NewFinding = {
           id,
           org_id: batch.org_id,
           unit_id: batch.unit_id,
-          scan_type: batch.scan_type,
+          scan_type: scanType,
           fingerprint: key,
-          status: 'open',
+          scan_verdict: 'present',
+          triage: 'open',
           first_detected_at: now,
           resolved_at: null,
           created_at: now,
           ...detection,
         };
         created.push(row);
-        events.push({ finding: row, eventType: 'detected', newStatus: 'open', scanId: batch.id, at: now });
+        const status = findingStatus(stateOf(row));
+        events.push({ finding: { ...row, status }, eventType: 'detected', newStatus: status, scanId: batch.id, at: now });
         continue;
       }
       await updateFindingDetection(trx, previous.id, detection);
-      if (previous.status !== 'resolved') continue;
-      const reopened = await writeFindingStatus(trx, previous.id, { from: 'resolved', to: 'open', resolvedAt: null, at: now });
-      if (!reopened) continue;
+      const before = stateOf(previous);
+      const written = await writeFindingState(trx, { ...previous, ...detection, from: before }, afterScan(before, true), now);
+      if (!written || written.status === previous.status) continue;
       events.push({
-        finding: { ...previous, ...detection, status: 'open', resolved_at: null },
+        finding: { ...previous, ...detection, ...written },
         eventType: 'reopened',
-        previousStatus: 'resolved',
-        newStatus: 'open',
+        previousStatus: previous.status,
+        newStatus: written.status,
         scanId: batch.id,
         at: now,
       });
@@ -175,8 +178,8 @@ export async function ingestScanFindings(
 }
 
 /**
- * After a completed scan, what it no longer sees in that source repo is fixed: such findings resolve
- * with a `resolved_auto` event. Only findings last seen by another scan qualify, and only while this scan
+ * After a completed scan, what it no longer sees in that source repo is fixed: such findings get the
+ * verdict `gone`, and those whose status that turns to resolved get a `resolved_auto` event. Only findings last seen by another scan qualify, and only while this scan
  * is the newest one ingested for its source repo and type (under the same lock as ingest), so every
  * finding it compares with was last seen by an older scan; a scan overtaken by a newer one resolves
  * nothing and leaves that to the newer scan.
@@ -188,22 +191,24 @@ export async function resolveUnseenFindings(db: Kysely<Database>, batch: ScanBat
       await markScanAssessed(trx, scan.id);
       return 0;
     }
-    const gone = await findingsNotSeenBy(
+    const unseen = await findingsNotSeenBy(
       trx,
-      { unitId: batch.unit_id, scanType: batch.scan_type, sourceRepoId: scan.source_repo_id, scanId: scan.id },
-      AUTO_RESOLVABLE,
+      { unitId: batch.unit_id, scanType: scanTypeNamed(batch.scan_type).name, sourceRepoId: scan.source_repo_id, scanId: scan.id },
+      SCAN_VERDICT.sourcesOf('gone'),
     );
     const now = nowIso();
     let resolved = 0;
     const events: EventInput[] = [];
-    for (const finding of gone) {
-      if (!(await writeFindingStatus(trx, finding.id, { from: finding.status, to: 'resolved', resolvedAt: now, at: now }))) continue;
+    for (const finding of unseen) {
+      const before = stateOf(finding);
+      const written = await writeFindingState(trx, { ...finding, from: before }, afterScan(before, false), now);
+      if (!written || written.status === finding.status) continue;
       resolved++;
       events.push({
-        finding: { ...finding, status: 'resolved', resolved_at: now },
+        finding: { ...finding, ...written },
         eventType: 'resolved_auto',
         previousStatus: finding.status,
-        newStatus: 'resolved',
+        newStatus: written.status,
         scanId: batch.id,
         metadata: { reason: 'not detected by a later completed scan' },
         at: now,

@@ -1,15 +1,14 @@
 import type { Kysely } from 'kysely';
 import { nowIso } from '../ids.ts';
-import { findFinding, listFindings as queryFindings, writeFindingStatus, type FindingQuery } from '../store/findings.ts';
+import { findFinding, listFindings as queryFindings, writeFindingState, type FindingQuery } from '../store/findings.ts';
 import type { Database, FindingRow } from '../store/schema.ts';
 import { notFound } from './errors.ts';
-import { FINDING_STATUS, type FindingStatus } from './states/finding-status.ts';
+import { FINDING_STATUSES, stateOf, type FindingStatus } from './states/finding-state.ts';
 import { recordEvent } from './finding-events.ts';
 import type { Principal } from './principal.ts';
 import type { Unit } from './units.ts';
 
-export const FINDING_STATUSES = FINDING_STATUS.statuses;
-export type { FindingStatus };
+export { FINDING_STATUSES, type FindingStatus };
 
 /** Longest reason a caller may give with a triage decision. */
 export const TRIAGE_COMMENT_MAX_LENGTH = 2000;
@@ -27,8 +26,9 @@ export async function getFinding(db: Kysely<Database>, unit: Unit, findingId: st
 }
 
 /**
- * A caller's triage decision. A real change writes a `status_changed` event naming the key as actor and
- * carrying the caller's comment.
+ * A caller's triage decision: the status asked for is the decision (the five statuses are also the five
+ * decisions), and the scan verdict stays as the scans left it. A change of the status writes a
+ * `status_changed` event naming the key as actor and carrying the caller's comment.
  */
 export async function setFindingStatus(
   db: Kysely<Database>,
@@ -42,16 +42,17 @@ export async function setFindingStatus(
     const finding = await getFinding(trx, unit, findingId);
     if (finding.status === status) return finding;
     const now = nowIso();
-    const resolvedAt = status === 'resolved' ? now : status === 'open' ? null : finding.resolved_at;
-    const changed = await writeFindingStatus(trx, finding.id, { from: finding.status, to: status, resolvedAt, at: now });
+    const before = stateOf(finding);
+    const written = await writeFindingState(trx, { ...finding, from: before }, { verdict: before.verdict, triage: status }, now);
     // Another request changed it first: what it holds now is the answer.
-    if (!changed) return getFinding(trx, unit, findingId);
-    const updated: FindingRow = { ...finding, status, resolved_at: resolvedAt, updated_at: now };
+    if (!written) return getFinding(trx, unit, findingId);
+    const updated: FindingRow = { ...finding, ...written };
+    if (updated.status === finding.status) return updated;
     await recordEvent(trx, {
       finding: updated,
       eventType: 'status_changed',
       previousStatus: finding.status,
-      newStatus: status,
+      newStatus: updated.status,
       actorKeyId: principal.keyId,
       comment,
       at: now,

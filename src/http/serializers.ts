@@ -2,6 +2,7 @@ import type { ApiKeySummary } from '../core/api-keys.ts';
 import { fixReport, type FixView } from '../core/fixes.ts';
 import type { QuotaBalance } from '../core/quotas.ts';
 import type { BatchView, ProgressView, ScanResults } from '../core/scan-batches.ts';
+import { findingStatus, stateOf } from '../core/states/finding-state.ts';
 import type { Unit } from '../core/units.ts';
 import { decodeJson } from '../store/json-columns.ts';
 import type { OrganizationName } from '../store/api-keys.ts';
@@ -100,7 +101,7 @@ export function serializeFinding(family: Family, unit: Unit, f: FindingRow) {
     [family.idField]: f.unit_id,
     check_id: f.check_id,
     severity: f.severity,
-    status: f.status,
+    status: findingStatus(stateOf(f)),
     file_path: f.file_path,
     message: f.message,
     title: f.title,

@@ -4,7 +4,10 @@ import { countFindings } from './counts.ts';
 import { isPostgres } from './dialect.ts';
 import { bulkRead, placeText } from './read-lanes.ts';
 import { seekNewestFirst } from './pagination.ts';
-import { FINDING_STATUS, type FindingStatus } from '../core/states/finding-status.ts';
+import type { Severity } from '../core/severity.ts';
+import { SCAN_VERDICT, TRIAGE, findingStatus, stateOf, type FindingState, type FindingStatus, type ScanVerdict } from '../core/states/finding-state.ts';
+import type { ScanType } from '../scanning/scan-types/index.ts';
+import type { StatusMachine } from '../core/states/machine.ts';
 import type { Database, FindingRow } from './schema.ts';
 
 // All SQL on `findings`. Which findings change and how is decided in core; this module only reads and writes.
@@ -28,11 +31,12 @@ export async function listFindings(db: Kysely<Database>, unitId: string, filters
     status: filters.status?.toLowerCase() || undefined,
     scanType: filters.scanType || undefined,
   };
+  // A filter is what the caller typed: a value no finding holds matches none.
   let query = db.selectFrom('findings').where('unit_id', '=', unitId);
   if (counted.scanBatchId) query = query.where('scan_batch_id', '=', counted.scanBatchId);
-  if (counted.severity) query = query.where('severity', '=', counted.severity);
-  if (counted.status) query = query.where('status', '=', counted.status);
-  if (counted.scanType) query = query.where('scan_type', '=', counted.scanType);
+  if (counted.severity) query = query.where('severity', '=', counted.severity as Severity);
+  if (counted.status) query = query.where('status', '=', counted.status as FindingStatus);
+  if (counted.scanType) query = query.where('scan_type', '=', counted.scanType as ScanType);
   const { total, version } = await countFindings(db, unitId, counted);
   const key = `findings|${unitId}|${counted.scanBatchId ?? ''}|${counted.severity ?? ''}|${counted.status ?? ''}|${counted.scanType ?? ''}`;
   if (total <= filters.skip) return { items: [], total };
@@ -166,7 +170,7 @@ export async function countBatchFindings(db: Kysely<Database>, scope: { unitId: 
 }
 
 /** Every finding, in any status, that scans of one type have stored for one source repository of a unit. */
-export function findingsOfSource(db: Kysely<Database>, unitId: string, scanType: string, sourceRepoId: string): Promise<FindingRow[]> {
+export function findingsOfSource(db: Kysely<Database>, unitId: string, scanType: ScanType, sourceRepoId: string): Promise<FindingRow[]> {
   return db
     .selectFrom('findings')
     .selectAll()
@@ -177,7 +181,7 @@ export function findingsOfSource(db: Kysely<Database>, unitId: string, scanType:
 }
 
 /** The identity keys already taken in a unit for a scan type, among `keys`. */
-export async function takenKeys(db: Kysely<Database>, unitId: string, scanType: string, keys: string[]): Promise<Set<string>> {
+export async function takenKeys(db: Kysely<Database>, unitId: string, scanType: ScanType, keys: string[]): Promise<Set<string>> {
   const taken = new Set<string>();
   for (let i = 0; i < keys.length; i += 500) {
     const rows = await db
@@ -192,11 +196,11 @@ export async function takenKeys(db: Kysely<Database>, unitId: string, scanType: 
   return taken;
 }
 
-/** Findings of a source repository in `statuses` that a scan other than `scanId` last detected. */
+/** Findings of a source repository whose scan verdict is one of `verdicts` and that a scan other than `scanId` last detected. */
 export function findingsNotSeenBy(
   db: Kysely<Database>,
-  scope: { unitId: string; scanType: string; sourceRepoId: string; scanId: string },
-  statuses: readonly string[],
+  scope: { unitId: string; scanType: ScanType; sourceRepoId: string; scanId: string },
+  verdicts: readonly ScanVerdict[],
 ): Promise<FindingRow[]> {
   return db
     .selectFrom('findings')
@@ -204,7 +208,7 @@ export function findingsNotSeenBy(
     .where('unit_id', '=', scope.unitId)
     .where('scan_type', '=', scope.scanType)
     .where('source_repo_id', '=', scope.sourceRepoId)
-    .where('status', 'in', [...statuses])
+    .where('scan_verdict', 'in', [...verdicts])
     .where((eb) => eb.or([eb('scan_id', 'is', null), eb('scan_id', '!=', scope.scanId)]))
     .execute();
 }
@@ -212,43 +216,67 @@ export function findingsNotSeenBy(
 /** Rows per multi-row INSERT: a finding has 35 columns and SQLite binds at most 32,766 values a statement. */
 const FINDINGS_PER_INSERT = 500;
 
+/** A new finding: every column but `status`, which is derived from its state. */
+export type NewFinding = Omit<FindingRow, 'status'>;
+
 /** Stores many new findings with one multi-row INSERT per few hundred rows. */
-export async function insertFindings(db: Kysely<Database>, rows: readonly FindingRow[]): Promise<void> {
+export async function insertFindings(db: Kysely<Database>, rows: readonly NewFinding[]): Promise<void> {
   for (let i = 0; i < rows.length; i += FINDINGS_PER_INSERT) {
-    await db.insertInto('findings').values(rows.slice(i, i + FINDINGS_PER_INSERT)).execute();
+    const values = rows.slice(i, i + FINDINGS_PER_INSERT).map((row) => ({ ...row, status: findingStatus(stateOf(row)) }));
+    await db.insertInto('findings').values(values).execute();
   }
 }
 
-/** What a new detection changes about a finding: where it is and what the engine says; never its identity or status. */
+/** What a new detection changes about a finding: where it is and what the engine says; never its identity or state. */
 export type FindingDetection = Omit<
   FindingRow,
-  'id' | 'org_id' | 'unit_id' | 'scan_type' | 'fingerprint' | 'status' | 'resolved_at' | 'first_detected_at' | 'created_at'
+  'id' | 'org_id' | 'unit_id' | 'scan_type' | 'fingerprint' | 'scan_verdict' | 'triage' | 'status' | 'resolved_at' | 'first_detected_at' | 'created_at'
 >;
 
 export async function updateFindingDetection(db: Kysely<Database>, findingId: string, detection: FindingDetection): Promise<void> {
   await db.updateTable('findings').set(detection).where('id', '=', findingId).execute();
 }
 
-export interface FindingStatusWrite {
-  /** The status the caller read; the write happens only while the finding still has it. */
-  from: string;
-  to: FindingStatus;
-  resolvedAt: string | null;
-  at: string;
-}
+/** The columns a state change writes, beside the two it changes. */
+export type FindingStateColumns = Pick<FindingRow, 'scan_verdict' | 'triage' | 'status' | 'resolved_at' | 'updated_at'>;
+
+/** Where a record in `to` may come from: itself (no move) or a source the machine allows. */
+const sourcesOrSelf = <S extends string>(machine: StatusMachine<S>, to: S): S[] => [to, ...machine.sourcesOf(to)];
 
 /**
- * The one write of a finding's status. Guarded by the status the caller read, so two writers cannot both
- * act on the same old status, and by the finding machine, so a move its table does not allow changes
- * nothing; returns whether it changed the row.
+ * The one write of a finding's state, and so of its `status`, which it derives with findingStatus().
+ * Guarded by the state the caller read (`from`), so two writers cannot both act on the same old state,
+ * and by the two machines, so a move their tables do not allow changes nothing. `resolved_at` is set
+ * when the status becomes resolved and cleared when it becomes open; `updated_at` moves unless only the
+ * verdict changed behind a status that stayed. Returns the columns written, or null when nothing changed.
  */
-export async function writeFindingStatus(db: Kysely<Database>, findingId: string, change: FindingStatusWrite): Promise<boolean> {
-  if (!FINDING_STATUS.canMove(change.from, change.to)) return false;
+export async function writeFindingState(
+  db: Kysely<Database>,
+  finding: Pick<FindingRow, 'id' | 'resolved_at' | 'updated_at'> & { from: FindingState },
+  to: FindingState,
+  at: string,
+): Promise<FindingStateColumns | null> {
+  const { from } = finding;
+  if (from.verdict === to.verdict && from.triage === to.triage) return null;
+  const moves = (from.verdict === to.verdict || SCAN_VERDICT.canMove(from.verdict, to.verdict)) && (from.triage === to.triage || TRIAGE.canMove(from.triage, to.triage));
+  if (!moves) return null;
+  const before = findingStatus(from);
+  const status = findingStatus(to);
+  const columns: FindingStateColumns = {
+    scan_verdict: to.verdict,
+    triage: to.triage,
+    status,
+    resolved_at: status === before ? finding.resolved_at : status === 'resolved' ? at : status === 'open' ? null : finding.resolved_at,
+    updated_at: status === before && from.triage === to.triage ? finding.updated_at : at,
+  };
   const result = await db
     .updateTable('findings')
-    .set({ status: change.to, resolved_at: change.resolvedAt, updated_at: change.at })
-    .where('id', '=', findingId)
-    .where('status', '=', change.from)
+    .set(columns)
+    .where('id', '=', finding.id)
+    .where('scan_verdict', 'in', sourcesOrSelf(SCAN_VERDICT, to.verdict))
+    .where('triage', 'in', sourcesOrSelf(TRIAGE, to.triage))
+    .where('scan_verdict', '=', from.verdict)
+    .where('triage', '=', from.triage)
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return Number(result.numUpdatedRows) > 0 ? columns : null;
 }

@@ -19,6 +19,7 @@ import * as accounts from './migrations/016_accounts.ts';
 import * as osvSync from './migrations/017_osv_sync.ts';
 import * as accountBindings from './migrations/018_account_bindings.ts';
 import * as sourceTokenChangedAt from './migrations/020_source_token_changed_at.ts';
+import * as findingVerdictAndTriage from './migrations/021_finding_verdict_and_triage.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
 const migrations: Record<string, Migration> = {
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '017_osv_sync': osvSync,
   '018_account_bindings': accountBindings,
   '020_source_token_changed_at': sourceTokenChangedAt,
+  '021_finding_verdict_and_triage': findingVerdictAndTriage,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,7 +1,10 @@
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
+import type { Severity } from '../core/severity.ts';
 import type { BatchStatus } from '../core/states/batch-status.ts';
+import type { FindingStatus, ScanVerdict, Triage } from '../core/states/finding-state.ts';
 import type { FixStatus } from '../core/states/fix-status.ts';
 import type { ScanStatus } from '../core/states/scan-status.ts';
+import type { ScanType } from '../scanning/scan-types/index.ts';
 
 // Timestamps are ISO-8601 UTC strings and booleans are 0/1 integers in both SQLite and PostgreSQL,
 // so every query returns the same values whichever database runs underneath.
@@ -116,7 +119,7 @@ export interface FindingsTable {
   org_id: string;
   unit_id: string;
   source_repo_id: string | null;
-  scan_type: string;
+  scan_type: ScanType;
   scan_batch_id: string | null;
   scan_id: string | null;
   /** The finding's identity key within its unit and scan type, fixed when it is created. */
@@ -128,8 +131,13 @@ export interface FindingsTable {
   /** A few lines of the matched code, credentials masked. */
   snippet: string | null;
   check_id: string;
-  severity: string;
-  status: string;
+  severity: Severity;
+  /** What the scans say (finding-state.ts): only scans move it. */
+  scan_verdict: ScanVerdict;
+  /** What a person decided (finding-state.ts). */
+  triage: Triage;
+  /** The wire status, stored for list filters and counters; written only as findingStatus() of the two above. */
+  status: FindingStatus;
   category: string;
   title: string | null;
   message: string;

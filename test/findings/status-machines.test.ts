@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BATCH_STATUS } from '../../src/core/states/batch-status.ts';
-import { FINDING_STATUS } from '../../src/core/states/finding-status.ts';
+import { FINDING_STATUSES, SCAN_VERDICT, TRIAGE, afterScan, findingStatus, stateOf, type FindingState } from '../../src/core/states/finding-state.ts';
 import { FIX_STATUS } from '../../src/core/states/fix-status.ts';
 import type { StatusMachine } from '../../src/core/states/machine.ts';
 import { SCAN_STATUS } from '../../src/core/states/scan-status.ts';
+import { writeFindingState } from '../../src/store/findings.ts';
 import { moveFix } from '../../src/store/fixes.ts';
 import { moveBatch, moveScan } from '../../src/store/scan-batches.ts';
 import { createHarness, type Harness } from '../support/api.ts';
@@ -21,16 +22,47 @@ describe('status machines', () => {
         if (machine.isTerminal(from)) assert.equal(machine.canMove(from, to), false, `${machine.name}: ${from} → ${to}`);
       }
     }
-    for (const machine of [BATCH_STATUS, SCAN_STATUS, FIX_STATUS, FINDING_STATUS] as StatusMachine<string>[]) {
+    for (const machine of [BATCH_STATUS, SCAN_STATUS, FIX_STATUS, SCAN_VERDICT, TRIAGE] as StatusMachine<string>[]) {
       for (const status of machine.statuses.slice(1)) assert.ok(machine.sourcesOf(status).length > 0, `${machine.name}: ${status} is reachable`);
     }
     assert.deepEqual([...BATCH_STATUS.terminal], ['completed', 'partial_failure', 'failed']);
     assert.deepEqual([...SCAN_STATUS.terminal], ['completed', 'failed']);
     assert.deepEqual([...FIX_STATUS.terminal], ['failed', 'cancelled']);
-    assert.deepEqual(FINDING_STATUS.terminal, [], 'triage can always move a finding');
+    assert.deepEqual(TRIAGE.terminal, [], 'a person can always change a decision');
+    assert.deepEqual(SCAN_VERDICT.terminal, [], 'a finding can always come back or go');
     assert.equal(BATCH_STATUS.canMove('queued', 'completed'), false, 'a batch cannot skip its scans');
     assert.equal(FIX_STATUS.canMove('pending', 'completed'), false, 'a fix cannot complete without running');
-    assert.equal(FINDING_STATUS.canMove('open', 'open'), false);
+    assert.equal(TRIAGE.canMove('open', 'open'), false);
+  });
+});
+
+const findingStates: FindingState[] = SCAN_VERDICT.statuses.flatMap((verdict) => TRIAGE.statuses.map((triage) => ({ verdict, triage })));
+
+describe('finding state', () => {
+  test('a rescan never loses a decision: the only one it changes is resolved by hand, which reopens when seen again', () => {
+    for (const state of findingStates) {
+      assert.deepEqual(afterScan(state, false), { verdict: 'gone', triage: state.triage }, `${state.verdict}/${state.triage} unseen`);
+      const seen = afterScan(state, true);
+      assert.equal(seen.verdict, 'present');
+      assert.equal(seen.triage, state.triage === 'resolved' ? 'open' : state.triage, `${state.verdict}/${state.triage} seen`);
+    }
+  });
+
+  test('the wire status: ignored and false positive stand over any verdict, gone or resolved by hand is resolved', () => {
+    const expected: Record<string, string> = {
+      'present/open': 'open',
+      'present/ignored': 'ignored',
+      'present/false_positive': 'false_positive',
+      'present/needs_manual_review': 'needs_manual_review',
+      'present/resolved': 'resolved',
+      'gone/open': 'resolved',
+      'gone/ignored': 'ignored',
+      'gone/false_positive': 'false_positive',
+      'gone/needs_manual_review': 'resolved',
+      'gone/resolved': 'resolved',
+    };
+    for (const state of findingStates) assert.equal(findingStatus(state), expected[`${state.verdict}/${state.triage}`]);
+    assert.deepEqual(new Set(findingStates.map(findingStatus)), new Set(FINDING_STATUSES), 'every wire status is reachable');
   });
 });
 
@@ -111,11 +143,33 @@ describe('guarded status writes and database constraints', () => {
     });
   }
 
+  test('finding: every (from, to) pair of states applies exactly when both tables allow it, and status follows', async () => {
+    const db = h.database.store.db;
+    const read = () => db.selectFrom('findings').selectAll().where('id', '=', findingId).executeTakeFirstOrThrow();
+    for (const from of findingStates) {
+      for (const to of findingStates) {
+        await db.updateTable('findings').set({ scan_verdict: from.verdict, triage: from.triage, status: findingStatus(from) }).where('id', '=', findingId).execute();
+        const written = await writeFindingState(db, { ...(await read()), from }, to, new Date().toISOString());
+        const stays = from.verdict === to.verdict && from.triage === to.triage;
+        const allowed =
+          !stays && (from.verdict === to.verdict || SCAN_VERDICT.canMove(from.verdict, to.verdict)) && (from.triage === to.triage || TRIAGE.canMove(from.triage, to.triage));
+        const name = `${from.verdict}/${from.triage} → ${to.verdict}/${to.triage}`;
+        assert.equal(written !== null, allowed, name);
+        const row = await read();
+        assert.deepEqual(stateOf(row), allowed ? to : from, name);
+        assert.equal(row.status, findingStatus(stateOf(row)), name);
+      }
+    }
+    const row = await read();
+    const stale = { verdict: row.scan_verdict === 'gone' ? 'present' : 'gone', triage: row.triage } as const;
+    assert.equal(await writeFindingState(db, { ...row, from: stale }, { verdict: row.scan_verdict, triage: 'ignored' }, new Date().toISOString()), null, 'a state read before another write changed it writes nothing');
+  });
+
   for (const [table, machine] of [
     ['scan_batches', BATCH_STATUS],
     ['scans', SCAN_STATUS],
     ['fixes', FIX_STATUS],
-    ['findings', FINDING_STATUS],
+    ['findings', { statuses: FINDING_STATUSES }],
   ] as const) {
     test(`${table}: the database accepts every status of its machine and refuses any other`, async () => {
       const db = h.database.store.db;
@@ -127,6 +181,19 @@ describe('guarded status writes and database constraints', () => {
       await assert.rejects(db.updateTable(table).set({ status: 'COMPLETED' as never }).where('id', '=', rowId).execute());
       const row = await db.selectFrom(table).select('status').where('id', '=', rowId).executeTakeFirstOrThrow();
       assert.equal(row.status, machine.statuses.at(-1), 'the refused write changed nothing');
+    });
+  }
+
+  for (const [column, machine] of [
+    ['scan_verdict', SCAN_VERDICT],
+    ['triage', TRIAGE],
+  ] as const) {
+    test(`findings.${column}: the database accepts every value of its machine and refuses any other`, async () => {
+      const db = h.database.store.db;
+      for (const value of machine.statuses) await db.updateTable('findings').set({ [column]: value }).where('id', '=', findingId).execute();
+      await assert.rejects(db.updateTable('findings').set({ [column]: 'unknown' as never }).where('id', '=', findingId).execute());
+      const row = await db.selectFrom('findings').select(column).where('id', '=', findingId).executeTakeFirstOrThrow();
+      assert.equal(row[column], machine.statuses.at(-1), 'the refused write changed nothing');
     });
   }
 

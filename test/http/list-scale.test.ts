@@ -13,9 +13,9 @@ import { findingRow } from '../support/finding-rows.ts';
 // Totals come from trigger-kept counters and deep pages seek from remembered starts: both must say
 // exactly what counting and sorting every row would, through inserts, triage and deletes.
 
-const SEVERITIES = ['critical', 'high', 'medium', 'low'];
-const STATUSES = ['open', 'resolved', 'ignored'];
-const TYPES = ['semgrep_scan', 'secrets_scan'];
+const SEVERITIES = ['critical', 'high', 'medium', 'low'] as const;
+const STATUSES = ['open', 'resolved', 'ignored'] as const;
+const TYPES = ['semgrep_scan', 'secrets_scan'] as const;
 const BATCHES = ['batch-a', 'batch-b', null];
 
 let h: Harness;

@@ -3,9 +3,13 @@ import type { Unit } from '../../src/core/units.ts';
 import { newId, nowIso } from '../../src/ids.ts';
 import type { FindingRow } from '../../src/store/schema.ts';
 
-/** An open secrets finding of the unit's first source, as a scan would store it; overrides change any field. */
+/**
+ * An open secrets finding of the unit's first source, as a scan would store it; overrides change any field.
+ * A status given alone is a person's decision on a finding the scans still see.
+ */
 export function findingRow(unit: Unit, overrides: Partial<FindingRow> = {}): FindingRow {
   const now = nowIso();
+  const status = overrides.status ?? 'open';
   return {
     id: newId(),
     org_id: unit.org_id,
@@ -20,7 +24,9 @@ export function findingRow(unit: Unit, overrides: Partial<FindingRow> = {}): Fin
     snippet: null,
     check_id: 'aws-access-key',
     severity: 'high',
-    status: 'open',
+    scan_verdict: 'present',
+    triage: status,
+    status,
     category: 'secrets',
     title: 'AWS access key',
     message: 'An AWS access key is committed',
