@@ -22,7 +22,7 @@ describe('pull requests on Azure DevOps', () => {
     await fx.close();
   });
 
-  const opener = () => fx.opener({ azureDevOpsUrl: azure.url });
+  const opener = () => fx.opener({ azure_devops: azure.url });
   const basic = `Basic ${Buffer.from(`PAT:${TOKEN}`).toString('base64')}`;
 
   test('discovers the git area as the SDK does, then creates the pull request from refs/heads/<branch>', async () => {
@@ -108,7 +108,7 @@ describe('pull requests on Azure DevOps', () => {
   test('a PAT Azure DevOps does not accept is a 401 during discovery, reported as a refused token without the token', async () => {
     const other = await startAzureDevOpsStandIn({ token: 'the-right-pat', repos: { [FULL_NAME]: fx.remote.dir } });
     try {
-      await assert.rejects(fx.opener({ azureDevOpsUrl: other.url }).open(fx.fixView(), fx.unit, { branch_name: 'bulwark/az-401' }), (error: Error) => {
+      await assert.rejects(fx.opener({ azure_devops: other.url }).open(fx.fixView(), fx.unit, { branch_name: 'bulwark/az-401' }), (error: Error) => {
         assert.ok(error instanceof PullRequestTokenError);
         assert.equal(error.problem, 'rejected');
         assert.match(error.message, /Azure DevOps refused the pull request \(401\): TF400813: .* \(the stored access token was not accepted\)\. Store a token/);
@@ -126,7 +126,7 @@ describe('pull requests on Azure DevOps', () => {
   test('a repository Azure DevOps does not know is a 404 (the SDK answers it with no result)', async () => {
     const other = await startAzureDevOpsStandIn({ token: TOKEN, repos: {} });
     try {
-      await assert.rejects(fx.opener({ azureDevOpsUrl: other.url }).open(fx.fixView(), fx.unit, { branch_name: 'bulwark/az-404' }), (error: Error) => {
+      await assert.rejects(fx.opener({ azure_devops: other.url }).open(fx.fixView(), fx.unit, { branch_name: 'bulwark/az-404' }), (error: Error) => {
         assert.ok(error instanceof PullRequestError);
         assert.match(error.message, /Azure DevOps refused the pull request \(404\): repository "api" was not found in project "Payments Platform"/);
         return true;

@@ -4,8 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import { createApiKey } from '../../src/core/api-keys.ts';
 import { PullRequestError } from '../../src/core/pull-request-errors.ts';
 import { buildApp } from '../../src/http/app.ts';
-import type { CodeHostClient } from '../../src/scm/pull-requests/code-host.ts';
-import { gitHubClient } from '../../src/scm/pull-requests/github.ts';
+import type { CodeHostClient } from '../../src/code-hosts/code-host.ts';
+import { github as gitHub } from '../../src/code-hosts/github.ts';
 import { startGitHubStandIn, startSilentHost, type SilentHost, type StandIn } from '../support/code-host-standins.ts';
 import { commitsOnTop, createPullRequestFixture, type PullRequestFixture } from '../support/pull-request-fixture.ts';
 
@@ -36,7 +36,7 @@ describe('the pull request deadline', () => {
   let answering = false;
   const switchable: CodeHostClient = {
     provider: 'github',
-    openPullRequest: (request) => gitHubClient({ apiUrl: answering ? github.url : silent.url, timeoutMs: 60_000 }).openPullRequest(request),
+    openPullRequest: async (request) => (await gitHub.connect({ url: answering ? github.url : silent.url, timeoutMs: 60_000 })).openPullRequest(request),
   };
   const opener = (deadlineMs = DEADLINE_MS) => fx.opener({}, { deadlineMs, clients: { github: switchable } });
 

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { BodyValueError } from '../../src/core/errors.ts';
 import { BranchExistsError, PullRequestError, PullRequestTokenError } from '../../src/core/pull-request-errors.ts';
-import { defaultBranchName } from '../../src/scm/pull-requests/branch-name.ts';
+import { defaultBranchName, InvalidBranchNameError } from '../../src/scm/pull-requests/branch-name.ts';
 import { startGitHubStandIn, unreachableUrl, type StandIn } from '../support/code-host-standins.ts';
 import { commitsOnTop, createPullRequestFixture, FIXED_CONFIG, type PullRequestFixture } from '../support/pull-request-fixture.ts';
 
@@ -22,7 +21,7 @@ describe('pull requests on GitHub', () => {
     await fx.close();
   });
 
-  const opener = () => fx.opener({ githubApiUrl: github.url });
+  const opener = () => fx.opener({ github: github.url });
   const creationsSoFar = () => github.creations().length;
 
   /** Asserts a failure carries no trace of the token. */
@@ -156,7 +155,7 @@ describe('pull requests on GitHub', () => {
   test('a token GitHub does not accept is a refused token, in a clear message that does not contain it', async () => {
     const other = await startGitHubStandIn({ token: 'ghp_the_right_one', repos: { 'acme/api': fx.remote.dir } });
     try {
-      await assert.rejects(fx.opener({ githubApiUrl: other.url }).open(fx.fixView(), fx.unit, { branch_name: 'bulwark/bad-token' }), (error: Error) => {
+      await assert.rejects(fx.opener({ github: other.url }).open(fx.fixView(), fx.unit, { branch_name: 'bulwark/bad-token' }), (error: Error) => {
         assert.ok(error instanceof PullRequestTokenError);
         assert.equal(error.problem, 'rejected');
         assert.equal(error.branchPushed, true);
@@ -172,7 +171,7 @@ describe('pull requests on GitHub', () => {
 
   test('a host that cannot be reached is reported as such', async () => {
     const nowhere = await unreachableUrl();
-    await assert.rejects(fx.opener({ githubApiUrl: nowhere }).open(fx.fixView(), fx.unit, { branch_name: 'bulwark/unreachable' }), (error: Error) => {
+    await assert.rejects(fx.opener({ github: nowhere }).open(fx.fixView(), fx.unit, { branch_name: 'bulwark/unreachable' }), (error: Error) => {
       assert.ok(error instanceof PullRequestError);
       assert.equal(
         error.message,
@@ -185,14 +184,13 @@ describe('pull requests on GitHub', () => {
     });
   });
 
-  test('an invalid branch name is a 422 on body.branch_name, before anything is pushed or sent', async () => {
+  test('an invalid branch name is refused (InvalidBranchNameError, which the API answers as a 422 on body.branch_name) before anything is pushed or sent', async () => {
     const before = creationsSoFar();
     for (const name of ['has space', 'a..b', '-x', 'HEAD', 'x.lock', 'trailing/', 'x@{-1}', 'co:lon', 'dot.', 'refs/heads/main']) {
       await assert.rejects(opener().open(fx.fixView(), fx.unit, { branch_name: name }), (error: Error) => {
-        assert.ok(error instanceof BodyValueError, `${name}: ${error}`);
-        assert.deepEqual(error.loc, ['body', 'branch_name']);
-        assert.equal(error.input, name);
-        assert.match(error.message, /^Value error, ".*" is not a valid git branch name: /);
+        assert.ok(error instanceof InvalidBranchNameError, `${name}: ${error}`);
+        assert.equal(error.branchName, name);
+        assert.match(error.message, /^".*" is not a valid git branch name: /);
         return true;
       });
       assert.equal(fx.remote.branch(name), null);
@@ -258,7 +256,7 @@ describe('pull requests on GitHub', () => {
   test('a source without a stored token cannot open pull requests, and nothing is pushed', async () => {
     const tokenless = await createPullRequestFixture({ provider: 'github', fullName: 'acme/api', token: null });
     try {
-      await assert.rejects(tokenless.opener({ githubApiUrl: github.url }).open(tokenless.fixView(), tokenless.unit, {}), (error: Error) => {
+      await assert.rejects(tokenless.opener({ github: github.url }).open(tokenless.fixView(), tokenless.unit, {}), (error: Error) => {
         assert.ok(error instanceof PullRequestTokenError);
         assert.equal(error.problem, 'missing');
         assert.match(error.message, /^No access token is stored for the GitHub repository acme\/api/);

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { BodyValueError } from '../../src/core/errors.ts';
-import { defaultBranchName } from '../../src/scm/pull-requests/branch-name.ts';
+import { defaultBranchName, InvalidBranchNameError } from '../../src/scm/pull-requests/branch-name.ts';
 import { BranchExistsError, PullRequestError, PullRequestTokenError } from '../../src/core/pull-request-errors.ts';
 import { startGitLabStandIn, type StandIn } from '../support/code-host-standins.ts';
 import { commitsOnTop, createPullRequestFixture, FIXED_CONFIG, type PullRequestFixture } from '../support/pull-request-fixture.ts';
@@ -23,7 +22,7 @@ describe('merge requests on GitLab', () => {
     await fx.close();
   });
 
-  const opener = () => fx.opener({ gitlabUrl: gitlab.url });
+  const opener = () => fx.opener({ gitlab: gitlab.url });
 
   test('pushes the fix branch and opens the merge request through gitbeaker', async () => {
     const view = fx.fixView();
@@ -100,7 +99,7 @@ describe('merge requests on GitLab', () => {
   test('a token GitLab does not accept is a refused token, without the token in the message', async () => {
     const other = await startGitLabStandIn({ token: 'glpat-the-right-one', repos: { [FULL_NAME]: fx.remote.dir } });
     try {
-      await assert.rejects(fx.opener({ gitlabUrl: other.url }).open(fx.fixView(), fx.unit, { branch_name: 'bulwark/gl-401' }), (error: Error) => {
+      await assert.rejects(fx.opener({ gitlab: other.url }).open(fx.fixView(), fx.unit, { branch_name: 'bulwark/gl-401' }), (error: Error) => {
         assert.ok(error instanceof PullRequestTokenError);
         assert.equal(error.problem, 'rejected');
         assert.match(error.message, /GitLab refused the merge request \(401\): 401 Unauthorized \(the stored access token was not accepted\)\. Store a token/);
@@ -116,7 +115,7 @@ describe('merge requests on GitLab', () => {
   test('an unknown project is a 404 with a hint', async () => {
     const other = await startGitLabStandIn({ token: TOKEN, repos: {} });
     try {
-      await assert.rejects(fx.opener({ gitlabUrl: other.url }).open(fx.fixView(), fx.unit, { branch_name: 'bulwark/gl-404' }), (error: Error) => {
+      await assert.rejects(fx.opener({ gitlab: other.url }).open(fx.fixView(), fx.unit, { branch_name: 'bulwark/gl-404' }), (error: Error) => {
         assert.match(error.message, /GitLab refused the merge request \(404\): 404 Project Not Found \(the repository was not found, or the access token cannot see it\)$/);
         return true;
       });
@@ -127,7 +126,7 @@ describe('merge requests on GitLab', () => {
 
   test('invalid branch names and taken branches are refused before anything is sent', async () => {
     const before = gitlab.creations().length;
-    await assert.rejects(opener().open(fx.fixView(), fx.unit, { branch_name: 'bad name' }), BodyValueError);
+    await assert.rejects(opener().open(fx.fixView(), fx.unit, { branch_name: 'bad name' }), InvalidBranchNameError);
     fx.remote.pushBranch('taken', { 'x.txt': 'x\n' });
     await assert.rejects(opener().open(fx.fixView(), fx.unit, { branch_name: 'taken' }), BranchExistsError);
     assert.equal(gitlab.creations().length, before);

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CheckoutCache, CheckoutError, RemoteBranchExistsError } from '../../src/scm/checkout-cache.ts';
-import { gitRefusedToken } from '../../src/scm/pull-requests/code-host.ts';
+import { gitRefusedToken } from '../../src/scm/pull-requests/token-refusals.ts';
 import { pushFixBranch, FixBranchError } from '../../src/scm/pull-requests/fix-branch.ts';
 import { TestRepo } from '../support/git-repo.ts';
 import { workTreesUnder } from '../support/work-trees.ts';

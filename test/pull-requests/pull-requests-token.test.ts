@@ -6,9 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { findingsInOrder } from '../../src/core/fixes.ts';
-import { setSourceToken, type Provider } from '../../src/core/source-repos.ts';
+import type { CodeHostName } from '../../src/code-hosts/index.ts';
+import { setSourceToken } from '../../src/core/source-repos.ts';
 import { CheckoutCache } from '../../src/scm/checkout-cache.ts';
-import { gitRefusedToken, hostRefusedToken } from '../../src/scm/pull-requests/code-host.ts';
+import { gitRefusedToken, hostRefusedToken } from '../../src/scm/pull-requests/token-refusals.ts';
 import { createPullRequestOpener } from '../../src/scm/pull-requests/opener.ts';
 import { expectApiError, expectStatus } from '../support/helpers.ts';
 import { createHarness, testTokenBox, type Harness, type TestOrg } from '../support/api.ts';
@@ -18,7 +19,7 @@ import { BareRemote, FIX_DIFF } from '../support/pull-request-fixture.ts';
 const TOKEN = `tok_${'R1ghtT0k3n'.repeat(3)}`;
 const WRONG = `tok_${'Wr0ngT0k3n'.repeat(3)}`;
 
-const HOSTS: { provider: Provider; fullName: string; start: (options: StandInOptions) => Promise<StandIn> }[] = [
+const HOSTS: { provider: CodeHostName; fullName: string; start: (options: StandInOptions) => Promise<StandIn> }[] = [
   { provider: 'github', fullName: 'acme/api', start: startGitHubStandIn },
   { provider: 'gitlab', fullName: 'acme/platform/api', start: startGitLabStandIn },
   { provider: 'azure_devops', fullName: 'acme/platform/api', start: startAzureDevOpsStandIn },
@@ -46,7 +47,7 @@ for (const host of HOSTS) {
         findings: (ids) => findingsInOrder(h.database.store.db, ids),
         tokenBox: testTokenBox,
         checkouts,
-        codeHosts: { githubApiUrl: standIn.url, gitlabUrl: standIn.url, azureDevOpsUrl: standIn.url },
+        codeHosts: { github: standIn.url, gitlab: standIn.url, azure_devops: standIn.url },
         apiTimeoutMs: 10_000,
         gitTimeoutMs: 30_000,
       });

@@ -19,7 +19,7 @@ export interface CannedResponse {
 }
 
 export interface StandIn {
-  /** The root to configure the SDK with (`githubApiUrl`, `gitlabUrl`, `azureDevOpsUrl`). */
+  /** The API root to configure the host with (its entry in `CodeHostSettings`). */
   url: string;
   requests: RecordedRequest[];
   /** The requests that would create a pull request (the SDK's payload is in their `body`). */

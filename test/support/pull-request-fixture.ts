@@ -5,10 +5,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { CodeHostSettings } from '../../src/config.ts';
+import type { CodeHostName, CodeHostSettings } from '../../src/code-hosts/index.ts';
 import { findingsInOrder, type FixView, type PullRequestOpener } from '../../src/core/fixes.ts';
 import { createOrganization } from '../../src/core/organizations.ts';
-import type { Provider } from '../../src/core/source-repos.ts';
 import { testCloneUrlPolicy } from './api.ts';
 import { addUnit, type Unit } from '../../src/core/units.ts';
 import { TokenBox } from '../../src/crypto/token-box.ts';
@@ -102,7 +101,7 @@ export interface PullRequestFixture {
 
 let counter = 0;
 
-export async function createPullRequestFixture(options: { provider: Provider; fullName: string; token: string | null }): Promise<PullRequestFixture> {
+export async function createPullRequestFixture(options: { provider: CodeHostName; fullName: string; token: string | null }): Promise<PullRequestFixture> {
   const database = await createTestDatabase();
   const db = database.store.db;
   const tokenBox = new TokenBox(Buffer.alloc(32, 9));
@@ -138,7 +137,7 @@ export async function createPullRequestFixture(options: { provider: Provider; fu
         findings: (findingIds) => findingsInOrder(db, findingIds),
         tokenBox,
         checkouts,
-        codeHosts: { githubApiUrl: 'http://127.0.0.1:9', gitlabUrl: 'http://127.0.0.1:9', azureDevOpsUrl: 'http://127.0.0.1:9', ...codeHosts },
+        codeHosts: { github: 'http://127.0.0.1:9', gitlab: 'http://127.0.0.1:9', azure_devops: 'http://127.0.0.1:9', ...codeHosts },
         apiTimeoutMs: 10_000,
         gitTimeoutMs: 30_000,
         ...deps,
