@@ -1,7 +1,9 @@
 // Builds the web console (console/) into console/dist, which the server serves (src/http/console-assets.ts).
 //
 //  1. The server's OpenAPI document, taken from the app built in-process on a throwaway SQLite store,
-//     is written to console/src/api/openapi.json (only when it changed, so its time stamp says when).
+//     is written to console/src/api/openapi.json (only when it changed, so its time stamp says when), and
+//     the schemas it names (components.schemas: the lists the server publishes, such as the code hosts)
+//     to console/src/api/schemas.json, small enough for the console to read at run time.
 //  2. openapi-typescript turns it into console/src/api/schema.d.ts, the types of the console's client.
 //  3. The console is type-checked (console/tsconfig.json) and built by Vite.
 //
@@ -21,6 +23,7 @@ const consoleDir = path.join(root, 'console');
 const apiDir = path.join(consoleDir, 'src', 'api');
 const openapiFile = path.join(apiDir, 'openapi.json');
 const schemaFile = path.join(apiDir, 'schema.d.ts');
+const namedSchemasFile = path.join(apiDir, 'schemas.json');
 const distIndex = path.join(consoleDir, 'dist', 'index.html');
 const force = process.argv.includes('--force');
 const schemaOnly = process.argv.includes('--schema-only');
@@ -80,6 +83,8 @@ function run(command: string, args: string[]) {
 async function main() {
   const started = Date.now();
   const openapiChanged = writeIfChanged(openapiFile, await dumpOpenApi());
+  const namedSchemas = JSON.parse(fs.readFileSync(openapiFile, 'utf8')).components?.schemas ?? {};
+  writeIfChanged(namedSchemasFile, `${JSON.stringify(namedSchemas, null, 2)}\n`);
   if (openapiChanged || !fs.existsSync(schemaFile) || force) {
     const { default: openapiTS, astToString } = await import('openapi-typescript');
     const ast = await openapiTS(JSON.parse(fs.readFileSync(openapiFile, 'utf8')));

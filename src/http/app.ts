@@ -21,6 +21,7 @@ import { deviceRoutes } from './routes/device.ts';
 import { oidcRoutes } from './routes/oidc.ts';
 import { sessionPlugin } from './session.ts';
 import { consoleAssetsPlugin } from './console-assets.ts';
+import { PUBLISHED_SCHEMAS } from './console-schemas.ts';
 import { eventRoutes } from './routes/events.ts';
 import { findingRoutes } from './routes/findings.ts';
 import { fixRoutes } from './routes/fixes.ts';
@@ -101,7 +102,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           'Organization-scoped API for security scanning, findings triage and autofix. ' +
           'Authenticate with `Authorization: Bearer <API key>`.',
       },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Organization API key' } } },
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Organization API key' } },
+        schemas: PUBLISHED_SCHEMAS,
+      },
       security: [{ bearerAuth: [] }],
       tags: [
         { name: 'account', description: 'The calling key and quota balance' },

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { CODE_HOSTS } from '../code-hosts/index.ts';
 import { ROLES } from '../core/roles.ts';
 import { SCOPES } from '../core/scopes.ts';
 
@@ -122,11 +123,24 @@ export const DeviceApprovalRequest = Type.Object(
 );
 export const DeviceApprovalResponse = Type.Object({ status: DeviceStatus }, { title: 'DeviceApprovalResponse' });
 
+/** The code hosts a repository can live on, each titled with its label: the console's list of hosts. */
+export const CodeHostSchema = Type.Union(
+  CODE_HOSTS.map((host) => Type.Literal(host.name, { title: host.label })),
+  { title: 'CodeHost' },
+);
+
+/**
+ * Schemas the OpenAPI document names in components.schemas, besides using them in routes:
+ * scripts/build-console.ts copies them to console/src/api/schemas.json, where the console reads the
+ * values (and their titles) of these lists at run time.
+ */
+export const PUBLISHED_SCHEMAS = { CodeHost: CodeHostSchema };
+
 export const UnitParams = Type.Object({ org_id: Type.String(), unit_id: Type.String() });
 
 export const RegisterRepositoryRequest = Type.Object(
   {
-    provider: Type.Union([Type.Literal('github'), Type.Literal('gitlab'), Type.Literal('azure_devops')]),
+    provider: CodeHostSchema,
     full_name: Type.String({ minLength: 3, maxLength: 300, description: 'owner/name (organization/project/repository on Azure DevOps)' }),
     default_branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255, default: 'main' })),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Shown name; the full name by default' })),

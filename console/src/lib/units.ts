@@ -1,6 +1,7 @@
 // The two route families of the API (repositories, applications) behind one set of calls. Each call picks
 // its family's typed route, so request and answer shapes stay those of the generated schema.
 import { api, type Paths } from '../api/client.ts';
+import { choicesOf } from '../api/published.ts';
 
 export type Family = 'repositories' | 'applications';
 
@@ -46,9 +47,11 @@ export const SCAN_QUOTA: Record<ScanType, 'sast_scans' | 'deep_ai_scans'> = {
   sbom_scan: 'sast_scans',
   deep_ai_scan: 'deep_ai_scans',
 };
-export type Provider = 'github' | 'gitlab' | 'azure_devops';
-export const PROVIDERS: Provider[] = ['github', 'gitlab', 'azure_devops'];
-export const PROVIDER_LABEL: Record<string, string> = { github: 'GitHub', gitlab: 'GitLab', azure_devops: 'Azure DevOps' };
+/** The code hosts, as the server lists them (src/code-hosts). */
+const CODE_HOSTS = choicesOf('CodeHost');
+export type Provider = (typeof CODE_HOSTS)[number]['value'];
+export const PROVIDERS: Provider[] = CODE_HOSTS.map((host) => host.value);
+export const PROVIDER_LABEL: Record<string, string> = Object.fromEntries(CODE_HOSTS.map((host) => [host.value, host.label]));
 export type Severity = NonNullable<FindingQuery['severity']>;
 export const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low'];
 export const FINDING_STATUSES: FindingStatus[] = ['open', 'resolved', 'ignored', 'false_positive', 'needs_manual_review'];
