@@ -11,6 +11,15 @@ export const TEST_SCHEMA_PREFIX = 't_';
 /** Workers started on a test database never reach the public OSV bucket; a test that wants the refresh points it at a loopback server. */
 const NO_OSV_SYNC = '0';
 
+// scripts/test.ts runs the files it reads as database-free once, with BULWARK_TEST_DB=none; one that loads
+// this module anyway would quietly lose its PostgreSQL run, so it fails instead.
+if (process.env.BULWARK_TEST_DB === 'none') {
+  throw new Error(
+    `${process.argv[1] ?? 'this test file'} was classified database-free but opens a database; ` +
+      'scripts/test-classify.ts follows static and import(\'...\') imports of test/support/store.ts: import it (or a helper that does) by a literal path',
+  );
+}
+
 /** Which real database this run of the suite uses: `sqlite` (default) or `postgres`. */
 export const TEST_DATABASE = process.env.BULWARK_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
 /** The database test files work in; scripts/test.ts points it at a database of the run's own. */
