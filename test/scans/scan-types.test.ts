@@ -49,7 +49,7 @@ describe('the scan-type registry', () => {
     await assert.rejects(verifyFix('/nonexistent', [finding('quantum_scan')], []), UnknownScanTypeError);
   });
 
-  test('the README’s scan-type table is the registry’s (regenerate with node scripts/scan-types-doc.ts)', () => {
+  test('the README’s scan-type table is the registry’s (regenerate with node scripts/docs-tables.ts)', () => {
     const readme = fs.readFileSync(path.join(import.meta.dirname, '../..', 'README.md'), 'utf8');
     assert.equal(readme, withScanTypesTable(readme));
     for (const name of SCAN_TYPES) assert.ok(readme.includes(`| \`${name}\` |`), name);

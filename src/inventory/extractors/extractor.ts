@@ -34,6 +34,8 @@ export interface Extractor {
   /** Short stable name, e.g. `npm-lock`. */
   readonly id: string;
   readonly ecosystem: Ecosystem;
+  /** The files it reads as the README's table of formats shows them (scripts/docs-tables.ts writes it). */
+  readonly docs: string;
   /** The base names of this format's files: exact names, or a pattern for a family of names. */
   readonly fileNames: readonly FileNamePattern[];
   /** Formats told by where a file sits rather than its name (`.github/workflows/*.yml`): repository-relative paths. */

@@ -1,6 +1,6 @@
 import { allScanTypes } from './index.ts';
 
-export const README_START = '<!-- scan-types:start (generated from src/scanning/scan-types by scripts/scan-types-doc.ts) -->';
+export const README_START = '<!-- scan-types:start (generated from src/scanning/scan-types by scripts/docs-tables.ts) -->';
 export const README_END = '<!-- scan-types:end -->';
 
 /** The README's scan-type table, written from the registry. */

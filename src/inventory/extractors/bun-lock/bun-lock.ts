@@ -24,6 +24,7 @@ interface Entry {
 export const bunLockExtractor: Extractor = {
   id: 'bun-lock',
   ecosystem: 'npm',
+  docs: '`bun.lock`',
   fileNames: LOCKFILES['bun-lock'],
   lockfile: true,
   extract(file) {

@@ -22,6 +22,7 @@ interface DependencyRef {
 export const cargoLockExtractor: Extractor = {
   id: 'cargo-lock',
   ecosystem: 'crates.io',
+  docs: '`Cargo.lock`',
   fileNames: LOCKFILES['cargo-lock'],
   lockfile: true,
   extract(file) {

@@ -15,6 +15,7 @@ interface LockedPackage {
 export const composerLockExtractor: Extractor = {
   id: 'composer-lock',
   ecosystem: 'Packagist',
+  docs: '`composer.lock`',
   fileNames: LOCKFILES['composer-lock'],
   lockfile: true,
   async extract(file, context) {

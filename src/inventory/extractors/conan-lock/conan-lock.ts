@@ -11,6 +11,7 @@ import { ExtractError, isJsonObject, parseJsonObject, type Extractor } from '../
 export const conanLockExtractor: Extractor = {
   id: 'conan-lock',
   ecosystem: 'ConanCenter',
+  docs: "`conan.lock` (Conan 2's lockfile 0.5, Conan 1's graph locks)",
   fileNames: LOCKFILES['conan-lock'],
   lockfile: true,
   extract(file) {

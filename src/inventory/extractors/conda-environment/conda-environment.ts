@@ -15,6 +15,7 @@ const PIP_REQUIREMENT = /^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[[^
 export const condaEnvironmentExtractor: Extractor = {
   id: 'conda-environment',
   ecosystem: 'conda',
+  docs: '`environment.yml`, `environment.yaml` (its `pip:` list as PyPI)',
   fileNames: ['environment.yml', 'environment.yaml'],
   lockfile: false,
   extract(file) {

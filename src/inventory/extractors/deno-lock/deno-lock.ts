@@ -11,6 +11,7 @@ import { ExtractError, isJsonObject, parseJsonObject, type Extractor, type JsonO
 export const denoLockExtractor: Extractor = {
   id: 'deno-lock',
   ecosystem: 'npm',
+  docs: '`deno.lock` (v3–v5; its `jsr:` packages as JSR)',
   fileNames: LOCKFILES['deno-lock'],
   lockfile: true,
   extract(file) {

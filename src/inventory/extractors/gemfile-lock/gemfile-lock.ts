@@ -37,6 +37,7 @@ const REQUIRED_GEM = /^ {6}(?! )(\S+)/;
 export const gemfileLockExtractor: Extractor = {
   id: 'gemfile-lock',
   ecosystem: 'RubyGems',
+  docs: '`Gemfile.lock`, `gems.locked`',
   fileNames: LOCKFILES['gemfile-lock'],
   lockfile: true,
   extract(file) {

@@ -13,6 +13,7 @@ const REMOTE_USES = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)((?:\/[^@\s]+)?)@(\S+)
 export const githubActionsExtractor: Extractor = {
   id: 'github-actions',
   ecosystem: 'GitHub Actions',
+  docs: "`.github/workflows/*.yml` and `*.yaml`, composite actions' `action.yml`: every `uses: owner/repo[/path]@ref` step and reusable workflow, as `pkg:githubactions/owner/repo@ref` (a SHA ref kept as written; `./local` actions and `docker://` images left out)",
   fileNames: ['action.yml', 'action.yaml'],
   filePaths: [WORKFLOW_PATH],
   lockfile: false,

@@ -31,6 +31,7 @@ interface Line {
 export const goModExtractor: Extractor = {
   id: 'go-mod',
   ecosystem: 'Go',
+  docs: '`go.mod` (`// indirect`, `replace`)',
   fileNames: ['go.mod'],
   lockfile: false,
   extract(file) {

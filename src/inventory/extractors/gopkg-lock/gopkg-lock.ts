@@ -11,6 +11,7 @@ import { isTable, parseTomlFile } from '../python/python-project-files.ts';
 export const gopkgLockExtractor: Extractor = {
   id: 'gopkg-lock',
   ecosystem: 'Go',
+  docs: '`Gopkg.lock` (dep)',
   fileNames: LOCKFILES['gopkg-lock'],
   lockfile: true,
   extract(file) {

@@ -10,6 +10,7 @@ const MODULE_LINE = /^([^:=\s]+):([^:=\s]+):([^:=\s]+)=(.*)$/;
 export const gradleLockfileExtractor: Extractor = {
   id: 'gradle-lockfile',
   ecosystem: 'Maven',
+  docs: '`gradle.lockfile`',
   fileNames: LOCKFILES['gradle-lockfile'],
   lockfile: true,
   extract(file) {

@@ -14,6 +14,7 @@ const RANGE = /[[\]()+,]/;
 export const gradleVersionCatalogExtractor: Extractor = {
   id: 'gradle-version-catalog',
   ecosystem: 'Maven',
+  docs: 'Gradle version catalogs (`gradle/libs.versions.toml`, any `*.versions.toml`: `version.ref`, rich versions)',
   fileNames: [/\.versions\.toml$/],
   lockfile: false,
   extract(file) {

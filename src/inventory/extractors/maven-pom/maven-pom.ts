@@ -80,6 +80,7 @@ const xmlParser = new XMLParser({ ignoreAttributes: true, parseTagValue: false, 
 export const mavenPomExtractor: Extractor = {
   id: 'maven-pom',
   ecosystem: 'Maven',
+  docs: '`pom.xml` (properties, parent poms, `dependencyManagement` and BOM imports found in the repository: see below)',
   fileNames: ['pom.xml'],
   lockfile: false,
   async extract(file, context) {

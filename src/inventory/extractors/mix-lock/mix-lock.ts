@@ -13,6 +13,7 @@ const ANY_ENTRY = /^\s*"[^"]+":\s*\{\s*:(\w+)/;
 export const mixLockExtractor: Extractor = {
   id: 'mix-lock',
   ecosystem: 'Hex',
+  docs: '`mix.lock`',
   fileNames: LOCKFILES['mix-lock'],
   lockfile: true,
   extract(file) {

@@ -19,6 +19,7 @@ const EDGE_SECTIONS = ['dependencies', 'optionalDependencies', 'peerDependencies
 export const npmLockExtractor: Extractor = {
   id: 'npm-lock',
   ecosystem: 'npm',
+  docs: '`package-lock.json` (v1–v3), `npm-shrinkwrap.json`',
   fileNames: LOCKFILES['npm-lock'],
   lockfile: true,
   async extract(file, context) {

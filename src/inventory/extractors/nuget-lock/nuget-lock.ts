@@ -21,6 +21,7 @@ interface LockedPackage {
 export const nugetLockExtractor: Extractor = {
   id: 'nuget-lock',
   ecosystem: 'NuGet',
+  docs: '`packages.lock.json`',
   fileNames: LOCKFILES['nuget-lock'],
   lockfile: true,
   extract(file) {

@@ -12,6 +12,7 @@ const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '',
 export const nugetPackagesConfigExtractor: Extractor = {
   id: 'nuget-packages-config',
   ecosystem: 'NuGet',
+  docs: '`packages.config`',
   fileNames: ['packages.config'],
   lockfile: false,
   extract(file) {

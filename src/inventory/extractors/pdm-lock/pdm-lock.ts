@@ -26,6 +26,7 @@ const ARCHIVE = /\.(?:whl|zip|tar|tgz|tar\.gz|tar\.bz2|tar\.xz)$/i;
 export const pdmLockExtractor: Extractor = {
   id: 'pdm-lock',
   ecosystem: 'PyPI',
+  docs: '`pdm.lock`',
   fileNames: LOCKFILES['pdm-lock'],
   lockfile: true,
   async extract(file, context) {

@@ -24,6 +24,7 @@ const SECTIONS = [
 export const pipfileLockExtractor: Extractor = {
   id: 'pipfile-lock',
   ecosystem: 'PyPI',
+  docs: '`Pipfile.lock`',
   fileNames: LOCKFILES['pipfile-lock'],
   lockfile: true,
   async extract(file, context) {

@@ -37,6 +37,7 @@ interface ParsedLock {
 export const pnpmLockExtractor: Extractor = {
   id: 'pnpm-lock',
   ecosystem: 'npm',
+  docs: '`pnpm-lock.yaml` (v5.4–v9)',
   fileNames: LOCKFILES['pnpm-lock'],
   lockfile: true,
   async extract(file, context) {

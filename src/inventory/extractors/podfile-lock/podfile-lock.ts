@@ -12,6 +12,7 @@ const POD = /^(\S+) \(([^)]+)\)$/;
 export const podfileLockExtractor: Extractor = {
   id: 'podfile-lock',
   ecosystem: 'CocoaPods',
+  docs: '`Podfile.lock`',
   fileNames: LOCKFILES['podfile-lock'],
   lockfile: true,
   extract(file) {

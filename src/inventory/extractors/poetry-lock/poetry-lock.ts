@@ -21,6 +21,7 @@ import { attachLockDetails } from '../python/lock-details.ts';
 export const poetryLockExtractor: Extractor = {
   id: 'poetry-lock',
   ecosystem: 'PyPI',
+  docs: '`poetry.lock`',
   fileNames: LOCKFILES['poetry-lock'],
   lockfile: true,
   async extract(file, context) {

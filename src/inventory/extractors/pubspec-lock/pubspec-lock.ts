@@ -18,6 +18,7 @@ const DEVELOPMENT_BY_KIND = new Map([
 export const pubspecLockExtractor: Extractor = {
   id: 'pubspec-lock',
   ecosystem: 'Pub',
+  docs: '`pubspec.lock`',
   fileNames: LOCKFILES['pubspec-lock'],
   lockfile: true,
   extract(file) {

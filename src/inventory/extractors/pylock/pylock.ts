@@ -13,6 +13,7 @@ import { lockedPythonComponent, pyprojectDependencies } from '../python/pyprojec
 export const pylockExtractor: Extractor = {
   id: 'pylock',
   ecosystem: 'PyPI',
+  docs: '`pylock.toml` (PEP 751)',
   fileNames: [...LOCKFILES.pylock, /^pylock\.[^.]+\.toml$/],
   lockfile: true,
   async extract(file, context) {

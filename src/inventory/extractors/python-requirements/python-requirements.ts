@@ -40,6 +40,7 @@ interface Pin {
 export const requirementsExtractor: Extractor = {
   id: 'pip-requirements',
   ecosystem: 'PyPI',
+  docs: '`requirements*.txt` (pins, extras, markers, `-r` includes)',
   fileNames: [FILE_NAME],
   lockfile: false,
   async extract(file, context) {

@@ -10,6 +10,7 @@ import { ExtractError, isJsonObject, parseJsonObject, type Extractor } from '../
 export const renvLockExtractor: Extractor = {
   id: 'renv-lock',
   ecosystem: 'CRAN',
+  docs: '`renv.lock`',
   fileNames: LOCKFILES['renv-lock'],
   lockfile: true,
   extract(file) {

@@ -11,6 +11,7 @@ import { ExtractError, isJsonObject, parseJsonObject, type Extractor, type JsonO
 export const swiftPackageResolvedExtractor: Extractor = {
   id: 'swift-package-resolved',
   ecosystem: 'SwiftURL',
+  docs: '`Package.resolved` (v1–v3), named by repository URL (`github.com/apple/swift-nio`)',
   fileNames: LOCKFILES['swift-package-resolved'],
   lockfile: true,
   extract(file) {

@@ -19,6 +19,7 @@ import { attachLockDetails } from '../python/lock-details.ts';
 export const uvLockExtractor: Extractor = {
   id: 'uv-lock',
   ecosystem: 'PyPI',
+  docs: '`uv.lock`',
   fileNames: LOCKFILES['uv-lock'],
   lockfile: true,
   extract(file) {

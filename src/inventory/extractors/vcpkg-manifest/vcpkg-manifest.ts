@@ -11,6 +11,7 @@ import { ExtractError, isJsonObject, parseJsonObject, type Extractor } from '../
 export const vcpkgManifestExtractor: Extractor = {
   id: 'vcpkg-manifest',
   ecosystem: 'vcpkg',
+  docs: '`vcpkg.json` (versions from `overrides` and `version>=`)',
   fileNames: ['vcpkg.json'],
   lockfile: false,
   extract(file) {

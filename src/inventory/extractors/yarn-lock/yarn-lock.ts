@@ -43,6 +43,7 @@ const LOCAL_PROTOCOLS = new Set(['link', 'portal', 'workspace']);
 export const yarnLockExtractor: Extractor = {
   id: 'yarn-lock',
   ecosystem: 'npm',
+  docs: '`yarn.lock` (v1 and Berry)',
   fileNames: LOCKFILES['yarn-lock'],
   lockfile: true,
   async extract(file, context) {
