@@ -7,10 +7,10 @@ import {
   deviceAuthorizationByDeviceCodeHash,
   deviceAuthorizationByUserCode,
   insertDeviceAuthorization,
+  moveDeviceAuthorization,
   pendingDeviceAuthorizations,
   roleIn,
   setDevicePolledAt,
-  updateDeviceAuthorization,
   userById,
 } from '../store/accounts.ts';
 import type { Database, DeviceAuthorizationRow } from '../store/schema.ts';
@@ -114,7 +114,7 @@ export async function collectDeviceToken(db: Kysely<Database>, deviceCode: strin
   }
   return db.transaction().execute(async (trx) => {
     // approved → consumed: a second poll racing this one finds it consumed.
-    if (!(await updateDeviceAuthorization(trx, row.id, 'approved', { status: 'consumed', last_polled_at: new Date(now).toISOString() }))) {
+    if (!(await moveDeviceAuthorization(trx, row.id, 'consumed', { last_polled_at: new Date(now).toISOString() }))) {
       throw new DeviceTokenError('invalid_grant', 'This device code has already been used');
     }
     // The approver as they are now: disabled since, or gone from the organization, grants nothing.
@@ -160,9 +160,10 @@ export async function decideDeviceAuthorization(
   const row = await deviceAuthorizationView(db, userCode, who, now);
   if (row.status !== 'pending') throw invalidState(`This device code was already ${row.status}`);
   if (decision.approve && !(await roleIn(db, decision.orgId, decision.userId))) throw notFound('Organization');
+  const to = decision.approve ? 'approved' : 'denied';
   const changes = decision.approve
-    ? { status: 'approved' as const, approved_by_user_id: decision.userId, org_id: decision.orgId, device_label: decision.deviceLabel }
-    : { status: 'denied' as const, approved_by_user_id: decision.userId };
-  if (!(await updateDeviceAuthorization(db, row.id, 'pending', changes))) throw invalidState('This device code was already decided');
-  return changes.status;
+    ? { approved_by_user_id: decision.userId, org_id: decision.orgId, device_label: decision.deviceLabel }
+    : { approved_by_user_id: decision.userId };
+  if (!(await moveDeviceAuthorization(db, row.id, to, changes))) throw invalidState('This device code was already decided');
+  return to;
 }

@@ -64,8 +64,8 @@ export class EmbeddedQueue implements JobQueue {
     return claimJob(this.db, kind, new Date().toISOString(), this.leaseUntil(), groupCap);
   }
 
-  private async settle(job: JobRow, changes: Partial<JobRow>): Promise<void> {
-    await settleJobAttempt(this.db, job, changes, new Date().toISOString());
+  private async settle(job: JobRow, { state, ...changes }: Partial<JobRow> & Pick<JobRow, 'state'>): Promise<void> {
+    await settleJobAttempt(this.db, job, state, changes, new Date().toISOString());
   }
 
   private async loop(kind: JobKind, handlers: JobHandlers, groupCap?: number): Promise<void> {

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { DEVICE_AUTHORIZATION_STATUS, type DeviceAuthorizationStatus } from '../core/states/device-authorization-status.ts';
 import type { Database, DeviceAuthorizationRow, LoginAttemptsTable, Role, UserRow, UserSessionsTable } from './schema.ts';
 import type { OrganizationName } from './api-keys.ts';
 import { isPostgres } from './dialect.ts';
@@ -195,14 +196,22 @@ export async function deviceAuthorizationByUserCode(db: Kysely<Database>, userCo
   return db.selectFrom('device_authorizations').selectAll().where('user_code', '=', userCode).executeTakeFirst();
 }
 
-/** Changes an authorization only if it is still in `from` (so two approvals, or two collections, cannot both win). */
-export async function updateDeviceAuthorization(
+/**
+ * Moves an authorization to `to` only from a status the machine allows it from, so two approvals, or two
+ * collections, cannot both win; returns whether it moved.
+ */
+export async function moveDeviceAuthorization(
   db: Kysely<Database>,
   id: string,
-  from: DeviceAuthorizationRow['status'],
-  changes: Partial<Omit<DeviceAuthorizationRow, 'id'>>,
+  to: DeviceAuthorizationStatus,
+  changes: Partial<Omit<DeviceAuthorizationRow, 'id' | 'status'>> = {},
 ): Promise<boolean> {
-  const result = await db.updateTable('device_authorizations').set(changes).where('id', '=', id).where('status', '=', from).executeTakeFirst();
+  const result = await db
+    .updateTable('device_authorizations')
+    .set({ ...changes, status: to })
+    .where('id', '=', id)
+    .where('status', 'in', DEVICE_AUTHORIZATION_STATUS.sourcesOf(to))
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { JOB_STATE, type JobState } from '../core/states/job-state.ts';
 import type { Database, JobRow } from './schema.ts';
 
 type NewJob = Pick<JobRow, 'id' | 'kind' | 'key' | 'max_attempts' | 'group_key'>;
@@ -42,14 +43,31 @@ export async function claimJob(
     .updateTable('jobs')
     .set({ state: 'running', attempts: sql`attempts + 1`, lease_until: leaseUntil, updated_at: now })
     .where('id', '=', first)
+    .where('state', 'in', JOB_STATE.sourcesOf('running'))
     .where((eb) => eb.or([eb('state', '=', 'queued'), eb('lease_until', '<', now)]))
     .returningAll()
     .executeTakeFirst();
 }
 
-/** Records the outcome of one attempt; a later attempt that took the job over is left alone. */
-export async function settleJobAttempt(db: Kysely<Database>, job: JobRow, changes: Partial<JobRow>, now: string): Promise<void> {
-  await db.updateTable('jobs').set({ ...changes, updated_at: now }).where('id', '=', job.id).where('attempts', '=', job.attempts).execute();
+/**
+ * Records the outcome of one attempt, moving the job to `to` from a state the machine allows; a later
+ * attempt that took the job over is left alone. Returns whether it moved.
+ */
+export async function settleJobAttempt(
+  db: Kysely<Database>,
+  job: JobRow,
+  to: JobState,
+  changes: Partial<Omit<JobRow, 'state'>>,
+  now: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ ...changes, state: to, updated_at: now })
+    .where('id', '=', job.id)
+    .where('attempts', '=', job.attempts)
+    .where('state', 'in', JOB_STATE.sourcesOf(to))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** Extends the lease of this attempt; false when another attempt owns the job now. */

@@ -20,6 +20,7 @@ import * as osvSync from './migrations/017_osv_sync.ts';
 import * as accountBindings from './migrations/018_account_bindings.ts';
 import * as sourceTokenChangedAt from './migrations/020_source_token_changed_at.ts';
 import * as findingVerdictAndTriage from './migrations/021_finding_verdict_and_triage.ts';
+import * as deviceAndJobStates from './migrations/022_device_and_job_states.ts';
 
 // Migrations are listed here rather than discovered on disk, so they run the same from any working directory.
 const migrations: Record<string, Migration> = {
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '018_account_bindings': accountBindings,
   '020_source_token_changed_at': sourceTokenChangedAt,
   '021_finding_verdict_and_triage': findingVerdictAndTriage,
+  '022_device_and_job_states': deviceAndJobStates,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,8 +1,10 @@
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
 import type { Severity } from '../core/severity.ts';
 import type { BatchStatus } from '../core/states/batch-status.ts';
+import type { DeviceAuthorizationStatus } from '../core/states/device-authorization-status.ts';
 import type { FindingStatus, ScanVerdict, Triage } from '../core/states/finding-state.ts';
 import type { FixStatus } from '../core/states/fix-status.ts';
+import type { JobState } from '../core/states/job-state.ts';
 import type { ScanStatus } from '../core/states/scan-status.ts';
 import type { ScanType } from '../scanning/scan-types/index.ts';
 
@@ -265,7 +267,7 @@ export interface JobsTable {
   id: string;
   kind: string;
   key: string;
-  state: string;
+  state: JobState;
   attempts: number;
   max_attempts: number;
   run_after: string;
@@ -419,8 +421,6 @@ export interface LoginAttemptsTable {
   window_started_at: string;
   locked_until: string | null;
 }
-
-export type DeviceAuthorizationStatus = 'pending' | 'approved' | 'consumed' | 'denied';
 
 /** A CLI's RFC 8628 login: the device code by hash, the code a person types, and once approved who approved it for which organization. */
 export interface DeviceAuthorizationsTable {

@@ -1,12 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { Kysely } from 'kysely';
 import { BATCH_STATUS } from '../../src/core/states/batch-status.ts';
+import { DEVICE_AUTHORIZATION_STATUS } from '../../src/core/states/device-authorization-status.ts';
 import { FINDING_STATUSES, SCAN_VERDICT, TRIAGE, afterScan, findingStatus, stateOf, type FindingState } from '../../src/core/states/finding-state.ts';
 import { FIX_STATUS } from '../../src/core/states/fix-status.ts';
+import { JOB_STATE } from '../../src/core/states/job-state.ts';
 import type { StatusMachine } from '../../src/core/states/machine.ts';
 import { SCAN_STATUS } from '../../src/core/states/scan-status.ts';
+import { moveDeviceAuthorization } from '../../src/store/accounts.ts';
 import { writeFindingState } from '../../src/store/findings.ts';
 import { moveFix } from '../../src/store/fixes.ts';
+import { insertJobOnce, settleJobAttempt } from '../../src/store/jobs.ts';
 import { moveBatch, moveScan } from '../../src/store/scan-batches.ts';
 import { createHarness, type Harness } from '../support/api.ts';
 
@@ -16,18 +21,22 @@ import { createHarness, type Harness } from '../support/api.ts';
 const pairs = <S extends string>(machine: StatusMachine<S>) => machine.statuses.flatMap((from) => machine.statuses.map((to) => ({ from, to })));
 
 describe('status machines', () => {
-  test('finished batches, scans and fixes can never move, and every status can be reached from some other', () => {
-    for (const machine of [BATCH_STATUS, SCAN_STATUS, FIX_STATUS] as StatusMachine<string>[]) {
+  test('finished batches, scans, fixes, device logins and jobs can never move, and every status can be reached from some other', () => {
+    const lifecycles = [BATCH_STATUS, SCAN_STATUS, FIX_STATUS, DEVICE_AUTHORIZATION_STATUS, JOB_STATE] as StatusMachine<string>[];
+    for (const machine of lifecycles) {
       for (const { from, to } of pairs(machine)) {
         if (machine.isTerminal(from)) assert.equal(machine.canMove(from, to), false, `${machine.name}: ${from} → ${to}`);
       }
     }
-    for (const machine of [BATCH_STATUS, SCAN_STATUS, FIX_STATUS, SCAN_VERDICT, TRIAGE] as StatusMachine<string>[]) {
+    for (const machine of [...lifecycles, SCAN_VERDICT, TRIAGE]) {
       for (const status of machine.statuses.slice(1)) assert.ok(machine.sourcesOf(status).length > 0, `${machine.name}: ${status} is reachable`);
     }
     assert.deepEqual([...BATCH_STATUS.terminal], ['completed', 'partial_failure', 'failed']);
     assert.deepEqual([...SCAN_STATUS.terminal], ['completed', 'failed']);
     assert.deepEqual([...FIX_STATUS.terminal], ['failed', 'cancelled']);
+    assert.deepEqual([...DEVICE_AUTHORIZATION_STATUS.terminal], ['denied', 'consumed']);
+    assert.deepEqual([...JOB_STATE.terminal], ['done', 'dead']);
+    assert.equal(DEVICE_AUTHORIZATION_STATUS.canMove('pending', 'consumed'), false, 'a device collects a key only once approved');
     assert.deepEqual(TRIAGE.terminal, [], 'a person can always change a decision');
     assert.deepEqual(SCAN_VERDICT.terminal, [], 'a finding can always come back or go');
     assert.equal(BATCH_STATUS.canMove('queued', 'completed'), false, 'a batch cannot skip its scans');
@@ -72,6 +81,8 @@ describe('guarded status writes and database constraints', () => {
   let scanId: string;
   let fixId: string;
   let findingId: string;
+  const deviceId = 'device-under-test';
+  const jobId = 'job-under-test';
 
   before(async () => {
     h = await createHarness({ agentConfigured: true });
@@ -105,8 +116,30 @@ describe('guarded status writes and database constraints', () => {
         completed_at: null,
       })
       .execute();
+    const now = new Date().toISOString();
+    await h.database.store.db
+      .insertInto('device_authorizations')
+      .values({
+        id: deviceId,
+        device_code_hash: 'hash-under-test',
+        user_code: 'BCDF-GHJK',
+        client_name: null,
+        status: 'pending',
+        requested_at: now,
+        expires_at: now,
+        interval_seconds: 5,
+        last_polled_at: null,
+        approved_by_user_id: null,
+        org_id: null,
+        device_label: null,
+        requested_from: null,
+      })
+      .execute();
+    await insertJobOnce(h.database.store.db, { id: jobId, kind: 'states-test', key: jobId, max_attempts: 3, group_key: null }, now);
   });
   after(() => h.close());
+
+  const job = () => h.database.store.db.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
 
   const cases = [
     {
@@ -127,14 +160,27 @@ describe('guarded status writes and database constraints', () => {
       id: () => fixId,
       move: (to: string) => moveFix(h.database.store.db, fixId, to as never),
     },
+    {
+      machine: DEVICE_AUTHORIZATION_STATUS as StatusMachine<string>,
+      table: 'device_authorizations' as const,
+      id: () => deviceId,
+      move: (to: string) => moveDeviceAuthorization(h.database.store.db, deviceId, to as never),
+    },
+    {
+      machine: JOB_STATE as StatusMachine<string>,
+      table: 'jobs' as const,
+      column: 'state' as const,
+      id: () => jobId,
+      move: async (to: string) => settleJobAttempt(h.database.store.db, await job(), to as never, {}, new Date().toISOString()),
+    },
   ];
 
-  for (const { machine, table, id, move } of cases) {
+  for (const { machine, table, id, move, column = 'status' } of cases as (typeof cases[number] & { column?: 'state' })[]) {
     test(`${machine.name}: every (from, to) pair applies exactly when the transition table allows it`, async () => {
-      const db = h.database.store.db;
-      const statusOf = async () => (await db.selectFrom(table).select('status').where('id', '=', id()).executeTakeFirstOrThrow()).status;
+      const db = h.database.store.db as Kysely<any>;
+      const statusOf = async () => (await db.selectFrom(table).select(column).where('id', '=', id()).executeTakeFirstOrThrow())[column];
       for (const { from, to } of pairs(machine)) {
-        await db.updateTable(table).set({ status: from as never }).where('id', '=', id()).execute();
+        await db.updateTable(table).set({ [column]: from }).where('id', '=', id()).execute();
         const applied = await move(to);
         const allowed = machine.canMove(from, to);
         assert.equal(applied, allowed, `${from} → ${to}`);
@@ -165,22 +211,24 @@ describe('guarded status writes and database constraints', () => {
     assert.equal(await writeFindingState(db, { ...row, from: stale }, { verdict: row.scan_verdict, triage: 'ignored' }, new Date().toISOString()), null, 'a state read before another write changed it writes nothing');
   });
 
-  for (const [table, machine] of [
-    ['scan_batches', BATCH_STATUS],
-    ['scans', SCAN_STATUS],
-    ['fixes', FIX_STATUS],
-    ['findings', { statuses: FINDING_STATUSES }],
+  for (const [table, machine, column] of [
+    ['scan_batches', BATCH_STATUS, 'status'],
+    ['scans', SCAN_STATUS, 'status'],
+    ['fixes', FIX_STATUS, 'status'],
+    ['findings', { statuses: FINDING_STATUSES }, 'status'],
+    ['device_authorizations', DEVICE_AUTHORIZATION_STATUS, 'status'],
+    ['jobs', JOB_STATE, 'state'],
   ] as const) {
-    test(`${table}: the database accepts every status of its machine and refuses any other`, async () => {
-      const db = h.database.store.db;
-      const rowId = { scan_batches: batchId, scans: scanId, fixes: fixId, findings: findingId }[table];
+    test(`${table}: the database accepts every ${column} of its machine and refuses any other`, async () => {
+      const db = h.database.store.db as Kysely<any>;
+      const rowId = { scan_batches: batchId, scans: scanId, fixes: fixId, findings: findingId, device_authorizations: deviceId, jobs: jobId }[table];
       for (const status of machine.statuses) {
-        await db.updateTable(table).set({ status: status as never }).where('id', '=', rowId).execute();
+        await db.updateTable(table).set({ [column]: status }).where('id', '=', rowId).execute();
       }
-      await assert.rejects(db.updateTable(table).set({ status: 'finished' as never }).where('id', '=', rowId).execute());
-      await assert.rejects(db.updateTable(table).set({ status: 'COMPLETED' as never }).where('id', '=', rowId).execute());
-      const row = await db.selectFrom(table).select('status').where('id', '=', rowId).executeTakeFirstOrThrow();
-      assert.equal(row.status, machine.statuses.at(-1), 'the refused write changed nothing');
+      await assert.rejects(db.updateTable(table).set({ [column]: 'finished' }).where('id', '=', rowId).execute());
+      await assert.rejects(db.updateTable(table).set({ [column]: 'COMPLETED' }).where('id', '=', rowId).execute());
+      const row = await db.selectFrom(table).select(column).where('id', '=', rowId).executeTakeFirstOrThrow();
+      assert.equal(row[column], machine.statuses.at(-1), 'the refused write changed nothing');
     });
   }
 
