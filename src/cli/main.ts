@@ -2,6 +2,9 @@ import module from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadSettings } from '../config.ts';
+import { ROLES } from '../core/roles.ts';
+import { SCOPES } from '../core/scopes.ts';
+import { SEVERITIES } from '../core/severity.ts';
 import { runnableScanTypes } from '../scanning/engines.ts';
 import type { CliContext } from './context.ts';
 import { UsageError } from './output.ts';
@@ -15,11 +18,11 @@ Usage: bulwark <command> [options]        (every admin command takes --json and 
   migrate                                          bring the database schema up to date
   org create --name NAME [--slug SLUG]             create an organization
   org list
-  key create --org ORG --name NAME [--scopes read,scan:write,finding:write,fix:write,pr:write]
+  key create --org ORG --name NAME [--scopes ${SCOPES.join(',')}]
                                                    create an API key; the key is printed once
   key list --org ORG
   key revoke KEY_ID_OR_PREFIX
-  user create --email EMAIL --password-env VAR [--org ORG --role owner|admin|member|viewer] [--name NAME]
+  user create --email EMAIL --password-env VAR [--org ORG --role ${ROLES.join('|')}] [--name NAME]
                                                    create a console user (the password is read from VAR)
   user list
   user disable EMAIL [--enable]                    disable a user and end their sessions (or enable again)
@@ -40,7 +43,7 @@ Usage: bulwark <command> [options]        (every admin command takes --json and 
   osv sync [--ecosystems npm,PyPI,…]               download OSV records (BULWARK_OSV_URL; only what changed since the
                                                    last sync); default: every ecosystem the SBOM extractors read
   scan DIR --type ${runnableScanTypes().map((t) => t.replace(/_scan$/, '')).join('|')} [--format table|json|sarif|semgrep-json|cyclonedx]
-       [--fail-on critical|high|medium|low] [--output FILE] [--history-depth N] [--verify]
+       [--fail-on ${SEVERITIES.join('|')}] [--output FILE] [--history-depth N] [--verify]
                                                    scan a local folder (with its git history when it is a work
                                                    tree); no server; sbom reads OSV records from the database if
                                                    one exists; cyclonedx prints the SBOM; progress on stderr when

@@ -1,6 +1,10 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { CODE_HOST_NAMES } from '../code-hosts/index.ts';
+import { EVENT_TYPES } from '../core/finding-events.ts';
 import { FINDING_STATUSES, TRIAGE_COMMENT_MAX_LENGTH } from '../core/findings.ts';
+import { SEVERITIES } from '../core/severity.ts';
+import { BATCH_STATUS } from '../core/states/batch-status.ts';
+import { FIX_STATUSES } from '../core/states/fix-status.ts';
 import type { Family } from './family.ts';
 
 // Response and request schemas of the v1 wire contract. Field names, types, nullability and required
@@ -11,6 +15,8 @@ const DateTime = (title: string) => Type.String({ format: 'date-time', title });
 const NullableDateTime = (title: string) => Type.Optional(Nullable(DateTime(title)));
 const NullableString = (title: string) => Type.Optional(Nullable(Type.String({ title })));
 const StringList = (title: string) => Type.Optional(Type.Array(Type.String(), { title }));
+/** `a, b or c`: the values a field takes, for its description. */
+const spoken = (values: readonly string[]) => `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`;
 
 export const ValidationError = Type.Object(
   {
@@ -91,7 +97,7 @@ const batchFields = (family: Family) => ({
   scan_type: Type.String({ title: 'Scan Type' }),
   status: Type.String({
     title: 'Status',
-    description: 'queued, creating_scans, scanning, assessing, completed, partial_failure or failed',
+    description: spoken(BATCH_STATUS.statuses),
   }),
   total_repositories: Type.Integer({ title: 'Total Repositories' }),
   scans_created: Type.Integer({ title: 'Scans Created' }),
@@ -208,7 +214,7 @@ export const findingResponse = (family: Family) =>
       id: Type.String({ title: 'Id' }),
       [family.idField]: Type.String({ title: `${family.label} Id` }),
       check_id: Type.String({ title: 'Check Id' }),
-      severity: Type.String({ title: 'Severity', description: 'critical, high, medium or low' }),
+      severity: Type.String({ title: 'Severity', description: spoken(SEVERITIES) }),
       status: Type.String({ title: 'Status' }),
       file_path: Type.String({ title: 'File Path' }),
       message: Type.String({ title: 'Message' }),
@@ -258,7 +264,7 @@ export const FindingEventResponse = Type.Object(
     finding_id: Type.String({ title: 'Finding Id' }),
     scan_id: NullableString('Scan Id'),
     scan_type: NullableString('Scan Type'),
-    event_type: Type.String({ title: 'Event Type', description: 'detected, status_changed, resolved_auto, reopened or fix_created' }),
+    event_type: Type.String({ title: 'Event Type', description: spoken(EVENT_TYPES) }),
     previous_status: NullableString('Previous Status'),
     new_status: NullableString('New Status'),
     severity: NullableString('Severity'),
@@ -302,7 +308,7 @@ export const fixResponse = (family: Family) =>
       [family.idField]: Type.String({ title: `${family.label} Id` }),
       finding_ids: Type.Array(Type.String(), { title: 'Finding Ids' }),
       title: Type.String({ title: 'Title' }),
-      status: Type.String({ title: 'Status', description: 'pending, running, completed, failed, cancelled or pr_creation_failed' }),
+      status: Type.String({ title: 'Status', description: spoken(FIX_STATUSES) }),
       source_repo: NullableString('Source Repo'),
       source_repo_provider: NullableString('Source Repo Provider'),
       source_scan_branch: NullableString('Source Scan Branch'),

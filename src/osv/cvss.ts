@@ -1,10 +1,11 @@
 import cvssCalculator from 'ae-cvss-calculator';
 import type { OsvSeverity } from './record.ts';
+import type { Severity } from '../core/severity.ts';
 
 const { Cvss2, Cvss3P0, Cvss3P1, Cvss4P0 } = cvssCalculator;
 
 export type CvssVersion = '2.0' | '3.0' | '3.1' | '4.0';
-export type CvssSeverity = 'critical' | 'high' | 'medium' | 'low' | 'none';
+export type CvssSeverity = Severity | 'none';
 
 export interface CvssScore {
   /** The vector as the record gives it, trimmed. */

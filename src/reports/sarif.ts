@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import type { RawFinding } from '../scanning/engine.ts';
-import type { ScanReport, Severity } from './report.ts';
+import type { Severity } from '../core/severity.ts';
+import type { ScanReport } from './report.ts';
 
 const SARIF_SCHEMA = 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';
 

@@ -1,4 +1,5 @@
-import type { ScanReport, Severity } from './report.ts';
+import type { Severity } from '../core/severity.ts';
+import type { ScanReport } from './report.ts';
 
 const SEMGREP_SEVERITY: Record<Severity, 'ERROR' | 'WARNING' | 'INFO'> = {
   critical: 'ERROR',

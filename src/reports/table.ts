@@ -1,4 +1,5 @@
-import { SEVERITIES, severityRank, summarize, type ScanReport } from './report.ts';
+import { SEVERITIES, severityRank } from '../core/severity.ts';
+import { summarize, type ScanReport } from './report.ts';
 
 /** For people: one row per finding, most severe first, then a count line. */
 export function renderTable(report: ScanReport): string {

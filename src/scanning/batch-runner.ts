@@ -28,6 +28,7 @@ import {
   storeArtifacts,
 } from '../store/scan-batches.ts';
 import type { Database, ScanBatchRow, ScanRow, SourceRepoRow } from '../store/schema.ts';
+import { severityRank } from '../core/severity.ts';
 
 export interface BatchRunnerDeps {
   db: Kysely<Database>;
@@ -217,12 +218,10 @@ export async function runScan(
   }
 }
 
-const SEVERITY_ORDER: RawFinding['severity'][] = ['critical', 'high', 'medium', 'low'];
-
 /** At most `max` findings, the most severe kept (in the order found); what was dropped is said in `warnings`. */
 export function withinFindingsBudget(found: RawFinding[], max: number | undefined, warnings: string[]): RawFinding[] {
   if (max === undefined || found.length <= max) return found;
-  const rank = (finding: RawFinding) => SEVERITY_ORDER.indexOf(finding.severity);
+  const rank = (finding: RawFinding) => severityRank(finding.severity);
   const kept = new Set(
     found
       .map((finding, index) => ({ finding, index }))

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { FINDING_STATUSES } from '../../src/core/findings.ts';
 import { EVENT_TYPES } from '../../src/core/finding-events.ts';
 import { BATCH_STATUS } from '../../src/core/states/batch-status.ts';
-import { SEVERITIES } from '../../src/reports/report.ts';
+import { SEVERITIES } from '../../src/core/severity.ts';
 import { SCAN_TYPES, scanTypesOf } from '../../src/scanning/scan-types/index.ts';
 import { expectStatus, expectValidationError } from '../support/helpers.ts';
 import { createHarness, type Harness } from '../support/api.ts';

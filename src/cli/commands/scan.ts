@@ -8,7 +8,7 @@ import { loadTokenBox, TokenBox } from '../../crypto/token-box.ts';
 import type { ScanArtifact } from '../../scanning/engine.ts';
 import { defaultEngines, runnableScanTypes } from '../../scanning/engines.ts';
 import { REPORT_FORMATS, renderReport, type ReportFormat } from '../../reports/index.ts';
-import { atOrAbove, SEVERITIES, type Severity } from '../../reports/report.ts';
+import { atOrAbove, SEVERITIES, type Severity } from '../../core/severity.ts';
 import { loadIgnore, walkFiles } from '../../scanning/source-files.ts';
 import { git } from '../../scm/git-command.ts';
 import { VERSION } from '../../version.ts';

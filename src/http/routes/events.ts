@@ -4,7 +4,7 @@ import { EVENT_TYPES, listEvents } from '../../core/finding-events.ts';
 import { toPage } from '../../core/pagination.ts';
 import type { Store } from '../../store/database.ts';
 import { responses, typed } from '../route-kit.ts';
-import { SEVERITIES } from '../../reports/report.ts';
+import { SEVERITIES } from '../../core/severity.ts';
 import { SCAN_TYPES } from '../../scanning/scan-types/index.ts';
 import { EnumFilter, FindingEventResponse, OptionalFilter, Paginated, Pagination } from '../schemas.ts';
 import { serializeEvent } from '../serializers.ts';

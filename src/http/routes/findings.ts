@@ -5,7 +5,7 @@ import { toPage } from '../../core/pagination.ts';
 import type { Deps } from '../deps.ts';
 import type { Family } from '../family.ts';
 import { operationId, responses, unitParams, unitScope } from '../route-kit.ts';
-import { SEVERITIES } from '../../reports/report.ts';
+import { SEVERITIES } from '../../core/severity.ts';
 import { EnumFilter, FindingStatusUpdateRequest, OptionalFilter, Paginated, Pagination, findingResponse } from '../schemas.ts';
 import { serializeFinding } from '../serializers.ts';
 

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import jsYaml from 'js-yaml';
 import { sastRuleDirsFrom } from '../../config.ts';
 import { RULE_LANGUAGES, type RuleLanguage } from '../../languages/index.ts';
+import { SEVERITIES, type Severity } from '../../core/severity.ts';
 
 // SAST rules are YAML data: one file per rule family under rules/sast/<language>/, each rule with its own
 // vulnerable and safe test snippets. `_taint.yml` in a language folder names that language's sources,
@@ -12,8 +13,6 @@ import { RULE_LANGUAGES, type RuleLanguage } from '../../languages/index.ts';
 
 /** An ast-grep rule object (pattern, kind, inside, has, any, all, not, …); a plain string is a pattern. */
 export type AstRule = Record<string, unknown>;
-
-export type Severity = 'critical' | 'high' | 'medium' | 'low';
 
 export interface Sink {
   rule: AstRule;
@@ -76,8 +75,6 @@ export interface RuleSet {
   /** A hash of every rule file read, so results computed under other rules are told apart. */
   version: string;
 }
-
-const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low'];
 
 export const BUILTIN_RULES_DIR = fileURLToPath(new URL('../../../rules/sast', import.meta.url));
 

@@ -18,7 +18,7 @@ import { PAYMENTS_RULES } from './rules/payments.ts';
 import { REGISTRY_RULES } from './rules/registries.ts';
 import { SAAS_RULES } from './rules/saas.ts';
 
-export type { SecretRule, Severity } from './rules/helpers.ts';
+export type { SecretRule } from './rules/helpers.ts';
 
 const CATALOG: SecretRule[] = [
   ...CLOUD_RULES,

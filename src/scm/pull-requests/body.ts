@@ -1,5 +1,6 @@
 import { maskSecretsIn } from '../../scanning/secrets/mask-text.ts';
 import type { FindingRow, FixRow } from '../../store/schema.ts';
+import { severityRank } from '../../core/severity.ts';
 
 /** Longest title any of the three code hosts accepts (GitLab: 255 characters). */
 export const MAX_TITLE_LENGTH = 255;
@@ -18,13 +19,6 @@ export interface PullRequestContent {
   notes?: string[];
   /** The findings the fix did not fix, with why. */
   notFixed?: { findingId: string; detail: string }[];
-}
-
-const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info'];
-
-function severityRank(severity: string): number {
-  const rank = SEVERITY_ORDER.indexOf(severity.toLowerCase());
-  return rank === -1 ? SEVERITY_ORDER.length : rank;
 }
 
 function capitalize(text: string): string {
@@ -84,7 +78,7 @@ export function findingLocation(finding: Pick<FindingRow, 'file_path' | 'start_l
 function sortedFindings(findings: FindingRow[]): FindingRow[] {
   return findings
     .map((finding, index) => ({ finding, index }))
-    .sort((a, b) => severityRank(a.finding.severity) - severityRank(b.finding.severity) || a.index - b.index)
+    .sort((a, b) => severityRank(a.finding.severity.toLowerCase()) - severityRank(b.finding.severity.toLowerCase()) || a.index - b.index)
     .map(({ finding }) => finding);
 }
 

@@ -1,12 +1,13 @@
 import type { SgNode } from '@ast-grep/napi';
 import type { Handler, ProgramFile } from '../python-program.ts';
+import type { Severity } from '../../../core/severity.ts';
 
 // What the whole-application checks share: the finding they make, the CWEs they name, and how a per-file
 // check reports a finding that depends on the rest of the program.
 
 export interface ApplicationFinding {
   checkId: string;
-  severity: 'critical' | 'high' | 'medium' | 'low';
+  severity: Severity;
   category: string;
   cwe: string[];
   title: string;

@@ -6,8 +6,7 @@
 // CRC32 of the slot before it (GitHub and npm tokens), {K:6} the bech32 checksum of the slot before it
 // (age keys). Fixtures are generated at test time, so no credential-shaped literal lives here.
 import { crc32 } from 'node:zlib';
-
-export type Severity = 'critical' | 'high' | 'medium' | 'low';
+import type { Severity } from '../../../core/severity.ts';
 
 export interface SecretRule {
   id: string;
