@@ -7,7 +7,7 @@ export type PullRequestStage = 'setup' | 'checkout' | 'patch' | 'push' | 'pull_r
 
 export interface PullRequestErrorDetails {
   stage: PullRequestStage;
-  /** `github`, `gitlab` or `azure_devops`. */
+  /** The code host's name (src/code-hosts). */
   provider: string;
   /** The code host's HTTP status, when it answered at all. */
   status?: number | null;
