@@ -38,7 +38,7 @@ import { parseArgs } from 'node:util';
 import { loadRuleSet } from '../src/scanning/sast/rule-set.ts';
 import { analyzeSource } from '../src/scanning/sast/sast-engine.ts';
 import { toFixFinding } from '../src/fixing/fix-finding.ts';
-import { codeParserFor, parseCode, syntaxErrors } from '../src/fixing/fixers/syntax.ts';
+import { codeParserFor, parseCode, syntaxErrors } from '../src/fixing/fixers/shared/syntax.ts';
 import { verifyFix } from '../src/fixing/verify.ts';
 import { importOsv } from '../src/osv/import.ts';
 import { parserFor } from '../src/languages/index.ts';

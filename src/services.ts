@@ -13,7 +13,7 @@ import { recordOutcomes } from './observability/record-outcomes.ts';
 import { createFixAgent } from './fixing/agent/index.ts';
 import { createFixRunner, fixJobKey } from './fixing/fix-runner.ts';
 import { fixersWithRules } from './fixing/fixers/index.ts';
-import { createPackageRegistry } from './fixing/fixers/package-registry.ts';
+import { createPackageRegistry } from './fixing/fixers/dependencies/package-registry.ts';
 import { verifyFix } from './fixing/verify.ts';
 import { loadRuleSet } from './scanning/sast/rule-set.ts';
 import { createScanJobs } from './scanning/batch-runner.ts';

@@ -5,11 +5,11 @@ import { analyzeSource, type SastMatch } from '../scanning/sast/sast-engine.ts';
 import { ECOSYSTEMS, type Ecosystem } from '../inventory/component.ts';
 import type { ExtractContext } from '../inventory/extractors/extractor.ts';
 import { ExtractError } from '../inventory/extractors/extractor.ts';
-import { affectedCopies, type AffectedPackage } from './fixers/affected-copies.ts';
-import { lineMapper, type LineSpan } from './fixers/line-map.ts';
-import { parseProblem } from './fixers/parse-check.ts';
-import { findingMatches } from './fixers/secret-location.ts';
-import { readTreeFile } from './fixers/tree-files.ts';
+import { affectedCopies, type AffectedPackage } from './fixers/dependencies/affected-copies.ts';
+import { lineMapper, type LineSpan } from './fixers/shared/line-map.ts';
+import { parseProblem } from './fixers/shared/parse-check.ts';
+import { findingMatches } from './fixers/secrets/secret-location.ts';
+import { readTreeFile } from './fixers/shared/tree-files.ts';
 import { scanTypeNamed } from '../scanning/scan-types/index.ts';
 import type { FixFinding, VerificationResult } from './types.ts';
 

@@ -10,7 +10,7 @@ import { SastEngine } from '../../src/scanning/sast/sast-engine.ts';
 import { SecretsEngine } from '../../src/scanning/secrets/secrets-engine.ts';
 import { SECRET_RULES } from '../../src/scanning/secrets/rules.ts';
 import { listFiles, loadIgnore } from '../../src/scanning/source-files.ts';
-import { createOrWriteTreeFile, readTreeFile, writeTreeFile } from '../../src/fixing/fixers/tree-files.ts';
+import { createOrWriteTreeFile, readTreeFile, writeTreeFile } from '../../src/fixing/fixers/shared/tree-files.ts';
 import { FixError } from '../../src/fixing/types.ts';
 import { createProvider } from '../../src/llm/provider.ts';
 import { createReadOnlyTools } from '../../src/llm/repo-tools/index.ts';

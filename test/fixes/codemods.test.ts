@@ -11,9 +11,9 @@ import { parserFor } from '../../src/languages/index.ts';
 import { loadRuleSet } from '../../src/scanning/sast/rule-set.ts';
 import { analyzeSource } from '../../src/scanning/sast/sast-engine.ts';
 import { fixerFor } from '../../src/fixing/fixers/index.ts';
-import { codemodFixer } from '../../src/fixing/fixers/codemod-fixer.ts';
-import { CODEMODS } from '../../src/fixing/fixers/codemods/index.ts';
-import { codeParserFor, parseCode, syntaxErrors } from '../../src/fixing/fixers/syntax.ts';
+import { codemodFixer } from '../../src/fixing/fixers/sast/codemod-fixer.ts';
+import { CODEMODS } from '../../src/fixing/fixers/sast/codemods/index.ts';
+import { codeParserFor, parseCode, syntaxErrors } from '../../src/fixing/fixers/shared/syntax.ts';
 import type { FixerOutcome, FixFinding } from '../../src/fixing/types.ts';
 
 const rules = loadRuleSet();

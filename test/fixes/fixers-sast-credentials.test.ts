@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { loadRuleSet } from '../../src/scanning/sast/rule-set.ts';
 import { analyzeSource } from '../../src/scanning/sast/sast-engine.ts';
 import { fixerFor } from '../../src/fixing/fixers/index.ts';
-import { parseCode, syntaxErrors, codeParserFor } from '../../src/fixing/fixers/syntax.ts';
+import { parseCode, syntaxErrors, codeParserFor } from '../../src/fixing/fixers/shared/syntax.ts';
 import type { FixerOutcome, FixFinding } from '../../src/fixing/types.ts';
 import { parserFor } from '../../src/languages/index.ts';
 import { read, workTree } from '../support/fix-workspace.ts';

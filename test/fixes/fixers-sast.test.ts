@@ -9,7 +9,7 @@ import { parserFor } from '../../src/languages/index.ts';
 import { BUILTIN_RULES_DIR, loadRuleSet, type RuleSet } from '../../src/scanning/sast/rule-set.ts';
 import { analyzeSource } from '../../src/scanning/sast/sast-engine.ts';
 import { fixerFor } from '../../src/fixing/fixers/index.ts';
-import { createSastRuleFixer, sastRuleFixer } from '../../src/fixing/fixers/sast-rule-fixer.ts';
+import { createSastRuleFixer, sastRuleFixer } from '../../src/fixing/fixers/sast/sast-rule-fixer.ts';
 import type { Fixer, FixerOutcome, FixFinding, FixWorkspace } from '../../src/fixing/types.ts';
 
 const builtin = loadRuleSet();

@@ -10,7 +10,7 @@ import { detectSecrets } from '../../src/scanning/secrets/detector.ts';
 import { SECRET_RULES } from '../../src/scanning/secrets/rules.ts';
 import { maskSecret } from '../../src/scanning/secrets/text-checks.ts';
 import { fixerFor } from '../../src/fixing/fixers/index.ts';
-import { secretFixer } from '../../src/fixing/fixers/secret-fixer.ts';
+import { secretFixer } from '../../src/fixing/fixers/secrets/secret-fixer.ts';
 import type { FixerOutcome, FixFinding } from '../../src/fixing/types.ts';
 import { positiveSample } from '../support/secret-samples.ts';
 import { read, workTree } from '../support/fix-workspace.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { branchNameProblem, defaultBranchName, InvalidBranchNameError, validateBranchName } from '../../src/scm/pull-requests/branch-name.ts';
 import { commitMessage, cweNumbers, fitBody, pullRequestBody, pullRequestTitle, type PullRequestContent } from '../../src/scm/pull-requests/body.ts';
-import { majorVersionNote } from '../../src/fixing/fixers/dependency-bump.ts';
+import { majorVersionNote } from '../../src/fixing/fixers/dependencies/dependency-bump.ts';
 import type { FindingRow } from '../../src/store/schema.ts';
 
 const FIX_ID = '01936f4e-7c4a-7d2b-9a3e-5f6a7b8c9d0e';

@@ -1,0 +1,136 @@
+import type { SgNode } from '@ast-grep/napi';
+import { fieldOf, kindOf } from '../../../shared/syntax.ts';
+import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
+import { argumentsOf, functionAround, keywordArgument, pythonImport, pythonImportsModule, replace } from '../edit-kit.ts';
+
+// HTML built from values → the same HTML with each value escaped where it is put in (concatenation,
+// % and format() arguments, f-string fields), with the framework's own escape (Django's, MarkupSafe's in
+// Flask, else html.escape); Markup(x) / mark_safe(x) → escape(x). Text without markup renders the same.
+
+/** Values that look like markup or fixed text built elsewhere: escaping them would show tags as text. */
+const MARKUP_NAME = /(^|_)(html|template|content|body|page|markup|header|footer|row|table)s?$/i;
+const CONSTANT = /^[A-Z][A-Z0-9_]*$/;
+const VALUE_KINDS = new Set(['identifier', 'attribute', 'subscript', 'call', 'integer', 'float']);
+
+interface Escaper {
+  wrap(expression: string): string;
+  imports(root: SgNode, text: string): CodemodEdit[];
+}
+
+function escaperFor(root: SgNode): Escaper {
+  if (pythonImportsModule(root, 'django')) return { wrap: (e) => `escape(${e})`, imports: (r, t) => pythonImport(r, t, 'from django.utils.html import escape', 'escape') };
+  if (pythonImportsModule(root, 'flask') || pythonImportsModule(root, 'markupsafe')) return { wrap: (e) => `escape(${e})`, imports: (r, t) => pythonImport(r, t, 'from markupsafe import escape', 'escape') };
+  return { wrap: (e) => `html.escape(${/^str\(/.test(e) ? e : `str(${e})`})`, imports: (r, t) => pythonImport(r, t, 'import html', 'html') };
+}
+
+/** Whether a value is data to escape; null when it looks like markup, which makes the rewrite unsafe. */
+function isData(value: SgNode): boolean | null {
+  if (kindOf(value) === 'string' || kindOf(value) === 'concatenated_string') return false;
+  if (!VALUE_KINDS.has(kindOf(value))) return null;
+  if (kindOf(value) === 'call' && !/^(str|int|float|request\.[\w.]+\.get|[\w.]+\.get|[\w.]+\.get_argument)$/.test(fieldOf(value, 'function')?.text() ?? '')) return null;
+  if (/(^|\.)escape\(|^escape$/.test(value.text())) return false;
+  const name = value.text().replace(/\(.*$/s, '').split('.').at(-1)!;
+  if (kindOf(value) === 'identifier' && CONSTANT.test(name)) return false;
+  return MARKUP_NAME.test(name) ? null : true;
+}
+
+/** The values put into an HTML string, or null when one of them may be markup. */
+function valuesOf(builder: SgNode): SgNode[] | null {
+  const kind = kindOf(builder);
+  let candidates: SgNode[] = [];
+  if (kind === 'parenthesized_expression') return valuesOf(builder.children().find((c) => c.isNamed())!);
+  if (kind === 'binary_operator' && fieldOf(builder, 'operator')?.text() === '+') {
+    const left = valuesOf(fieldOf(builder, 'left')!);
+    const right = valuesOf(fieldOf(builder, 'right')!);
+    return left && right ? [...left, ...right] : null;
+  }
+  if (kind === 'binary_operator' && fieldOf(builder, 'operator')?.text() === '%') {
+    let values = fieldOf(builder, 'right')!;
+    while (kindOf(values) === 'parenthesized_expression') values = values.children().find((c) => c.isNamed())!;
+    candidates = kindOf(values) === 'tuple' ? values.children().filter((c) => c.isNamed()) : [values];
+  } else if (kind === 'call' && /\.format$/.test(fieldOf(builder, 'function')?.text() ?? '')) {
+    candidates = argumentsOf(builder).map((a) => (kindOf(a) === 'keyword_argument' ? fieldOf(a, 'value')! : a));
+  } else if (kind === 'string') {
+    candidates = builder.children().filter((c) => kindOf(c) === 'interpolation').map((i) => fieldOf(i, 'expression') ?? i.children().find((c) => c.isNamed())!);
+  } else if (VALUE_KINDS.has(kind)) candidates = [builder];
+  else return null;
+  const data: SgNode[] = [];
+  for (const value of candidates) {
+    const verdict = isData(value);
+    if (verdict === null) return null;
+    if (verdict) data.push(value);
+  }
+  return data;
+}
+
+/** The expression that builds the HTML a sink sends. */
+function builderOf(node: SgNode): SgNode | null {
+  const kind = kindOf(node);
+  if (kind === 'return_statement') return node.children().find((c) => c.isNamed()) ?? null;
+  if (kind === 'call' && !/\.format$/.test(fieldOf(node, 'function')?.text() ?? '')) {
+    const text = keywordArgument(node, 'text') ?? keywordArgument(node, 'content');
+    const first = text ? fieldOf(text, 'value') : argumentsOf(node)[0];
+    return first && kindOf(first) !== 'keyword_argument' ? first : null;
+  }
+  return node;
+}
+
+/**
+ * The statements of the function that assemble the HTML a variable holds before the sink sends it, with
+ * the data values each puts in (`html += "<p>" + name + "</p>"`); the first assignment may be the page
+ * itself (a template read, a fixed string). A reason when that cannot be told.
+ */
+function assembledIn(variable: SgNode, sink: SgNode): { statement: SgNode; values: SgNode[] }[] | string {
+  const elsewhere = `the HTML in ${variable.text()} is built elsewhere; escape the values where it is assembled`;
+  const scope = functionAround(sink);
+  if (!scope) return elsewhere;
+  const name = variable.text();
+  const writes = scope
+    .findAll({ rule: { any: [{ kind: 'assignment' }, { kind: 'augmented_assignment' }] } } as never)
+    .filter((a) => fieldOf(a, 'left')?.text() === name && a.range().end.index <= sink.range().start.index);
+  if (functionAround(writes[0] ?? sink)?.id() !== scope.id() || writes.some((w) => functionAround(w)?.id() !== scope.id())) return elsewhere;
+  const assembled: { statement: SgNode; values: SgNode[] }[] = [];
+  for (const [i, write] of writes.entries()) {
+    const augmented = kindOf(write) === 'augmented_assignment';
+    if (augmented && write.children().find((c) => !c.isNamed())?.text() !== '+=') return elsewhere;
+    if (!augmented && i > 0) return `${name} is assigned more than once before it is sent, so which HTML is sent cannot be told`;
+    const right = fieldOf(write, 'right')!;
+    const values = valuesOf(right);
+    if (values === null && !augmented && ['call', 'identifier', 'attribute'].includes(kindOf(right))) continue; // the page itself
+    if (values === null) return 'a value added to the HTML may itself be markup (a helper call, a template or a fragment), so escaping it would change the page';
+    if (values.length) assembled.push({ statement: write, values });
+  }
+  return assembled.length ? assembled : elsewhere;
+}
+
+export const pythonEscapeHtml: Codemod = {
+  name: 'python/escape-html',
+  rules: ['python.lang.xss.response-from-request'],
+  rewrite({ node, root, text }) {
+    const escaper = escaperFor(root!);
+    const sink = node!;
+    const fn = kindOf(sink) === 'call' ? fieldOf(sink, 'function')!.text() : '';
+    if (fn === 'Markup' || fn === 'mark_safe') {
+      const django = fn === 'mark_safe';
+      const imports = django ? pythonImport(root!, text, 'from django.utils.html import escape', 'escape') : pythonImport(root!, text, 'from markupsafe import escape', 'escape');
+      return { edits: [replace(fieldOf(sink, 'function')!, 'escape'), ...imports], note: `Escaped the value instead of marking it safe (${fn}).` };
+    }
+    const builder = builderOf(sink);
+    if (!builder) return refuse('the response body is not built in this statement');
+    if (kindOf(builder) === 'identifier') {
+      const assembled = assembledIn(builder, sink);
+      if (typeof assembled === 'string') return refuse(assembled);
+      return {
+        edits: [...assembled.flatMap(({ statement, values }) => values.map((v) => ({ ...replace(v, escaper.wrap(v.text())), related: statement }))), ...escaper.imports(root!, text)],
+        note: `Escaped ${assembled.reduce((n, a) => n + a.values.length, 0)} value(s) added to the HTML in ${builder.text()}, so markup in them is shown as text.`,
+      };
+    }
+    const values = valuesOf(builder);
+    if (values === null) return refuse('a value put into the HTML may itself be markup (a helper call, a template or a fragment), so escaping it would change the page');
+    if (!values.length) return refuse('no value put into the HTML here can be told apart from the markup');
+    return {
+      edits: [...values.map((v) => replace(v, escaper.wrap(v.text()))), ...escaper.imports(root!, text)],
+      note: `Escaped ${values.length} value(s) put into the HTML, so markup in them is shown as text.`,
+    };
+  },
+};

@@ -1,0 +1,248 @@
+import path from 'node:path';
+import { notFixed, type Fixer, type FixerOutcome, type FixFinding, type FixWorkspace } from '../../types.ts';
+import { loadRuleSet, type RuleSet } from '../../../scanning/sast/rule-set.ts';
+import { detectSecrets } from '../../../scanning/secrets/detector.ts';
+import { looksLikeGeneratedSecret } from '../../../scanning/secrets/text-checks.ts';
+import { namesReadFromEnvironment } from './env-names.ts';
+import { listInEnvTemplate } from './env-template.ts';
+import { notACredential, servedToBrowsers } from './secret-exemptions.ts';
+import { moveSecretInCode, REDACTED, secretNameInCode, type NameChoice } from './secret-in-code.ts';
+import { inApiDescriptionExample } from './secret-in-api-description.ts';
+import { interpolatingFormatOf, referenceSecretInConfig } from './secret-in-config.ts';
+import { moveSecretInCSharp } from './secret-in-csharp.ts';
+import { isCredentialRule, locateSastCredentials, sastCredentialsIn } from './sast-credential-location.ts';
+import { findingRule, locateFindingSecrets, type LocatedSecret } from './secret-location.ts';
+import { codeParserFor, parseCode, syntaxErrors } from '../shared/syntax.ts';
+import { applyEdits } from '../shared/text-edits.ts';
+import { readTreeFile, writeTreeFile } from '../shared/tree-files.ts';
+
+// Moves a committed credential out of the code: source files read it from the environment instead,
+// Compose and Spring files reference an environment variable, comments and documentation (examples of
+// an OpenAPI description included) lose it.
+// Notes name the rule, the file and the variable, never the value.
+
+/** Files people read, and environment templates meant to be committed with stand-in values: the secret is redacted. */
+const DOCUMENTATION = /\.(?:md|markdown|mdx|rst|adoc|asciidoc)$|(?:^|\/)\.env\.(?:example|sample|template|dist)$/i;
+const DATA_FILES = /\.(?:json|jsonc|ya?ml|toml|ini|cfg|conf|properties|xml|plist|txt|csv|tfvars|pem|key|p12|pfx|npmrc|pypirc|netrc)$|(?:^|\/)\.(?:npmrc|pypirc|netrc|git-credentials|dockercfg)$/i;
+
+const CSHARP = /\.cs$/i;
+
+const REVOKE = 'revoke the exposed value, since it stays in the git history';
+
+type FileChange = { text: string; did: string; name?: string } | { refused: string };
+
+/** Where a finding's secrets are in a file's text, and the file's other credentials. */
+interface SecretSource {
+  /** The finding's secrets, in the order they are moved. */
+  locate(text: string): LocatedSecret[];
+  /** The file's other credentials, whose names this finding's value must not take. */
+  others(text: string): LocatedSecret[];
+}
+
+export const secretFixer: Fixer = {
+  name: 'secrets',
+  handles: (finding) => finding.scanType === 'secrets_scan',
+  apply: (finding, workspace) =>
+    fixSecret(finding, workspace, finding.title ?? 'secret', {
+      locate: (text) => locateFindingSecrets(text, finding),
+      others: (text) => detectedSecrets(text),
+    }),
+};
+
+/** SAST rules about hard-coded credentials (category `secrets`): the literal the rule reports moves the same way. */
+export function createSastCredentialFixer(loadRules: () => RuleSet = () => loadRuleSet()): Fixer {
+  let rules: RuleSet | undefined;
+  const ruleSet = () => (rules ??= loadRules());
+  return {
+    name: 'sast-credentials',
+    handles: (finding) => finding.scanType === 'semgrep_scan' && isCredentialRule(ruleSet(), finding.checkId),
+    apply: async (finding, workspace) => {
+      const parser = codeParserFor(finding.filePath);
+      if (!parser) return notFixed(`The hard-coded credential in ${finding.filePath} was left in place: the fixer cannot read this file type; ${REVOKE}`);
+      return fixSecret(finding, workspace, 'hard-coded credential', {
+        locate: (text) => locateSastCredentials(ruleSet(), parser, text, finding),
+        others: (text) => [...detectedSecrets(text), ...sastCredentialsIn(ruleSet(), parser, text)],
+      });
+    },
+  };
+}
+
+async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: string, source: SecretSource): Promise<FixerOutcome> {
+  workspace.signal.throwIfAborted();
+  const file = finding.filePath;
+  if (finding.metadata.source === 'history') {
+    return notFixed(
+      `The ${what} is only in the git history of ${file}, not in the tree, so no edit removes it: revoke it, then rewrite the history (git filter-repo) if it must go`,
+    );
+  }
+  const original = await readTreeFile(workspace.dir, file);
+  if (original === null) return { fixed: true, changedFiles: [], note: `${file} no longer exists, so the ${what} is gone from the tree; ${REVOKE}` };
+  const secrets = source.locate(original);
+  if (!secrets.length) return { fixed: true, changedFiles: [], note: `The ${what} is no longer in ${file}; nothing to change` };
+  const notCredential = notACredential(file, original, secrets[0]);
+  if (notCredential) return notFixed(`The ${what} in ${file} line ${secrets[0].startLine} was left in place: ${notCredential}; if so, mark the finding a false positive`);
+  const inBrowser = servedToBrowsers(file, original, secrets[0]);
+  if (inBrowser) {
+    return notFixed(
+      `The ${what} in ${file} was left in place: ${inBrowser}, where anyone can read it and no environment variable exists; ` +
+        `move the calls that need it to a server endpoint that holds the credential, then ${REVOKE}`,
+    );
+  }
+  const unsupported = unsupportedFile(file, finding, original, secrets[0]);
+  if (unsupported) return notFixed(`The ${what} in ${file} was left in place: ${unsupported}; ${REVOKE}`);
+
+  const values = new Set(secrets.map((s) => original.slice(s.start, s.end)));
+  const names = new Map<string, string>();
+  const taken = namesTaken(file, original, values, source.others(original));
+  let text = original;
+  const done: string[] = [];
+  const apply = (secret: LocatedSecret): FileChange => {
+    const value = text.slice(secret.start, secret.end);
+    const change = changeFor(file, text, secret, { taken, given: names.get(value) });
+    if ('refused' in change) return change;
+    text = change.text;
+    done.push(change.did);
+    if (change.name) {
+      names.set(value, change.name);
+      taken.add(change.name);
+    }
+    return change;
+  };
+  // One secret at a time: an edit (an added import) moves the others, so each is located again.
+  for (let i = 0; i < secrets.length; i++) {
+    const [next] = source.locate(text);
+    if (!next) break;
+    const change = apply(next);
+    if ('refused' in change) return notFixed(`The ${what} in ${file} line ${next.startLine} was left in place: ${change.refused}; ${REVOKE}`);
+  }
+  // The same value elsewhere in the file is the same credential: it goes too, under the same name. Only a
+  // value that could not be anything else: `admin` or `secret` elsewhere is a user name, a word of a message.
+  for (const value of values) {
+    if (!distinctive(value)) continue;
+    for (let skip = 0; ; ) {
+      const at = occurrences(text, value)[skip];
+      if (at === undefined) break;
+      if ('refused' in apply({ ...secrets[0], start: at, end: at + value.length, startLine: lineOf(text, at) })) skip++;
+    }
+  }
+  const broken = newSyntaxErrors(file, original, text);
+  if (broken) return notFixed(`The ${what} in ${file} was left in place: replacing it would not parse (line ${broken}); ${REVOKE}`);
+
+  await writeTreeFile(workspace.dir, file, text);
+  const variables = unique([...names.values()]);
+  const template = variables.length ? await listInEnvTemplate(workspace.dir, file, variables) : null;
+  return {
+    fixed: true,
+    changedFiles: template ? [file, template] : [file],
+    note: `The ${what} in ${file} ${unique(done).join(' and ')}; ${REVOKE}`,
+    userNotes: [
+      ...variables.map((name) => `Set the environment variable ${name} wherever ${file} runs (listed, without a value, in ${template ?? 'the .env template'})`),
+      `Rotate the ${what} that was committed in ${file}: it stays readable in the git history`,
+    ],
+  };
+}
+
+function changeFor(file: string, text: string, secret: LocatedSecret, choice: NameChoice): FileChange {
+  const parser = codeParserFor(file);
+  if (parser) {
+    const result = moveSecretInCode(parser, text, secret, choice);
+    if (result.kind === 'refused') return { refused: result.reason };
+    if (result.kind === 'redacted') return { text: result.text, did: `was replaced with ${REDACTED}, being in a comment or an unused string` };
+    return { text: result.text, name: result.name, did: `is now read from the environment (${result.lookup}); set ${result.name} where the code runs` };
+  }
+  if (CSHARP.test(file)) {
+    const result = moveSecretInCSharp(text, secret);
+    if (result.kind === 'refused') return { refused: result.reason };
+    return { text: result.text, name: result.name, did: `is now read from the environment variable ${result.name}; set it where the code runs` };
+  }
+  const format = interpolatingFormatOf(file);
+  if (format) {
+    const result = referenceSecretInConfig(format, text, secret);
+    if (result.kind === 'refused') return { refused: result.reason };
+    return { text: result.text, name: result.name, did: `is now the reference \${${result.name}}; set ${result.name} in the environment that runs it` };
+  }
+  if (DOCUMENTATION.test(file) || inApiDescriptionExample(file, text, secret)) {
+    return { text: applyEdits(text, [{ start: secret.start, end: secret.end, text: REDACTED }]), did: `was replaced with ${REDACTED}` };
+  }
+  return { refused: 'the fixer does not know this file type' };
+}
+
+/**
+ * Names that must not be given to this finding's value: variables the file already reads, and the names
+ * the file's other secrets would take, so two values never share one name.
+ */
+function namesTaken(file: string, text: string, ownValues: Set<string>, others: LocatedSecret[]): Set<string> {
+  const taken = new Set(namesReadFromEnvironment(text));
+  const parser = codeParserFor(file);
+  if (!parser) return taken;
+  for (const other of others) {
+    if (ownValues.has(text.slice(other.start, other.end))) continue;
+    const name = secretNameInCode(parser, text, other);
+    if (name) taken.add(name);
+  }
+  return taken;
+}
+
+/** The detector's matches in the text, each at its first occurrence. */
+function detectedSecrets(text: string): LocatedSecret[] {
+  const found: LocatedSecret[] = [];
+  for (const match of detectSecrets(text)) {
+    const start = text.indexOf(match.secret);
+    if (start !== -1) found.push({ rule: match.rule, start, end: start + match.secret.length, startLine: match.startLine });
+  }
+  return found;
+}
+
+/** A value long and mixed enough that another occurrence of it is the same credential, not a common word. */
+function distinctive(value: string): boolean {
+  return value.length >= 8 && looksLikeGeneratedSecret(value);
+}
+
+/** Where the value occurs as a whole token: not inside a longer word or number. */
+function occurrences(text: string, value: string): number[] {
+  const found: number[] = [];
+  const word = /[A-Za-z0-9_]/;
+  for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + value.length)) {
+    const before = text[at - 1] ?? '';
+    const after = text[at + value.length] ?? '';
+    if (!(word.test(value[0]!) && word.test(before)) && !(word.test(value.at(-1)!) && word.test(after))) found.push(at);
+  }
+  return found;
+}
+
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+/** Why a file's secret cannot move to the environment by editing it, or undefined when it can. */
+function unsupportedFile(file: string, finding: FixFinding, text: string, secret: LocatedSecret): string | undefined {
+  const base = path.posix.basename(file);
+  if (codeParserFor(file) || CSHARP.test(file) || interpolatingFormatOf(file) || DOCUMENTATION.test(file)) return undefined;
+  if (inApiDescriptionExample(file, text, secret)) return undefined;
+  if (/private-key$/.test(findingRule(finding))) {
+    return `${base} holds a private key; take it out of the repository and keep it in a secret store`;
+  }
+  if (/^\.env(?:\..+)?$|\.env$/i.test(base)) {
+    return `${base} holds the value for the environment itself; take the file out of the repository (list it in .gitignore) and keep the value in a secret store`;
+  }
+  if (DATA_FILES.test(file)) {
+    return `${base} is a data file that cannot read the environment; move the value to a secret store or the deployment's environment and have the code read it from there`;
+  }
+  const extension = path.posix.extname(base);
+  return `the fixer knows no way to read the environment in ${extension ? `${extension} files` : base}`;
+}
+
+/** The first line with a syntax error the change introduced, or null. */
+function newSyntaxErrors(file: string, before: string, after: string): number | null {
+  const parser = codeParserFor(file);
+  if (!parser) return null;
+  const errorsAfter = syntaxErrors(parseCode(parser, after));
+  return errorsAfter.count > syntaxErrors(parseCode(parser, before)).count ? errorsAfter.firstLine : null;
+}
+
+
+function unique(items: string[]): string[] {
+  return [...new Set(items)];
+}
