@@ -11,7 +11,7 @@ import type { PageRequest } from './pagination.ts';
 import type { Principal } from './principal.ts';
 import { consumeCredit } from './quotas.ts';
 import { countScans, percentComplete, progressEntries, type BatchCounters, type ProgressEntry } from './scan-progress.ts';
-import type { ScanType } from '../scanning/scan-types/index.ts';
+import type { ScanType } from '../scanning/scan-type-names.ts';
 import { BATCH_STATUS } from './states/batch-status.ts';
 import type { Unit } from './units.ts';
 

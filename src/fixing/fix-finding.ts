@@ -1,4 +1,4 @@
-import type { ScanType } from '../scanning/scan-types/index.ts';
+import type { ScanType } from '../scanning/scan-type-names.ts';
 import { decodeJson } from '../store/json-columns.ts';
 import type { FindingRow } from '../store/schema.ts';
 import type { FixFinding } from './types.ts';

@@ -1,16 +1,14 @@
-import path from 'node:path';
 import { parserFor } from '../languages/index.ts';
 import { loadRuleSet, type RuleSet } from '../scanning/sast/rule-set.ts';
 import { analyzeSource, type SastMatch } from '../scanning/sast/sast-engine.ts';
 import { ECOSYSTEMS, type Ecosystem } from '../inventory/component.ts';
-import type { ExtractContext } from '../inventory/extractors/extractor.ts';
 import { ExtractError } from '../inventory/extractors/extractor.ts';
-import { affectedCopies, type AffectedPackage } from './fixers/dependencies/affected-copies.ts';
-import { lineMapper, type LineSpan } from './fixers/shared/line-map.ts';
-import { parseProblem } from './fixers/shared/parse-check.ts';
-import { findingMatches } from './fixers/secrets/secret-location.ts';
-import { readTreeFile } from './fixers/shared/tree-files.ts';
+import { affectedCopies, type AffectedPackage } from './fixers/affected-copies.ts';
+import { lineMapper, type LineSpan } from './fixers/line-map.ts';
+import { parseProblem } from './fixers/parse-check.ts';
+import { findingMatches } from './fixers/secret-location.ts';
 import { scanTypeNamed } from '../scanning/scan-types/index.ts';
+import { TreeTexts } from './tree-texts.ts';
 import type { FixFinding, VerificationResult } from './types.ts';
 
 // Checks a patched tree the way the scan would: each finding's own file is run through its originating
@@ -66,52 +64,6 @@ export async function verifyFix(
     unparsable.push({ file, reason: problem });
   }
   return { stillDetected, unparsable };
-}
-
-/** The tree's files now and, where known, before the fix. */
-export class TreeTexts {
-  readonly #dir: string;
-  readonly #changed: Set<string>;
-  readonly #originals: ReadonlyMap<string, string | null>;
-  readonly #cache = new Map<string, Promise<string | null>>();
-  readonly context: ExtractContext;
-
-  constructor(dir: string, changed: string[], originals: ReadonlyMap<string, string | null>) {
-    this.#dir = dir;
-    this.#changed = new Set(changed);
-    this.#originals = originals;
-    this.context = { readFile: (file) => this.current(path.posix.normalize(file)) };
-  }
-
-  current(file: string): Promise<string | null> {
-    let text = this.#cache.get(file);
-    if (!text) {
-      text = readTreeFile(this.#dir, file).catch(() => null);
-      this.#cache.set(file, text);
-    }
-    return text;
-  }
-
-  /** The file before the fix as the caller gave it (null: the fix added it); undefined when not given. */
-  original(file: string): string | null | undefined {
-    if (this.#originals.has(file)) return this.#originals.get(file);
-    return undefined;
-  }
-
-  /** As `original`, or the current text of a file the fix did not change; undefined when unknown. */
-  async originalOrUnchanged(file: string): Promise<string | null | undefined> {
-    const given = this.original(file);
-    if (given !== undefined) return given;
-    return this.#changed.has(file) ? undefined : this.current(file);
-  }
-
-  isChanged(file: string): boolean {
-    return this.#changed.has(file);
-  }
-
-  changedFiles(): string[] {
-    return [...this.#changed];
-  }
 }
 
 /** Judged by the finding's own scan type; a type the registry does not know is refused, never passed. */

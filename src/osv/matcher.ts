@@ -2,10 +2,11 @@ import type { Component, Ecosystem } from '../inventory/component.ts';
 import { affectedMatch, nearestFixedVersion } from './affected.ts';
 import type { Advisory, AdvisoryLookup } from './advisories.ts';
 import { scoreCvss, severityFromDatabase, type CvssScore } from './cvss.ts';
-import { sbomScan } from '../scanning/scan-types/sbom.ts';
 import { packageKey } from './package-key.ts';
 
 export type FindingSeverity = 'critical' | 'high' | 'medium' | 'low';
+/** An advisory with neither a CVSS vector nor a database severity. */
+const UNRATED_SEVERITY: FindingSeverity = 'medium';
 
 /** One vulnerability of one component: advisories that alias each other are collapsed into it. */
 export interface DependencyVulnerability {
@@ -108,7 +109,7 @@ function describe(component: Component, group: { advisory: Advisory; fixed: stri
     summary: records.find((r) => r.summary)?.summary ?? null,
     fixedVersion: fixed === null ? null : asWritten(component, fixed),
     cvss,
-    severity: cvss && cvss.severity !== 'none' ? cvss.severity : (databaseSeverity ?? sbomScan.defaultSeverity!),
+    severity: cvss && cvss.severity !== 'none' ? cvss.severity : (databaseSeverity ?? UNRATED_SEVERITY),
     cweIds: [...new Set(records.flatMap((r) => r.cweIds))].sort(),
     references: [...new Set(records.flatMap((r) => r.references))],
   };

@@ -1,4 +1,4 @@
-import type { ScanType } from '../scanning/scan-types/index.ts';
+import type { ScanType } from '../scanning/scan-type-names.ts';
 import type { RawFinding, ScanArtifact } from '../scanning/engine.ts';
 
 export type Severity = RawFinding['severity'];

@@ -1,4 +1,4 @@
-import type { ScanType } from './scan-types/index.ts';
+import type { ScanType } from './scan-type-names.ts';
 
 /** One problem an engine found, before it is stored as a finding. */
 export interface RawFinding {

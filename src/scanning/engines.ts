@@ -1,4 +1,5 @@
-import { allScanTypes, scanTypeNamed, type EngineOptions, type ScanType } from './scan-types/index.ts';
+import { allScanTypes, scanTypeNamed, type EngineOptions } from './scan-types/index.ts';
+import type { ScanType } from './scan-type-names.ts';
 import type { ScanEngine } from './engine.ts';
 
 export type { EngineOptions } from './scan-types/index.ts';

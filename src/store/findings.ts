@@ -6,7 +6,7 @@ import { bulkRead, placeText } from './read-lanes.ts';
 import { seekNewestFirst } from './pagination.ts';
 import type { Severity } from '../core/severity.ts';
 import { SCAN_VERDICT, TRIAGE, findingStatus, stateOf, type FindingState, type FindingStatus, type ScanVerdict } from '../core/states/finding-state.ts';
-import type { ScanType } from '../scanning/scan-types/index.ts';
+import type { ScanType } from '../scanning/scan-type-names.ts';
 import type { StatusMachine } from '../core/states/machine.ts';
 import type { Database, FindingRow } from './schema.ts';
 

@@ -6,7 +6,7 @@ import type { FindingStatus, ScanVerdict, Triage } from '../core/states/finding-
 import type { FixStatus } from '../core/states/fix-status.ts';
 import type { JobState } from '../core/states/job-state.ts';
 import type { ScanStatus } from '../core/states/scan-status.ts';
-import type { ScanType } from '../scanning/scan-types/index.ts';
+import type { ScanType } from '../scanning/scan-type-names.ts';
 
 // Timestamps are ISO-8601 UTC strings and booleans are 0/1 integers in both SQLite and PostgreSQL,
 // so every query returns the same values whichever database runs underneath.

@@ -11,7 +11,7 @@ import {
   listScanBatches,
 } from '../../core/scan-batches.ts';
 import { BATCH_STATUS } from '../../core/states/batch-status.ts';
-import type { ScanType } from '../../scanning/scan-types/index.ts';
+import type { ScanType } from '../../scanning/scan-type-names.ts';
 import { quotaTypeForScan } from '../../scanning/scan-types/index.ts';
 import type { Deps } from '../deps.ts';
 import type { Family } from '../family.ts';

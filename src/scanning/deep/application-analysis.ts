@@ -7,7 +7,7 @@ import type { RuleSet } from '../sast/rule-set.ts';
 import { parserFor } from '../../languages/index.ts';
 import { readSourceText } from '../source-files.ts';
 import { entryPointsOf } from './cross-file.ts';
-import type { EntryPointSummary } from './model-discovery.ts';
+import type { EntryPointSummary } from './model-threats.ts';
 import { declaredOperations } from './openapi-operations.ts';
 import { looksMinified, MAX_SCRIPT_BYTES } from '../sast/analyze-files.ts';
 import { checkJsSources, checkPythonSources, type ApplicationFinding, type Hotspots } from './application-checks.ts';

@@ -9,7 +9,7 @@ import { MAX_FILE_BYTES } from '../source-files.ts';
 import { readTreeText } from '../../scm/work-tree.ts';
 import { ModelCache } from './model-cache.ts';
 import type { Budget } from './model-review.ts';
-import { entryKey, type Risk, type ThreatModel } from './model-threats.ts';
+import { entryKey, type EntryPointSummary, type Risk, type ThreatModel } from './model-threats.ts';
 
 const RISK_ORDER: Record<Risk, number> = { high: 0, medium: 1, low: 2 };
 
@@ -19,15 +19,6 @@ const RISK_ORDER: Record<Risk, number> = { high: 0, medium: 1, low: 2 };
 // like any other: the review phase then tries to disprove it.
 
 /** An entry point as the program model sees it. */
-export interface EntryPointSummary {
-  file: string;
-  line: number;
-  name: string;
-  methods: string[];
-  paths: string[];
-  guarded: boolean;
-}
-
 export interface DiscoveryInput {
   dir: string;
   entryPoints: EntryPointSummary[];

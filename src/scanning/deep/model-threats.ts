@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import { ProviderError, type ModelProvider } from '../../llm/provider.ts';
 import { UNTRUSTED_DATA_RULE, untrustedBlock } from '../../llm/untrusted.ts';
 import { ModelCache } from './model-cache.ts';
-import type { EntryPointSummary } from './model-discovery.ts';
 import type { Budget } from './model-review.ts';
 
 // The first model phase of a deep scan: a threat model of the application from what the program model
@@ -11,6 +10,16 @@ import type { Budget } from './model-review.ts';
 // order discovery takes them in while its budget lasts.
 
 export type Risk = 'high' | 'medium' | 'low';
+
+/** An entry point of the program model as the model phases describe it. */
+export interface EntryPointSummary {
+  file: string;
+  line: number;
+  name: string;
+  methods: string[];
+  paths: string[];
+  guarded: boolean;
+}
 
 export interface ThreatModel {
   /** Assets and trust boundaries, as the model put them, for the discovery prompts. */

@@ -5,7 +5,6 @@ import path from 'node:path';
 import type { Ignore } from 'ignore';
 import type { EngineInput, RawFinding } from '../engine.ts';
 import { firstCallee, hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
-import { semgrepScan } from '../scan-types/semgrep.ts';
 import { isTestPath, MAX_FILE_BYTES, skipReason } from '../source-files.ts';
 import { readTreeText } from '../../scm/work-tree.ts';
 
@@ -142,6 +141,8 @@ const SEVERITY: Record<string, RawFinding['severity']> = {
   MEDIUM: 'medium',
   LOW: 'low',
 };
+/** A result whose level Semgrep spells in a way the table above does not know. */
+const UNKNOWN_LEVEL_SEVERITY: RawFinding['severity'] = 'low';
 
 const stringList = (value: unknown): string[] =>
   (Array.isArray(value) ? value : value === undefined || value === null ? [] : [value]).filter((v): v is string => typeof v === 'string');
@@ -168,7 +169,7 @@ export function toRawFinding(result: SemgrepResult, filePath: string, engine: Se
   const confidence = typeof metadata.confidence === 'string' ? metadata.confidence.toLowerCase() : undefined;
   return {
     checkId: result.check_id,
-    severity: SEVERITY[(extra.severity ?? '').toUpperCase()] ?? semgrepScan.defaultSeverity!,
+    severity: SEVERITY[(extra.severity ?? '').toUpperCase()] ?? UNKNOWN_LEVEL_SEVERITY,
     category: typeof metadata.category === 'string' ? metadata.category : 'security',
     title: message.split(/(?<=\.)\s/)[0].slice(0, 200),
     message,

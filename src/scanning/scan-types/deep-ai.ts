@@ -7,7 +7,6 @@ export const deepAiScan: ScanTypeDescriptor<'deep_ai_scan'> = {
   summary: 'everything semgrep_scan finds, plus whole-application checks over a model of the program; each finding verified by the model when one is configured',
   families: ['repository', 'application'],
   quotaType: 'deep_ai_scans',
-  defaultSeverity: 'low',
   engine: async (options) => {
     const { DeepEngine } = await import('../deep/deep-engine.ts');
     const { llm, deepReview } = options;

@@ -1,10 +1,11 @@
+import type { ScanType } from '../scan-type-names.ts';
 import type { DeepReviewSettings, LlmSettings } from '../../config.ts';
 import type { QuotaType } from '../../core/quotas.ts';
 import type { RuleSet } from '../sast/rule-set.ts';
 import type { ScanEngine } from '../engine.ts';
 import type { AdvisoryLookup } from '../../osv/advisories.ts';
 import type { Fixer, FixerServices, FixFinding } from '../../fixing/types.ts';
-import type { TreeTexts } from '../../fixing/verify.ts';
+import type { TreeTexts } from '../../fixing/tree-texts.ts';
 import type { SecretsVerifySettings } from '../secrets/verify/settings.ts';
 
 /** The two route families: a repository, and an application that groups several repositories. */
@@ -43,7 +44,7 @@ export type StillDetected = (finding: FixFinding, tree: TreeTexts, ruleSet: Rule
  * Everything the service knows about one scan type. The heavy parts (engine, fixers, verification)
  * are loaded on first use, so reading the registry (CLI help, request validation) stays cheap.
  */
-export interface ScanTypeDescriptor<N extends string = string> {
+export interface ScanTypeDescriptor<N extends ScanType = ScanType> {
   /** The wire name, as the contract spells it. */
   name: N;
   /** One line for CLI help and the README. */
@@ -56,12 +57,6 @@ export interface ScanTypeDescriptor<N extends string = string> {
   engine: ((options: EngineOptions) => Promise<ScanEngine>) | null;
   /** The deterministic fixers for its findings, first match first; `rules` is the server's SAST rule set. */
   fixers: (rules: () => RuleSet, services: FixerServices) => Promise<Fixer[]>;
-  /**
-   * The severity a finding gets when what reported it gives none (an external Semgrep result of an
-   * unknown level, an advisory without a CVSS vector or database severity); absent for types whose
-   * every rule declares one.
-   */
-  defaultSeverity?: 'critical' | 'high' | 'medium' | 'low';
   /** How a fix of one of its findings is verified. */
   stillDetected: () => Promise<StillDetected>;
 }

@@ -4,15 +4,20 @@ import type { RouteFamily, ScanTypeDescriptor } from './descriptor.ts';
 import { sbomScan } from './sbom.ts';
 import { secretsScan } from './secrets.ts';
 import { semgrepScan } from './semgrep.ts';
+import { SCAN_TYPE_NAMES, type ScanType } from '../scan-type-names.ts';
 
-// The scan types this service knows, in the order the contract lists them. Adding a type is one
-// module beside these and one line here; validation, quotas, engines, fixers, verification and CLI
-// help all read this list.
+// The descriptors of the scan types, in the order the contract lists them. Adding a type is its name in
+// ../scan-type-names.ts, one module beside these and one line here; validation, quotas, engines, fixers,
+// verification and CLI help all read this list.
 const DESCRIPTORS = [secretsScan, semgrepScan, deepAiScan, sbomScan] as const;
 
-export type ScanType = (typeof DESCRIPTORS)[number]['name'];
+type NamesOf<T extends readonly unknown[]> = { readonly [K in keyof T]: T[K] extends { name: infer N } ? N : never };
+/** Fails to compile unless the descriptors are those of SCAN_TYPE_NAMES, one each, in its order. */
+const DESCRIBED_NAMES: NamesOf<typeof DESCRIPTORS> = SCAN_TYPE_NAMES;
 
-export const SCAN_TYPES: readonly ScanType[] = DESCRIPTORS.map((d) => d.name);
+export type { ScanType } from '../scan-type-names.ts';
+
+export const SCAN_TYPES: readonly ScanType[] = DESCRIBED_NAMES;
 
 /** The scan types a route family accepts, in contract order. */
 export function scanTypesOf(family: RouteFamily): ScanType[] {

@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import ts from 'typescript';
+
+// No module of src/ imports itself back through others: every import leads one layer down, so a module can
+// be read, tested and moved knowing only what lies below it. Static imports count whether or not they are
+// type-only (`import type`, `export … from`, `typeof import('…')`), since a type import still ties the two
+// modules' meanings together. A dynamic `import('…')` in running code does not count: it is how a
+// registry (the scan-type descriptors, the code hosts) names the heavy module it loads on first use, and
+// the loaded module may read that registry without the two being one tangle.
+
+const SRC = path.resolve(import.meta.dirname, '../../src');
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+const rel = (file: string) => path.relative(SRC, file).split(path.sep).join('/');
+
+/** The relative module specifiers a file imports statically (type-only imports included). */
+function staticImports(file: string): string[] {
+  const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const specs: string[] = [];
+  const visit = (node: ts.Node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      specs.push(node.moduleSpecifier.text);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      specs.push(node.argument.literal.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return specs.filter((s) => s.startsWith('.'));
+}
+
+/** Each module of src/ with the modules of src/ it imports statically. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles(SRC)) {
+    const targets = staticImports(file)
+      .map((spec) => path.resolve(path.dirname(file), spec))
+      .filter((target) => target.endsWith('.ts') && fs.existsSync(target))
+      .map(rel);
+    graph.set(rel(file), [...new Set(targets)].sort());
+  }
+  return graph;
+}
+
+/** The strongly connected components of more than one module (or a module importing itself): the cycles. */
+function cycles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const connect = (node: string) => {
+    index.set(node, next);
+    low.set(node, next);
+    next++;
+    stack.push(node);
+    onStack.add(node);
+    for (const target of graph.get(node) ?? []) {
+      if (!index.has(target)) {
+        connect(target);
+        low.set(node, Math.min(low.get(node)!, low.get(target)!));
+      } else if (onStack.has(target)) low.set(node, Math.min(low.get(node)!, index.get(target)!));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== node);
+    if (component.length > 1 || (graph.get(node) ?? []).includes(node)) found.push(component.sort());
+  };
+  for (const node of [...graph.keys()].sort()) if (!index.has(node)) connect(node);
+  return found;
+}
+
+/** One closed path through a cycle's modules, for a readable failure: a → b → … → a. */
+function pathThrough(graph: Map<string, string[]>, component: string[]): string[] {
+  const members = new Set(component);
+  const start = component[0]!;
+  const previous = new Map<string, string>();
+  const queue = [start];
+  for (let i = 0; i < queue.length; i++) {
+    const node = queue[i]!;
+    for (const target of graph.get(node) ?? []) {
+      if (!members.has(target)) continue;
+      if (target === start) {
+        const chain = [node];
+        while (chain[0] !== start) chain.unshift(previous.get(chain[0]!)!);
+        return [...chain, start];
+      }
+      if (!previous.has(target)) {
+        previous.set(target, node);
+        queue.push(target);
+      }
+    }
+  }
+  return component;
+}
+
+/** How many layers the modules stack into: the longest chain of imports, counted in modules. */
+function layerCount(graph: Map<string, string[]>): number {
+  const depth = new Map<string, number>();
+  const depthOf = (node: string): number => {
+    const known = depth.get(node);
+    if (known !== undefined) return known;
+    depth.set(node, 1);
+    const value = 1 + Math.max(0, ...(graph.get(node) ?? []).map(depthOf));
+    depth.set(node, value);
+    return value;
+  };
+  return Math.max(0, ...[...graph.keys()].map(depthOf));
+}
+
+test('no module of src/ imports itself back through others (dynamic import() left out)', (t) => {
+  const graph = importGraph();
+  const found = cycles(graph);
+  t.diagnostic(`${graph.size} modules in ${layerCount(graph)} layers`);
+  const described = found.map((component) => `${component.length} modules: ${pathThrough(graph, component).join(' → ')}\n  all: ${component.join(', ')}`);
+  assert.equal(found.length, 0, `import cycles in src/:\n${described.join('\n')}`);
+});
