@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { CODE_HOSTS } from '../code-hosts/index.ts';
 import { ROLES } from '../core/roles.ts';
 import { SCOPES } from '../core/scopes.ts';
+import { VOCABULARY_SCHEMAS } from './vocabulary.ts';
 
 // Shapes of the console's own routes (/console/api, the device flow). The /api/v1 contract's shapes are in schemas.ts.
 
@@ -134,7 +135,7 @@ export const CodeHostSchema = Type.Union(
  * scripts/build-console.ts copies them to console/src/api/schemas.json, where the console reads the
  * values (and their titles) of these lists at run time.
  */
-export const PUBLISHED_SCHEMAS = { CodeHost: CodeHostSchema };
+export const PUBLISHED_SCHEMAS = { ...VOCABULARY_SCHEMAS, CodeHost: CodeHostSchema };
 
 export const UnitParams = Type.Object({ org_id: Type.String(), unit_id: Type.String() });
 
