@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ExtractContext } from '../inventory/extractors/extractor.ts';
-import { readTreeFile } from './fixers/tree-files.ts';
+import { readTreeFile } from './fixers/shared/tree-files.ts';
 
 /** The tree's files now and, where known, before the fix. */
 export class TreeTexts {

@@ -1,6 +1,6 @@
 import type { AdvisoryLookup } from '../osv/advisories.ts';
 import type { ScanType } from '../scanning/scan-type-names.ts';
-import type { PackageRegistry } from './fixers/package-registry.ts';
+import type { PackageRegistry } from './fixers/dependencies/package-registry.ts';
 import type { Usage } from '../llm/provider.ts';
 
 /** A finding as a fix works on it: where it is, what found it, and what the engine recorded about it. */

@@ -21,9 +21,9 @@ export const semgrepScan: ScanTypeDescriptor<'semgrep_scan'> = {
   // The catalog's codemod for a rule first, then hard-coded credentials moved as the secrets fixer moves
   // them, then the rule's own `fix` template.
   fixers: async (rules) => [
-    (await import('../../fixing/fixers/codemod-fixer.ts')).createCodemodFixer(rules),
-    (await import('../../fixing/fixers/secret-fixer.ts')).createSastCredentialFixer(rules),
-    (await import('../../fixing/fixers/sast-rule-fixer.ts')).createSastRuleFixer(rules),
+    (await import('../../fixing/fixers/sast/codemod-fixer.ts')).createCodemodFixer(rules),
+    (await import('../../fixing/fixers/secrets/secret-fixer.ts')).createSastCredentialFixer(rules),
+    (await import('../../fixing/fixers/sast/sast-rule-fixer.ts')).createSastRuleFixer(rules),
   ],
   // The same rule fires again where the finding's match went; see verify.ts.
   stillDetected: async () => (await import('../../fixing/verify.ts')).sastStillDetected,
