@@ -40,6 +40,9 @@ import { foldFindingCounts, foldFindingEventCounts } from '../src/store/counts.t
 import { openStore, refreshPlannerStatistics, type Store } from '../src/store/database.ts';
 import { insertFindingEvents } from '../src/store/finding-events.ts';
 import { insertFindings } from '../src/store/findings.ts';
+import type { Severity } from '../src/core/severity.ts';
+import type { Triage } from '../src/core/states/finding-state.ts';
+import type { ScanType } from '../src/scanning/scan-types/index.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { insertBatch } from '../src/store/scan-batches.ts';
 import type { FindingEventRow, FindingRow } from '../src/store/schema.ts';
@@ -134,9 +137,10 @@ function weighted<T>(value: number, table: [T, number][]): T {
   return table[table.length - 1][0];
 }
 
-const SEVERITIES: [string, number][] = [['critical', 0.05], ['high', 0.2], ['medium', 0.4], ['low', 0.35]];
-const STATUSES: [string, number][] = [['open', 0.7], ['resolved', 0.2], ['ignored', 0.05], ['false_positive', 0.05]];
-const SCAN_TYPES: [string, number][] = [['semgrep_scan', 0.6], ['secrets_scan', 0.3], ['sbom_scan', 0.1]];
+const SEVERITIES: [Severity, number][] = [['critical', 0.05], ['high', 0.2], ['medium', 0.4], ['low', 0.35]];
+/** People's decisions on findings the scans still see: each is also the finding's status. */
+const STATUSES: [Triage, number][] = [['open', 0.7], ['resolved', 0.2], ['ignored', 0.05], ['false_positive', 0.05]];
+const SCAN_TYPES: [ScanType, number][] = [['semgrep_scan', 0.6], ['secrets_scan', 0.3], ['sbom_scan', 0.1]];
 const EVENT_TYPES: [string, number][] = [['detected', 0.6], ['status_changed', 0.15], ['resolved_auto', 0.15], ['reopened', 0.05], ['fix_created', 0.05]];
 
 interface Seeded {
@@ -220,7 +224,7 @@ async function seed(store: Store, o: Options): Promise<Seeded> {
           id, org_id: org.id, unit_id: unit.id, source_repo_id: unit.sourceId, scan_type: weighted(pick(next, 3), SCAN_TYPES),
           scan_batch_id: r === 0 && n < bigBatchFindings ? unit.batches[1] : unit.batches[n % 2], scan_id: null,
           fingerprint: crypto.createHash('sha1').update(id).digest('hex'), match_hash: null, anchor: null, snippet: null,
-          check_id: `rule-${pick(next, 4) % 300}`, severity: weighted(pick(next, 1), SEVERITIES), status, category: 'sast',
+          check_id: `rule-${pick(next, 4) % 300}`, severity: weighted(pick(next, 1), SEVERITIES), scan_verdict: 'present', triage: status, status, category: 'sast',
           title: 'A finding of the bench', message: 'Untrusted input reaches a dangerous call', file_path: `src/module-${pick(next, 5) % 2000}/file-${n % 97}.ts`,
           start_line: (pick(next, 6) % 900) + 1, end_line: (pick(next, 6) % 900) + 2, cwe: '["CWE-79"]', owasp: '[]', references: '[]',
           source_url: null, cvss_base_score: null, cvss_severity: null, cvss_vector: null, commit_sha: null, metadata: '{}',

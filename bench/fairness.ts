@@ -21,6 +21,7 @@ import { SCOPES } from '../src/core/scopes.ts';
 import { newId } from '../src/ids.ts';
 import { openStore, refreshPlannerStatistics, type Store } from '../src/store/database.ts';
 import { insertFindings } from '../src/store/findings.ts';
+import { SEVERITIES } from '../src/core/severity.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import type { FindingRow } from '../src/store/schema.ts';
 import { insertUnit } from '../src/store/units.ts';
@@ -69,7 +70,7 @@ async function seedOrganization(store: Store, name: string, findings: number, ke
     rows.push({
       id, org_id: org.id, unit_id: repo, source_repo_id: source, scan_type: 'semgrep_scan', scan_batch_id: null, scan_id: null,
       fingerprint: crypto.createHash('sha1').update(id).digest('hex'), match_hash: null, anchor: null, snippet: null,
-      check_id: `rule-${i % 300}`, severity: ['critical', 'high', 'medium', 'low'][i % 4], status: 'open', category: 'sast',
+      check_id: `rule-${i % 300}`, severity: SEVERITIES[i % 4], scan_verdict: 'present', triage: 'open', status: 'open', category: 'sast',
       title: 'A finding of the bench', message: 'Untrusted input reaches a dangerous call', file_path: `src/module-${i % 2000}/file-${i % 97}.ts`,
       start_line: (i % 900) + 1, end_line: (i % 900) + 2, cwe: '["CWE-79"]', owasp: '[]', references: '[]',
       source_url: null, cvss_base_score: null, cvss_severity: null, cvss_vector: null, commit_sha: null, metadata: '{}',
