@@ -22,6 +22,8 @@ function finding(overrides: Partial<FindingRow>): FindingRow {
     snippet: null,
     check_id: 'js/sql-injection',
     severity: 'high',
+    scan_verdict: 'present',
+    triage: 'open',
     status: 'open',
     category: 'sast',
     title: 'SQL injection',
