@@ -12,3 +12,6 @@ export function choicesOf<K extends keyof Published>(name: K): { value: Publishe
   const options = schema.anyOf ?? (schema.enum ?? []).map((value) => ({ enum: [value], title: undefined }));
   return options.flatMap((option) => (option.enum ?? []).map((value) => ({ value: value as Published[K], label: option.title ?? value })));
 }
+
+/** The values of a published list, in the server's order. */
+export const valuesOf = <K extends keyof Published>(name: K): Published[K][] => choicesOf(name).map((choice) => choice.value);

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type CSSProperties, type FormEvent, type ReactNode } from 'react';
+import type { FindingStatus, FixStatus, ScanBatchStatus, Severity } from '../api/vocabulary.ts';
 import { humanize } from '../lib/format.ts';
 import type { Loaded } from '../lib/use-load.ts';
 import { Link, navigate, skipOf, useLocation, withQuery } from '../router.tsx';
@@ -67,12 +68,12 @@ export function ProgressBar({ percent, label }: { percent: number; label: string
   );
 }
 
-const TONE: Record<string, string> = {
+/** Every severity and status has a tone; a value the server adds fails to compile until it has one. */
+const TONE: Record<Severity | FindingStatus | ScanBatchStatus | FixStatus, string> = {
   critical: 'danger',
   high: 'danger',
   medium: 'warning',
   low: 'neutral',
-  info: 'neutral',
   open: 'warning',
   resolved: 'success',
   ignored: 'neutral',
@@ -93,7 +94,7 @@ const TONE: Record<string, string> = {
 
 export function Badge({ value, label }: { value: string | null | undefined; label?: string }) {
   const key = (value ?? '').toLowerCase();
-  return <span className={`badge badge-${TONE[key] ?? 'neutral'}`}>{label ?? humanize(value)}</span>;
+  return <span className={`badge badge-${TONE[key as keyof typeof TONE] ?? 'neutral'}`}>{label ?? humanize(value)}</span>;
 }
 
 /** A labelled <select> over a list of values; `anyOption` adds a first, empty choice "Any" (a filter that is off). */

@@ -1,5 +1,6 @@
 import { createContext, useContext } from 'react';
-import type { Role, SessionOrganization } from '../api/types.ts';
+import type { SessionOrganization } from '../api/types.ts';
+import { ROLES, SCOPES, type Role, type Scope } from '../api/vocabulary.ts';
 
 export const OrganizationContext = createContext<SessionOrganization | null>(null);
 
@@ -10,13 +11,10 @@ export function useOrganization(): SessionOrganization {
   return org;
 }
 
-const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
-export const atLeast = (role: Role, wanted: Role) => RANK[role] >= RANK[wanted];
-export const ROLES: Role[] = ['owner', 'admin', 'member', 'viewer'];
+/** Whether `role` is at least `wanted` (ROLES is highest first). */
+export const atLeast = (role: Role, wanted: Role) => ROLES.indexOf(role) <= ROLES.indexOf(wanted);
 
 /** API key scopes each role may hand out (the console API's rule: only those the caller's role has). */
-export const ALL_SCOPES = ['read', 'scan:write', 'finding:write', 'fix:write', 'pr:write'] as const;
-export type Scope = (typeof ALL_SCOPES)[number];
 export function scopesOf(role: Role): readonly Scope[] {
-  return role === 'viewer' ? ['read'] : ALL_SCOPES;
+  return role === 'viewer' ? ['read'] : SCOPES;
 }

@@ -2,6 +2,7 @@
 // its family's typed route, so request and answer shapes stay those of the generated schema.
 import { api, type Paths } from '../api/client.ts';
 import { choicesOf } from '../api/published.ts';
+import { APPLICATION_SCAN_TYPES, REPOSITORY_SCAN_TYPES, SCAN_BATCH_END_STATUSES, type FixStatus } from '../api/vocabulary.ts';
 
 export type Family = 'repositories' | 'applications';
 
@@ -35,11 +36,7 @@ export type EventPage = Success<Paths['/api/v1/finding-events']['get']>;
 export type FindingEvent = EventPage['items'][number];
 export type EventQuery = QueryOf<Paths['/api/v1/finding-events']['get']>;
 
-const APPLICATION_SCAN_TYPES: ApplicationScanType[] = ['secrets_scan', 'semgrep_scan', 'deep_ai_scan'];
-export const SCAN_TYPES: Record<Family, ScanType[]> = {
-  repositories: ['secrets_scan', 'semgrep_scan', 'deep_ai_scan', 'sbom_scan'],
-  applications: APPLICATION_SCAN_TYPES,
-};
+export const SCAN_TYPES: Record<Family, ScanType[]> = { repositories: REPOSITORY_SCAN_TYPES, applications: APPLICATION_SCAN_TYPES };
 /** Which quota counter a scan of each type uses. */
 export const SCAN_QUOTA: Record<ScanType, 'sast_scans' | 'deep_ai_scans'> = {
   secrets_scan: 'sast_scans',
@@ -52,11 +49,9 @@ const CODE_HOSTS = choicesOf('CodeHost');
 export type Provider = (typeof CODE_HOSTS)[number]['value'];
 export const PROVIDERS: Provider[] = CODE_HOSTS.map((host) => host.value);
 export const PROVIDER_LABEL: Record<string, string> = Object.fromEntries(CODE_HOSTS.map((host) => [host.value, host.label]));
-export type Severity = NonNullable<FindingQuery['severity']>;
-export const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low'];
-export const FINDING_STATUSES: FindingStatus[] = ['open', 'resolved', 'ignored', 'false_positive', 'needs_manual_review'];
-export const FINISHED_BATCH = ['completed', 'partial_failure', 'failed'];
-export const ACTIVE_FIX = ['pending', 'running'];
+export const FINISHED_BATCH: readonly string[] = SCAN_BATCH_END_STATUSES;
+/** A fix at work: the console follows it until it is done. */
+export const ACTIVE_FIX: readonly string[] = ['pending', 'running'] satisfies FixStatus[];
 
 /** `text` when it is one of `values` (a filter read from the address), else undefined: the API refuses any other value of an enum filter. */
 export const oneOf = <T extends string>(values: readonly T[], text: string | null | undefined): T | undefined =>

@@ -4,11 +4,11 @@ import { Badge, DataTable, LoadedView, PageHeader, QueryPager, SelectField } fro
 import { formatDateTime } from '../lib/format.ts';
 import { useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
-import { listEvents, listUnits, oneOf, SCAN_TYPES, SEVERITIES, type EventQuery } from '../lib/units.ts';
+import { FINDING_EVENT_TYPES, SEVERITIES } from '../api/vocabulary.ts';
+import { listEvents, listUnits, oneOf, SCAN_TYPES, type EventQuery } from '../lib/units.ts';
 import { Link, navigate, skipOf, useLocation, withQuery } from '../router.tsx';
 
 const LIMIT = 100;
-const EVENT_TYPES: NonNullable<EventQuery['event_type']>[] = ['detected', 'status_changed', 'resolved_auto', 'reopened', 'fix_created', 'fix_started', 'fix_completed', 'fix_failed', 'fix_cancelled', 'fix_pr_created'];
 
 /** `2026-05-01T10:00` (local, from a datetime-local field) as an ISO time, or undefined. */
 const isoOf = (local: string) => (local ? new Date(local).toISOString() : undefined);
@@ -18,7 +18,7 @@ export function EventsPage() {
   const { pathname, search } = useLocation();
   const get = (name: string) => search.get(name) ?? '';
   const skip = skipOf(search);
-  const eventType = oneOf(EVENT_TYPES, get('event_type'));
+  const eventType = oneOf(FINDING_EVENT_TYPES, get('event_type'));
   const severity = oneOf(SEVERITIES, get('severity'));
   const scanType = oneOf(SCAN_TYPES.repositories, get('scan_type'));
   const query: EventQuery = {
@@ -71,7 +71,7 @@ export function EventsPage() {
           optionLabel={(id) => names.get(id)}
           onChange={(value) => set('repository_id', value)}
         />
-        {select('events-type', 'Event type', 'event_type', EVENT_TYPES)}
+        {select('events-type', 'Event type', 'event_type', FINDING_EVENT_TYPES)}
         {select('events-severity', 'Severity', 'severity', SEVERITIES)}
         {select('events-scan-type', 'Scan type', 'scan_type', SCAN_TYPES.repositories)}
         <div className="field">

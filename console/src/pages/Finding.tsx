@@ -6,12 +6,12 @@ import { Alert, Badge, EmptyState, ErrorAlert, FormPanel, Loading, MessageAlert,
 import { formatDateTime, humanize } from '../lib/format.ts';
 import { webUrl } from '../../../src/web-url.ts';
 import { ExternalLink } from '../components/ExternalLink.tsx';
+import { FINDING_STATUSES } from '../api/vocabulary.ts';
 import { atLeast, useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
 import {
   createFix,
   FAMILY_LABEL,
-  FINDING_STATUSES,
   getFinding,
   getUnit,
   listEvents,

@@ -5,7 +5,8 @@ import { Badge, DataTable, FormPanel, LoadedView, MessageAlert, PageHeader, Quer
 import { formatDateTime, humanize, plural } from '../lib/format.ts';
 import { atLeast, useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
-import { FINDING_STATUSES, listFindings, oneOf, SCAN_TYPES, SEVERITIES, updateFinding, type FindingStatus } from '../lib/units.ts';
+import { FINDING_STATUSES, SEVERITIES } from '../api/vocabulary.ts';
+import { listFindings, oneOf, SCAN_TYPES, updateFinding, type FindingStatus } from '../lib/units.ts';
 import { Link, navigate, skipOf, useLocation, withQuery } from '../router.tsx';
 
 const LIMIT = 50;

@@ -3,10 +3,11 @@ import { api } from '../../api/client.ts';
 import { errorText } from '../../api/errors.ts';
 import { Alert, Badge, ConfirmButton, CopyButton, DataTable, ErrorAlert, FormPanel, LoadedView, PageHeader } from '../../components/ui.tsx';
 import { formatDate, formatDateTime } from '../../lib/format.ts';
-import { atLeast, scopesOf, useOrganization, type Scope } from '../../lib/organization.ts';
+import type { Scope } from '../../api/vocabulary.ts';
+import { atLeast, scopesOf, useOrganization } from '../../lib/organization.ts';
 import { useLoad } from '../../lib/use-load.ts';
 
-const SCOPE_HELP: Record<string, string> = {
+const SCOPE_HELP: Record<Scope, string> = {
   read: 'read everything',
   'scan:write': 'start scans',
   'finding:write': 'triage findings',

@@ -1,10 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client.ts';
 import { errorCode, errorText } from '../../api/errors.ts';
-import type { Role } from '../../api/types.ts';
+import { ROLES, type Role } from '../../api/vocabulary.ts';
 import { Alert, ConfirmButton, DataTable, FormPanel, LoadedView, MessageAlert, PageHeader, SelectField, type Message } from '../../components/ui.tsx';
 import { formatDate } from '../../lib/format.ts';
-import { atLeast, ROLES, useOrganization } from '../../lib/organization.ts';
+import { atLeast, useOrganization } from '../../lib/organization.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { useSession } from '../../session.tsx';
 
