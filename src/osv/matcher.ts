@@ -3,10 +3,10 @@ import { affectedMatch, nearestFixedVersion } from './affected.ts';
 import type { Advisory, AdvisoryLookup } from './advisories.ts';
 import { scoreCvss, severityFromDatabase, type CvssScore } from './cvss.ts';
 import { packageKey } from './package-key.ts';
+import type { Severity } from '../core/severity.ts';
 
-export type FindingSeverity = 'critical' | 'high' | 'medium' | 'low';
 /** An advisory with neither a CVSS vector nor a database severity. */
-const UNRATED_SEVERITY: FindingSeverity = 'medium';
+const UNRATED_SEVERITY: Severity = 'medium';
 
 /** One vulnerability of one component: advisories that alias each other are collapsed into it. */
 export interface DependencyVulnerability {
@@ -19,7 +19,7 @@ export interface DependencyVulnerability {
   /** The lowest fixed version above the installed one, if any advisory names one. */
   fixedVersion: string | null;
   cvss: CvssScore | null;
-  severity: FindingSeverity;
+  severity: Severity;
   cweIds: string[];
   references: string[];
 }

@@ -1,19 +1,6 @@
 import type { ScanType } from '../scanning/scan-type-names.ts';
+import { SEVERITIES, type Severity } from '../core/severity.ts';
 import type { RawFinding, ScanArtifact } from '../scanning/engine.ts';
-
-export type Severity = RawFinding['severity'];
-
-/** Most severe first. */
-export const SEVERITIES: readonly Severity[] = ['critical', 'high', 'medium', 'low'];
-
-/** 0 for the most severe. */
-export function severityRank(severity: Severity): number {
-  return SEVERITIES.indexOf(severity);
-}
-
-export function atOrAbove(severity: Severity, threshold: Severity): boolean {
-  return severityRank(severity) <= severityRank(threshold);
-}
 
 /** What one local scan found, and what it looked at; every format renders from this. */
 export interface ScanReport {

@@ -1,9 +1,10 @@
+import type { Severity } from '../core/severity.ts';
 import type { ScanType } from './scan-type-names.ts';
 
 /** One problem an engine found, before it is stored as a finding. */
 export interface RawFinding {
   checkId: string;
-  severity: 'critical' | 'high' | 'medium' | 'low';
+  severity: Severity;
   category: string;
   title: string;
   message: string;

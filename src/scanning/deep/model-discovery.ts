@@ -10,6 +10,7 @@ import { readTreeText } from '../../scm/work-tree.ts';
 import { ModelCache } from './model-cache.ts';
 import type { Budget } from './model-review.ts';
 import { entryKey, type EntryPointSummary, type Risk, type ThreatModel } from './model-threats.ts';
+import { isSeverity, SEVERITIES } from '../../core/severity.ts';
 
 const RISK_ORDER: Record<Risk, number> = { high: 0, medium: 1, low: 2 };
 
@@ -36,7 +37,6 @@ export interface DiscoveryInput {
 const DISCOVERY_STEPS = 12;
 const DISCOVERY_SHARE = 0.5;
 const SEEDS_SHOWN = 20;
-const SEVERITIES = new Set(['critical', 'high', 'medium', 'low']);
 
 export const DISCOVERY_SYSTEM_PROMPT = [
   'You are an application security engineer auditing one entry point of a web application: a request handler.',
@@ -47,7 +47,7 @@ export const DISCOVERY_SYSTEM_PROMPT = [
   'like. Use the tools to read code; report only what you have read and can point to. The scanner findings you',
   'are given are leads, already known: do not report them again.',
   'When you are done, answer without calling a tool, with one JSON object and nothing else:',
-  '{"findings": [{"file": "<path>", "line": <number>, "cwe": "CWE-<n>", "severity": "critical|high|medium|low",',
+  `{"findings": [{"file": "<path>", "line": <number>, "cwe": "CWE-<n>", "severity": "${SEVERITIES.join('|')}",`,
   '"title": "<short>", "explanation": "<how a request triggers it>"}]} — an empty list when you found nothing.',
   '',
   UNTRUSTED_DATA_RULE,
@@ -82,7 +82,7 @@ export function reportedFindings(text: string): Reported[] {
         file: f.file.replace(/^\.?\/+/, ''),
         line: Math.trunc(f.line),
         cwe,
-        severity: typeof f.severity === 'string' && SEVERITIES.has(f.severity) ? f.severity : 'medium',
+        severity: isSeverity(f.severity) ? f.severity : 'medium',
         title: typeof f.title === 'string' ? f.title.slice(0, 200) : `${cwe} reachable from a request`,
         explanation: typeof f.explanation === 'string' ? f.explanation.slice(0, 2000) : '',
       },
