@@ -96,7 +96,7 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
   });
   // Fixes rewrite and verify with the same rules the scans ran, operator folders included.
   const ruleSet = () => loadRuleSet(settings.sastRuleDirs);
-  const fixerFor = await fixersWithRules(ruleSet, {
+  const fixerFor = fixersWithRules(ruleSet, {
     registry: createPackageRegistry(settings.packageRegistries),
     advisories: storedAdvisories(store.db),
   });

@@ -9,6 +9,7 @@ export function toFixFinding(row: FindingRow): FixFinding {
     id: row.id,
     scanType: row.scan_type as ScanType,
     checkId: row.check_id,
+    category: row.category,
     severity: row.severity,
     title: row.title,
     message: row.message,

@@ -7,7 +7,10 @@ import type { Usage } from '../llm/provider.ts';
 export interface FixFinding {
   id: string;
   scanType: ScanType;
+  /** The rule that reported it: what decides which fixer applies (see fixers/index.ts). */
   checkId: string;
+  /** The kind its engine gave it (`secrets`, `dependency`, a SAST rule's category); absent where not known. */
+  category?: string;
   severity: string;
   title: string | null;
   message: string;
@@ -60,9 +63,10 @@ export interface FixerServices {
   advisories?: AdvisoryLookup;
 }
 
-/** A deterministic fixer: one kind of finding, no model, the same result every time. */
+/** A deterministic fixer: the findings of some rules, no model, the same result every time. */
 export interface Fixer {
   readonly name: string;
+  /** Whether it fixes the finding, judged by its rule (check id, category, what the engine recorded), never its scan type. */
   handles(finding: FixFinding): boolean;
   apply(finding: FixFinding, workspace: FixWorkspace): Promise<FixerOutcome>;
 }

@@ -384,9 +384,10 @@ describe('secrets fixer: several findings and stale ones', () => {
     assert.deepEqual(outcome, { fixed: true, changedFiles: [], note: 'The GitHub personal access token is no longer in a.py; nothing to change' });
   });
 
-  test('fixerFor picks the secrets fixer for secrets findings only', () => {
+  test('fixerFor picks the secrets fixer for the detector’s rules only, whatever scan reported them', () => {
     const finding = findingFor('a.py', `TOKEN = "${GHP}"\n`, GHP);
     assert.equal(fixerFor(finding)?.name, 'secrets');
-    assert.equal(fixerFor({ ...finding, scanType: 'deep_ai_scan' }), undefined);
+    assert.equal(fixerFor({ ...finding, scanType: 'deep_ai_scan' })?.name, 'secrets');
+    assert.equal(fixerFor({ ...finding, checkId: 'python.deep.crypto.plaintext-password-storage' }), undefined);
   });
 });

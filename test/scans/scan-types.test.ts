@@ -39,10 +39,11 @@ describe('the scan-type registry', () => {
     await assert.rejects(engines.engineFor('quantum_scan'), UnknownScanTypeError);
   });
 
-  test('fixers are looked up by the finding’s own type', () => {
-    assert.equal(fixerFor(finding('secrets_scan'))?.name, 'secrets');
+  test('fixers are looked up by the finding’s rule, not its type', () => {
+    const secret = { checkId: 'secrets.github-pat' };
+    assert.equal(fixerFor({ ...finding('secrets_scan'), ...secret })?.name, 'secrets');
+    assert.equal(fixerFor({ ...finding('deep_ai_scan'), ...secret })?.name, 'secrets');
     assert.equal(fixerFor(finding('deep_ai_scan')), undefined);
-    assert.equal(fixerFor(finding('quantum_scan')), undefined);
   });
 
   test('verification refuses a finding of an unknown type instead of counting it as fixed', async () => {

@@ -22,8 +22,8 @@ export const deepAiScan: ScanTypeDescriptor<'deep_ai_scan'> = {
         : undefined;
     return new DeepEngine(await sastEngineFor(options), { pool: options.inCallingThread ? null : undefined, review });
   },
-  // Its static findings are semgrep_scan's, fixed and verified the same way; a whole-application finding
-  // has no fixer, and counts as still there while its file is unchanged.
-  fixers: semgrepScan.fixers,
+  // Its static findings are semgrep_scan's, verified the same way (and fixed the same way: fixers match the
+  // rule, see src/fixing/fixers/index.ts); a whole-application finding counts as still there while its
+  // file is unchanged.
   stillDetected: semgrepScan.stillDetected,
 };

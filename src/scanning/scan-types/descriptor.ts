@@ -4,7 +4,7 @@ import type { QuotaType } from '../../core/quotas.ts';
 import type { RuleSet } from '../sast/rule-set.ts';
 import type { ScanEngine } from '../engine.ts';
 import type { AdvisoryLookup } from '../../osv/advisories.ts';
-import type { Fixer, FixerServices, FixFinding } from '../../fixing/types.ts';
+import type { FixFinding } from '../../fixing/types.ts';
 import type { TreeTexts } from '../../fixing/tree-texts.ts';
 import type { SecretsVerifySettings } from '../secrets/verify/settings.ts';
 
@@ -41,7 +41,7 @@ export interface EngineOptions {
 export type StillDetected = (finding: FixFinding, tree: TreeTexts, ruleSet: RuleSet) => Promise<boolean>;
 
 /**
- * Everything the service knows about one scan type. The heavy parts (engine, fixers, verification)
+ * Everything the service knows about one scan type. The heavy parts (engine, verification)
  * are loaded on first use, so reading the registry (CLI help, request validation) stays cheap.
  */
 export interface ScanTypeDescriptor<N extends ScanType = ScanType> {
@@ -55,8 +55,6 @@ export interface ScanTypeDescriptor<N extends ScanType = ScanType> {
   quotaType: QuotaType;
   /** The engine that runs it on this build; null when the build has none (a batch then fails with its credit returned). */
   engine: ((options: EngineOptions) => Promise<ScanEngine>) | null;
-  /** The deterministic fixers for its findings, first match first; `rules` is the server's SAST rule set. */
-  fixers: (rules: () => RuleSet, services: FixerServices) => Promise<Fixer[]>;
   /** How a fix of one of its findings is verified. */
   stillDetected: () => Promise<StillDetected>;
 }

@@ -7,7 +7,7 @@ import { semgrepScan } from './semgrep.ts';
 import { SCAN_TYPE_NAMES, type ScanType } from '../scan-type-names.ts';
 
 // The descriptors of the scan types, in the order the contract lists them. Adding a type is its name in
-// ../scan-type-names.ts, one module beside these and one line here; validation, quotas, engines, fixers,
+// ../scan-type-names.ts, one module beside these and one line here; validation, quotas, engines,
 // verification and CLI help all read this list.
 const DESCRIPTORS = [secretsScan, semgrepScan, deepAiScan, sbomScan] as const;
 

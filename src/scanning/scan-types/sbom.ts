@@ -18,7 +18,6 @@ export const sbomScan: ScanTypeDescriptor<'sbom_scan'> = {
     const { SbomEngine } = await import('../sbom/sbom-engine.ts');
     return new SbomEngine(options.advisories ?? NO_ADVISORIES, options.inCallingThread ? null : undefined, options.maxManifestBytes);
   },
-  fixers: async (_rules, services) => [(await import('../../fixing/fixers/dependencies/dependency-fixer.ts')).createDependencyFixer(services)],
   // The manifest, extracted again, no longer has the package at an affected version; see verify.ts.
   stillDetected: async () => (await import('../../fixing/verify.ts')).dependencyStillDetected,
 };

@@ -18,13 +18,6 @@ export const semgrepScan: ScanTypeDescriptor<'semgrep_scan'> = {
   families: ['repository', 'application'],
   quotaType: 'sast_scans',
   engine: sastEngineFor,
-  // The catalog's codemod for a rule first, then hard-coded credentials moved as the secrets fixer moves
-  // them, then the rule's own `fix` template.
-  fixers: async (rules) => [
-    (await import('../../fixing/fixers/sast/codemod-fixer.ts')).createCodemodFixer(rules),
-    (await import('../../fixing/fixers/secrets/secret-fixer.ts')).createSastCredentialFixer(rules),
-    (await import('../../fixing/fixers/sast/sast-rule-fixer.ts')).createSastRuleFixer(rules),
-  ],
   // The same rule fires again where the finding's match went; see verify.ts.
   stillDetected: async () => (await import('../../fixing/verify.ts')).sastStillDetected,
 };

@@ -44,9 +44,18 @@ export interface DependencyFixerOptions {
 export function createDependencyFixer(options: DependencyFixerOptions = {}): Fixer {
   return {
     name: 'dependencies',
-    handles: (finding) => finding.scanType === 'sbom_scan',
+    handles: isDependencyAdvisory,
     apply: (finding, workspace) => fixDependency(finding, workspace, options),
   };
+}
+
+/**
+ * Whether the finding is an advisory on a dependency: the SBOM engine files those under the `dependency`
+ * category, with the package and its ecosystem in the metadata.
+ */
+export function isDependencyAdvisory(finding: FixFinding): boolean {
+  const { package: name, ecosystem } = finding.metadata;
+  return finding.category === 'dependency' || (typeof name === 'string' && typeof ecosystem === 'string');
 }
 
 /** The fixer against the public registries, without the stored advisories. */

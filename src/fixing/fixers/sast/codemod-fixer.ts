@@ -24,7 +24,7 @@ export function createCodemodFixer(loadRules: () => RuleSet = () => loadRuleSet(
   const ruleSet = () => (rules ??= loadRules());
   return {
     name: 'sast-codemod',
-    handles: (finding) => finding.scanType === 'semgrep_scan' && codemodFor(finding.checkId) !== undefined,
+    handles: (finding) => codemodFor(finding.checkId) !== undefined,
     apply: (finding, workspace) => applyCodemod(ruleSet(), codemodFor(finding.checkId)!, finding, workspace),
   };
 }

@@ -22,9 +22,7 @@ export function createSastRuleFixer(loadRules: () => RuleSet = () => loadRuleSet
   return {
     name: 'sast-rule-fix',
     // A finding recorded before its rule gained a fix has none in its metadata; the rule set has the say.
-    handles: (finding) =>
-      finding.scanType === 'semgrep_scan' &&
-      (typeof finding.metadata.fix === 'string' || ruleSet().rules.some((r) => r.id === finding.checkId && r.fix)),
+    handles: (finding) => typeof finding.metadata.fix === 'string' || ruleSet().rules.some((r) => r.id === finding.checkId && r.fix),
     apply: (finding, workspace) => applyRuleFix(ruleSet(), finding, workspace),
   };
 }

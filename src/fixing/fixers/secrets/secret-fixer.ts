@@ -11,7 +11,7 @@ import { inApiDescriptionExample } from './secret-in-api-description.ts';
 import { interpolatingFormatOf, referenceSecretInConfig } from './secret-in-config.ts';
 import { moveSecretInCSharp } from './secret-in-csharp.ts';
 import { isCredentialRule, locateSastCredentials, sastCredentialsIn } from './sast-credential-location.ts';
-import { findingRule, locateFindingSecrets, type LocatedSecret } from './secret-location.ts';
+import { findingRule, isDetectedSecret, locateFindingSecrets, type LocatedSecret } from './secret-location.ts';
 import { codeParserFor, parseCode, syntaxErrors } from '../shared/syntax.ts';
 import { applyEdits } from '../shared/text-edits.ts';
 import { readTreeFile, writeTreeFile } from '../shared/tree-files.ts';
@@ -41,7 +41,7 @@ interface SecretSource {
 
 export const secretFixer: Fixer = {
   name: 'secrets',
-  handles: (finding) => finding.scanType === 'secrets_scan',
+  handles: isDetectedSecret,
   apply: (finding, workspace) =>
     fixSecret(finding, workspace, finding.title ?? 'secret', {
       locate: (text) => locateFindingSecrets(text, finding),
@@ -55,7 +55,7 @@ export function createSastCredentialFixer(loadRules: () => RuleSet = () => loadR
   const ruleSet = () => (rules ??= loadRules());
   return {
     name: 'sast-credentials',
-    handles: (finding) => finding.scanType === 'semgrep_scan' && isCredentialRule(ruleSet(), finding.checkId),
+    handles: (finding) => isCredentialRule(ruleSet(), finding.checkId),
     apply: async (finding, workspace) => {
       const parser = codeParserFor(finding.filePath);
       if (!parser) return notFixed(`The hard-coded credential in ${finding.filePath} was left in place: the fixer cannot read this file type; ${REVOKE}`);

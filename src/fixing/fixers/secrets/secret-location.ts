@@ -15,6 +15,16 @@ export interface LocatedSecret {
 /** How far a secret may have moved from its recorded line when its masked form cannot tell it apart. */
 const NEARBY_LINES = 10;
 
+/**
+ * Whether the secrets detector reported the finding: its rules are named `secrets.<rule>`, and a bare rule
+ * name filed under the `secrets` category is one of them too. Every other engine's rule ids are dotted
+ * namespaces (`python.lang.secrets.…`, `ai.review.…`), so SAST credential rules, which share the
+ * category, are not.
+ */
+export function isDetectedSecret(finding: FixFinding): boolean {
+  return finding.checkId.startsWith('secrets.') || (finding.category === 'secrets' && !finding.checkId.includes('.'));
+}
+
 export function findingRule(finding: FixFinding): string {
   const rule = finding.metadata.rule;
   return typeof rule === 'string' ? rule : finding.checkId.replace(/^secrets\./, '');
