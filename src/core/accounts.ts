@@ -22,10 +22,10 @@ import {
   type Membership,
   type StoredUser,
 } from '../store/accounts.ts';
-import type { Database, Role } from '../store/schema.ts';
+import type { Database } from '../store/schema.ts';
 import { errors, notFound, unauthorized } from './errors.ts';
 import type { Principal } from './principal.ts';
-import { atLeast, scopesOf } from './roles.ts';
+import { atLeast, scopesOf, type Role } from './roles.ts';
 import { passwordProblem } from './password-strength.ts';
 import { reserveSignIn, signInSubjects, signInSucceeded } from './sign-in-limits.ts';
 

@@ -1,10 +1,9 @@
-import type { Role } from '../store/schema.ts';
 import { SCOPES, type Scope } from './scopes.ts';
 
-export type { Role };
-
 /** Highest first: a role can do everything the roles after it can. */
-export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const satisfies readonly Role[];
+export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
+
+export type Role = (typeof ROLES)[number];
 
 export const isRole = (value: string): value is Role => (ROLES as readonly string[]).includes(value);
 

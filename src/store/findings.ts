@@ -4,7 +4,7 @@ import { countFindings } from './counts.ts';
 import { isPostgres } from './dialect.ts';
 import { bulkRead, placeText } from './read-lanes.ts';
 import { seekNewestFirst } from './pagination.ts';
-import type { Severity } from '../core/severity.ts';
+import { SEVERITIES, type Severity } from '../core/severity.ts';
 import { SCAN_VERDICT, TRIAGE, findingStatus, stateOf, type FindingState, type FindingStatus, type ScanVerdict } from '../core/states/finding-state.ts';
 import type { ScanType } from '../scanning/scan-type-names.ts';
 import type { StatusMachine } from '../core/states/machine.ts';
@@ -22,7 +22,10 @@ export interface FindingQuery extends PageRequest {
 }
 
 /** Critical first; severities this server does not know last. */
-const severityRank = sql<number>`case severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 when 'low' then 3 else 4 end`;
+const severityRank = sql<number>`case severity ${sql.join(
+  SEVERITIES.map((severity, rank) => sql`when ${sql.lit(severity)} then ${sql.lit(rank)}`),
+  sql` `,
+)} else ${sql.lit(SEVERITIES.length)} end`;
 
 export async function listFindings(db: Kysely<Database>, unitId: string, filters: FindingQuery): Promise<{ items: FindingRow[]; total: number }> {
   const counted = {

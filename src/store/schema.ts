@@ -1,4 +1,5 @@
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
+import type { Role } from '../core/roles.ts';
 import type { Severity } from '../core/severity.ts';
 import type { BatchStatus } from '../core/states/batch-status.ts';
 import type { DeviceAuthorizationStatus } from '../core/states/device-authorization-status.ts';
@@ -383,7 +384,7 @@ export interface FindingEventCountsTable {
 /** Migration 013: event counters without the unit, for the organization-wide feed. */
 export type FindingEventOrgCountsTable = Omit<FindingEventCountsTable, 'unit_id'>;
 
-export type Role = 'owner' | 'admin' | 'member' | 'viewer';
+export type { Role };
 
 /** A person who signs in to the console (migration 016); no password when signing in only through OpenID Connect. */
 export interface UsersTable {
