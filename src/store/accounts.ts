@@ -206,11 +206,13 @@ export async function moveDeviceAuthorization(
   to: DeviceAuthorizationStatus,
   changes: Partial<Omit<DeviceAuthorizationRow, 'id' | 'status'>> = {},
 ): Promise<boolean> {
+  const sources = DEVICE_AUTHORIZATION_STATUS.sourcesOf(to);
+  if (!sources.length) return false;
   const result = await db
     .updateTable('device_authorizations')
     .set({ ...changes, status: to })
     .where('id', '=', id)
-    .where('status', 'in', DEVICE_AUTHORIZATION_STATUS.sourcesOf(to))
+    .where('status', 'in', sources)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }

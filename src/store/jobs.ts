@@ -60,12 +60,14 @@ export async function settleJobAttempt(
   changes: Partial<Omit<JobRow, 'state'>>,
   now: string,
 ): Promise<boolean> {
+  const sources = JOB_STATE.sourcesOf(to);
+  if (!sources.length) return false;
   const result = await db
     .updateTable('jobs')
     .set({ ...changes, state: to, updated_at: now })
     .where('id', '=', job.id)
     .where('attempts', '=', job.attempts)
-    .where('state', 'in', JOB_STATE.sourcesOf(to))
+    .where('state', 'in', sources)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
