@@ -8,7 +8,8 @@ import path from 'node:path';
 /** The one way a test file gets the database of the run. */
 export const DATABASE_OPENER = 'test/support/store.ts';
 
-/** Set by scripts/test.ts to `none` for the pass of database-free files. */
+/** The setting naming a pass's database; scripts/test.ts sets it to `none` for the database-free files. */
+export const DATABASE_SETTING_NAME = 'BULWARK_TEST_DB';
 export const DATABASE_FREE = 'none';
 
 const IMPORT = /\b(?:import|export)\s+(type\s+)?(?:[\w*${}\s,]+?\s+from\s+)?['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
