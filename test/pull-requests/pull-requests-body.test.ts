@@ -13,7 +13,7 @@ function finding(overrides: Partial<FindingRow>): FindingRow {
     org_id: 'o',
     unit_id: 'u',
     source_repo_id: null,
-    scan_type: 'sast_scan',
+    scan_type: 'semgrep_scan',
     scan_batch_id: null,
     scan_id: null,
     fingerprint: 'fp',
