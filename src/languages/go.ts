@@ -1,7 +1,7 @@
 import grammar from '@ast-grep/lang-go';
 import type { Language } from './language.ts';
 
-export const go: Language = {
+export const go: Language<'go', 'go'> = {
   id: 'go',
   parsers: { go: { extensions: ['go'], astGrep: 'go' } },
   dynamicGrammar: grammar,

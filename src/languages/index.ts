@@ -2,13 +2,22 @@ import { registerDynamicLanguage, type Lang } from '@ast-grep/napi';
 import { go } from './go.ts';
 import { java } from './java.ts';
 import { javascript } from './javascript.ts';
-import type { CodeSyntax, Language, ParserName, RuleLanguage, TaintSyntax } from './language.ts';
+import type { CodeSyntax, Language as LanguageOf, TaintSyntax } from './language.ts';
 import { php } from './php.ts';
 import { python } from './python.ts';
 import { ruby } from './ruby.ts';
 import { template } from './template.ts';
 
-export type { CodeSyntax, Language, ParserName, RuleLanguage, TaintSyntax } from './language.ts';
+export type { CodeSyntax, TaintSyntax } from './language.ts';
+
+/** A rule family's language: `javascript` rules run on JavaScript, TypeScript and TSX files alike. */
+export type RuleLanguage = 'python' | 'javascript' | 'java' | 'go' | 'php' | 'ruby' | 'template';
+
+/** A parser name as ast-grep knows it; `template` files are read as text by regex rules. */
+export type ParserName = 'python' | 'javascript' | 'typescript' | 'tsx' | 'java' | 'go' | 'php' | 'ruby' | 'template';
+
+/** A language module, its id and parsers among those above. */
+export type Language = LanguageOf<RuleLanguage, ParserName>;
 
 /** Every language Bulwark reads, one module each; SAST, taint tracking and the fixers derive from it. */
 export const LANGUAGES: readonly Language[] = [python, javascript, java, go, php, ruby, template];

@@ -1,7 +1,7 @@
 import grammar from '@ast-grep/lang-java';
 import type { Language } from './language.ts';
 
-export const java: Language = {
+export const java: Language<'java', 'java'> = {
   id: 'java',
   parsers: { java: { extensions: ['java'], astGrep: 'java' } },
   dynamicGrammar: grammar,

@@ -2,7 +2,7 @@ import { Lang } from '@ast-grep/napi';
 import type { Language } from './language.ts';
 
 /** JavaScript, TypeScript and TSX: one rule family, three parsers. */
-export const javascript: Language = {
+export const javascript: Language<'javascript', 'javascript' | 'typescript' | 'tsx'> = {
   id: 'javascript',
   parsers: {
     javascript: { extensions: ['js', 'mjs', 'cjs', 'jsx'], astGrep: Lang.JavaScript },

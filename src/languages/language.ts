@@ -2,13 +2,8 @@ import type { Lang } from '@ast-grep/napi';
 
 // What Bulwark knows of a programming language's grammar, in one module per language (python.ts, …):
 // which files it reads, how ast-grep parses them, and the node kinds that taint tracking (SAST) and the
-// secrets fixer look for. index.ts is the registry everything else derives from.
-
-/** A parser name as ast-grep knows it; `template` files are read as text by regex rules. */
-export type ParserName = 'python' | 'javascript' | 'typescript' | 'tsx' | 'java' | 'go' | 'php' | 'ruby' | 'template';
-
-/** A rule family's language: `javascript` rules run on JavaScript, TypeScript and TSX files alike. */
-export type RuleLanguage = 'python' | 'javascript' | 'java' | 'go' | 'php' | 'ruby' | 'template';
+// secrets fixer look for. index.ts is the registry everything else derives from; it names the languages
+// (RuleLanguage) and parsers (ParserName) that a module's `Language<id, parsers>` must belong to.
 
 export interface ParserSpec {
   /** File extensions (lower case, without the dot) this parser reads. */
@@ -50,7 +45,7 @@ export interface TaintSyntax {
  * to a name (and in which field the name is), where an expression that reads the environment may not
  * stand, and how the environment is read.
  */
-export interface CodeSyntax {
+export interface CodeSyntax<Parser extends string = string> {
   strings: string[];
   /** Literals written next to each other or joined with `+`, read as one value. */
   concatenations: string[];
@@ -71,17 +66,17 @@ export interface CodeSyntax {
   /** A string standing alone as this kind of statement is read by nobody (a docstring, a disabled block). */
   bareStringStatement?: string;
   /** The expression that reads the variable `name` of the environment (`binding`: the name the os package is imported as). */
-  envLookup(name: string, binding: string, parser: ParserName): string;
+  envLookup(name: string, binding: string, parser: Parser): string;
 }
 
-export interface Language {
+export interface Language<Id extends string = string, Parser extends string = string> {
   /** The rule family: rules/sast/<id>/ and the `language:` of its rule files. */
-  readonly id: RuleLanguage;
-  readonly parsers: Partial<Record<ParserName, ParserSpec>>;
+  readonly id: Id;
+  readonly parsers: Partial<Record<Parser, ParserSpec>>;
   /** A prebuilt tree-sitter grammar (an @ast-grep/lang-* package) registered with ast-grep under `id`. */
   readonly dynamicGrammar?: unknown;
   /** Taint rules run only for languages that describe their tree here. */
   readonly taint?: TaintSyntax;
   /** The secrets fixer moves secrets out of code only in languages that describe it here. */
-  readonly code?: CodeSyntax;
+  readonly code?: CodeSyntax<Parser>;
 }

@@ -1,7 +1,7 @@
 import grammar from '@ast-grep/lang-php';
 import type { Language } from './language.ts';
 
-export const php: Language = {
+export const php: Language<'php', 'php'> = {
   id: 'php',
   parsers: { php: { extensions: ['php'], astGrep: 'php' } },
   dynamicGrammar: grammar,

@@ -1,7 +1,7 @@
 import grammar from '@ast-grep/lang-python';
 import type { Language } from './language.ts';
 
-export const python: Language = {
+export const python: Language<'python', 'python'> = {
   id: 'python',
   parsers: { python: { extensions: ['py'], astGrep: 'python' } },
   dynamicGrammar: grammar,

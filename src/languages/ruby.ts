@@ -1,7 +1,7 @@
 import grammar from '@ast-grep/lang-ruby';
 import type { Language } from './language.ts';
 
-export const ruby: Language = {
+export const ruby: Language<'ruby', 'ruby'> = {
   id: 'ruby',
   parsers: { ruby: { extensions: ['rb'], astGrep: 'ruby' } },
   dynamicGrammar: grammar,

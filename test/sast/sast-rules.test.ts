@@ -15,15 +15,10 @@ import { verifyFix } from '../../src/fixing/verify.ts';
 
 const ruleSet = loadRuleSet();
 
-const PARSERS: Record<RuleLanguage, ParserName[]> = {
-  python: ['python'],
-  javascript: ['javascript', 'typescript'],
-  java: ['java'],
-  go: ['go'],
-  php: ['php'],
-  ruby: ['ruby'],
-  template: ['template'],
-};
+/** The parsers each rule's snippets run under: every parser of its language (JavaScript rules: not TSX). */
+const PARSERS = Object.fromEntries(
+  LANGUAGES.map((language) => [language.id, (Object.keys(language.parsers) as ParserName[]).filter((parser) => parser !== 'tsx')]),
+) as Record<RuleLanguage, ParserName[]>;
 
 describe('SAST rules', () => {
   test('the rule set loads, with unique ids and the fields every finding needs', () => {
