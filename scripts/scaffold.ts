@@ -1,0 +1,283 @@
+// `node scripts/scaffold.ts <kind> <name>` writes a small working sample of one extension point, into only
+// the files CONTRIBUTING.md names for it, so that a newcomer sees each change made; test/codebase/
+// contributing.test.ts runs it on a copy of the repository and checks the sample is live. Kinds: see KINDS.
+import fs from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.join(import.meta.dirname, '..');
+
+const file = (relative: string) => path.join(ROOT, relative);
+const read = (relative: string) => fs.readFileSync(file(relative), 'utf8');
+function write(relative: string, text: string): void {
+  fs.mkdirSync(path.dirname(file(relative)), { recursive: true });
+  fs.writeFileSync(file(relative), text);
+}
+
+/** `relative` with `text` put before the last occurrence of `anchor` (or after it, with `after`). */
+function insert(relative: string, anchor: string | RegExp, text: string, where: 'before' | 'after' = 'before'): void {
+  const source = read(relative);
+  const matches = [...source.matchAll(new RegExp(typeof anchor === 'string' ? anchor.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : anchor.source, 'g'))];
+  const last = matches.at(-1);
+  if (!last) throw new Error(`${relative}: no ${anchor} to write beside`);
+  const at = where === 'before' ? last.index : last.index + last[0].length;
+  write(relative, source.slice(0, at) + text + source.slice(at));
+}
+
+/** After the last import line of a module. */
+const addImport = (relative: string, line: string) => insert(relative, /^import [^\n]*\n/m, `${line}\n`, 'after');
+
+/** The row of a Markdown table: after the last row of the table whose header line is `header`. */
+function addTableRow(relative: string, header: string, row: string): void {
+  const source = read(relative);
+  const start = source.indexOf(`${header}\n`);
+  if (start < 0) throw new Error(`${relative}: no table headed ${header}`);
+  let end = start;
+  while (source.startsWith('|', end)) end = source.indexOf('\n', end) + 1;
+  write(relative, `${source.slice(0, end)}${row}\n${source.slice(end)}`);
+}
+
+const camel = (kebab: string) => kebab.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+const words = (kebab: string) => kebab.split('-').map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' ');
+const KEBAB = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+
+interface Kind {
+  /** What `name` must look like. */
+  name: RegExp;
+  write(name: string): void;
+  /** The README's generated tables change with it (scripts/docs-tables.ts rewrites them after). */
+  regenerates?: boolean;
+}
+
+export const KINDS: Record<string, Kind> = {
+  'secret-rule': {
+    name: KEBAB,
+    write(id) {
+      const prefix = `${id.replace(/-/g, '').slice(0, 8)}_`;
+      insert('src/scanning/secrets/rules/saas.ts', '];',
+        `  token('${id}', '${words(id)}', 'high', ['${prefix}'], '${prefix}[A-Za-z0-9]{32}', '${prefix}{a:32}'),\n`);
+    },
+  },
+
+  'sast-rule': {
+    name: KEBAB,
+    write(family) {
+      write(`rules/sast/python/${family}.yml`, [
+        'language: python',
+        'rules:',
+        `  - id: python.${family}.eval-of-input`,
+        '    message: Text typed at a prompt is run as Python code. Parse the value (int(), json.loads()) instead of evaluating it.',
+        '    severity: high',
+        '    confidence: high',
+        '    category: injection',
+        `    cwe: ["CWE-95: Improper Neutralization of Directives in Dynamically Evaluated Code ('Eval Injection')"]`,
+        '    owasp: ["A03:2021 - Injection"]',
+        '    references: [https://cwe.mitre.org/data/definitions/95.html]',
+        '    rule:',
+        '      pattern: eval(input($$$))',
+        '    tests:',
+        '      vulnerable:',
+        '        - |',
+        '          eval(input("> "))',
+        '      safe:',
+        '        - |',
+        '          int(input("> "))',
+        '',
+      ].join('\n'));
+    },
+  },
+
+  'lockfile-format': {
+    name: KEBAB,
+    regenerates: true,
+    write(id) {
+      const base = id.replace(/-lock$/, '');
+      const extractor = `${camel(id)}Extractor`;
+      const folder = `src/inventory/extractors/${id}`;
+      write(`${folder}/${id}.ts`, [
+        "import { component, type Component } from '../../component.ts';",
+        "import { LOCKFILES } from '../../lockfiles.ts';",
+        "import { ExtractError, type Extractor } from '../extractor.ts';",
+        '',
+        `// ${base}.lock: one \`name@version\` a line.`,
+        '',
+        `export const ${extractor}: Extractor = {`,
+        `  id: '${id}',`,
+        "  ecosystem: 'npm',",
+        `  docs: '\`${base}.lock\`',`,
+        `  fileNames: LOCKFILES['${id}'],`,
+        '  lockfile: true,',
+        '  extract(file) {',
+        '    const components: Component[] = [];',
+        "    file.text.split('\\n').forEach((line, index) => {",
+        '      if (!line.trim()) return;',
+        "      const at = line.lastIndexOf('@');",
+        '      if (at <= 0) throw new ExtractError(file.path, `line ${index + 1} is not name@version`);',
+        "      components.push(component({ name: line.slice(0, at), version: line.slice(at + 1).trim(), ecosystem: 'npm', direct: null, sourceFile: file.path }));",
+        '    });',
+        '    return components;',
+        '  },',
+        '};',
+        '',
+      ].join('\n'));
+      write(`${folder}/${id}.test.ts`, [
+        "import assert from 'node:assert/strict';",
+        "import path from 'node:path';",
+        "import { test } from 'node:test';",
+        "import { extract, fixture, summarize } from '../testing.ts';",
+        `import { ${extractor} } from './${id}.ts';`,
+        '',
+        "const TESTDATA = path.join(import.meta.dirname, 'testdata');",
+        '',
+        `test('${base}.lock: every line a locked package', async () => {`,
+        `  const components = await extract(${extractor}, '${base}.lock', fixture(TESTDATA, '${base}.lock'));`,
+        "  assert.deepEqual(summarize(components), [{ name: '@acme/ui', version: '2.0.1', direct: null }, { name: 'left-pad', version: '1.3.0', direct: null }]);",
+        '});',
+        '',
+      ].join('\n'));
+      write(`${folder}/testdata/${base}.lock`, 'left-pad@1.3.0\n@acme/ui@2.0.1\n');
+      addImport('src/inventory/extractors/index.ts', `import { ${extractor} } from './${id}/${id}.ts';`);
+      insert('src/inventory/extractors/index.ts', '];', `  ${extractor},\n`);
+      insert('src/inventory/lockfiles.ts', '} as const', `  '${id}': ['${base}.lock'],\n`);
+    },
+  },
+
+  ecosystem: {
+    name: /^[A-Za-z][A-Za-z0-9.]*$/,
+    write(name) {
+      insert('src/inventory/component.ts', '  // No OSV data under these names', `  '${name}',\n`);
+      const key = /^[A-Za-z_]\w*$/.test(name) ? name : `'${name}'`;
+      insert('src/inventory/component.ts', /\n};\n\n\/\*\* Splits a name/, `\n  ${key}: '${name.toLowerCase()}',`);
+      insert('src/osv/versions.ts', /\n};\n\nexport function versionScheme/, `\n  ${key}: SEMVER_SCHEME,`);
+      const taken = new Set(fs.readdirSync(file('test/fixtures/osv')));
+      let n = 9001;
+      while (taken.has(`CVE-2099-${n}.json`)) n++;
+      const record = {
+        schema_version: '1.6.0',
+        id: `CVE-2099-${n}`,
+        modified: '2099-01-15T00:00:00Z',
+        published: '2099-01-10T00:00:00Z',
+        summary: `A made-up advisory for tests of ${name} packages`,
+        affected: [{ package: { ecosystem: name, name: 'fixture-widget' }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1.0.1' }] }] }],
+      };
+      write(`test/fixtures/osv/CVE-2099-${n}.json`, `${JSON.stringify(record, null, 2)}\n`);
+    },
+  },
+
+  language: {
+    name: /^[a-z][a-z0-9]*$/,
+    write(id) {
+      write(`src/languages/${id}.ts`, [
+        "import { Lang } from '@ast-grep/napi';",
+        "import type { Language } from './language.ts';",
+        '',
+        `/** Stylesheets read as ${id}: ast-grep's built-in CSS grammar, so no grammar package is needed. */`,
+        `export const ${id}: Language<'${id}', '${id}'> = {`,
+        `  id: '${id}',`,
+        `  parsers: { ${id}: { extensions: ['${id}'], astGrep: Lang.Css } },`,
+        '};',
+        '',
+      ].join('\n'));
+      const index = 'src/languages/index.ts';
+      addImport(index, `import { ${id} } from './${id}.ts';`);
+      insert(index, /\];(?=\n\nexport const RULE_LANGUAGES)/, `, ${id}`);
+      insert(index, /;\n\n\/\*\* A parser name/, ` | '${id}'`);
+      insert(index, /;\n\n(?:\/\*\*[^\n]*\*\/\n)?export type Language\b/, ` | '${id}'`);
+      write(`rules/sast/${id}/legacy.yml`, [
+        `language: ${id}`,
+        'rules:',
+        `  - id: ${id}.legacy.expression-property`,
+        '    message: A CSS expression() runs script in old Internet Explorer; a value that reaches it from user data is cross-site scripting.',
+        '    severity: medium',
+        '    confidence: medium',
+        '    category: xss',
+        `    cwe: ["CWE-79: Improper Neutralization of Input During Web Page Generation ('Cross-site Scripting')"]`,
+        '    owasp: ["A03:2021 - Injection"]',
+        '    references: [https://cwe.mitre.org/data/definitions/79.html]',
+        '    rule:',
+        '      kind: call_expression',
+        '      regex: ^expression\\(',
+        '    tests:',
+        '      vulnerable:',
+        '        - |',
+        '          a { width: expression(document.body.clientWidth + "px"); }',
+        '      safe:',
+        '        - |',
+        '          a { width: calc(100% - 2px); }',
+        '',
+      ].join('\n'));
+    },
+  },
+
+  'verify-provider': {
+    name: /^[a-z][a-z0-9_]*$/,
+    write(id) {
+      insert('src/scanning/secrets/verify/providers.ts', /\];\n\nconst BY_RULE/, `  simpleBearer('${id}', '${words(id)}', ['groq-api-key'], '/openai/v1/models', [401]),\n`);
+      insert('src/scanning/secrets/verify/settings.ts', /};\n\nexport const DEFAULT_VERIFY_SETTINGS/, `  ${id}: 'https://api.${id}.example',\n`);
+      insert('README.md', '. An unknown key or a non-http(s) URL is refused at start', `, \`${id}\``);
+      addTableRow('README.md', '| Provider | Rules | Call |', `| ${words(id)} | Groq API keys | \`GET /openai/v1/models\` |`);
+    },
+  },
+
+  'deep-check': {
+    name: KEBAB,
+    write(name) {
+      const check = camel(name);
+      write(`src/scanning/deep/checks/${name}.ts`, [
+        "import { CWE, endLineOf, lineOf, type Candidate, type FileContext } from './shared.ts';",
+        '',
+        '// A Flask application run with its debugger on, which lets anyone who reaches it run code.',
+        '',
+        `export function ${check}({ file, root }: FileContext): Candidate[] {`,
+        "  if (!file.code.includes('debug')) return [];",
+        "  return root.findAll({ rule: { pattern: '$APP.run($$$ARGS)', regex: 'debug\\\\s*=\\\\s*True' } } as never).map((call) => ({",
+        '    finding: {',
+        `      checkId: 'python.deep.config.${name}',`,
+        "      severity: 'high',",
+        "      category: 'config',",
+        '      cwe: [CWE[209]],',
+        "      title: 'Application run with its debugger on',",
+        "      message: 'The application runs with debug=True: its interactive debugger runs code for anyone who reaches an error page. Turn it off outside development.',",
+        '      path: file.path,',
+        '      startLine: lineOf(call),',
+        '      endLine: endLineOf(call),',
+        '      text: call.text(),',
+        '    },',
+        '  }));',
+        '}',
+        '',
+      ].join('\n'));
+      addImport('src/scanning/deep/application-checks.ts', `import { ${check} } from './checks/${name}.ts';`);
+      insert('src/scanning/deep/application-checks.ts', /\];\nconst JS_FILE_CHECKS/, `, ${check}`);
+      addTableRow('README.md', '| check | CWE | reports |', `| \`python.deep.config.${name}\` | 209 | a Flask application run with \`debug=True\` |`);
+    },
+  },
+
+  error: {
+    name: KEBAB,
+    write(name) {
+      const code = name.toUpperCase().replace(/-/g, '_');
+      insert('src/core/errors.ts', '} satisfies Record<string, ErrorKind<any>>;',
+        `  /** A widget another request holds. */\n  ${camel(name)}: defineError('${code}', 409, (widget: string) => \`Widget \${widget} is held by another request\`),\n`);
+      insert('README.md', /\n\| 413 \| `PAYLOAD_TOO_LARGE`/, `\n| 409 | \`${code}\` | a widget another request holds; retry once it is done |`);
+    },
+  },
+};
+
+if (import.meta.main) {
+  const [kind, name] = process.argv.slice(2);
+  const chosen = kind ? KINDS[kind] : undefined;
+  if (!chosen || !name) {
+    console.error(`usage: node scripts/scaffold.ts <kind> <name>; kinds: ${Object.keys(KINDS).join(', ')}`);
+    process.exit(2);
+  }
+  if (!chosen.name.test(name)) {
+    console.error(`a ${kind}'s name looks like ${chosen.name}`);
+    process.exit(2);
+  }
+  chosen.write(name);
+  if (chosen.regenerates) {
+    const { README, withDocTables } = await import('./docs-tables.ts');
+    fs.writeFileSync(README, withDocTables(fs.readFileSync(README, 'utf8')));
+  }
+  console.log(`wrote a sample ${kind} named ${name}; see CONTRIBUTING.md for what each file holds`);
+}
