@@ -46,6 +46,7 @@ import { rubyYamlSafeLoad } from './ruby/yaml-safe-load.ts';
 import { templateEscapedOutput } from './template/escaped-output.ts';
 
 // The catalog: one small module per codemod, each naming the rules it fixes. A rule has at most one.
+// Adding one: its module in <language>/, one line here (and its import), its cases in test/fixes/codemods.test.ts.
 
 export const CODEMODS: readonly Codemod[] = [
   goExecArgv,
