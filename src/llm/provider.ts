@@ -1,8 +1,6 @@
-import type { LlmSettings } from '../config.ts';
-
 // The model providers both the fix agent and the deep scan talk to: one conversation API over the Chat
 // Completions API (OpenAI and compatible servers) and Anthropic's Messages API, with their errors made
-// safe to show (no API key, the provider's own reason).
+// safe to show (no API key, the provider's own reason). create-provider.ts makes the configured one.
 
 /** A tool as both APIs describe it: a name, what it does, and a JSON schema of its arguments. */
 export interface ToolDefinition {
@@ -67,11 +65,4 @@ export interface Conversation {
 /** Translates between a conversation and one API; its errors are ProviderErrors, safe to show. */
 export interface ModelProvider {
   start(system: string, task: string, tools: readonly ToolDefinition[]): Conversation;
-}
-
-/** The configured provider; its SDK is loaded on first use, as it costs every process tens of megabytes. */
-export async function createProvider(settings: LlmSettings, options: AdapterOptions = {}): Promise<ModelProvider> {
-  return settings.provider === 'anthropic'
-    ? (await import('./anthropic.ts')).anthropicProvider(settings, options)
-    : (await import('./openai.ts')).openAiProvider(settings, options);
 }

@@ -12,7 +12,7 @@ import { SECRET_RULES } from '../../src/scanning/secrets/rules.ts';
 import { listFiles, loadIgnore } from '../../src/scanning/source-files.ts';
 import { createOrWriteTreeFile, readTreeFile, writeTreeFile } from '../../src/fixing/fixers/shared/tree-files.ts';
 import { FixError } from '../../src/fixing/types.ts';
-import { createProvider } from '../../src/llm/provider.ts';
+import { createProvider } from '../../src/llm/create-provider.ts';
 import { createReadOnlyTools } from '../../src/llm/repo-tools/index.ts';
 import { buildInventory } from '../../src/inventory/inventory.ts';
 import { PathRefused, readTreeBytes, readTreeText, resolveInTree, writeTreeFile as writeWorkTreeFile } from '../../src/scm/work-tree.ts';

@@ -10,7 +10,7 @@ import { verdictOf, type ReviewLimits } from '../../src/scanning/deep/model-revi
 import { SastEngine } from '../../src/scanning/sast/sast-engine.ts';
 import { SECRET_RULES } from '../../src/scanning/secrets/rules.ts';
 import { threatModelOf } from '../../src/scanning/deep/model-threats.ts';
-import { createProvider } from '../../src/llm/provider.ts';
+import { createProvider } from '../../src/llm/create-provider.ts';
 import { anthropicWire, openAiWire, startLlmStub, type LlmStub, type RecordedRequest, type StubTurn } from '../support/llm-stub-server.ts';
 import { positiveSample } from '../support/secret-samples.ts';
 

@@ -1,6 +1,7 @@
 import type { LlmSettings } from '../../config.ts';
 import type { FixAgent } from '../types.ts';
-import { createProvider, type AdapterOptions, type ModelProvider } from '../../llm/provider.ts';
+import { createProvider } from '../../llm/create-provider.ts';
+import type { AdapterOptions, ModelProvider } from '../../llm/provider.ts';
 import { runAgentLoop } from './agent-loop.ts';
 
 export { AGENT_TOOLS, createAgentTools, type AgentTools } from './tools.ts';

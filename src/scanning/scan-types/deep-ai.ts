@@ -13,7 +13,7 @@ export const deepAiScan: ScanTypeDescriptor<'deep_ai_scan'> = {
     const review =
       llm && deepReview
         ? {
-            provider: async () => (await import('../../llm/provider.ts')).createProvider(llm),
+            provider: async () => (await import('../../llm/create-provider.ts')).createProvider(llm),
             limits: deepReview,
             model: `${llm.provider}:${llm.model}`,
             cacheDir: options.cacheDir ? path.join(options.cacheDir, 'deep-review') : null,

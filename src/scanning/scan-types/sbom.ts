@@ -18,6 +18,6 @@ export const sbomScan: ScanTypeDescriptor<'sbom_scan'> = {
     const { SbomEngine } = await import('../sbom/sbom-engine.ts');
     return new SbomEngine(options.advisories ?? NO_ADVISORIES, options.inCallingThread ? null : undefined, options.maxManifestBytes);
   },
-  // The manifest, extracted again, no longer has the package at an affected version; see verify.ts.
-  stillDetected: async () => (await import('../../fixing/verify.ts')).dependencyStillDetected,
+  // The manifest, extracted again, no longer has the package at an affected version; see still-detected.ts.
+  stillDetected: async () => (await import('../../fixing/still-detected.ts')).dependencyStillDetected,
 };

@@ -12,6 +12,6 @@ export const secretsScan: ScanTypeDescriptor<'secrets_scan'> = {
     const { VerifyingSecretsEngine } = await import('../secrets/verify/engine.ts');
     return new VerifyingSecretsEngine(engine, options.secretsVerify, options.inCallingThread ? null : undefined);
   },
-  // The detector fires again with the same rule on a value of the same masked form; see verify.ts.
-  stillDetected: async () => (await import('../../fixing/verify.ts')).secretStillDetected,
+  // The detector fires again with the same rule on a value of the same masked form; see still-detected.ts.
+  stillDetected: async () => (await import('../../fixing/still-detected.ts')).secretStillDetected,
 };

@@ -18,6 +18,6 @@ export const semgrepScan: ScanTypeDescriptor<'semgrep_scan'> = {
   families: ['repository', 'application'],
   quotaType: 'sast_scans',
   engine: sastEngineFor,
-  // The same rule fires again where the finding's match went; see verify.ts.
-  stillDetected: async () => (await import('../../fixing/verify.ts')).sastStillDetected,
+  // The same rule fires again where the finding's match went; see still-detected.ts.
+  stillDetected: async () => (await import('../../fixing/still-detected.ts')).sastStillDetected,
 };
