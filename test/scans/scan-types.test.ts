@@ -8,6 +8,7 @@ import type { FixFinding } from '../../src/fixing/types.ts';
 import { fixFinding } from '../support/finding-rows.ts';
 import { verifyFix } from '../../src/fixing/verify.ts';
 import { withScanTypesTable } from '../../src/scanning/scan-types/docs.ts';
+import { SCAN_TYPE_NAMES } from '../../src/scanning/scan-type-names.ts';
 import { allScanTypes, quotaTypeForScan, scanTypeNamed, scanTypesOf, SCAN_TYPES, UnknownScanTypeError } from '../../src/scanning/scan-types/index.ts';
 
 const finding = (scanType: string) => fixFinding({ scanType: scanType as FixFinding['scanType'] });
@@ -17,6 +18,10 @@ describe('the scan-type registry', () => {
     assert.deepEqual(SCAN_TYPES, ['secrets_scan', 'semgrep_scan', 'deep_ai_scan', 'sbom_scan']);
     assert.deepEqual(scanTypesOf('repository'), ['secrets_scan', 'semgrep_scan', 'deep_ai_scan', 'sbom_scan']);
     assert.deepEqual(scanTypesOf('application'), ['secrets_scan', 'semgrep_scan', 'deep_ai_scan']);
+  });
+
+  test('has one descriptor per name of scan-type-names.ts, in its order', () => {
+    assert.deepEqual(allScanTypes().map((d) => d.name), [...SCAN_TYPE_NAMES]);
   });
 
   test('each type names its credit; an unknown type throws instead of taking another type’s quota', () => {
