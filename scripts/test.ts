@@ -1,7 +1,7 @@
 // Runs the suite: test files that open a database (scripts/test-classify.ts) once on the embedded SQLite
 // store and once on PostgreSQL, every other file once, without a database. BULWARK_TEST_DBS=sqlite (or
-// postgres) limits the database passes to one of them; extra arguments pick test files. Each pass ends with
-// its wall time and its slowest files (scripts/test-report.ts).
+// postgres) limits the database passes to one of them; extra arguments pick test files. The run ends with
+// each pass's wall time and slowest files (scripts/test-report.ts).
 // On PostgreSQL the run creates a database of its own on the server of BULWARK_TEST_POSTGRES_URL and drops
 // it at the end, so several runs can share one server. Tests run in a random order (the seed is printed;
 // BULWARK_TEST_SEED=<seed> repeats one), so a test that depends on another's order fails.
@@ -48,17 +48,18 @@ if (concurrencySetting !== undefined && !/^[1-9]\d*$/.test(concurrencySetting)) 
   console.error(`BULWARK_TEST_CONCURRENCY is ${JSON.stringify(concurrencySetting)}; it takes how many test files run at once, a whole number`);
   process.exit(2);
 }
-const concurrency = Number(concurrencySetting ?? 2);
+// One more file than cores: files spend much of their time waiting on servers, child processes and leases.
+const concurrency = Number(concurrencySetting ?? os.availableParallelism() + 1);
 
 const { database: databaseFiles, databaseFree: databaseFreeFiles } = classifyTestFiles(files);
+/** A pass runs files on one database (or, for database-free files, none); its name is a folder of the run. */
 interface Pass {
-  name: string;
   database: 'sqlite' | 'postgres' | typeof DATABASE_FREE;
   files: string[];
 }
 const passes: Pass[] = [
-  ...(databaseFreeFiles.length ? [{ name: 'without a database', database: DATABASE_FREE, files: databaseFreeFiles } as const] : []),
-  ...(databaseFiles.length ? databases.map((database) => ({ name: `on ${database}`, database: database as Pass['database'], files: databaseFiles })) : []),
+  ...(databaseFreeFiles.length ? [{ database: DATABASE_FREE, files: databaseFreeFiles } as const] : []),
+  ...(databaseFiles.length ? databases.map((database) => ({ database: database as Pass['database'], files: databaseFiles })) : []),
 ];
 
 const adminUrl = process.env.BULWARK_TEST_POSTGRES_URL || DEFAULT_POSTGRES_URL;
@@ -83,39 +84,47 @@ const stay = () => {};
 process.on('SIGINT', stay);
 process.on('SIGTERM', stay);
 
+// All passes share one pool of test processes, so no pass waits for the last slow file of another.
+// Each (pass, file) pair is a small module in the run's folder, <run>/<database>/<file>, that sets the
+// pass's database settings and then loads the test file, so failures and timings name the pass.
+const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-test-run-'));
+fs.writeFileSync(path.join(runDir, 'package.json'), '{ "type": "module" }\n');
+function passModule(pass: Pass, file: string): string {
+  const module = path.join(runDir, pass.database, file);
+  const settings = [`process.env.BULWARK_TEST_DB = ${JSON.stringify(pass.database)};`, `process.env.BULWARK_TEST_FILE = ${JSON.stringify(file)};`];
+  if (pass.database === 'postgres') settings.push(`process.env.BULWARK_TEST_POSTGRES_URL = ${JSON.stringify(runDatabaseUrl)};`);
+  else settings.push('delete process.env.BULWARK_TEST_POSTGRES_URL;');
+  fs.mkdirSync(path.dirname(module), { recursive: true });
+  fs.writeFileSync(module, `${settings.join('\n')}\nawait import(${JSON.stringify(pathToFileURL(path.resolve(file)).href)});\n`);
+  return module;
+}
+const modules = passes.flatMap((pass) => pass.files.map((file) => passModule(pass, file)));
+
 const reporters = [
   '--test-reporter=spec', '--test-reporter-destination=stdout',
   `--test-reporter=${pathToFileURL(path.resolve(import.meta.dirname, 'test-report.ts')).href}`, '--test-reporter-destination=stdout',
 ];
 const cpuRecorder = ['--import', pathToFileURL(path.resolve(import.meta.dirname, 'test-cpu.ts')).href];
+const cpuDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-test-cpu-'));
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  BULWARK_TEST_RUN_ID: runId,
+  BULWARK_TEST_RUN_DIR: runDir,
+  BULWARK_TEST_CPU_DIR: cpuDir,
+  BULWARK_TEST_STARTED: String(Date.now()),
+  // Test files and the CLIs and servers they start load the same modules hundreds of times: V8's code
+  // cache (kept with the installed packages, so a fresh install starts cold) saves compiling them again.
+  NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || path.resolve(import.meta.dirname, '..', 'node_modules', '.cache', 'bulwark-test-compile'),
+};
 
+console.log(`\n=== test suite: ${passes.map((pass) => `${pass.files.length} files ${pass.database === DATABASE_FREE ? 'without a database' : `on ${pass.database}`}`).join(', ')}; ${concurrency} at a time ===`);
 let failed = false;
-const wallTimes: string[] = [];
 try {
-  for (const pass of passes) {
-    console.log(`\n=== test suite ${pass.name}: ${pass.files.length} files ===`);
-    const cpuDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-test-cpu-'));
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      BULWARK_TEST_DB: pass.database,
-      BULWARK_TEST_RUN_ID: runId,
-      BULWARK_TEST_PASS: pass.name,
-      BULWARK_TEST_CPU_DIR: cpuDir,
-      BULWARK_TEST_PASS_STARTED: String(Date.now()),
-      // Test files and the CLIs and servers they start load the same modules hundreds of times: V8's code
-      // cache (kept with the installed packages, so a fresh install starts cold) saves compiling them again.
-      NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || path.resolve(import.meta.dirname, '..', 'node_modules', '.cache', 'bulwark-test-compile'),
-    };
-    if (pass.database === 'postgres') env.BULWARK_TEST_POSTGRES_URL = runDatabaseUrl!;
-    if (pass.database === DATABASE_FREE) delete env.BULWARK_TEST_POSTGRES_URL;
-    const started = Number(env.BULWARK_TEST_PASS_STARTED);
-    const result = spawnSync(process.execPath, [...cpuRecorder, '--test', `--test-concurrency=${concurrency}`, ...order, ...reporters, ...pass.files], { stdio: 'inherit', env });
-    wallTimes.push(`${pass.name} ${((Date.now() - started) / 1000).toFixed(0)} s`);
-    fs.rmSync(cpuDir, { recursive: true, force: true });
-    if (result.status !== 0) failed = true;
-  }
+  const result = spawnSync(process.execPath, [...cpuRecorder, '--test', `--test-concurrency=${concurrency}`, ...order, ...reporters, ...modules], { stdio: 'inherit', env });
+  failed = result.status !== 0;
 } finally {
+  fs.rmSync(runDir, { recursive: true, force: true });
+  fs.rmSync(cpuDir, { recursive: true, force: true });
   if (runDatabaseUrl) await orExit(dropRunDatabase(adminUrl, runId));
 }
-console.log(`\n=== test suite wall time: ${wallTimes.join(', ')} ===`);
 process.exit(failed ? 1 : 0);

@@ -15,7 +15,7 @@ const NO_OSV_SYNC = '0';
 // this module anyway would quietly lose its PostgreSQL run, so it fails instead.
 if (process.env.BULWARK_TEST_DB === 'none') {
   throw new Error(
-    `${process.argv[1] ?? 'this test file'} was classified database-free but opens a database; ` +
+    `${process.env.BULWARK_TEST_FILE ?? process.argv[1] ?? 'this test file'} was classified database-free but opens a database; ` +
       'scripts/test-classify.ts follows static and import(\'...\') imports of test/support/store.ts: import it (or a helper that does) by a literal path',
   );
 }
