@@ -7,7 +7,7 @@ import { BATCH_STATUS } from '../core/states/batch-status.ts';
 import { FINDING_STATUSES } from '../core/states/finding-state.ts';
 import { FIX_STATUS } from '../core/states/fix-status.ts';
 import { SCAN_STATUS } from '../core/states/scan-status.ts';
-import { SCAN_TYPES, scanTypesOf } from '../scanning/scan-types/index.ts';
+import { quotaTypeForScan, SCAN_TYPES, scanTypesOf } from '../scanning/scan-types/index.ts';
 
 // The lists the API's values come from, each named in the OpenAPI document's components.schemas (in the
 // order of the module that owns it), so that clients, the console among them, read them from there.
@@ -20,6 +20,7 @@ export const VOCABULARY_SCHEMAS = {
   ScanType: list('ScanType', SCAN_TYPES, 'Available scan types for repository security scanning.'),
   RepositoryScanType: list('RepositoryScanType', scanTypesOf('repository'), 'The scan types a repository can be scanned with.'),
   ApplicationScanType: list('ApplicationScanType', scanTypesOf('application'), 'The scan types an application can be scanned with.'),
+  DeepAiScanType: list('DeepAiScanType', SCAN_TYPES.filter((type) => quotaTypeForScan(type) === 'deep_ai_scans'), 'The scan types a deep_ai_scans credit pays for; the others take a sast_scans credit.'),
   ScanBatchStatus: list('ScanBatchStatus', BATCH_STATUS.statuses, 'Status of a scan batch.'),
   ScanBatchEndStatus: list('ScanBatchEndStatus', BATCH_STATUS.terminal, 'The statuses a scan batch ends in; it never changes again.'),
   ScanStatus: list('ScanStatus', SCAN_STATUS.statuses, 'Status of the scan of one source repository.'),

@@ -20,6 +20,8 @@ export type ScanType = Published['ScanType'];
 export type ApplicationScanType = Published['ApplicationScanType'];
 export const REPOSITORY_SCAN_TYPES = valuesOf('RepositoryScanType');
 export const APPLICATION_SCAN_TYPES = valuesOf('ApplicationScanType');
+/** The scan types a deep_ai_scans credit pays for; the others take a sast_scans credit. */
+export const DEEP_AI_SCAN_TYPES: readonly ScanType[] = valuesOf('DeepAiScanType');
 
 export type ScanBatchStatus = Published['ScanBatchStatus'];
 /** The statuses a scan batch ends in. */

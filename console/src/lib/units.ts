@@ -2,7 +2,7 @@
 // its family's typed route, so request and answer shapes stay those of the generated schema.
 import { api, type Paths } from '../api/client.ts';
 import { choicesOf } from '../api/published.ts';
-import { APPLICATION_SCAN_TYPES, REPOSITORY_SCAN_TYPES, SCAN_BATCH_END_STATUSES, type FixStatus } from '../api/vocabulary.ts';
+import { APPLICATION_SCAN_TYPES, DEEP_AI_SCAN_TYPES, REPOSITORY_SCAN_TYPES, SCAN_BATCH_END_STATUSES, type FixStatus } from '../api/vocabulary.ts';
 
 export type Family = 'repositories' | 'applications';
 
@@ -37,13 +37,10 @@ export type FindingEvent = EventPage['items'][number];
 export type EventQuery = QueryOf<Paths['/api/v1/finding-events']['get']>;
 
 export const SCAN_TYPES: Record<Family, ScanType[]> = { repositories: REPOSITORY_SCAN_TYPES, applications: APPLICATION_SCAN_TYPES };
-/** Which quota counter a scan of each type uses. */
-export const SCAN_QUOTA: Record<ScanType, 'sast_scans' | 'deep_ai_scans'> = {
-  secrets_scan: 'sast_scans',
-  semgrep_scan: 'sast_scans',
-  sbom_scan: 'sast_scans',
-  deep_ai_scan: 'deep_ai_scans',
-};
+/** Which quota counter a scan of each type uses, as the server publishes it. */
+export const SCAN_QUOTA = Object.fromEntries(
+  [...new Set([...REPOSITORY_SCAN_TYPES, ...APPLICATION_SCAN_TYPES])].map((type) => [type, DEEP_AI_SCAN_TYPES.includes(type) ? 'deep_ai_scans' : 'sast_scans']),
+) as Record<ScanType, 'sast_scans' | 'deep_ai_scans'>;
 /** The code hosts, as the server lists them (src/code-hosts). */
 const CODE_HOSTS = choicesOf('CodeHost');
 export type Provider = (typeof CODE_HOSTS)[number]['value'];
