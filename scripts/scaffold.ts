@@ -16,7 +16,8 @@ function write(relative: string, text: string): void {
 /** `relative` with `text` put before the last occurrence of `anchor` (or after it, with `after`). */
 function insert(relative: string, anchor: string | RegExp, text: string, where: 'before' | 'after' = 'before'): void {
   const source = read(relative);
-  const matches = [...source.matchAll(new RegExp(typeof anchor === 'string' ? anchor.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : anchor.source, 'g'))];
+  const pattern = typeof anchor === 'string' ? new RegExp(anchor.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g') : new RegExp(anchor.source, `${anchor.flags.replace('g', '')}g`);
+  const matches = [...source.matchAll(pattern)];
   const last = matches.at(-1);
   if (!last) throw new Error(`${relative}: no ${anchor} to write beside`);
   const at = where === 'before' ? last.index : last.index + last[0].length;
@@ -49,6 +50,155 @@ interface Kind {
 }
 
 export const KINDS: Record<string, Kind> = {
+  'scan-type': {
+    name: /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*_scan$/,
+    regenerates: true,
+    write(type) {
+      const base = type.replace(/_scan$/, '');
+      const descriptor = `${camel(base.replace(/_/g, '-'))}Scan`;
+      insert('src/scanning/scan-type-names.ts', '] as const;', `, '${type}'`);
+      write(`src/scanning/scan-types/${base.replace(/_/g, '-')}.ts`, [
+        "import type { ScanTypeDescriptor } from './descriptor.ts';",
+        '',
+        `export const ${descriptor}: ScanTypeDescriptor<'${type}'> = {`,
+        `  name: '${type}',`,
+        "  summary: 'the licenses of the dependencies, checked against the organization\\'s policy',",
+        "  families: ['repository', 'application'],",
+        "  quotaType: 'sast_scans',",
+        '  // No engine on this build yet: a batch of this type fails at once and its credit is returned.',
+        '  engine: null,',
+        '  // Its findings cannot be fixed until it has an engine; whatever a fix did, they are still there.',
+        '  stillDetected: async () => async () => true,',
+        '};',
+        '',
+      ].join('\n'));
+      addImport('src/scanning/scan-types/index.ts', `import { ${descriptor} } from './${base.replace(/_/g, '-')}.ts';`);
+      insert('src/scanning/scan-types/index.ts', /\] as const;\n\ntype NamesOf/, `, ${descriptor}`);
+    },
+  },
+
+  'code-host': {
+    name: /^[a-z][a-z0-9_]*$/,
+    regenerates: true,
+    write(name) {
+      const label = words(name.replace(/_/g, '-'));
+      const env = `BULWARK_${name.toUpperCase()}_URL`;
+      write(`src/code-hosts/${name.replace(/_/g, '-')}.ts`, [
+        "import { isoTimestamp, refusal, splitFullName, unreachable, type CodeHost } from './code-host.ts';",
+        '',
+        `// ${label}: pull requests through its REST API (POST /api/v1/repos/{owner}/{repo}/pulls), with fetch.`,
+        '',
+        `export const ${camel(name.replace(/_/g, '-'))}: CodeHost<'${name}'> = {`,
+        `  name: '${name}',`,
+        `  label: '${label}',`,
+        '  aliases: [],',
+        "  repository: { segments: 2, form: 'owner/name' },",
+        `  examples: [{ spec: '${name}:acme/api@main', fullName: 'acme/api', cloneUrl: 'https://${name}.example/acme/api.git' }],`,
+        `  urls: (fullName) => ({ cloneUrl: \`https://${name}.example/\${fullName}.git\`, htmlUrl: \`https://${name}.example/\${fullName}\` }),`,
+        "  gitTokenUser: 'oauth2',",
+        `  api: { env: '${env}', default: 'https://${name}.example', description: '${label} root URL (a self-hosted instance\\'s)' },`,
+        "  pullRequests: { noun: 'pull request', maxBodyLength: 65_536 },",
+        '',
+        '  async connect({ url, timeoutMs = 60_000 }) {',
+        '    return {',
+        `      provider: '${name}',`,
+        '      async openPullRequest(request) {',
+        `        const [owner, repo] = splitFullName(${camel(name.replace(/_/g, '-'))}, request.fullName);`,
+        '        let response: Response;',
+        '        try {',
+        '          response = await fetch(`${url}/api/v1/repos/${owner}/${repo}/pulls`, {',
+        "            method: 'POST',",
+        "            headers: { authorization: `token ${request.token}`, 'content-type': 'application/json' },",
+        '            body: JSON.stringify({ head: request.branch, base: request.baseBranch, title: request.title, body: request.body }),',
+        '            signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(request.signal ? [request.signal] : [])]),',
+        '          });',
+        '        } catch (error) {',
+        `          throw unreachable(${camel(name.replace(/_/g, '-'))}, url, (error as Error).message, request.token);`,
+        '        }',
+        '        const data = (await response.json().catch(() => ({}))) as { number?: number; html_url?: string; message?: string; created_at?: string };',
+        `        if (!response.ok || typeof data.number !== 'number') throw refusal(${camel(name.replace(/_/g, '-'))}, response.status, data.message ?? '', request.token);`,
+        "        return { number: data.number, url: data.html_url ?? '', mergeStatus: 'unknown', createdAt: isoTimestamp(data.created_at) };",
+        '      },',
+        '    };',
+        '  },',
+        '};',
+        '',
+      ].join('\n'));
+      addImport('src/code-hosts/index.ts', `import { ${camel(name.replace(/_/g, '-'))} } from './${name.replace(/_/g, '-')}.ts';`);
+      insert('src/code-hosts/index.ts', /\] as const;\n\nexport type CodeHostName/, `, ${camel(name.replace(/_/g, '-'))}`);
+      write(`test/pull-requests/pull-requests-${name.replace(/_/g, '-')}.test.ts`, [
+        "import assert from 'node:assert/strict';",
+        "import http from 'node:http';",
+        "import type { AddressInfo } from 'node:net';",
+        "import { test } from 'node:test';",
+        `import { ${camel(name.replace(/_/g, '-'))} } from '../../src/code-hosts/${name.replace(/_/g, '-')}.ts';`,
+        '',
+        `test('${label}: the pull request is opened through its API with the token, and a refusal says why', async () => {`,
+        '  const seen: { path?: string; authorization?: string; body?: Record<string, unknown> } = {};',
+        '  const server = http.createServer(async (req, res) => {',
+        '    let text = \'\';',
+        '    for await (const chunk of req) text += chunk;',
+        '    Object.assign(seen, { path: req.url, authorization: req.headers.authorization, body: JSON.parse(text) });',
+        "    const ok = req.headers.authorization === 'token t0k3n';",
+        "    res.writeHead(ok ? 201 : 401, { 'content-type': 'application/json' });",
+        "    res.end(JSON.stringify(ok ? { number: 7, html_url: 'https://host.example/acme/api/pulls/7', created_at: '2026-01-02T03:04:05Z' } : { message: 'bad token' }));",
+        '  });',
+        "  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));",
+        '  try {',
+        `    const client = await ${camel(name.replace(/_/g, '-'))}.connect({ url: \`http://127.0.0.1:\${(server.address() as AddressInfo).port}\` });`,
+        "    const request = { fullName: 'acme/api', baseBranch: 'main', branch: 'bulwark/fix-1', title: 'Fix', body: 'Body', token: 't0k3n' };",
+        '    const opened = await client.openPullRequest(request);',
+        "    assert.deepEqual(opened, { number: 7, url: 'https://host.example/acme/api/pulls/7', mergeStatus: 'unknown', createdAt: '2026-01-02T03:04:05.000Z' });",
+        "    assert.equal(seen.path, '/api/v1/repos/acme/api/pulls');",
+        "    assert.deepEqual(seen.body, { head: 'bulwark/fix-1', base: 'main', title: 'Fix', body: 'Body' });",
+        `    await assert.rejects(client.openPullRequest({ ...request, token: 'other' }), /${label} refused the pull request \\(401\\): bad token/);`,
+        '  } finally {',
+        '    server.close();',
+        '  }',
+        '});',
+        '',
+      ].join('\n'));
+    },
+  },
+
+  codemod: {
+    name: KEBAB,
+    write(name) {
+      const codemod = `python${camel(`-${name}`)}`;
+      write(`src/fixing/fixers/sast/codemods/python/${name}.ts`, [
+        "import { fieldOf } from '../../../shared/syntax.ts';",
+        "import { refuse, type Codemod } from '../codemod.ts';",
+        "import { replace } from '../edit-kit.ts';",
+        '',
+        '// autoescape=False → autoescape=True: the template engine escapes what templates print again.',
+        '',
+        `export const ${codemod}: Codemod = {`,
+        `  name: 'python/${name}',`,
+        "  rules: ['python.lang.templates.autoescape-disabled'],",
+        '  rewrite({ node }) {',
+        "    const value = node && fieldOf(node, 'value');",
+        "    if (!value || value.text() !== 'False') return refuse('autoescape is not set to the literal False here');",
+        '    return {',
+        "      edits: [replace(value, 'True')],",
+        "      note: 'Turned autoescaping on; a value meant as HTML must now be marked safe where it is made.',",
+        '    };',
+        '  },',
+        '};',
+        '',
+      ].join('\n'));
+      addImport('src/fixing/fixers/sast/codemods/index.ts', `import { ${codemod} } from './python/${name}.ts';`);
+      insert('src/fixing/fixers/sast/codemods/index.ts', '];', `  ${codemod},\n`);
+      const tests = 'test/fixes/codemods.test.ts';
+      write(tests, `${read(tests)}
+describe('python/${name}', () => {
+  test('autoescape=False → True: the same templates render, their values escaped', () =>
+    fixes('web/views.py', 'env = jinja2.Environment(loader=loader, autoescape=False)\\n', 'python.lang.templates.autoescape-disabled',
+      'env = jinja2.Environment(loader=loader, autoescape=True)\\n'));
+});
+`);
+    },
+  },
+
   'secret-rule': {
     name: KEBAB,
     write(id) {

@@ -14,10 +14,52 @@ import { KINDS } from '../../scripts/scaffold.ts';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CONTRIBUTING = fs.readFileSync(path.join(ROOT, 'CONTRIBUTING.md'), 'utf8');
 /** What a sample needs of the repository; node_modules is linked, not copied. */
-const COPIED = ['src', 'rules', 'test/support', 'test/fixtures/osv', 'scripts/scaffold.ts', 'scripts/docs-tables.ts', 'README.md', 'package.json', 'tsconfig.json'];
+const COPIED = ['src', 'rules', 'test/support', 'test/fixtures/osv', 'test/fixes/codemods.test.ts', 'scripts/scaffold.ts', 'scripts/docs-tables.ts', 'README.md', 'package.json', 'tsconfig.json'];
 
 /** Each kind's sample name, and a module run in the copy (cwd) that throws unless the sample is live. */
 const SAMPLES: Record<string, { name: string; live: string }> = {
+  'scan-type': {
+    name: 'license_scan',
+    live: `
+      const { SCAN_TYPES, scanTypeNamed, scanTypesOf } = await import('./src/scanning/scan-types/index.ts');
+      const { VOCABULARY_SCHEMAS } = await import('./src/http/vocabulary.ts');
+      assert.ok(SCAN_TYPES.includes('license_scan'), 'the registry lists it');
+      assert.equal(scanTypeNamed('license_scan').quotaType, 'sast_scans');
+      assert.ok(scanTypesOf('application').includes('license_scan') && VOCABULARY_SCHEMAS.ScanType.enum.includes('license_scan'), 'the API offers it');
+      assert.ok(fs.readFileSync('README.md', 'utf8').includes('| \`license_scan\` |'), 'the README table lists it');`,
+  },
+  'code-host': {
+    name: 'acmegit',
+    live: `
+      const { codeHostCalled } = await import('./src/code-hosts/index.ts');
+      const { parseSourceSpec } = await import('./src/core/source-repos.ts');
+      const { loadSettings } = await import('./src/config.ts');
+      assert.equal(codeHostCalled('acmegit')?.label, 'Acmegit', 'the registry lists it');
+      assert.equal(parseSourceSpec('acmegit:acme/api@main').provider, 'acmegit', 'sources name it');
+      assert.equal(loadSettings({}).codeHosts.acmegit, 'https://acmegit.example', 'its API root is a setting');
+      assert.ok(fs.readFileSync('README.md', 'utf8').includes('| Acmegit | \`acmegit:owner/name[@branch]\` |'), 'the README table lists it');
+      const run = spawnSync(process.execPath, ['--test', 'test/pull-requests/pull-requests-acmegit.test.ts'], { encoding: 'utf8' });
+      assert.equal(run.status, 0, 'its test opens a pull request: ' + run.stdout + run.stderr);`,
+  },
+  codemod: {
+    name: 'autoescape-on',
+    live: `
+      const { codemodFor } = await import('./src/fixing/fixers/sast/codemods/index.ts');
+      const { codemodFixer } = await import('./src/fixing/fixers/sast/codemod-fixer.ts');
+      const { loadRuleSet } = await import('./src/scanning/sast/rule-set.ts');
+      const { analyzeSource } = await import('./src/scanning/sast/sast-engine.ts');
+      const rule = 'python.lang.templates.autoescape-disabled';
+      assert.equal(codemodFor(rule)?.name, 'python/autoescape-on', 'the catalog has it for its rule');
+      const text = 'env = jinja2.Environment(loader=loader, autoescape=False)\\n';
+      const match = analyzeSource(loadRuleSet([]), 'python', text).find((m) => m.rule.id === rule);
+      const dir = fs.mkdtempSync('codemod-');
+      fs.writeFileSync(dir + '/views.py', text);
+      const finding = { id: 'f1', scanType: 'semgrep_scan', checkId: rule, severity: 'medium', title: null, message: '', filePath: 'views.py',
+        startLine: match.startLine, endLine: match.endLine, cwe: match.rule.cwe, metadata: {} };
+      const outcome = await codemodFixer.apply(finding, { dir, signal: new AbortController().signal, step: async () => {} });
+      assert.equal(outcome.fixed, true, outcome.note);
+      assert.equal(fs.readFileSync(dir + '/views.py', 'utf8'), 'env = jinja2.Environment(loader=loader, autoescape=True)\\n');`,
+  },
   'secret-rule': {
     name: 'acme-widget-token',
     live: `
