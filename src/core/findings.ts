@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import { nowIso } from '../ids.ts';
 import { findFinding, listFindings as queryFindings, writeFindingState, type FindingQuery } from '../store/findings.ts';
 import type { Database, FindingRow } from '../store/schema.ts';
-import { notFound } from './errors.ts';
-import { FINDING_STATUSES, stateOf, type FindingStatus } from './states/finding-state.ts';
+import { BodyValueError, notFound } from './errors.ts';
+import { FINDING_STATUSES, findingStatus, stateOf, type FindingStatus } from './states/finding-state.ts';
 import { recordEvent } from './finding-events.ts';
 import type { Principal } from './principal.ts';
 import type { Unit } from './units.ts';
@@ -27,7 +27,8 @@ export async function getFinding(db: Kysely<Database>, unit: Unit, findingId: st
 
 /**
  * A caller's triage decision: the status asked for is the decision (the five statuses are also the five
- * decisions), and the scan verdict stays as the scans left it. A change of the status writes a
+ * decisions), and the scan verdict stays as the scans left it, so a finding no scan sees any more cannot be
+ * reopened by hand (422). A change of the status writes a
  * `status_changed` event naming the key as actor and carrying the caller's comment.
  */
 export async function setFindingStatus(
@@ -43,6 +44,14 @@ export async function setFindingStatus(
     if (finding.status === status) return finding;
     const now = nowIso();
     const before = stateOf(finding);
+    if (before.verdict === 'gone' && findingStatus({ verdict: 'gone', triage: status }) !== status) {
+      // Only scans decide whether the code is still there: reopening by hand would show a status no scan backs.
+      throw new BodyValueError(
+        ['body', 'status'],
+        `Value error, the latest scan no longer detects this finding, so it stays resolved until a scan sees it again; it can still be ignored or marked false_positive`,
+        status,
+      );
+    }
     const written = await writeFindingState(trx, { ...finding, from: before }, { verdict: before.verdict, triage: status }, now);
     // Another request changed it first: what it holds now is the answer.
     if (!written) return getFinding(trx, unit, findingId);

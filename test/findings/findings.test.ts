@@ -243,6 +243,21 @@ for (const family of FAMILIES) {
         assert.deepEqual(await statusEvents(row.id), []);
       });
 
+      test('a finding the latest scan no longer sees cannot be reopened by hand: 422, unchanged; ignoring it still works', async () => {
+        const { unit, base } = await freshUnit();
+        const row = await h.finding(unit, { status: 'resolved', scan_verdict: 'gone', triage: 'open' });
+        const before = expectStatus(await h.call('GET', `${base}/${row.id}`), 200);
+        assert.equal(before.status, 'resolved');
+        for (const status of ['open', 'needs_manual_review']) {
+          const res = await h.call('PATCH', `${base}/${row.id}`, { body: { status } });
+          expectValidationError(res, ['body', 'status'], 'value_error');
+          assert.match(res.json().detail[0].msg, /no longer detects this finding/);
+        }
+        assert.deepEqual(expectStatus(await h.call('GET', `${base}/${row.id}`), 200), before);
+        assert.deepEqual(await statusEvents(row.id), []);
+        assert.equal(expectStatus(await h.call('PATCH', `${base}/${row.id}`, { body: { status: 'ignored' } }), 200).status, 'ignored');
+      });
+
       test('answers 404 for an unknown finding and 403 for a key without finding:write', async () => {
         const { unit, base } = await freshUnit();
         const row = await h.finding(unit);
