@@ -113,8 +113,9 @@ const env: NodeJS.ProcessEnv = {
   BULWARK_TEST_CPU_DIR: cpuDir,
   BULWARK_TEST_STARTED: String(Date.now()),
   // Test files and the CLIs and servers they start load the same modules hundreds of times: V8's code
-  // cache (kept with the installed packages, so a fresh install starts cold) saves compiling them again.
-  NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || path.resolve(import.meta.dirname, '..', 'node_modules', '.cache', 'bulwark-test-compile'),
+  // cache, kept for the run in its folder (outside the repository, whose files some tests watch), saves
+  // compiling them again.
+  NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || path.join(runDir, 'compile-cache'),
 };
 
 console.log(`\n=== test suite: ${passes.map((pass) => `${pass.files.length} files ${pass.database === DATABASE_FREE ? 'without a database' : `on ${pass.database}`}`).join(', ')}; ${concurrency} at a time ===`);
