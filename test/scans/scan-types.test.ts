@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import { defaultEngines, runnableScanTypes } from '../../src/scanning/engines.ts';
 import { fixerFor } from '../../src/fixing/fixers/index.ts';
 import type { FixFinding } from '../../src/fixing/types.ts';
+import { CONTRACT_FIXTURES_DIR } from '../support/contract.ts';
 import { fixFinding } from '../support/finding-rows.ts';
 import { verifyFix } from '../../src/fixing/verify.ts';
 import { withScanTypesTable } from '../../src/scanning/scan-types/docs.ts';
@@ -15,9 +16,11 @@ const finding = (scanType: string) => fixFinding({ scanType: scanType as FixFind
 
 describe('the scan-type registry', () => {
   test('lists the wire names in contract order, per route family', () => {
-    assert.deepEqual(SCAN_TYPES, ['secrets_scan', 'semgrep_scan', 'deep_ai_scan', 'sbom_scan']);
-    assert.deepEqual(scanTypesOf('repository'), ['secrets_scan', 'semgrep_scan', 'deep_ai_scan', 'sbom_scan']);
-    assert.deepEqual(scanTypesOf('application'), ['secrets_scan', 'semgrep_scan', 'deep_ai_scan']);
+    const contract = JSON.parse(fs.readFileSync(path.join(CONTRACT_FIXTURES_DIR, 'repositories-family.openapi.json'), 'utf8'));
+    assert.deepEqual(SCAN_TYPES, contract.components.schemas.ScanType.enum);
+    assert.deepEqual(scanTypesOf('repository'), SCAN_TYPES);
+    // An SBOM is one repository's inventory: the application family takes every other type.
+    assert.deepEqual(scanTypesOf('application'), SCAN_TYPES.filter((type) => type !== 'sbom_scan'));
   });
 
   test('has one descriptor per name of scan-type-names.ts, in its order', () => {
@@ -40,7 +43,7 @@ describe('the scan-type registry', () => {
       if (descriptor.engine === null) assert.equal(engine, null, descriptor.name);
       else assert.equal(engine?.scanType, descriptor.name);
     }
-    assert.deepEqual(runnableScanTypes(), ['secrets_scan', 'semgrep_scan', 'deep_ai_scan', 'sbom_scan']);
+    assert.deepEqual(runnableScanTypes(), allScanTypes().filter((d) => d.engine !== null).map((d) => d.name));
     await assert.rejects(engines.engineFor('quantum_scan'), UnknownScanTypeError);
   });
 
