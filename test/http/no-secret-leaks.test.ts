@@ -250,8 +250,9 @@ describe(`no planted secret leaves through responses, logs or the database (${TE
     for (const [place, texts] of places) {
       const haystack = texts.join('\n\u0000\n');
       const unescaped = haystack.replace(/\\n/g, '\n').replace(/\\\//g, '/').replace(/\\"/g, '"');
+      const present = new Set([...occurring(haystack, forbidden.keys()), ...occurring(unescaped, forbidden.keys())]);
       for (const [value, rule] of forbidden) {
-        if (haystack.includes(value) || unescaped.includes(value)) {
+        if (present.has(value)) {
           const text = texts.find((t) => t.includes(value) || t.replace(/\\n/g, '\n').includes(value)) ?? '';
           leaks.push(`${rule} in ${place}: …${text.slice(Math.max(0, text.indexOf(value) - 200), text.indexOf(value) + 80)}…`);
         }
@@ -260,6 +261,31 @@ describe(`no planted secret leaves through responses, logs or the database (${TE
     assert.deepEqual(leaks.slice(0, 10), [], `${leaks.length} leaks`);
   });
 });
+
+/**
+ * The values that occur in `text`, found in one walk over it that looks values up by their first characters:
+ * the same answer as `text.includes(value)` for each, without reading megabytes once per forbidden value.
+ */
+function occurring(text: string, values: Iterable<string>): Set<string> {
+  const PREFIX = 8;
+  const found = new Set<string>();
+  const byPrefix = new Map<string, string[]>();
+  for (const value of values) {
+    if (value.length < PREFIX) {
+      if (text.includes(value)) found.add(value);
+      continue;
+    }
+    const prefix = value.slice(0, PREFIX);
+    const same = byPrefix.get(prefix);
+    if (same) same.push(value);
+    else byPrefix.set(prefix, [value]);
+  }
+  for (let i = 0; i + PREFIX <= text.length; i++) {
+    const candidates = byPrefix.get(text.slice(i, i + PREFIX));
+    if (candidates) for (const value of candidates) if (text.startsWith(value, i)) found.add(value);
+  }
+  return found;
+}
 
 /** Every row of every table the service owns (its job queue's included), each as one JSON text. */
 async function everyRow(h: Harness): Promise<string[]> {
