@@ -3,6 +3,7 @@
 // contributing.test.ts runs it on a copy of the repository and checks the sample is live. Kinds: see KINDS.
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const ROOT = path.join(import.meta.dirname, '..');
 
@@ -44,7 +45,7 @@ const KEBAB = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 interface Kind {
   /** What `name` must look like. */
   name: RegExp;
-  write(name: string): void;
+  write(name: string): void | Promise<void>;
   /** The README's generated tables change with it (scripts/docs-tables.ts rewrites them after). */
   regenerates?: boolean;
 }
@@ -196,6 +197,57 @@ describe('python/${name}', () => {
       'env = jinja2.Environment(loader=loader, autoescape=True)\\n'));
 });
 `);
+    },
+  },
+
+  status: {
+    name: /^[a-z][a-z_]*$/,
+    async write(status) {
+      const machine = 'src/core/states/scan-status.ts';
+      const { SCAN_STATUS } = await import(pathToFileURL(file(machine)).href);
+      const before: string[] = [...SCAN_STATUS.statuses];
+      write(machine, read(machine)
+        .replace(/(export type ScanStatus = [^;]*)/, `$1 | '${status}'`)
+        .replace(/( {2}pending: \[[^\]]*)\]/, `$1, '${status}']`)
+        .replace(/\n\}\);\n?$/, `\n  ${status}: [],\n});\n`));
+      const last = fs.readdirSync(file('src/store/migrations')).map((f) => Number(/^(\d{3})_/.exec(f)?.[1] ?? 0)).reduce((a, b) => Math.max(a, b), 0);
+      const id = `${String(last + 1).padStart(3, '0')}_scan_${status}`;
+      write(`src/store/migrations/${id}.ts`, [
+        "import { PostgresAdapter, sql, type Kysely } from 'kysely';",
+        '',
+        `/** The scan statuses before and after this migration (src/core/states/scan-status.ts), copied, never imported. */`,
+        `const BEFORE = ${JSON.stringify(before).replace(/"/g, "'").replace(/,/g, ', ')};`,
+        `const AFTER = [...BEFORE, '${status}'];`,
+        '',
+        'const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;',
+        '',
+        '/** The database takes exactly `statuses` in scans.status: its CHECK on PostgreSQL, its triggers on SQLite (see 006). */',
+        'async function allow(db: Kysely<any>, statuses: readonly string[]): Promise<void> {',
+        '  const list = sql.join(statuses.map((s) => sql.lit(s)));',
+        '  if (isPostgres(db)) {',
+        '    await sql`alter table scans drop constraint if exists scans_status_check`.execute(db);',
+        '    await sql`alter table scans add constraint scans_status_check check (status in (${list}))`.execute(db);',
+        '    return;',
+        '  }',
+        "  for (const event of ['insert', 'update']) {",
+        '    await sql`drop trigger if exists ${sql.id(`scans_status_check_${event}`)}`.execute(db);',
+        "    await sql`create trigger ${sql.id(`scans_status_check_${event}`)} before ${sql.raw(event === 'insert' ? 'insert' : 'update of status')} on scans",
+        "      when new.status not in (${list})",
+        "      begin select raise(abort, ${sql.lit(`scans.status must be one of ${statuses.join(', ')}`)}); end`.execute(db);",
+        '  }',
+        '}',
+        '',
+        'export async function up(db: Kysely<any>): Promise<void> {',
+        '  await allow(db, AFTER);',
+        '}',
+        '',
+        'export async function down(db: Kysely<any>): Promise<void> {',
+        '  await allow(db, BEFORE);',
+        '}',
+        '',
+      ].join('\n'));
+      addImport('src/store/migrate.ts', `import * as scan${camel(`-${status.replace(/_/g, '-')}`)} from './migrations/${id}.ts';`);
+      insert('src/store/migrate.ts', /\n};\n\nconst provider/, `\n  '${id}': scan${camel(`-${status.replace(/_/g, '-')}`)},`);
     },
   },
 
@@ -424,7 +476,7 @@ if (import.meta.main) {
     console.error(`a ${kind}'s name looks like ${chosen.name}`);
     process.exit(2);
   }
-  chosen.write(name);
+  await chosen.write(name);
   if (chosen.regenerates) {
     const { README, withDocTables } = await import('./docs-tables.ts');
     fs.writeFileSync(README, withDocTables(fs.readFileSync(README, 'utf8')));

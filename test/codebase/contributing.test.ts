@@ -16,7 +16,7 @@ const CONTRIBUTING = fs.readFileSync(path.join(ROOT, 'CONTRIBUTING.md'), 'utf8')
 /** What a sample needs of the repository; node_modules is linked, not copied. */
 const COPIED = ['src', 'rules', 'test/support', 'test/fixtures/osv', 'test/fixes/codemods.test.ts', 'scripts/scaffold.ts', 'scripts/docs-tables.ts', 'README.md', 'package.json', 'tsconfig.json'];
 
-/** Each kind's sample name, and a module run in the copy (cwd) that throws unless the sample is live. */
+/** Each kind's sample name, and the body of a module run in the copy (its cwd) that throws unless the sample is live. */
 const SAMPLES: Record<string, { name: string; live: string }> = {
   'scan-type': {
     name: 'license_scan',
@@ -59,6 +59,24 @@ const SAMPLES: Record<string, { name: string; live: string }> = {
       const outcome = await codemodFixer.apply(finding, { dir, signal: new AbortController().signal, step: async () => {} });
       assert.equal(outcome.fixed, true, outcome.note);
       assert.equal(fs.readFileSync(dir + '/views.py', 'utf8'), 'env = jinja2.Environment(loader=loader, autoescape=True)\\n');`,
+  },
+  status: {
+    name: 'skipped',
+    live: `
+      const { SCAN_STATUS } = await import('./src/core/states/scan-status.ts');
+      const { openStore } = await import('./src/store/database.ts');
+      const { migrateToLatest } = await import('./src/store/migrate.ts');
+      const { sql } = await import('kysely');
+      assert.ok(SCAN_STATUS.statuses.includes('skipped') && SCAN_STATUS.canMove('pending', 'skipped'), 'the machine has it');
+      const store = openStore({ databaseUrl: null, dataDir: fs.mkdtempSync('data-') });
+      try {
+        const { applied } = await migrateToLatest(store);
+        assert.ok(applied.some((name) => name.endsWith('_scan_skipped')), 'its migration runs: ' + applied.join(', '));
+        const { rows } = await sql\`select sql from sqlite_master where name = 'scans_status_check_insert'\`.execute(store.db);
+        assert.match(rows[0].sql, /'skipped'/, 'the database takes it');
+      } finally {
+        await store.close();
+      }`,
   },
   'secret-rule': {
     name: 'acme-widget-token',
@@ -232,11 +250,10 @@ describe('CONTRIBUTING.md', () => {
       assert.deepEqual(written.filter((f) => !patterns.some((p) => p.test(f))), [], `${section.title}: files touched that the section does not name`);
       assert.deepEqual(section.files.filter((_, i) => !written.some((f) => patterns[i]!.test(f))), [], `${section.title}: files named that the sample leaves alone`);
 
-      const live = spawnSync(
-        process.execPath,
-        ['--input-type=module', '--eval', `import assert from 'node:assert/strict'; import fs from 'node:fs'; import { spawnSync } from 'node:child_process';\n${sample.live}`],
-        { cwd: dir, encoding: 'utf8' },
-      );
+      // A module file rather than --eval: worker threads (the SQLite store's) inherit the process's flags.
+      const check = path.join(dir, 'live-check.mjs');
+      fs.writeFileSync(check, `import assert from 'node:assert/strict'; import fs from 'node:fs'; import { spawnSync } from 'node:child_process';\n${sample.live}\n`);
+      const live = spawnSync(process.execPath, [check], { cwd: dir, encoding: 'utf8' });
       assert.equal(live.status, 0, `${kind}: the sample is not live:\n${live.stderr}`);
     });
   }
