@@ -203,37 +203,36 @@ describe('python/${name}', () => {
   status: {
     name: /^[a-z][a-z_]*$/,
     async write(status) {
-      const machine = 'src/core/states/scan-status.ts';
-      const { SCAN_STATUS } = await import(pathToFileURL(file(machine)).href);
-      const before: string[] = [...SCAN_STATUS.statuses];
+      const machine = 'src/core/states/fix-status.ts';
+      const { FIX_STATUS } = await import(pathToFileURL(file(machine)).href);
+      const before: string[] = [...FIX_STATUS.statuses];
       write(machine, read(machine)
-        .replace(/(export type ScanStatus = [^;]*)/, `$1 | '${status}'`)
+        .replace(/(export type FixStatus = [^;]*)/, `$1 | '${status}'`)
         .replace(/( {2}pending: \[[^\]]*)\]/, `$1, '${status}']`)
-        .replace(/\n\}\);\n?$/, `\n  ${status}: [],\n});\n`));
+        .replace(/\n\}\);\n/, `\n  ${status}: [],\n});\n`));
       const last = fs.readdirSync(file('src/store/migrations')).map((f) => Number(/^(\d{3})_/.exec(f)?.[1] ?? 0)).reduce((a, b) => Math.max(a, b), 0);
-      const id = `${String(last + 1).padStart(3, '0')}_scan_${status}`;
-      write(`src/store/migrations/${id}.ts`, [
+      write(`src/store/migrations/${String(last + 1).padStart(3, '0')}_fix_${status}.ts`, [
         "import { PostgresAdapter, sql, type Kysely } from 'kysely';",
         '',
-        `/** The scan statuses before and after this migration (src/core/states/scan-status.ts), copied, never imported. */`,
+        `/** The fix statuses before and after this migration (src/core/states/fix-status.ts), copied, never imported. */`,
         `const BEFORE = ${JSON.stringify(before).replace(/"/g, "'").replace(/,/g, ', ')};`,
         `const AFTER = [...BEFORE, '${status}'];`,
         '',
         'const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;',
         '',
-        '/** The database takes exactly `statuses` in scans.status: its CHECK on PostgreSQL, its triggers on SQLite (see 006). */',
+        '/** The database takes exactly `statuses` in fixes.status: its CHECK on PostgreSQL, its triggers on SQLite (see 006). */',
         'async function allow(db: Kysely<any>, statuses: readonly string[]): Promise<void> {',
         '  const list = sql.join(statuses.map((s) => sql.lit(s)));',
         '  if (isPostgres(db)) {',
-        '    await sql`alter table scans drop constraint if exists scans_status_check`.execute(db);',
-        '    await sql`alter table scans add constraint scans_status_check check (status in (${list}))`.execute(db);',
+        '    await sql`alter table fixes drop constraint if exists fixes_status_check`.execute(db);',
+        '    await sql`alter table fixes add constraint fixes_status_check check (status in (${list}))`.execute(db);',
         '    return;',
         '  }',
         "  for (const event of ['insert', 'update']) {",
-        '    await sql`drop trigger if exists ${sql.id(`scans_status_check_${event}`)}`.execute(db);',
-        "    await sql`create trigger ${sql.id(`scans_status_check_${event}`)} before ${sql.raw(event === 'insert' ? 'insert' : 'update of status')} on scans",
+        '    await sql`drop trigger if exists ${sql.id(`fixes_status_check_${event}`)}`.execute(db);',
+        "    await sql`create trigger ${sql.id(`fixes_status_check_${event}`)} before ${sql.raw(event === 'insert' ? 'insert' : 'update of status')} on fixes",
         "      when new.status not in (${list})",
-        "      begin select raise(abort, ${sql.lit(`scans.status must be one of ${statuses.join(', ')}`)}); end`.execute(db);",
+        "      begin select raise(abort, ${sql.lit(`fixes.status must be one of ${statuses.join(', ')}`)}); end`.execute(db);",
         '  }',
         '}',
         '',
@@ -246,8 +245,7 @@ describe('python/${name}', () => {
         '}',
         '',
       ].join('\n'));
-      addImport('src/store/migrate.ts', `import * as scan${camel(`-${status.replace(/_/g, '-')}`)} from './migrations/${id}.ts';`);
-      insert('src/store/migrate.ts', /\n};\n\nconst provider/, `\n  '${id}': scan${camel(`-${status.replace(/_/g, '-')}`)},`);
+      insert('console/src/components/ui.tsx', /\n};\n\nexport function Badge/, `\n  ${status}: 'neutral',`);
     },
   },
 

@@ -14,7 +14,7 @@ import { KINDS } from '../../scripts/scaffold.ts';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CONTRIBUTING = fs.readFileSync(path.join(ROOT, 'CONTRIBUTING.md'), 'utf8');
 /** What a sample needs of the repository; node_modules is linked, not copied. */
-const COPIED = ['src', 'rules', 'test/support', 'test/fixtures/osv', 'test/fixes/codemods.test.ts', 'scripts/scaffold.ts', 'scripts/docs-tables.ts', 'README.md', 'package.json', 'tsconfig.json'];
+const COPIED = ['src', 'rules', 'test/support', 'test/fixtures/osv', 'test/fixes/codemods.test.ts', 'console/src/components/ui.tsx', 'scripts/scaffold.ts', 'scripts/docs-tables.ts', 'README.md', 'package.json', 'tsconfig.json'];
 
 /** Each kind's sample name, and the body of a module run in the copy (its cwd) that throws unless the sample is live. */
 const SAMPLES: Record<string, { name: string; live: string }> = {
@@ -61,22 +61,23 @@ const SAMPLES: Record<string, { name: string; live: string }> = {
       assert.equal(fs.readFileSync(dir + '/views.py', 'utf8'), 'env = jinja2.Environment(loader=loader, autoescape=True)\\n');`,
   },
   status: {
-    name: 'skipped',
+    name: 'expired',
     live: `
-      const { SCAN_STATUS } = await import('./src/core/states/scan-status.ts');
+      const { FIX_STATUS } = await import('./src/core/states/fix-status.ts');
       const { openStore } = await import('./src/store/database.ts');
       const { migrateToLatest } = await import('./src/store/migrate.ts');
       const { sql } = await import('kysely');
-      assert.ok(SCAN_STATUS.statuses.includes('skipped') && SCAN_STATUS.canMove('pending', 'skipped'), 'the machine has it');
+      assert.ok(FIX_STATUS.statuses.includes('expired') && FIX_STATUS.canMove('pending', 'expired'), 'the machine has it');
       const store = openStore({ databaseUrl: null, dataDir: fs.mkdtempSync('data-') });
       try {
         const { applied } = await migrateToLatest(store);
-        assert.ok(applied.some((name) => name.endsWith('_scan_skipped')), 'its migration runs: ' + applied.join(', '));
-        const { rows } = await sql\`select sql from sqlite_master where name = 'scans_status_check_insert'\`.execute(store.db);
-        assert.match(rows[0].sql, /'skipped'/, 'the database takes it');
+        assert.ok(applied.some((name) => name.endsWith('_fix_expired')), 'its migration runs: ' + applied.join(', '));
+        const { rows } = await sql\`select sql from sqlite_master where name = 'fixes_status_check_insert'\`.execute(store.db);
+        assert.match(rows[0].sql, /'expired'/, 'the database takes it');
       } finally {
         await store.close();
-      }`,
+      }
+      assert.match(fs.readFileSync('console/src/components/ui.tsx', 'utf8'), /\\n  expired: 'neutral',\\n/, 'the console gives it a tone');`,
   },
   'secret-rule': {
     name: 'acme-widget-token',
