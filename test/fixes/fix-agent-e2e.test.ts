@@ -134,7 +134,9 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
     const checkoutRoot = path.join(h.database.dataDir, 'git');
     await waitFor(`${base()}/fixes/${fixId}/progress`, () => workTreeExists(checkoutRoot, `fix-${fixId}-1-1`));
     // Cancelled once the model has the request, so the run has a model call to abort.
-    const asked = await waitFor(`${base()}/fixes/${fixId}/progress`, (p) => llm.requests.length > requestsBefore || p.status !== 'running');
+    await waitFor(`${base()}/fixes/${fixId}/progress`, (p) => llm.requests.length > requestsBefore || p.status !== 'running');
+    // Read after the request arrived: the progress the wait last read may predate it.
+    const asked = (await h.call('GET', `${base()}/fixes/${fixId}/progress`)).json();
     assert.match(asked.current_step ?? '', /^the agent is fixing 1 finding/);
     const abandonedBefore = llm.abandoned;
 
