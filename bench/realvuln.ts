@@ -43,7 +43,7 @@ const USAGE = `usage: npm run bench:realvuln -- [options]
   --js-bench-dir DIR  the shared JS/TS benchmark folder (default ../shared/bench/realvuln-js)
   --repos a,b         only these repo ids (of either language)
   --keep              keep the results folder and print where it is
-  --details           list every TP/FP/FN/TN decision and a per-CWE-family breakdown
+  --details           list every TP/FP/FN/TN decision
   --timeout SECONDS   per-scan time limit (default 600)
   --type TYPE         the scan type to score: semgrep (default) or deep, or both as semgrep,deep
   --results-dir DIR   score DIR/<repo>/results.json as it is, without scanning`;
@@ -427,11 +427,12 @@ async function main(): Promise<number> {
     if (unknown.length) throw new Error(`unknown repo id(s): ${unknown.join(', ')}; known: ${[...known].join(', ')}`);
   }
   let code = 0;
-  for (const scanType of parsed.scanTypes) {
+  // Existing results were written by one scan type, which this script cannot tell: they are scored once.
+  for (const scanType of parsed.resultsDir ? [''] : parsed.scanTypes) {
     for (const bench of benches) {
       const inScope = parsed.repos ? bench.repos.filter((r) => parsed.repos!.includes(r.repo)) : bench.repos;
       if (!inScope.length) continue;
-      console.log(`\n======== ${bench.lang === 'python' ? 'Python' : 'JavaScript/TypeScript'} DEV apps, --type ${scanType}`);
+      console.log(`\n======== ${bench.lang === 'python' ? 'Python' : 'JavaScript/TypeScript'} DEV apps, ${scanType ? `--type ${scanType}` : 'existing results'}`);
       code = Math.max(code, await runOne({ ...parsed, scanType }, bench, inScope));
     }
   }
@@ -502,7 +503,7 @@ async function runOne(options: Options, bench: Bench, inScope: DevRepo[]): Promi
 function report(options: Options, bench: Bench, resultsDir: string, scratch: string, inScope: DevRepo[], present: string[], records: ScanRecord[]): number {
   const scope = inScope.map((r) => r.repo);
   const on = prepare(bench, resultsDir, scope, scratch);
-  const extra = options.details ? ['--details', '--families', bench.families] : [];
+  const extra = ['--families', bench.families, ...(options.details ? ['--details'] : [])];
   console.log();
   process.stdout.write(score(bench, on, scope, extra));
   if (!present.length) {
@@ -512,7 +513,7 @@ function report(options: Options, bench: Bench, resultsDir: string, scratch: str
   const summary = JSON.parse(score(bench, on, present, ['--json', '--details'])) as ScorerJson;
   printSummary(summary, new Map(records.map((r) => [r.repo, r])), inScope.length);
   const lang = bench.lang === 'python' ? 'Python' : 'JS/TS';
-  printPerCheck(`${lang}, --type ${options.scanType}`, perCheck(summary.scanners[0].per_repo), present.length);
+  printPerCheck(`${lang}, ${options.scanType ? `--type ${options.scanType}` : path.basename(resultsDir)}`, perCheck(summary.scanners[0].per_repo), present.length);
   const failed = records.filter((r) => !r.ok);
   if (failed.length) console.log(`\n${failed.length} scan(s) failed: ${failed.map((r) => r.repo).join(', ')}`);
   return failed.length ? 1 : 0;
