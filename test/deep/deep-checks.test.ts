@@ -163,6 +163,46 @@ describe('whole-application checks (Python)', () => {
     assert.deepEqual(await check({ 'app.py': hook }, { 'app.py': [19] }, 'auth.'), [], 'a before_request hook guards every route');
   });
 
+  test('what an entry point does decides, not the methods it answers; a token checked in the body guards it; a password compared and forgotten signs nobody in', async () => {
+    const app = (login: string[], handler: string[]) =>
+      lines(
+        'from flask import Flask, request, session, render_template',
+        'app = Flask(__name__)',
+        '@app.route("/login", methods=["POST"])',
+        'def login():',
+        '    if request.form["password"] == PASSWORD:',
+        ...login,
+        '    return "ok"',
+        ...handler,
+      );
+    const signsIn = ['        session["user"] = request.form["name"]'];
+    const page = ['@app.route("/glossary", methods=["GET", "POST"])', 'def glossary():', '    return render_template("glossary.html")'];
+    const writes = (guard: string[]) => ['@app.route("/notes", methods=["POST"])', 'def add_note():', ...guard, '    db.session.add(Note(text=request.form["text"]))', '    db.session.commit()', '    return "ok"'];
+    assert.deepEqual(await check({ 'app.py': app(signsIn, page) }, {}, 'auth.missing'), [], 'renders a page for any method');
+    assert.deepEqual(await check({ 'app.py': app(signsIn, writes([])) }, {}, 'auth.missing'), ['auth.missing-authentication@app.py:8']);
+    assert.deepEqual(await check({ 'app.py': app(signsIn, writes(['    if not is_valid_token(request.headers.get("Authorization")):', '        return "no", 401'])) }, {}, 'auth.missing'), [], 'token checked in the body');
+    assert.deepEqual(await check({ 'app.py': app([], writes([])) }, {}, 'auth.missing'), [], 'the sign-in starts no session and hands out no token');
+  });
+
+  test('Django: a function that takes the request first but no URLconf routes is a helper of a view, not an entry point', async () => {
+    const views = lines(
+      'from app.decorators import user_is_authenticated',
+      '@user_is_authenticated',
+      'def notes(request):',
+      '    if request.method == "POST":',
+      '        return notes_post(request)',
+      '    return render(request, "notes.html")',
+      'def notes_post(request):',
+      '    Note.objects.create(text=request.POST["text"])',
+      '    return redirect("/notes")',
+    );
+    const urls = (...routes: string[]) => lines('from django.urls import path', 'from app import views', 'urlpatterns = [', ...routes, ']');
+    assert.deepEqual(await check({ 'app/views.py': views, 'app/urls.py': urls('    path("notes", views.notes),') }, {}, 'auth.missing'), []);
+    assert.deepEqual(await check({ 'app/views.py': views, 'app/urls.py': urls('    path("notes", views.notes),', '    path("notes/new", views.notes_post),') }, {}, 'auth.missing'), [
+      'auth.missing-authentication@app/views.py:7',
+    ]);
+  });
+
   test('an administrative view that only asks for a signed-in user is reported; one that checks a role is not', async () => {
     const views = (guard: string, body: string[]) =>
       lines(
@@ -192,7 +232,15 @@ describe('whole-application checks (Python)', () => {
       '    return redirect("/")',
     );
     const urls = (view: string) =>
-      lines('from django.urls import path', 'from django.contrib.auth.decorators import login_required', 'from notes import views', 'urlpatterns = [', `    path("notes/<int:note_id>/delete", ${view}),`, ']');
+      lines(
+        'from django.urls import path',
+        'from django.contrib.auth.decorators import login_required',
+        'from notes import views',
+        'urlpatterns = [',
+        '    path("profile", views.profile),',
+        `    path("notes/<int:note_id>/delete", ${view}),`,
+        ']',
+      );
     assert.deepEqual(await check({ 'notes/views.py': views, 'notes/urls.py': urls('views.delete_note') }), ['auth.missing-authentication@notes/views.py:6']);
     assert.deepEqual(await check({ 'notes/views.py': views, 'notes/urls.py': urls('login_required(views.delete_note)') }), [
       'authz.object-by-id-without-ownership@notes/views.py:7',
@@ -304,6 +352,9 @@ describe('whole-application checks: records by id, and regular expressions', () 
     assert.deepEqual(await check({ 'views.py': view('Message.objects.get(pk=message_id, owner=request.user)') }), [], 'scoped to the caller');
     assert.deepEqual(await check({ 'views.py': view('Message.objects.get(pk=message_id)', ['    if message.recipient != request.user:', '        raise PermissionDenied']) }), [], 'checked after the lookup');
     assert.deepEqual(await check({ 'views.py': view('Message.objects.get(pk=message_id)').replace('@user_is_authenticated', '@admin_required') }), [], 'an administrators’ view');
+    assert.deepEqual(await check({ 'views.py': view('Message.objects.get(message_id=caller_id(request))') }), [], 'the keyword is not the value: looked up by the caller');
+    assert.deepEqual(await check({ 'views.py': view('Message.objects.get(pk=message_id)').replace('    message =', '    if request.user.is_staff:\n        message =') }), [], 'a branch for administrators');
+
   });
 
   test('nested repetition is catastrophic backtracking, unless a character the inner part cannot take separates the rounds, or the outer repetition is bounded', async () => {

@@ -91,7 +91,7 @@ const STDLIB_HANDLER_BASES = /\b(?:Base|Simple|CGI)HTTPRequestHandler\b/;
 const GUARD_WORDS = /login_required|auth|token_required|jwt_required|permission|roles?_required|admin_required|requires?_|authenticated|protected|staff_member_required|user_passes_test|superuser|current_user|verify_/i;
 /** Checks at the top of a handler that turn away a caller who is not signed in or not allowed. */
 const BODY_GUARD =
-  /\bcurrent_user\b|is_authenticated|request\.user\b|\bg\.user\b|session\s*(?:\.get\s*\(|\[)\s*['"][\w-]*(?:user|login|logged|uid|auth|admin|account)[\w-]*['"]|['"][\w-]*(?:user|login|logged|uid|auth)[\w-]*['"]\s+(?:not\s+)?in\s+session|verify_jwt|get_jwt_identity|check_auth|is_admin|abort\s*\(\s*40[13]|status(?:_code)?\s*=\s*40[13]|,\s*40[13]\s*[,)]|(?:validate|verify|check)_token|token_valid|HTTPUnauthorized|HTTPForbidden|PermissionDenied|Unauthorized|Forbidden|authorize|authenticate\(|decode_auth_token|token_required/i;
+  /\bcurrent_user\b|is_authenticated|request\.user\b|\bg\.user\b|session\s*(?:\.get\s*\(|\[)\s*['"][\w-]*(?:user|login|logged|uid|auth|admin|account)[\w-]*['"]|['"][\w-]*(?:user|login|logged|uid|auth)[\w-]*['"]\s+(?:not\s+)?in\s+session|verify_jwt|get_jwt_identity|check_auth|is_admin|abort\s*\(\s*40[13]|status(?:_code)?\s*=\s*40[13]|,\s*40[13]\s*[,)]|(?:validate|verify|check)_token|token_valid|\b(?:check|verify|validate|is|has)_\w*(?:token|auth|logged|login|session)\w*\s*\(|\w*token_validator\s*\(|HTTPUnauthorized|HTTPForbidden|PermissionDenied|Unauthorized|Forbidden|authorize|authenticate\(|decode_auth_token|token_required/i;
 
 let registered = false;
 
@@ -387,7 +387,12 @@ export async function buildPythonProgram(sources: PythonSource[], visit?: FileVi
   const imports = new Set(files.flatMap((f) => [...f.imports]));
   // Functions that take the request first are views only where the framework's views are written so.
   const requestFirst = ['django', 'aiohttp', 'pyramid', 'rest_framework'].some((m) => imports.has(m));
-  const handlers = found.filter((h) => requestFirst || !h.byRequestParameter).map((h) => h.handler);
+  // Where URLconfs route the views, a function that takes the request first and no URLconf names is a helper
+  // that views call, not an entry point.
+  const routedViews = new Set(urlRoutes.map((r) => r.view));
+  const handlers = found
+    .filter((h) => (requestFirst || !h.byRequestParameter) && (!h.byRequestParameter || !routedViews.size || !imports.has('django') || routedViews.has(h.handler.name)))
+    .map((h) => h.handler);
   // A Django view's path, and a guard wrapped around it, are in the URLconf.
   for (const route of urlRoutes) {
     for (const h of handlers) {

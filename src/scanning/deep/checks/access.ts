@@ -1,5 +1,5 @@
 import { handlerFunction, type PythonProgram } from '../python-program.ts';
-import { ADMIN_ONLY, answersStateChange, checkPrefix, CWE, isLoginHandler, lineOf, READS_PASSWORD, type ApplicationFinding, type Candidate, type FileContext, type Hotspots } from './shared.ts';
+import { ADMIN_ONLY, answersStateChange, checkPrefix, CWE, isLoginHandler, lineOf, READS_PASSWORD, startsSignedInState, type ApplicationFinding, type Candidate, type FileContext, type Hotspots } from './shared.ts';
 
 // Who may call what: sign-in attempt limits, CSRF protection, authentication on entry points with effects,
 // and ownership of the records a caller names.
@@ -15,7 +15,7 @@ const USES_SESSIONS = /\bsession\s*\[|\bsession\.get\(|flask_login|login_user\s*
 const PUBLIC_ENTRY = /^(?:index|home|main|root|login|log_in|logout|log_out|signin|sign_in|signup|sign_up|register|registration|health|healthz|ping|status|about|static|favicon|robots|reset|forgot|verify|confirm|callback|oauth|docs|openapi|swagger|hello|welcome|get|head|options)\b/i;
 /** What makes an unguarded entry point worth a finding: it changes data, runs code or commands, or hands out files. */
 const SENSITIVE_EFFECT =
-  /\.commit\s*\(|\.add\s*\(|\.delete\s*\(|\.save\s*\(|\.create\s*\(|\.update\s*\(|\.drop_all\s*\(|\.create_all\s*\(|\bINSERT\s+INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b|\bDROP\s+TABLE\b|subprocess\.|os\.system|os\.popen|\beval\s*\(|\bexec\s*\(|pickle\.loads|yaml\.load|send_file|send_from_directory|\.execute\s*\(|\.destroy\s*\(|\.remove\s*\(|\.insert\w*\s*\(|\.query\s*\(|child_process|\bspawn\s*\(|fs\.(?:write|unlink|rm)|res\.(?:download|sendFile)\s*\(/i;
+  /\.commit\s*\(|\.add\s*\(|\.(?:delete|update|insert|replace)(?:One|Many|ById)?\s*\(|\.save\s*\(|\.create\s*\(|\.drop_all\s*\(|\.create_all\s*\(|\bINSERT\s+INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b|\bDROP\s+TABLE\b|subprocess\.|os\.system|os\.popen|\beval\s*\(|\bexec\s*\(|pickle\.loads|yaml\.load|send_file|send_from_directory|\.execute\s*\(|\.destroy\s*\(|\.remove\s*\(|\.insert\w*\s*\(|\.query\s*\(|child_process|\bspawn\s*\(|fs\.(?:write|unlink|rm)|res\.(?:download|sendFile)\s*\(/i;
 
 export function loginWithoutAttemptLimit(program: PythonProgram, projectCode: string): ApplicationFinding[] {
   if (RATE_LIMITING.test(projectCode)) return [];
@@ -127,8 +127,10 @@ export function adminWithoutAuthorization(program: PythonProgram): ApplicationFi
 }
 
 export function missingAuthentication(program: PythonProgram, hotspots: Hotspots): ApplicationFinding[] {
-  // Only an application that signs people in can be missing it on a route.
-  const hasAuthentication = program.handlers.some((h) => h.guarded) || program.handlers.some(isLoginHandler);
+  // Only an application that signs people in can be missing it on a route: some route is guarded, or a
+  // sign-in leaves something (a session, a token) that later requests could be asked for. A password
+  // compared and forgotten signs nobody in.
+  const hasAuthentication = program.handlers.some((h) => h.guarded) || program.handlers.some((h) => isLoginHandler(h) && startsSignedInState(h));
   if (!hasAuthentication) return [];
   return program.handlers
     .filter((h) => {
@@ -137,7 +139,9 @@ export function missingAuthentication(program: PythonProgram, hotspots: Hotspots
       if (names.some((n) => PUBLIC_ENTRY.test(n)) && !h.className) return false;
       if (/regist|sign_?up|create_?user|add_?user|new_?user/i.test(h.name + h.paths.join(' '))) return false;
       const dangerous = (hotspots[h.file.path] ?? []).some((line) => line >= h.line && line <= h.endLine);
-      return dangerous || answersStateChange(h) || SENSITIVE_EFFECT.test(h.body.replace(/^[^\n]*\n/, ''));
+      // Answering POST is no effect by itself (a page that renders a template for any method): what it does is.
+      // PUT, PATCH and DELETE say they change something.
+      return dangerous || h.methods.some((m) => m === 'PUT' || m === 'PATCH' || m === 'DELETE') || SENSITIVE_EFFECT.test(h.body.replace(/^[^\n]*\n/, ''));
     })
     .map((h) => ({
       checkId: `${checkPrefix(h.file.path)}.deep.auth.missing-authentication`,
@@ -148,6 +152,9 @@ export function missingAuthentication(program: PythonProgram, hotspots: Hotspots
       message:
         `${h.className ? `${h.className}.` : ''}${h.name}${h.paths.length ? ` (${h.paths.join(', ')})` : ''} changes data, runs ` +
         'commands or hands out files, and no guard checks who calls it, although the application signs users in elsewhere. ' +
+        (h.paths.length || h.operation
+          ? ''
+          : 'Its route is declared elsewhere (a router or URL table this analysis did not follow), so a guard there may cover it: check how it is reached. ') +
         'Require a signed-in user (and the right role) before it runs.',
       path: h.file.path,
       startLine: h.line,
@@ -162,6 +169,9 @@ const LOOKUP_CALL = /(?:\.(?:get|get_or_404|first_or_404|filter_by|filter|find_o
 /** Words of a lookup, or of a check after it, that tie the record to the caller. */
 const OWNERSHIP = /current_user|request\.user|\bg\.user|session\s*[[.]|get_jwt_identity|\bowner|\bauthor|\bcreator|created_by|\buser\s*=|user_id\s*=|is_owner|owns|can_access|has_perm|permission/i;
 
+/** A branch on the caller's role: what follows is allowed to administrators, who may reach any record. */
+const CALLER_ROLE_TEST = /^\s*(?:el)?if\b[^\n]*(?:\.(?:admin|is_admin|is_staff|is_superuser)\b|\bhas_perm\s*\(|\bhas_role\s*\()/;
+
 /**
  * A signed-in user's handler that fetches a record by an id from the URL and neither scopes the lookup to
  * the caller nor checks afterwards that the record is theirs: any user reaches any record (IDOR).
@@ -172,11 +182,12 @@ export function objectByIdWithoutOwnership({ root, handlers }: FileContext): Can
     if (ADMIN_ONLY.test(h.name) || ADMIN_ONLY.test(h.decorators)) continue;
     const ids = h.parameters.filter((n) => ID_PARAMETER.test(n));
     const fn = ids.length ? handlerFunction(root, h) : undefined;
-    if (!fn || h.body.split('\n').some((line) => /[!=]=|\bis\s+not\b|\bnot\s+in\b/.test(line) && OWNERSHIP.test(line))) continue;
+    if (!fn || h.body.split('\n').some((line) => (/[!=]=|\bis\s+not\b|\bnot\s+in\b/.test(line) && OWNERSHIP.test(line)) || CALLER_ROLE_TEST.test(line))) continue;
     const uses = new RegExp(`\\b(?:${ids.join('|')})\\b`);
     const lookup = fn.findAll({ rule: { kind: 'call' } } as never).find((call) => {
       const callee = call.field('function')?.text() ?? '';
-      const args = call.field('arguments')?.text() ?? '';
+      // The values passed, not the keywords: `filter_by(username=identity)` looks up by the identity, not by `username`.
+      const args = (call.field('arguments')?.text() ?? '').replace(/\b\w+\s*=(?!=)/g, '');
       return LOOKUP_CALL.test(callee) && uses.test(args) && !OWNERSHIP.test(call.text());
     });
     if (!lookup) continue;

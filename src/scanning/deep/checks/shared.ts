@@ -56,6 +56,9 @@ export function isLoginHandler(h: Handler): boolean {
   return LOGIN_NAME.test(h.name) || h.paths.some((p) => LOGIN_PATH.test(p)) || (SIGNS_IN.test(h.body) && !/regist|sign_?up|reset|change/i.test(h.name));
 }
 
+/** Whether a handler leaves the caller signed in: it starts a session or hands out a token or cookie. */
+export const startsSignedInState = (h: Handler): boolean => SIGNS_IN.test(h.body);
+
 export function answersStateChange(h: Handler): boolean {
   return h.methods.some((m) => STATE_CHANGING.has(m)) || /request\.method\s*==\s*['"](?:POST|PUT|PATCH|DELETE)['"]/.test(h.body);
 }
