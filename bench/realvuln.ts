@@ -433,13 +433,14 @@ async function main(): Promise<number> {
       const inScope = parsed.repos ? bench.repos.filter((r) => parsed.repos!.includes(r.repo)) : bench.repos;
       if (!inScope.length) continue;
       console.log(`\n======== ${bench.lang === 'python' ? 'Python' : 'JavaScript/TypeScript'} DEV apps, ${scanType ? `--type ${scanType}` : 'existing results'}`);
-      code = Math.max(code, await runOne({ ...parsed, scanType }, bench, inScope));
+      code = Math.max(code, await runOne({ ...parsed, scanType }, bench, inScope, benches.length > 1));
     }
   }
   return code;
 }
 
-async function runOne(options: Options, bench: Bench, inScope: DevRepo[]): Promise<number> {
+/** With `oneOfSeveral`, a results tree that holds none of this language's repos is skipped, not scored as all missing. */
+async function runOne(options: Options, bench: Bench, inScope: DevRepo[], oneOfSeveral: boolean): Promise<number> {
   let resultsDir: string;
   let records: ScanRecord[] = [];
   let present: string[];
@@ -474,6 +475,10 @@ async function runOne(options: Options, bench: Bench, inScope: DevRepo[]): Promi
         } catch (error) {
           Object.assign(record, { ok: false, note: `unreadable results: ${(error as Error).message}` });
         }
+      }
+      if (!present.length && oneOfSeveral) {
+        console.log(`no results for these repos in ${resultsDir}; skipped`);
+        return 0;
       }
       console.log(`scoring existing results in ${resultsDir} (${present.length} of ${inScope.length} repos in scope have results.json)`);
     } else {
@@ -513,7 +518,7 @@ function report(options: Options, bench: Bench, resultsDir: string, scratch: str
   const summary = JSON.parse(score(bench, on, present, ['--json', '--details'])) as ScorerJson;
   printSummary(summary, new Map(records.map((r) => [r.repo, r])), inScope.length);
   const lang = bench.lang === 'python' ? 'Python' : 'JS/TS';
-  printPerCheck(`${lang}, ${options.scanType ? `--type ${options.scanType}` : path.basename(resultsDir)}`, perCheck(summary.scanners[0].per_repo), present.length);
+  printPerCheck(`${lang}, ${options.scanType ? `--type ${options.scanType}` : 'existing results'}`, perCheck(summary.scanners[0].per_repo), present.length);
   const failed = records.filter((r) => !r.ok);
   if (failed.length) console.log(`\n${failed.length} scan(s) failed: ${failed.map((r) => r.repo).join(', ')}`);
   return failed.length ? 1 : 0;
