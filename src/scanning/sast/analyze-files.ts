@@ -7,6 +7,7 @@ import { hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
 import { MAX_FILE_BYTES, readSourceText } from '../source-files.ts';
 import { ruleLanguageOf, type ParserName } from '../../languages/index.ts';
 import { analyzeSource, analyzeSources, type SastMatch } from './analyze.ts';
+import { codeCredentialFindings } from './code-credentials.ts';
 import { analysisVersion, matchText, ResultCache, storedMatch, type StoredMatch } from './result-cache.ts';
 import { loadRuleSet, type RuleSet, type SastRule } from './rule-set.ts';
 
@@ -46,6 +47,8 @@ export interface AnalyzeFilesRequest {
   cacheDir: string | null;
   /** Only take results from the cache: a file it has none for is reported `missed`, not analyzed. */
   cachedOnly?: boolean;
+  /** Keys the hashes of hard-coded credentials found in the files (see code-credentials.ts). */
+  fingerprintKey: Uint8Array;
 }
 
 export interface FileOutcome {
@@ -146,6 +149,12 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
   const outcomes: FileOutcome[] = [];
   const pending: Pending[] = [];
   let cacheBytesWritten = 0;
+  /** The rules' findings and the credentials the secrets detector finds in code (not cached: it is fast). */
+  const withCredentials = (findings: RawFinding[], file: string, parser: ParserName, text: string): RawFinding[] => {
+    const language = ruleLanguageOf(parser);
+    if (language === 'template') return findings;
+    return [...findings, ...codeCredentialFindings(text, file, language, request.fingerprintKey, findings)];
+  };
   /** A file's outcome when it is skipped or cached; otherwise what analyzing it needs. */
   const readFile = async ({ path: file, parser }: AnalyzeFilesRequest['files'][number]): Promise<FileOutcome | Omit<Pending, 'at'>> => {
     const isScript = ruleLanguageOf(parser) === 'javascript';
@@ -164,7 +173,7 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
     const matches: SastMatch[] | undefined = hit?.every((m) => rulesById.has(m.ruleId))
       ? hit.map((m) => ({ rule: rulesById.get(m.ruleId)!, startLine: m.startLine, endLine: m.endLine, text: matchText(m, source.text), anchor: m.anchor }))
       : undefined;
-    if (matches) return { findings: matches.map((m) => sastFinding(m, file, source.text)), cached: true };
+    if (matches) return { findings: withCredentials(matches.map((m) => sastFinding(m, file, source.text)), file, parser, source.text), cached: true };
     return { file, parser, text: source.text, key };
   };
   // Reads overlap: one at a time, a batch of cached files waited on the disk more than it computed.
@@ -190,7 +199,7 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
     }
     const entry = cache ? matches.map((m) => storedMatch({ ...m, ruleId: m.rule.id }, p.text)) : [];
     if (cache && entry.every((m) => m !== null)) cacheBytesWritten += await cache.put(p.key, entry as StoredMatch[]);
-    outcomes[p.at] = { findings: matches.map((m) => sastFinding(m, p.file, p.text)), cached: false };
+    outcomes[p.at] = { findings: withCredentials(matches.map((m) => sastFinding(m, p.file, p.text)), p.file, p.parser, p.text), cached: false };
   }
   return { outcomes, cacheBytesWritten };
 }

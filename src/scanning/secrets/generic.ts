@@ -149,6 +149,8 @@ const WEAK = new RegExp(
     String.raw`[_.-]?(?:\d{1,8}|here|value|goes[_-]?here|xyz|abc)?[!@#$.*?]*$`,
   'i',
 );
+/** A word closed by a full stop is a message about the value (`'Password': 'Updated.'`), not the value. */
+const SENTENCE = /^[A-Z][a-z]+\.$/;
 const TEST_WORD = /(?<![a-z])(?:test|mock|demo|stub|bogus|invalid|wrong|bad|incorrect|secret|password|passwd|token)(?:ing|ed|s)?(?![a-z])/i;
 /** References to a value held elsewhere: variables, templates, lookups, tags, YAML anchors. */
 const REFERENCE = new RegExp(
@@ -239,7 +241,7 @@ export interface ValueContext {
 export function isCredentialValue(value: string, context: ValueContext): boolean {
   if (value.length < (context.minLength ?? 8) || value.length > 200) return false;
   if (/[^\x21-\x7e]/.test(value)) return false;
-  if (isPlaceholder(value) || WEAK.test(value) || REFERENCE.test(value)) return false;
+  if (isPlaceholder(value) || WEAK.test(value) || REFERENCE.test(value) || SENTENCE.test(value)) return false;
   if (!context.quoted && UNQUOTED_REFERENCE.test(value)) return false;
   if (REGEX_OR_FORMAT.test(value)) return false;
   if (BETWEEN_STRINGS.test(value) || CALL.test(value) || INDEXED.test(value) || isDottedIdentifier(value) || isWordIdentifier(value)) return false;

@@ -19,10 +19,12 @@ const NEARBY_LINES = 10;
  * Whether the secrets detector reported the finding: its rules are named `secrets.<rule>`, and a bare rule
  * name filed under the `secrets` category is one of them too. Every other engine's rule ids are dotted
  * namespaces (`python.lang.secrets.…`, `ai.review.…`), so SAST credential rules, which share the
- * category, are not.
+ * category, are not; but a SAST finding of a credential the detector found in code keeps the detector's
+ * rule and secret hash in its metadata, as the detector's own findings do, and is located the same way.
  */
 export function isDetectedSecret(finding: FixFinding): boolean {
-  return finding.checkId.startsWith('secrets.') || (finding.category === 'secrets' && !finding.checkId.includes('.'));
+  if (finding.checkId.startsWith('secrets.')) return true;
+  return finding.category === 'secrets' && (!finding.checkId.includes('.') || (typeof finding.metadata.rule === 'string' && typeof finding.metadata.secret_hash === 'string'));
 }
 
 export function findingRule(finding: FixFinding): string {
