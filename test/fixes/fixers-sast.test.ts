@@ -106,11 +106,11 @@ describe('SAST rule fixes of the built-in rules', () => {
 
   test('a rule without a fix (nor a codemod): not handled, and applying it says so', async () => {
     const text = '@csrf_exempt\ndef transfer(request):\n    pass\n';
-    const finding = findingFor(builtin, 'h.py', text, 'python.flask.csrf.exempt');
+    const finding = findingFor(builtin, 'h.py', text, 'python.django.csrf.exempt');
     assert.equal(sastRuleFixer.handles(finding), false);
     assert.equal(fixerFor(finding), undefined);
     const outcome = await sastRuleFixer.apply(finding, workTree({ 'h.py': text }));
-    assert.deepEqual(outcome, { fixed: false, changedFiles: [], note: 'There is no deterministic fix for python.flask.csrf.exempt' });
+    assert.deepEqual(outcome, { fixed: false, changedFiles: [], note: 'There is no deterministic fix for python.django.csrf.exempt' });
   });
 
   test('fixerFor picks this fixer for a finding whose rule has a fix', () => {
