@@ -101,10 +101,12 @@ function scan(options: Options, type: string, output: string): number {
   return seconds;
 }
 
-/** The CWE numbers each test case's files were reported with. */
-function reported(resultsFile: string): { byCase: Map<string, Set<number>>; results: number; outside: number } {
-  const data = JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as { results?: { path?: unknown; extra?: { metadata?: { cwe?: unknown } } }[] };
-  const byCase = new Map<string, Set<number>>();
+/** For each test case, the CWE numbers its files were reported with and the check ids that reported each. */
+type Reported = Map<string, Map<number, Set<string>>>;
+
+function reported(resultsFile: string): { byCase: Reported; results: number; outside: number } {
+  const data = JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as { results?: { check_id?: unknown; path?: unknown; extra?: { metadata?: { cwe?: unknown } } }[] };
+  const byCase: Reported = new Map();
   let outside = 0;
   const results = data.results ?? [];
   for (const result of results) {
@@ -117,9 +119,11 @@ function reported(resultsFile: string): { byCase: Map<string, Set<number>>; resu
     for (const entry of Array.isArray(raw) ? raw : raw === undefined || raw === null ? [] : [raw]) {
       const cwe = /^CWE-(\d+)/.exec(String(entry))?.[1];
       if (!cwe) continue;
-      let set = byCase.get(name);
-      if (!set) byCase.set(name, (set = new Set()));
-      set.add(Number(cwe));
+      let cwes = byCase.get(name);
+      if (!cwes) byCase.set(name, (cwes = new Map()));
+      let checks = cwes.get(Number(cwe));
+      if (!checks) cwes.set(Number(cwe), (checks = new Set()));
+      checks.add(typeof result.check_id === 'string' ? result.check_id : '(no check id)');
     }
   }
   return { byCase, results: results.length, outside };
@@ -134,21 +138,29 @@ interface Row {
   tn: number;
   /** Test cases of the category reported only with other CWEs, by CWE: findings the scorecard does not count. */
   otherCwes: Map<number, number>;
+  /** The test cases each check reported with the category's CWE, real (tp) and safe (fp). */
+  checks: Map<string, { tp: number; fp: number }>;
 }
 
 const rate = (a: number, b: number) => (b ? a / b : 0);
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`.padStart(7);
 
-function scorecard(cases: Map<string, TestCase>, byCase: Map<string, Set<number>>): Row[] {
+function scorecard(cases: Map<string, TestCase>, byCase: Reported): Row[] {
   const rows = new Map<string, Row>();
   for (const test of cases.values()) {
     let row = rows.get(test.category);
-    if (!row) rows.set(test.category, (row = { category: test.category, cwe: test.cwe, tp: 0, fn: 0, fp: 0, tn: 0, otherCwes: new Map() }));
-    const cwes = byCase.get(test.name) ?? new Set<number>();
+    if (!row) rows.set(test.category, (row = { category: test.category, cwe: test.cwe, tp: 0, fn: 0, fp: 0, tn: 0, otherCwes: new Map(), checks: new Map() }));
+    const cwes = byCase.get(test.name) ?? new Map<number, Set<string>>();
     const hit = cwes.has(test.cwe);
     if (test.real) hit ? row.tp++ : row.fn++;
     else hit ? row.fp++ : row.tn++;
-    if (!hit) for (const cwe of cwes) row.otherCwes.set(cwe, (row.otherCwes.get(cwe) ?? 0) + 1);
+    if (!hit) for (const cwe of cwes.keys()) row.otherCwes.set(cwe, (row.otherCwes.get(cwe) ?? 0) + 1);
+    for (const check of cwes.get(test.cwe) ?? []) {
+      let counts = row.checks.get(check);
+      if (!counts) row.checks.set(check, (counts = { tp: 0, fp: 0 }));
+      if (test.real) counts.tp++;
+      else counts.fp++;
+    }
   }
   return [...rows.values()].sort((a, b) => a.category.localeCompare(b.category));
 }
@@ -167,6 +179,8 @@ function printScorecard(title: string, rows: Row[]): void {
     console.log(
       `  ${r.category.padEnd(16)} ${String(r.cwe).padStart(4)} ${String(r.tp).padStart(4)} ${String(r.fn).padStart(4)} ${String(r.fp).padStart(4)} ${String(r.tn).padStart(4)} ${pct(t)} ${pct(f)} ${pct(t - f)}  ${others}`.trimEnd(),
     );
+    const checks = [...r.checks].sort((a, b) => b[1].tp + b[1].fp - (a[1].tp + a[1].fp)).map(([id, c]) => `${id} ${c.tp}/${c.fp}`);
+    if (checks.length) console.log(`  ${''.padEnd(16)}   real/safe cases reported, per check: ${checks.join(', ')}`);
   }
   const n = rows.length || 1;
   console.log(`  ${'average'.padEnd(16)} ${''.padStart(4)} ${''.padStart(4)} ${''.padStart(4)} ${''.padStart(4)} ${''.padStart(4)} ${pct(tpr / n)} ${pct(fpr / n)} ${pct((tpr - fpr) / n)}`);
