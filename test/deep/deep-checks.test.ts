@@ -52,6 +52,20 @@ describe('whole-application checks (Python)', () => {
       '    return {}',
     );
     assert.deepEqual(await check({ 'views.py': aiohttp }, {}, limits), ['auth.login-without-attempt-limit@views.py:6']);
+    // A sign-up that signs the new account in takes a password its owner chose: there is nothing to guess.
+    const signup = lines(
+      'from django.views.decorators.http import require_http_methods',
+      '@require_http_methods(["GET", "POST"])',
+      'def index(request):',
+      '    if request.method == "POST":',
+      '        user = User.objects.create(email=request.POST["email"],',
+      '                                   password=request.POST["password"], created_at=timezone.now())',
+      '        response = redirect("/home")',
+      '        response.set_cookie("auth_token", user.auth_token)',
+      '        return response',
+      '    return render(request, "signup.html")',
+    );
+    assert.deepEqual(await check({ 'views.py': signup }, {}, limits), []);
   });
 
   test('exception text sent in a response is reported; logged, or answered with a generic message, it is not', async () => {

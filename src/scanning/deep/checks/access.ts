@@ -17,10 +17,13 @@ const PUBLIC_ENTRY = /^(?:index|home|main|root|login|log_in|logout|log_out|signi
 const SENSITIVE_EFFECT =
   /\.commit\s*\(|\.add\s*\(|\.(?:delete|update|insert|replace)(?:One|Many|ById)?\s*\(|\.save\s*\(|\.create\s*\(|\.drop_all\s*\(|\.create_all\s*\(|\bINSERT\s+INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b|\bDROP\s+TABLE\b|subprocess\.|os\.system|os\.popen|\beval\s*\(|\bexec\s*\(|pickle\.loads|yaml\.load|send_file|send_from_directory|\.execute\s*\(|\.destroy\s*\(|\.remove\s*\(|\.insert\w*\s*\(|\.query\s*\(|child_process|\bspawn\s*\(|fs\.(?:write|unlink|rm)|res\.(?:download|sendFile)\s*\(/i;
 
+/** A new account made from the submitted password (a model built or created with it): a sign-up, whose password is chosen, not guessed. */
+const CREATES_ACCOUNT = /(?:\.create|create_user|\b[A-Z]\w*)\s*\((?:[^()]|\([^()]*\))*\bpass(?:word|wd)?\s*=/;
+
 export function loginWithoutAttemptLimit(program: PythonProgram, projectCode: string): ApplicationFinding[] {
   if (RATE_LIMITING.test(projectCode)) return [];
   return program.handlers
-    .filter((h) => isLoginHandler(h) && (answersStateChange(h) || !h.methods.length) && !ATTEMPT_LIMITING.test(h.body))
+    .filter((h) => isLoginHandler(h) && (answersStateChange(h) || !h.methods.length) && !ATTEMPT_LIMITING.test(h.body) && !CREATES_ACCOUNT.test(h.body))
     .map((h) => ({ h, line: h.defLine + h.body.split('\n').findIndex((text, i) => i > 0 && READS_PASSWORD.test(text)) }))
     .map(({ h, line }) => ({
       checkId: `${checkPrefix(h.file.path)}.deep.auth.login-without-attempt-limit`,
