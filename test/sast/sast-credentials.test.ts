@@ -37,6 +37,7 @@ password = os.environ["DB_PASSWORD"]
 token = "\${API_TOKEN}"
 api_key = "xxxxxxxxxxxxxxxx"
 response = {"status": "success", "Password": "Updated."}
+seed = {"user": "admin", "password": "$2b$12$8Zo/1e8KM8QzqOKqbDlYlONBOzukWXrM.IiyzqHRYDXqwB3gzDsba"}
 `;
 
 const SERVER_JS = `const Stripe = require('stripe');
@@ -89,7 +90,7 @@ describe('semgrep_scan reports credentials in code through the secrets detector'
     }
   });
 
-  test('placeholders, environment lookups, messages and test files are not credentials', () => {
+  test('placeholders, environment lookups, messages, password hashes and test files are not credentials', () => {
     assert.deepEqual(credentials('settings_local.py').filter((f) => f.checkId.endsWith('.hardcoded-credential')), []);
     assert.deepEqual(credentials('tests/test_app.py'), []);
   });

@@ -151,6 +151,8 @@ const WEAK = new RegExp(
 );
 /** A word closed by a full stop is a message about the value (`'Password': 'Updated.'`), not the value. */
 const SENTENCE = /^[A-Z][a-z]+\.$/;
+/** A password hash in crypt or Django format (`$2b$12$…`, `$argon2id$…`, `pbkdf2_sha256$…`): what a store keeps in place of the password. */
+const PASSWORD_HASH = /^(?:\$(?:2[abxy]|argon2(?:id|i|d)|[156])\$|(?:pbkdf2_sha\d+|bcrypt_sha256|argon2)\$)/;
 const TEST_WORD = /(?<![a-z])(?:test|mock|demo|stub|bogus|invalid|wrong|bad|incorrect|secret|password|passwd|token)(?:ing|ed|s)?(?![a-z])/i;
 /** References to a value held elsewhere: variables, templates, lookups, tags, YAML anchors. */
 const REFERENCE = new RegExp(
@@ -241,7 +243,7 @@ export interface ValueContext {
 export function isCredentialValue(value: string, context: ValueContext): boolean {
   if (value.length < (context.minLength ?? 8) || value.length > 200) return false;
   if (/[^\x21-\x7e]/.test(value)) return false;
-  if (isPlaceholder(value) || WEAK.test(value) || REFERENCE.test(value) || SENTENCE.test(value)) return false;
+  if (isPlaceholder(value) || WEAK.test(value) || REFERENCE.test(value) || SENTENCE.test(value) || PASSWORD_HASH.test(value)) return false;
   if (!context.quoted && UNQUOTED_REFERENCE.test(value)) return false;
   if (REGEX_OR_FORMAT.test(value)) return false;
   if (BETWEEN_STRINGS.test(value) || CALL.test(value) || INDEXED.test(value) || isDottedIdentifier(value) || isWordIdentifier(value)) return false;
