@@ -38,6 +38,8 @@ export interface TaintSyntax {
   passThrough: string[];
   /** The wrapper of a decorated function, whose `@` lines may make it a request handler. */
   decorated: string[];
+  /** Conditional expressions by kind, with the place of the condition among their named children: it picks a branch, it is not the value. */
+  conditionals?: Record<string, number>;
 }
 
 /**

@@ -28,6 +28,7 @@ export const python: Language<'python', 'python'> = {
     templateStrings: [],
     passThrough: ['parenthesized_expression'],
     decorated: ['decorated_definition'],
+    conditionals: { conditional_expression: 1 },
   },
   code: {
     strings: ['string'],

@@ -309,7 +309,8 @@ export class TaintAnalyzer {
       const value = this.field(node, 'value');
       return value ? this.tainted(value, state) : false;
     }
-    return this.named(node).some((child) => this.tainted(child, state));
+    const condition = this.syntax.conditionals?.[kind];
+    return this.named(node).some((child, i) => i !== condition && this.tainted(child, state));
   }
 
   private argValue(arg: SgNode): SgNode {
