@@ -39,7 +39,7 @@ import { newId } from '../src/ids.ts';
 import { foldFindingCounts, foldFindingEventCounts } from '../src/store/counts.ts';
 import { openStore, refreshPlannerStatistics, type Store } from '../src/store/database.ts';
 import { insertFindingEvents } from '../src/store/finding-events.ts';
-import { insertFindings } from '../src/store/findings.ts';
+import { insertFindings, type NewFinding } from '../src/store/findings.ts';
 import type { Severity } from '../src/core/severity.ts';
 import type { Triage } from '../src/core/states/finding-state.ts';
 import type { ScanType } from '../src/scanning/scan-types/index.ts';
@@ -200,7 +200,7 @@ async function seed(store: Store, o: Options): Promise<Seeded> {
   const cursors = counts.map(() => 0);
   let next = 0;
   let clock = t0;
-  let rows: FindingRow[] = [];
+  let rows: (NewFinding & Pick<FindingRow, 'status'>)[] = [];
   const flush = async () => {
     if (!rows.length) return;
     const batch = rows;

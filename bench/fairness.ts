@@ -20,7 +20,7 @@ import { createOrganization } from '../src/core/organizations.ts';
 import { SCOPES } from '../src/core/scopes.ts';
 import { newId } from '../src/ids.ts';
 import { openStore, refreshPlannerStatistics, type Store } from '../src/store/database.ts';
-import { insertFindings } from '../src/store/findings.ts';
+import { insertFindings, type NewFinding } from '../src/store/findings.ts';
 import { SEVERITIES } from '../src/core/severity.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import type { FindingRow } from '../src/store/schema.ts';
@@ -57,7 +57,7 @@ async function seedOrganization(store: Store, name: string, findings: number, ke
     { id: repo, org_id: org.id, name: `${name}/app`, description: null, archived: 0, created_at: iso(t0), updated_at: iso(t0) },
     [{ id: source, unit_id: repo, position: 0, provider: 'github', full_name: `${name}/app`, default_branch: 'main', html_url: null, clone_url: `https://github.com/${name}/app.git`, token_changed_at: null, token_ciphertext: null, created_at: iso(t0) }],
   );
-  let rows: FindingRow[] = [];
+  let rows: (NewFinding & Pick<FindingRow, 'status'>)[] = [];
   const flush = async () => {
     const batch = rows;
     rows = [];

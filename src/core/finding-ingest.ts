@@ -4,11 +4,14 @@ import type { RawFinding } from '../scanning/engine.ts';
 import { scanTypeNamed } from '../scanning/scan-types/index.ts';
 import { newId, nowIso } from '../ids.ts';
 import {
+  detectedByOf,
   findingsNotSeenBy,
   findingsOfSource,
   insertFindings,
+  seenByOf,
   takenKeys,
   updateFindingDetection,
+  updateFindingSightings,
   writeFindingState,
   type FindingDetection,
   type NewFinding,
@@ -18,6 +21,7 @@ import { encodeJson } from '../store/json-columns.ts';
 import { markScanAssessed } from '../store/scan-batches.ts';
 import { lockSourceScanHead, setSourceScanHead, type SourceScanHead } from '../store/source-scan-heads.ts';
 import type { Database, FindingRow, ScanBatchRow, ScanRow } from '../store/schema.ts';
+import type { ScanType } from '../scanning/scan-type-names.ts';
 import { matchFindings, occurrenceIndexes, type DetectedIdentity, type StoredIdentity } from './finding-identity.ts';
 import { recordEvents, type EventInput } from './finding-events.ts';
 import { SCAN_VERDICT, afterScan, findingStatus, stateOf } from './states/finding-state.ts';
@@ -61,7 +65,37 @@ function headIsNewer(head: SourceScanHead, scan: ScanRow): boolean {
 }
 
 /**
- * A new finding's identity key (stored as `fingerprint`, unique per unit and scan type): its source
+ * The head row that stands for a source repository's findings of every scan type: ingest and resolution
+ * lock it before their own type's head, so scans of two types that find the same problem in one source
+ * take turns, and the second finds the first's finding instead of storing the problem twice.
+ */
+const ANY_SCAN_TYPE = '*';
+
+async function lockSource(trx: Kysely<Database>, sourceRepoId: string, scanType: string, at: string): Promise<SourceScanHead> {
+  await lockSourceScanHead(trx, sourceRepoId, ANY_SCAN_TYPE, at);
+  return lockSourceScanHead(trx, sourceRepoId, scanType, at);
+}
+
+/** A finding's sightings once a scan of `scanType` (`scanId`) sees it, or null when they do not change. */
+function sightedBy(row: FindingRow, scanType: ScanType, scanId: string): Pick<FindingRow, 'detected_by' | 'seen_by'> | null {
+  const detectedBy = detectedByOf(row);
+  const seenBy = seenByOf(row);
+  if (detectedBy.includes(scanType) && seenBy[scanType] === scanId) return null;
+  return {
+    detected_by: JSON.stringify(detectedBy.includes(scanType) ? detectedBy : [...detectedBy, scanType]),
+    seen_by: JSON.stringify({ ...seenBy, [scanType]: scanId }),
+  };
+}
+
+/**
+ * Whether a scan of `scanType` seeing a finding moves its place and what it says: when that type found it
+ * first, or the type that did no longer sees it. Otherwise the finding stays as its first type reports it
+ * (and in that type's batch results); the other type only adds its sighting.
+ */
+const describes = (row: FindingRow, scanType: ScanType): boolean => row.scan_type === scanType || !(row.scan_type in seenByOf(row));
+
+/**
+ * A new finding's identity key (stored as `fingerprint`, unique per unit and the scan type that first found it): its source
  * repository, the engine's fingerprint and which copy of that match in the file it is. Fixed for the
  * finding's life, wherever the code later moves. `salt` separates it from a key an older finding already
  * holds (one whose code has since changed into this match).
@@ -71,15 +105,18 @@ function identityKey(sourceRepoId: string, fingerprint: string, occurrence: numb
 }
 
 /**
- * Stores what one per-repo scan found. Each detection is matched to a finding of the same source repo
- * (src/core/finding-identity.ts; `renames` follows files git saw renamed since that source's previous
- * scan): a known one gets its new place, `last_detected_at` and the verdict `present` (afterScan() in
- * states/finding-state.ts), and one that was resolved reopens (`reopened`) while every other decision
- * stands; an unknown one becomes an open finding (`detected`). Idempotent: running it twice for a scan changes nothing more.
+ * Stores what one per-repo scan found. Each detection is matched to a finding of the same source repo,
+ * whichever scan type found it (src/core/finding-identity.ts; `renames` follows files git saw renamed
+ * since that source's previous scan), so a problem two scan types find is one finding: a known one gets
+ * this scan's sighting (`detected_by`, `seen_by`), `last_detected_at` and the verdict `present`
+ * (afterScan() in states/finding-state.ts), and its new place when describes() says so; one that was
+ * resolved reopens (`reopened`) while every other decision stands; an unknown one becomes an open finding
+ * (`detected`) of this scan type. Idempotent: running it twice for a scan changes nothing more.
  *
- * Ingests of one source repository and scan type run one at a time (the head lock) and in scan order: a
- * scan that started before the newest one already ingested changes no finding, since what it saw is older
- * than what is stored (the count of what it found is still returned).
+ * Ingests of one source repository run one at a time whatever their scan type (lockSource()), and those
+ * of one scan type in scan order: a scan that started before the newest one of its type already ingested
+ * changes no finding, since what it saw is older than what is stored (the count of what it found is still
+ * returned).
  */
 export async function ingestScanFindings(
   db: Kysely<Database>,
@@ -93,10 +130,10 @@ export async function ingestScanFindings(
   const occurrences = occurrenceIndexes(detected);
   await db.transaction().execute(async (trx) => {
     const now = nowIso();
-    const head = await lockSourceScanHead(trx, scan.source_repo_id, batch.scan_type, now);
+    const head = await lockSource(trx, scan.source_repo_id, batch.scan_type, now);
     if (headIsNewer(head, scan)) return;
     await setSourceScanHead(trx, scan.source_repo_id, batch.scan_type, orderOf(scan), now);
-    const stored = await findingsOfSource(trx, batch.unit_id, scanType, scan.source_repo_id);
+    const stored = await findingsOfSource(trx, batch.unit_id, scan.source_repo_id);
     const known = new Map(stored.map((row) => [row.id, row]));
     const matches = matchFindings(stored.map(storedIdentity), detected, renames);
     const newKeys = found.map((raw, i) => (matches[i] ? null : identityKey(scan.source_repo_id, raw.fingerprint, occurrences[i])));
@@ -139,12 +176,14 @@ export async function ingestScanFindings(
         let key = newKeys[i]!;
         if (taken.has(key)) key = identityKey(scan.source_repo_id, raw.fingerprint, occurrences[i], id);
         taken.add(key);
-        const row: NewFinding = {
+        const row: NewFinding & Pick<FindingRow, 'detected_by' | 'seen_by'> = {
           id,
           org_id: batch.org_id,
           unit_id: batch.unit_id,
           scan_type: scanType,
           fingerprint: key,
+          detected_by: JSON.stringify([scanType]),
+          seen_by: JSON.stringify({ [scanType]: scan.id }),
           scan_verdict: 'present',
           triage: 'open',
           first_detected_at: now,
@@ -157,12 +196,15 @@ export async function ingestScanFindings(
         events.push({ finding: { ...row, status }, eventType: 'detected', newStatus: status, scanId: batch.id, at: now });
         continue;
       }
-      await updateFindingDetection(trx, previous.id, detection);
+      const seen = describes(previous, scanType) ? detection : { last_detected_at: now, updated_at: now };
+      await updateFindingDetection(trx, previous.id, seen);
+      const sightings = sightedBy(previous, scanType, scan.id);
+      if (sightings) await updateFindingSightings(trx, previous.id, sightings);
       const before = stateOf(previous);
-      const written = await writeFindingState(trx, { ...previous, ...detection, from: before }, afterScan(before, true), now);
+      const written = await writeFindingState(trx, { ...previous, ...seen, from: before }, afterScan(before, true), now);
       if (!written || written.status === previous.status) continue;
       events.push({
-        finding: { ...previous, ...detection, ...written },
+        finding: { ...previous, ...seen, ...sightings, ...written },
         eventType: 'reopened',
         previousStatus: previous.status,
         newStatus: written.status,
@@ -178,28 +220,33 @@ export async function ingestScanFindings(
 }
 
 /**
- * After a completed scan, what it no longer sees in that source repo is fixed: such findings get the
- * verdict `gone`, and those whose status that turns to resolved get a `resolved_auto` event. Only findings last seen by another scan qualify, and only while this scan
- * is the newest one ingested for its source repo and type (under the same lock as ingest), so every
- * finding it compares with was last seen by an older scan; a scan overtaken by a newer one resolves
- * nothing and leaves that to the newer scan.
+ * After a completed scan, what it no longer sees in that source repo loses this scan type's sighting: only
+ * findings an older scan of the type saw qualify. A finding no scan type sees any more is fixed: it gets
+ * the verdict `gone`, and one whose status that turns to resolved gets a `resolved_auto` event; one that
+ * another type still sees stays present. This runs only while this scan is the newest one ingested for
+ * its source repo and type (under the same locks as ingest), so every finding it compares with was seen
+ * by an older scan; a scan overtaken by a newer one resolves nothing and leaves that to the newer scan.
  */
 export async function resolveUnseenFindings(db: Kysely<Database>, batch: ScanBatchRow, scan: ScanRow): Promise<number> {
   const resolved = await db.transaction().execute(async (trx) => {
-    const head = await lockSourceScanHead(trx, scan.source_repo_id, batch.scan_type, nowIso());
+    const head = await lockSource(trx, scan.source_repo_id, batch.scan_type, nowIso());
     if (head.scanId !== null && head.scanId !== scan.id) {
       await markScanAssessed(trx, scan.id);
       return 0;
     }
+    const scanType = scanTypeNamed(batch.scan_type).name;
     const unseen = await findingsNotSeenBy(
       trx,
-      { unitId: batch.unit_id, scanType: scanTypeNamed(batch.scan_type).name, sourceRepoId: scan.source_repo_id, scanId: scan.id },
+      { unitId: batch.unit_id, scanType, sourceRepoId: scan.source_repo_id, scanId: scan.id },
       SCAN_VERDICT.sourcesOf('gone'),
     );
     const now = nowIso();
     let resolved = 0;
     const events: EventInput[] = [];
     for (const finding of unseen) {
+      const { [scanType]: _mine, ...stillSeen } = seenByOf(finding);
+      await updateFindingSightings(trx, finding.id, { detected_by: finding.detected_by, seen_by: JSON.stringify(stillSeen) });
+      if (Object.keys(stillSeen).length) continue;
       const before = stateOf(finding);
       const written = await writeFindingState(trx, { ...finding, from: before }, afterScan(before, false), now);
       if (!written || written.status === finding.status) continue;

@@ -9,6 +9,7 @@ import type { Principal } from './principal.ts';
 import type { Unit } from './units.ts';
 
 export { FINDING_STATUSES, type FindingStatus };
+export { detectedByOf } from '../store/findings.ts';
 
 /** Longest reason a caller may give with a triage decision. */
 export const TRIAGE_COMMENT_MAX_LENGTH = 2000;

@@ -220,7 +220,13 @@ export const findingResponse = (family: Family) =>
       message: Type.String({ title: 'Message' }),
       ...(family.kind === 'repository' ? { title: NullableString('Title') } : {}),
       category: Type.String({ title: 'Category' }),
-      scan_type: Type.String({ title: 'Scan Type' }),
+      scan_type: Type.String({ title: 'Scan Type', description: 'The scan type that found it first' }),
+      detected_by: Type.Optional(
+        Type.Array(Type.String(), {
+          title: 'Detected By',
+          description: 'Every scan type that has detected this finding, in the order they first did: a problem two scan types find is one finding',
+        }),
+      ),
       scan_batch_id: NullableString('Scan Batch Id'),
       ...findingLocationFields,
       cwe: StringList('Cwe'),

@@ -1,6 +1,7 @@
 import type { ApiKeySummary } from '../core/api-keys.ts';
 import { fixReport, type FixView } from '../core/fixes.ts';
 import type { QuotaBalance } from '../core/quotas.ts';
+import { detectedByOf } from '../core/findings.ts';
 import type { BatchView, ProgressView, ScanResults } from '../core/scan-batches.ts';
 import { findingStatus, stateOf } from '../core/states/finding-state.ts';
 import type { Unit } from '../core/units.ts';
@@ -107,6 +108,7 @@ export function serializeFinding(family: Family, unit: Unit, f: FindingRow) {
     title: f.title,
     category: f.category,
     scan_type: f.scan_type,
+    detected_by: detectedByOf(f),
     scan_batch_id: f.scan_batch_id,
     ...findingLocation(unit, f),
     cwe: list(f.cwe),

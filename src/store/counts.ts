@@ -15,17 +15,31 @@ export interface Counted {
   version: number;
 }
 
-function matching(filters: [column: string, value: string | undefined][]): RawBuilder<boolean> {
+/**
+ * Whether a JSON list or object of scan types in `column` (a finding's `detected_by` or `seen_by`, which the
+ * findings counters are kept per) names `scanType`.
+ */
+export function detectedByMatches(column: string, scanType: string): RawBuilder<boolean> {
+  return sql<boolean>`${sql.ref(column)} like ${`%"${scanType.replace(/[\\%_]/g, '\\$&')}"%`} escape '\\'`;
+}
+
+/** A filter: the column equals the value, or with `byDetection` names it (detectedByMatches()). */
+type Filter = [column: string, value: string | undefined, byDetection?: boolean];
+
+function matching(filters: Filter[]): RawBuilder<boolean> {
   const present = filters.filter(([, value]) => value !== undefined && value !== '');
   if (!present.length) return sql<boolean>`1 = 1`;
-  return sql<boolean>`${sql.join(present.map(([column, value]) => sql`${sql.ref(column)} = ${value}`), sql` and `)}`;
+  return sql<boolean>`${sql.join(
+    present.map(([column, value, byDetection]) => (byDetection ? detectedByMatches(column, value!) : sql`${sql.ref(column)} = ${value}`)),
+    sql` and `,
+  )}`;
 }
 
 async function sumCounters(
   db: Kysely<Database>,
   table: 'finding_counts' | 'finding_event_counts' | 'finding_event_org_counts',
   scope: [column: string, value: string][],
-  filters: [column: string, value: string | undefined][],
+  filters: Filter[],
   fold: () => Promise<void>,
 ): Promise<Counted> {
   const { rows } = await sql<{ total: number | null; version: number | null; counters: number }>`
@@ -36,7 +50,7 @@ async function sumCounters(
   return { total: Number(row?.total ?? 0), version: Number(row?.version ?? 0) };
 }
 
-/** How many of a unit's findings match the filters, from its counters. */
+/** How many of a unit's findings match the filters, from its counters (kept per `detected_by`, migration 023, in the column `scan_type`). */
 export function countFindings(
   db: Kysely<Database>,
   unitId: string,
@@ -46,7 +60,7 @@ export function countFindings(
     db,
     'finding_counts',
     [['unit_id', unitId]],
-    [['scan_batch_id', filters.scanBatchId], ['scan_type', filters.scanType], ['severity', filters.severity], ['status', filters.status]],
+    [['scan_batch_id', filters.scanBatchId], ['scan_type', filters.scanType, true], ['severity', filters.severity], ['status', filters.status]],
     () => foldFindingCounts(db, unitId),
   );
 }
@@ -61,7 +75,7 @@ export function countFindingEvents(
   orgId: string,
   filters: { unitId?: string; scanType?: string; severity?: string; eventType?: string },
 ): Promise<Counted> {
-  const kind: [column: string, value: string | undefined][] = [['scan_type', filters.scanType], ['severity', filters.severity], ['event_type', filters.eventType]];
+  const kind: Filter[] = [['scan_type', filters.scanType], ['severity', filters.severity], ['event_type', filters.eventType]];
   if (filters.unitId) {
     return sumCounters(db, 'finding_event_counts', [['org_id', orgId], ['unit_id', filters.unitId]], kind, () => foldFindingEventCounts(db, orgId));
   }

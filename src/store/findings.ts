@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { PageRequest } from '../core/pagination.ts';
-import { countFindings } from './counts.ts';
+import { countFindings, detectedByMatches } from './counts.ts';
 import { isPostgres } from './dialect.ts';
 import { bulkRead, placeText } from './read-lanes.ts';
 import { seekNewestFirst } from './pagination.ts';
@@ -39,7 +39,8 @@ export async function listFindings(db: Kysely<Database>, unitId: string, filters
   if (counted.scanBatchId) query = query.where('scan_batch_id', '=', counted.scanBatchId);
   if (counted.severity) query = query.where('severity', '=', counted.severity as Severity);
   if (counted.status) query = query.where('status', '=', counted.status as FindingStatus);
-  if (counted.scanType) query = query.where('scan_type', '=', counted.scanType as ScanType);
+  // A scan type matches every finding it detected, including those another type found first.
+  if (counted.scanType) query = query.where(detectedByMatches('detected_by', counted.scanType));
   const { total, version } = await countFindings(db, unitId, counted);
   const key = `findings|${unitId}|${counted.scanBatchId ?? ''}|${counted.severity ?? ''}|${counted.status ?? ''}|${counted.scanType ?? ''}`;
   if (total <= filters.skip) return { items: [], total };
@@ -172,15 +173,23 @@ export async function countBatchFindings(db: Kysely<Database>, scope: { unitId: 
   return (await countFindings(db, scope.unitId, { scanBatchId: scope.batchId })).total;
 }
 
-/** Every finding, in any status, that scans of one type have stored for one source repository of a unit. */
-export function findingsOfSource(db: Kysely<Database>, unitId: string, scanType: ScanType, sourceRepoId: string): Promise<FindingRow[]> {
-  return db
-    .selectFrom('findings')
-    .selectAll()
-    .where('unit_id', '=', unitId)
-    .where('scan_type', '=', scanType)
-    .where('source_repo_id', '=', sourceRepoId)
-    .execute();
+/** Every finding, in any status and of any scan type, stored for one source repository of a unit. */
+export function findingsOfSource(db: Kysely<Database>, unitId: string, sourceRepoId: string): Promise<FindingRow[]> {
+  return db.selectFrom('findings').selectAll().where('unit_id', '=', unitId).where('source_repo_id', '=', sourceRepoId).execute();
+}
+
+/** Which scan types have detected a finding (`detected_by`), first-seen order. */
+export const detectedByOf = (row: Pick<FindingRow, 'detected_by' | 'scan_type'>): ScanType[] => {
+  const types = JSON.parse(row.detected_by || '[]') as ScanType[];
+  return types.length ? types : [row.scan_type];
+};
+
+/** Which scan types' newest scans see a finding (`seen_by`), each with that scan's id. */
+export const seenByOf = (row: Pick<FindingRow, 'seen_by'>): Record<string, string> => JSON.parse(row.seen_by || '{}') as Record<string, string>;
+
+/** Records who detects and sees a finding now. */
+export async function updateFindingSightings(db: Kysely<Database>, findingId: string, sightings: Pick<FindingRow, 'detected_by' | 'seen_by'>): Promise<void> {
+  await db.updateTable('findings').set(sightings).where('id', '=', findingId).execute();
 }
 
 /** The identity keys already taken in a unit for a scan type, among `keys`. */
@@ -199,33 +208,47 @@ export async function takenKeys(db: Kysely<Database>, unitId: string, scanType: 
   return taken;
 }
 
-/** Findings of a source repository whose scan verdict is one of `verdicts` and that a scan other than `scanId` last detected. */
-export function findingsNotSeenBy(
+/**
+ * Findings of a source repository whose scan verdict is one of `verdicts` and that the scan type's newest
+ * scan seeing them is not `scanId`: what that type saw before and this scan of it no longer does.
+ */
+export async function findingsNotSeenBy(
   db: Kysely<Database>,
   scope: { unitId: string; scanType: ScanType; sourceRepoId: string; scanId: string },
   verdicts: readonly ScanVerdict[],
 ): Promise<FindingRow[]> {
-  return db
+  const rows = await db
     .selectFrom('findings')
     .selectAll()
     .where('unit_id', '=', scope.unitId)
-    .where('scan_type', '=', scope.scanType)
     .where('source_repo_id', '=', scope.sourceRepoId)
     .where('scan_verdict', 'in', [...verdicts])
-    .where((eb) => eb.or([eb('scan_id', 'is', null), eb('scan_id', '!=', scope.scanId)]))
+    .where(detectedByMatches('seen_by', scope.scanType))
     .execute();
+  return rows.filter((row) => {
+    const seenBy = seenByOf(row);
+    return scope.scanType in seenBy && seenBy[scope.scanType] !== scope.scanId;
+  });
 }
 
-/** Rows per multi-row INSERT: a finding has 35 columns and SQLite binds at most 32,766 values a statement. */
+/** Rows per multi-row INSERT: a finding has 37 columns and SQLite binds at most 32,766 values a statement. */
 const FINDINGS_PER_INSERT = 500;
 
-/** A new finding: every column but `status`, which is derived from its state. */
-export type NewFinding = Omit<FindingRow, 'status'>;
+/**
+ * A new finding: every column but `status`, which is derived from its state. Without `detected_by` and
+ * `seen_by` it was detected by its scan type alone, which sees it while its verdict is present.
+ */
+export type NewFinding = Omit<FindingRow, 'status' | 'detected_by' | 'seen_by'> & Partial<Pick<FindingRow, 'detected_by' | 'seen_by'>>;
 
 /** Stores many new findings with one multi-row INSERT per few hundred rows. */
 export async function insertFindings(db: Kysely<Database>, rows: readonly NewFinding[]): Promise<void> {
   for (let i = 0; i < rows.length; i += FINDINGS_PER_INSERT) {
-    const values = rows.slice(i, i + FINDINGS_PER_INSERT).map((row) => ({ ...row, status: findingStatus(stateOf(row)) }));
+    const values = rows.slice(i, i + FINDINGS_PER_INSERT).map((row) => ({
+      ...row,
+      detected_by: row.detected_by ?? JSON.stringify([row.scan_type]),
+      seen_by: row.seen_by ?? JSON.stringify(row.scan_verdict === 'present' ? { [row.scan_type]: row.scan_id ?? '' } : {}),
+      status: findingStatus(stateOf(row)),
+    }));
     await db.insertInto('findings').values(values).execute();
   }
 }
@@ -233,10 +256,22 @@ export async function insertFindings(db: Kysely<Database>, rows: readonly NewFin
 /** What a new detection changes about a finding: where it is and what the engine says; never its identity or state. */
 export type FindingDetection = Omit<
   FindingRow,
-  'id' | 'org_id' | 'unit_id' | 'scan_type' | 'fingerprint' | 'scan_verdict' | 'triage' | 'status' | 'resolved_at' | 'first_detected_at' | 'created_at'
+  | 'id'
+  | 'org_id'
+  | 'unit_id'
+  | 'scan_type'
+  | 'detected_by'
+  | 'seen_by'
+  | 'fingerprint'
+  | 'scan_verdict'
+  | 'triage'
+  | 'status'
+  | 'resolved_at'
+  | 'first_detected_at'
+  | 'created_at'
 >;
 
-export async function updateFindingDetection(db: Kysely<Database>, findingId: string, detection: FindingDetection): Promise<void> {
+export async function updateFindingDetection(db: Kysely<Database>, findingId: string, detection: Partial<FindingDetection>): Promise<void> {
   await db.updateTable('findings').set(detection).where('id', '=', findingId).execute();
 }
 

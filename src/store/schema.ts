@@ -141,6 +141,10 @@ export interface FindingsTable {
   triage: Triage;
   /** The wire status, stored for list filters and counters; written only as findingStatus() of the two above. */
   status: FindingStatus;
+  /** JSON array of the scan types that have detected it, first-seen order (`scan_type` is the first); counters are kept per it. */
+  detected_by: string;
+  /** JSON object: each scan type whose newest scan sees it, with that scan's id. The verdict is `present` while it holds any. */
+  seen_by: string;
   category: string;
   title: string | null;
   message: string;

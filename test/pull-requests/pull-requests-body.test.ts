@@ -25,6 +25,8 @@ function finding(overrides: Partial<FindingRow>): FindingRow {
     scan_verdict: 'present',
     triage: 'open',
     status: 'open',
+    detected_by: '["semgrep_scan"]',
+    seen_by: '{}',
     category: 'sast',
     title: 'SQL injection',
     message: 'User input reaches a query',

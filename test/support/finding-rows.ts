@@ -48,6 +48,8 @@ export function findingRow(unit: Unit, overrides: Partial<FindingRow> = {}): Fin
     created_at: now,
     updated_at: now,
     ...overrides,
+    detected_by: overrides.detected_by ?? JSON.stringify([overrides.scan_type ?? 'secrets_scan']),
+    seen_by: overrides.seen_by ?? JSON.stringify((overrides.scan_verdict ?? 'present') === 'present' ? { [overrides.scan_type ?? 'secrets_scan']: overrides.scan_id ?? '' } : {}),
   };
 }
 
