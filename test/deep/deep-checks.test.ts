@@ -368,7 +368,38 @@ describe('whole-application checks: records by id, and regular expressions', () 
     assert.deepEqual(await check({ 'views.py': view('Message.objects.get(pk=message_id)').replace('@user_is_authenticated', '@admin_required') }), [], 'an administrators’ view');
     assert.deepEqual(await check({ 'views.py': view('Message.objects.get(message_id=caller_id(request))') }), [], 'the keyword is not the value: looked up by the caller');
     assert.deepEqual(await check({ 'views.py': view('Message.objects.get(pk=message_id)').replace('    message =', '    if request.user.is_staff:\n        message =') }), [], 'a branch for administrators');
+  });
 
+  test('the id may come from the query string, a form or JSON field, or any parameter the route path names; a sign-in finding the account by name is not one', async () => {
+    const flask = (route: string, signature: string, body: string[]) =>
+      lines(
+        'from flask import Flask, request, session',
+        'from flask_login import login_required',
+        'app = Flask(__name__)',
+        `@app.route("${route}")`,
+        '@login_required',
+        `def ${signature}:`,
+        ...body,
+        '    return jsonify(doc.serialize)',
+      );
+    const only = 'authz.object';
+    assert.deepEqual(await check({ 'app.py': flask('/docs', 'doc()', ['    doc_id = int(request.args.get("doc_id"))', '    doc = Doc.query.get(doc_id)']) }, {}, only), ['authz.object-by-id-without-ownership@app.py:8']);
+    assert.deepEqual(await check({ 'app.py': flask('/docs', 'doc()', ['    doc = Doc.query.get(request.args.get("doc_id"))']) }, {}, only), ['authz.object-by-id-without-ownership@app.py:7']);
+    assert.deepEqual(await check({ 'app.py': flask('/docs/<title>', 'doc(title)', ['    doc = Doc.query.filter_by(title=title).first()']) }, {}, only), ['authz.object-by-id-without-ownership@app.py:7']);
+    assert.deepEqual(await check({ 'app.py': flask('/docs/<title>', 'doc(title)', ['    doc = Doc.query.filter_by(title=title, owner_id=current_user.id).first()']) }, {}, only), [], 'scoped to the caller');
+    const signIn = lines(
+      'from flask import Flask, request, session',
+      'app = Flask(__name__)',
+      '@app.route("/login", methods=["POST"])',
+      'def login():',
+      '    if session.get("user_id"):',
+      '        return redirect("/")',
+      '    username = request.form["username"]',
+      '    user = User.query.filter_by(username=username, password=request.form["password"]).first()',
+      '    session["user_id"] = user.id',
+      '    return redirect("/")',
+    );
+    assert.deepEqual(await check({ 'app.py': signIn }, {}, only), []);
   });
 
   test('nested repetition is catastrophic backtracking, unless a character the inner part cannot take separates the rounds, or the outer repetition is bounded', async () => {

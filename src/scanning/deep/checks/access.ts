@@ -172,26 +172,44 @@ const LOOKUP_CALL = /(?:\.(?:get|get_or_404|first_or_404|filter_by|filter|find_o
 /** Words of a lookup, or of a check after it, that tie the record to the caller. */
 const OWNERSHIP = /current_user|request\.user|\bg\.user|session\s*[[.]|get_jwt_identity|\bowner|\bauthor|\bcreator|created_by|\buser\s*=|user_id\s*=|is_owner|owns|can_access|has_perm|permission/i;
 
+/** A parameter the route's path names (`/books/<title>`, `/books/{title}`): the caller picks the record by it. */
+const inPath = (h: { paths: string[] }, name: string) => h.paths.some((p) => new RegExp(`[<{:](?:\\w+:)?${name}[>}]`).test(p));
+/** Reading the request's data, not a record: `request.args.get("id")`, `data.get("id")`. */
+const READS_REQUEST_DATA = /^(?:self\.)?request\b|\.(?:args|form|json|values|GET|POST|headers|cookies|query_params|match_info|view_args|META|environ)\.get$|^(?:data|form|params|payload|body|kwargs|args|json_data|request_data)\.get$/;
+const RECORD_KEY = /^(?:id|pk|uuid)$|_(?:id|pk|uuid)$/i;
+/** A key read straight from the request where it is used: `Doc.query.get(request.args.get("doc_id"))`. */
+const REQUEST_KEY = /request\.(?:args|form|json|values|GET|POST|query_params|match_info|view_args)\s*(?:\.get\s*\(|\[)\s*['"](?:id|pk|uuid|\w+_(?:id|pk|uuid))['"]/;
+/** Names bound to an id the request carries: `note_id = request.args.get("id")`, `pk = request.json["pk"]`. */
+function idsReadFromRequest(body: string): string[] {
+  const names: string[] = [];
+  const read = /^\s*(\w+)\s*=\s*(?:int\s*\(|str\s*\(|UUID\s*\()?\s*(?:await\s+)?request\.(?:args|form|json|values|GET|POST|query_params|match_info|view_args|get_json\(\))\s*(?:\.get\s*\(|\[)\s*['"](\w+)['"]/gm;
+  // Only keys: a name or address typed into a form is how sign-in and password reset find an account.
+  for (const m of body.matchAll(read)) if (RECORD_KEY.test(m[1]) || RECORD_KEY.test(m[2])) names.push(m[1]);
+  return names;
+}
+
 /** A branch on the caller's role: what follows is allowed to administrators, who may reach any record. */
 const CALLER_ROLE_TEST = /^\s*(?:el)?if\b[^\n]*(?:\.(?:admin|is_admin|is_staff|is_superuser)\b|\bhas_perm\s*\(|\bhas_role\s*\()/;
 
 /**
- * A signed-in user's handler that fetches a record by an id from the URL and neither scopes the lookup to
- * the caller nor checks afterwards that the record is theirs: any user reaches any record (IDOR).
+ * A signed-in user's handler that fetches a record by an id the request carries (a path parameter, a query
+ * argument, a form or JSON field) and neither scopes the lookup to the caller nor checks afterwards that the
+ * record is theirs: any user reaches any record (IDOR).
  */
 export function objectByIdWithoutOwnership({ root, handlers }: FileContext): Candidate[] {
   const findings: Candidate[] = [];
   for (const h of handlers) {
-    if (ADMIN_ONLY.test(h.name) || ADMIN_ONLY.test(h.decorators)) continue;
-    const ids = h.parameters.filter((n) => ID_PARAMETER.test(n));
-    const fn = ids.length ? handlerFunction(root, h) : undefined;
+    // A sign-in looks the account up by the name typed: that is its job.
+    if (ADMIN_ONLY.test(h.name) || ADMIN_ONLY.test(h.decorators) || isLoginHandler(h)) continue;
+    const ids = [...new Set([...h.parameters.filter((n) => ID_PARAMETER.test(n) || inPath(h, n)), ...idsReadFromRequest(h.body)])];
+    const fn = ids.length || REQUEST_KEY.test(h.body) ? handlerFunction(root, h) : undefined;
     if (!fn || h.body.split('\n').some((line) => (/[!=]=|\bis\s+not\b|\bnot\s+in\b/.test(line) && OWNERSHIP.test(line)) || CALLER_ROLE_TEST.test(line))) continue;
-    const uses = new RegExp(`\\b(?:${ids.join('|')})\\b`);
+    const uses = new RegExp([...(ids.length ? [`\\b(?:${ids.join('|')})\\b`] : []), REQUEST_KEY.source].join('|'));
     const lookup = fn.findAll({ rule: { kind: 'call' } } as never).find((call) => {
       const callee = call.field('function')?.text() ?? '';
       // The values passed, not the keywords: `filter_by(username=identity)` looks up by the identity, not by `username`.
       const args = (call.field('arguments')?.text() ?? '').replace(/\b\w+\s*=(?!=)/g, '');
-      return LOOKUP_CALL.test(callee) && uses.test(args) && !OWNERSHIP.test(call.text());
+      return LOOKUP_CALL.test(callee) && !READS_REQUEST_DATA.test(callee) && uses.test(args) && !OWNERSHIP.test(call.text());
     });
     if (!lookup) continue;
     findings.push({
