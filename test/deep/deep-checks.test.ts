@@ -130,6 +130,25 @@ describe('whole-application checks (Python)', () => {
     assert.deepEqual(await check({ 'app.py': commentedOut }, {}, 'csrf'), ['csrf.missing-csrf-protection@app.py:9'], 'a middleware commented out protects nothing');
   });
 
+  test('CSRF is judged per application: an aiohttp app that keeps no session is not reported because a Flask app beside it does', async () => {
+    const aiohttpApp = lines(
+      'from aiohttp import web',
+      'routes = web.RouteTableDef()',
+      '@routes.post("/files/upload")',
+      'async def upload(request):',
+      '    data = await request.post()',
+      '    save(data["file"])',
+      '    return web.Response(text="ok")',
+      'app = web.Application()',
+    );
+    const flaskApp = (route: string[]) =>
+      lines('from flask import Flask, request, session', 'app = Flask(__name__)', '@app.route("/me")', 'def me():', '    return session.get("name", "")', ...route);
+    const csrf = 'csrf.missing';
+    assert.deepEqual(await check({ 'apps/aiohttp_app.py': aiohttpApp, 'apps/flask_app.py': flaskApp([]) }, {}, csrf), []);
+    const form = ['@app.route("/name", methods=["POST"])', 'def name():', '    session["name"] = request.form["name"]', '    return "ok"'];
+    assert.deepEqual(await check({ 'apps/aiohttp_app.py': aiohttpApp, 'apps/flask_app.py': flaskApp(form) }, {}, csrf), ['csrf.missing-csrf-protection@apps/flask_app.py:2']);
+  });
+
   test('a GET route that writes what the query string says, in an app with sessions, is cross-site request forgery', async () => {
     const app = (methods: string) =>
       lines(

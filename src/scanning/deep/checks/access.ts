@@ -75,10 +75,21 @@ export function stateChangingGet(program: PythonProgram, projectCode: string): A
 }
 
 export function missingCsrfProtection(program: PythonProgram, projectCode: string): ApplicationFinding[] {
-  if (!WITHOUT_BUILT_IN_CSRF.some((m) => program.imports.has(m)) || CSRF_PROTECTION.test(projectCode) || !USES_SESSIONS.test(projectCode)) return [];
-  const formRoutes = program.handlers.filter((h) => answersStateChange(h) && /request\.(?:form|files|values)\b|await\s+request\.(?:form|post)\(/.test(h.body));
+  if (CSRF_PROTECTION.test(projectCode)) return [];
+  // Per framework: a repository may hold several applications, and only one whose own code keeps a session
+  // (a cookie the browser sends by itself) can be driven by a forged request.
+  return WITHOUT_BUILT_IN_CSRF.flatMap((framework) => {
+    const files = program.files.filter((f) => f.imports.has(framework));
+    if (!files.some((f) => USES_SESSIONS.test(f.code))) return [];
+    const inFramework = new Set(files);
+    return csrfFinding(program.handlers.filter((h) => inFramework.has(h.file)), files);
+  });
+}
+
+function csrfFinding(handlers: PythonProgram['handlers'], files: PythonProgram['files']): ApplicationFinding[] {
+  const formRoutes = handlers.filter((h) => answersStateChange(h) && /request\.(?:form|files|values)\b|await\s+request\.(?:form|post)\(/.test(h.body));
   if (!formRoutes.length) return [];
-  const apps = program.files.flatMap((file) => file.applications.map((line) => ({ file, line })));
+  const apps = files.flatMap((file) => file.applications.map((line) => ({ file, line })));
   const listed = formRoutes.slice(0, 5).map((h) => h.paths[0] ?? h.name).join(', ');
   const message =
     `State-changing form routes (${listed}${formRoutes.length > 5 ? ', …' : ''}) accept requests carrying the user's session ` +
