@@ -91,6 +91,8 @@ describe('whole-application checks (JavaScript/TypeScript)', () => {
   test('regular expressions with nested repetition, as literals and built from strings', async () => {
     const code = lines("const EMAIL = /^([a-z0-9]+\\.?)+@example\\.com$/;", 'const NAME = new RegExp("^(\\\\w+\\\\s?)*$");', 'const OK = /^[a-z]+$/;');
     assert.deepEqual(await check({ 'validate.js': code }), ['dos.catastrophic-regex@validate.js:1', 'dos.catastrophic-regex@validate.js:2']);
+    // a script of the web root runs in the visitor's browser, not in the server
+    assert.deepEqual(await check({ 'public/js/validate.js': code }), []);
   });
 
   test('request data followed into an imported module: a wrapper the file alone does not report is a finding, with its path', async () => {

@@ -86,8 +86,18 @@ export function objectByIdWithoutOwnershipJs({ root, handlers }: FileContext): C
   return findings;
 }
 
-/** Regex literals and `new RegExp("…")` with nested repetition (wherever they are used: a pattern is written to be run on input). */
+/** A web root's files are served to browsers as they are; a pattern there stalls only the visitor's own tab. */
+const BROWSER_ASSETS = /(?:^|\/)(?:public|static|assets|wwwroot)\//;
+
+/** ReDoS is the resource-exhaustion weakness most scanners and advisories file it under, beside its own entry. */
+const UNCONTROLLED_RESOURCE_CONSUMPTION = 'CWE-400: Uncontrolled Resource Consumption';
+
+/**
+ * Regex literals and `new RegExp("…")` with nested repetition in server code (wherever they are used: a pattern
+ * is written to be run on input).
+ */
 export function catastrophicRegexJs({ file, root }: FileContext): Candidate[] {
+  if (BROWSER_ASSETS.test(file.path)) return [];
   const findings: Candidate[] = [];
   const candidates = root.findAll({ rule: { any: [{ kind: 'regex' }, { kind: 'new_expression', has: { field: 'constructor', regex: '^RegExp$' } }] } } as never);
   for (const node of candidates) {
@@ -96,7 +106,8 @@ export function catastrophicRegexJs({ file, root }: FileContext): Candidate[] {
         ? node.field('pattern')?.text()
         : /^new\s+RegExp\(\s*(['"`])((?:\\.|(?!\1).)*)\1/.exec(node.text())?.[2]?.replace(/\\\\/g, '\\');
     if (pattern === undefined || !backtracksCatastrophically(pattern)) continue;
-    findings.push({ finding: { ...catastrophicRegexFinding('javascript', pattern), path: file.path, startLine: lineOf(node), endLine: lineOf(node), text: node.text() } });
+    const finding = catastrophicRegexFinding('javascript', pattern);
+    findings.push({ finding: { ...finding, cwe: [...finding.cwe, UNCONTROLLED_RESOURCE_CONSUMPTION], path: file.path, startLine: lineOf(node), endLine: lineOf(node), text: node.text() } });
   }
   return findings;
 }
