@@ -95,7 +95,7 @@ describe('semgrep_scan reports credentials in code through the secrets detector'
     assert.deepEqual(credentials('tests/test_app.py'), []);
   });
 
-  test('a rescan that takes the rules\u2019 results from the cache reports the same credentials', async () => {
+  test('a rescan that takes a file\u2019s results from the cache reports the same credentials, kept as places, not values', async () => {
     const cacheDir = path.join(root, '..', `${path.basename(root)}-cache`);
     try {
       const engine = new SastEngine({ pool: null, cacheDir });
@@ -103,6 +103,9 @@ describe('semgrep_scan reports credentials in code through the secrets detector'
       const second = await engine.scan({ dir: root, fingerprintKey });
       assert.deepEqual(second, first);
       assert.deepEqual(first.map((f) => f.fingerprint).sort(), findings.map((f) => f.fingerprint).sort());
+      const kept = fs.readdirSync(cacheDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => fs.readFileSync(path.join(e.parentPath, e.name), 'utf8'));
+      assert.ok(kept.some((entry) => entry.includes('"secrets.')), 'the credentials are kept with the rules\u2019 results');
+      for (const secret of [STRIPE, SIGNING, DB_PASSWORD]) assert.ok(!kept.some((entry) => entry.includes(secret)), 'the cache never holds a credential');
     } finally {
       fs.rmSync(cacheDir, { recursive: true, force: true });
     }

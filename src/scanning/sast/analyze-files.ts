@@ -7,7 +7,8 @@ import { hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
 import { MAX_FILE_BYTES, readSourceText } from '../source-files.ts';
 import { ruleLanguageOf, type ParserName } from '../../languages/index.ts';
 import { analyzeSource, analyzeSources, type SastMatch } from './analyze.ts';
-import { codeCredentialFindings } from './code-credentials.ts';
+import { detectSecrets, type SecretMatch } from '../secrets/detector.ts';
+import { codeCredentialFindings, credentialFromStore, isStoredCredential, storedCredential } from './code-credentials.ts';
 import { analysisVersion, matchText, ResultCache, storedMatch, type StoredMatch } from './result-cache.ts';
 import { loadRuleSet, type RuleSet, type SastRule } from './rule-set.ts';
 
@@ -149,11 +150,12 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
   const outcomes: FileOutcome[] = [];
   const pending: Pending[] = [];
   let cacheBytesWritten = 0;
-  /** The rules' findings and the credentials the secrets detector finds in code (not cached: it is fast). */
-  const withCredentials = (findings: RawFinding[], file: string, parser: ParserName, text: string): RawFinding[] => {
-    const language = ruleLanguageOf(parser);
-    if (language === 'template') return findings;
-    return [...findings, ...codeCredentialFindings(text, file, language, request.fingerprintKey, findings)];
+  /** The credentials the secrets detector finds in a code file (a template is markup: the secrets scan reads it). */
+  const credentialsIn = (parser: ParserName, text: string, file: string): SecretMatch[] => (ruleLanguageOf(parser) === 'template' ? [] : detectSecrets(text, file));
+  const findingsOf = (matches: SastMatch[], credentials: SecretMatch[], file: string, parser: ParserName, text: string): RawFinding[] => {
+    const findings = matches.map((m) => sastFinding(m, file, text));
+    if (!credentials.length) return findings;
+    return [...findings, ...codeCredentialFindings(credentials, text, file, ruleLanguageOf(parser), request.fingerprintKey, findings)];
   };
   /** A file's outcome when it is skipped or cached; otherwise what analyzing it needs. */
   const readFile = async ({ path: file, parser }: AnalyzeFilesRequest['files'][number]): Promise<FileOutcome | Omit<Pending, 'at'>> => {
@@ -170,10 +172,11 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
     }
     const key = cache ? ResultCache.keyOf(parser, source.text) : '';
     const hit = await cache?.get(key);
-    const matches: SastMatch[] | undefined = hit?.every((m) => rulesById.has(m.ruleId))
-      ? hit.map((m) => ({ rule: rulesById.get(m.ruleId)!, startLine: m.startLine, endLine: m.endLine, text: matchText(m, source.text), anchor: m.anchor }))
-      : undefined;
-    if (matches) return { findings: withCredentials(matches.map((m) => sastFinding(m, file, source.text)), file, parser, source.text), cached: true };
+    if (hit?.every((m) => rulesById.has(m.ruleId) || isStoredCredential(m))) {
+      const matches = hit.filter((m) => rulesById.has(m.ruleId)).map((m) => ({ rule: rulesById.get(m.ruleId)!, startLine: m.startLine, endLine: m.endLine, text: matchText(m, source.text), anchor: m.anchor }));
+      const credentials = hit.filter((m) => !rulesById.has(m.ruleId)).map((m) => credentialFromStore(m, source.text));
+      return { findings: findingsOf(matches, credentials, file, parser, source.text), cached: true };
+    }
     return { file, parser, text: source.text, key };
   };
   // Reads overlap: one at a time, a batch of cached files waited on the disk more than it computed.
@@ -197,9 +200,10 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
       outcomes[p.at] = { findings: [], note: `skipped ${p.file}: it could not be analyzed (${matches.message.split('\n')[0]})`, cached: false };
       continue;
     }
-    const entry = cache ? matches.map((m) => storedMatch({ ...m, ruleId: m.rule.id }, p.text)) : [];
+    const credentials = credentialsIn(p.parser, p.text, p.file);
+    const entry = cache ? [...matches.map((m) => storedMatch({ ...m, ruleId: m.rule.id }, p.text)), ...credentials.map(storedCredential)] : [];
     if (cache && entry.every((m) => m !== null)) cacheBytesWritten += await cache.put(p.key, entry as StoredMatch[]);
-    outcomes[p.at] = { findings: withCredentials(matches.map((m) => sastFinding(m, p.file, p.text)), p.file, p.parser, p.text), cached: false };
+    outcomes[p.at] = { findings: findingsOf(matches, credentials, p.file, p.parser, p.text), cached: false };
   }
   return { outcomes, cacheBytesWritten };
 }

@@ -1,9 +1,12 @@
 import crypto from 'node:crypto';
 import type { RawFinding } from '../engine.ts';
 import { hashParts, snippetOf } from '../match-identity.ts';
-import { detectSecrets, type SecretMatch } from '../secrets/detector.ts';
+import type { SecretMatch } from '../secrets/detector.ts';
+import { CONNECTION_STRING_RULE, GENERIC_RULE } from '../secrets/generic.ts';
+import { SECRET_RULES, type SecretRule } from '../secrets/rules.ts';
 import { maskSecret } from '../secrets/text-checks.ts';
 import type { RuleLanguage } from '../../languages/index.ts';
+import type { StoredMatch } from './result-cache.ts';
 
 // Hard-coded credentials in the code SAST reads, found by the secrets engine's detector (its token rules,
 // context detectors, placeholder checks and validators) rather than by patterns of SAST's own, and
@@ -38,17 +41,39 @@ export function credentialCwe(match: SecretMatch, text: string): string {
   return KEY_RULES.test(match.rule.id) || SIGNING_KEY_NAME.test(nameBefore(text, match.offset)) ? CWE_KEY : CWE_CREDENTIAL;
 }
 
+// The result cache keeps a credential as it keeps a rule's match: where the value lies in the file (which a
+// hit, same content, reads back), under the detector's rule as `secrets.<rule>`; never the value itself.
+const STORED_PREFIX = 'secrets.';
+const DETECTOR_RULES = new Map<string, SecretRule>([CONNECTION_STRING_RULE, GENERIC_RULE, ...SECRET_RULES].map((rule) => [rule.id, rule]));
+
+/** A credential as the result cache keeps it, or null when its rule could not be found again on a hit. */
+export function storedCredential(match: SecretMatch): StoredMatch | null {
+  if (DETECTOR_RULES.get(match.rule.id) !== match.rule) return null;
+  return { ruleId: STORED_PREFIX + match.rule.id, startLine: match.startLine, endLine: match.endLine, at: match.offset, length: match.secret.length, anchor: null };
+}
+
+/** Whether a cached entry is a credential's rather than a SAST rule's. */
+export const isStoredCredential = (stored: StoredMatch): boolean => stored.ruleId.startsWith(STORED_PREFIX) && DETECTOR_RULES.has(stored.ruleId.slice(STORED_PREFIX.length));
+
+/** A cached credential read back from the content its entry was made from. */
+export function credentialFromStore(stored: StoredMatch, text: string): SecretMatch {
+  const rule = DETECTOR_RULES.get(stored.ruleId.slice(STORED_PREFIX.length))!;
+  return { rule, secret: text.slice(stored.at, stored.at + stored.length), offset: stored.at, startLine: stored.startLine, endLine: stored.endLine };
+}
+
 /**
- * The credentials in a code file as SAST findings, leaving out those on a line a SAST finding of the
+ * The credentials of a code file as SAST findings, leaving out those on a line a SAST finding of the
  * `secrets` category already reports (that rule's finding stands for the credential). `key` keys the hash
  * of each secret, so stored findings reveal nothing of it. The detector's rule, masked value and hash go
  * in the metadata, as a secrets finding's do: the secrets fixer locates the value by them.
  */
-export function codeCredentialFindings(text: string, filePath: string, language: RuleLanguage, key: Uint8Array, reported: RawFinding[]): RawFinding[] {
+export function codeCredentialFindings(
+  matches: SecretMatch[], text: string, filePath: string, language: RuleLanguage, key: Uint8Array, reported: RawFinding[],
+): RawFinding[] {
   const checkId = credentialCheckId(language);
   const taken = reported.filter((f) => f.category === 'secrets');
   const findings: RawFinding[] = [];
-  for (const match of detectSecrets(text, filePath)) {
+  for (const match of matches) {
     if (taken.some((f) => f.startLine <= match.startLine && match.startLine <= f.endLine)) continue;
     if (findings.some((f) => f.startLine === match.startLine)) continue;
     const secretHash = crypto.createHmac('sha256', key).update(match.secret.replace(/\s+/g, '')).digest('hex');

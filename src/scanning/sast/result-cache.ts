@@ -43,8 +43,8 @@ export function matchText(match: StoredMatch, source: string): string {
 
 export const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024;
 
-/** The files whose behaviour the cached results depend on, besides the rules. */
-const ANALYSIS_CODE = ['analyze.ts', 'combined-matcher.ts', 'taint.ts', 'rule-set.ts', '../../languages'];
+/** The files whose behaviour the cached results depend on, besides the rules (the secrets detector finds the credentials kept with them). */
+const ANALYSIS_CODE = ['analyze.ts', 'combined-matcher.ts', 'taint.ts', 'rule-set.ts', '../../languages', '../secrets'];
 
 let codeHash: string | undefined;
 
@@ -54,9 +54,10 @@ function analysisCodeHash(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const files = ANALYSIS_CODE.flatMap((entry) => {
     const full = path.resolve(here, entry);
-    return fs.statSync(full).isDirectory() ? fs.readdirSync(full).sort().map((name) => path.join(full, name)) : [full];
+    if (!fs.statSync(full).isDirectory()) return [full];
+    return fs.readdirSync(full, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name)).sort();
   });
-  for (const file of files) hash.update(`${path.basename(file)}\0${fs.readFileSync(file, 'utf8')}\0`);
+  for (const file of files) hash.update(`${path.relative(here, file)}\0${fs.readFileSync(file, 'utf8')}\0`);
   const require = createRequire(import.meta.url);
   hash.update(String((require('@ast-grep/napi/package.json') as { version: string }).version));
   codeHash = hash.digest('hex');
