@@ -89,7 +89,10 @@ export function objectByIdWithoutOwnershipJs({ root, handlers }: FileContext): C
 /** A web root's files are served to browsers as they are; a pattern there stalls only the visitor's own tab. */
 const BROWSER_ASSETS = /(?:^|\/)(?:public|static|assets|wwwroot)\//;
 
-/** ReDoS is the resource-exhaustion weakness most scanners and advisories file it under, beside its own entry. */
+/**
+ * ReDoS filed under the resource-exhaustion entry npm advisories use (CWE-1333 is its narrower child): each CWE a
+ * finding names is a separate claim, so it names one.
+ */
 const UNCONTROLLED_RESOURCE_CONSUMPTION = 'CWE-400: Uncontrolled Resource Consumption';
 
 /**
@@ -107,7 +110,7 @@ export function catastrophicRegexJs({ file, root }: FileContext): Candidate[] {
         : /^new\s+RegExp\(\s*(['"`])((?:\\.|(?!\1).)*)\1/.exec(node.text())?.[2]?.replace(/\\\\/g, '\\');
     if (pattern === undefined || !backtracksCatastrophically(pattern)) continue;
     const finding = catastrophicRegexFinding('javascript', pattern);
-    findings.push({ finding: { ...finding, cwe: [...finding.cwe, UNCONTROLLED_RESOURCE_CONSUMPTION], path: file.path, startLine: lineOf(node), endLine: lineOf(node), text: node.text() } });
+    findings.push({ finding: { ...finding, cwe: [UNCONTROLLED_RESOURCE_CONSUMPTION], path: file.path, startLine: lineOf(node), endLine: lineOf(node), text: node.text() } });
   }
   return findings;
 }
