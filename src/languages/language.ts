@@ -40,6 +40,16 @@ export interface TaintSyntax {
   decorated: string[];
   /** Conditional expressions by kind, with the place of the condition among their named children: it picks a branch, it is not the value. */
   conditionals?: Record<string, number>;
+  /**
+   * Subscripts by a constant string key (`m["k"]`, the key in field `index`, of a kind in `strings`) taint
+   * only that entry: a container filled key by key holds request data under some keys and constants under others.
+   */
+  constantKeys?: { index: string; strings: string[] };
+  /**
+   * A check that leaves the function when a value fails it (`if ".." in p: return`): after it, the values it
+   * `validates` (given the condition's text and a name) are clean.
+   */
+  guards?: { kind: string; condition: string; body: string; exits: string[]; validates: (condition: string, name: string) => boolean };
 }
 
 /**

@@ -1,6 +1,21 @@
 import grammar from '@ast-grep/lang-python';
 import type { Language } from './language.ts';
 
+/**
+ * Whether an `if` condition inspects the content of `name` so that the branch leaving the function rejects bad
+ * values: a substring test ("'" in name), an allow-list (name not in ALLOWED), a prefix, suffix or character
+ * class test, or a regular expression matched against it. A mere truthiness or length test is not one.
+ */
+function validatesPython(condition: string, name: string): boolean {
+  const n = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return [
+    new RegExp(`(?:^|[\\s(])[bru]*(?:"(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*')\\s+in\\s+${n}\\b`),
+    new RegExp(`\\b${n}\\s+not\\s+in\\b`),
+    new RegExp(`\\b${n}\\.(?:startswith|endswith|isalnum|isalpha|isdigit|isdecimal|isnumeric|isidentifier|isascii)\\(`),
+    new RegExp(`\\bre\\.(?:match|fullmatch|search)\\([^,]+,\\s*${n}\\b`),
+  ].some((re) => re.test(condition));
+}
+
 export const python: Language<'python', 'python'> = {
   id: 'python',
   parsers: { python: { extensions: ['py'], astGrep: 'python' } },
@@ -29,6 +44,8 @@ export const python: Language<'python', 'python'> = {
     passThrough: ['parenthesized_expression'],
     decorated: ['decorated_definition'],
     conditionals: { conditional_expression: 1 },
+    constantKeys: { index: 'subscript', strings: ['string'] },
+    guards: { kind: 'if_statement', condition: 'condition', body: 'consequence', exits: ['return_statement', 'raise_statement'], validates: validatesPython },
   },
   code: {
     strings: ['string'],

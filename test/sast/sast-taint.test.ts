@@ -78,3 +78,33 @@ describe('taint propagation (Python)', () => {
     assert.equal(analyzeSource(ruleSet, 'python', source('list_dir')).filter((m) => m.rule.id === CMDI).length, 1);
   });
 });
+
+describe('taint per entry, past checks and conditions (Python)', () => {
+  const CODE = 'python.lang.code-injection.eval';
+
+  test('a dictionary filled key by key holds request data only under the keys it was stored at', () => {
+    const fill = `m = {}\nm["a"] = "fixed"\nm["b"] = request.args["q"]`;
+    assert.deepEqual(reported(SQLI, `${fill}\ncur.execute("SELECT " + m["b"])`), [4]);
+    assert.deepEqual(reported(SQLI, `${fill}\ncur.execute("SELECT " + m["a"])`), []);
+    assert.deepEqual(reported(SQLI, `${fill}\ncur.execute("SELECT " + m[request.args["k"]])`), [4]);
+    assert.deepEqual(reported(SQLI, `${fill}\nm["b"] = "reset"\ncur.execute("SELECT " + m["b"])`), []);
+    // the whole container still carries what it holds
+    assert.deepEqual(reported(SQLI, `${fill}\ncur.execute("SELECT " + json.dumps(m))`), [4]);
+    assert.deepEqual(reported(SQLI, `m = request.args.to_dict()\ncur.execute("SELECT " + m["a"])`), [2]);
+  });
+
+  test('a check that leaves the function on bad content cleans the value after it', () => {
+    assert.deepEqual(reported(SQLI, `v = request.args["q"]\nif "'" in v:\n    return "bad"\ncur.execute("SELECT '" + v + "'")`), []);
+    assert.deepEqual(reported(SQLI, `v = request.args["q"]\nif v not in ALLOWED:\n    raise ValueError(v)\ncur.execute("SELECT " + v)`), []);
+    assert.deepEqual(reported(CODE, `v = request.args["q"]\nif not v.startswith("'") or not v.endswith("'"):\n    return "bad"\neval(v)`), []);
+    // before the check, a check that does not leave, and a mere presence test, clean nothing
+    assert.deepEqual(reported(SQLI, `v = request.args["q"]\ncur.execute("SELECT " + v)\nif "'" in v:\n    return "bad"`), [2]);
+    assert.deepEqual(reported(SQLI, `v = request.args["q"]\nif "'" in v:\n    log("odd")\ncur.execute("SELECT " + v)`), [4]);
+    assert.deepEqual(reported(SQLI, `v = request.args["q"]\nif not v:\n    return "missing"\ncur.execute("SELECT " + v)`), [4]);
+  });
+
+  test("a conditional expression's value comes from its branches, not its condition", () => {
+    assert.deepEqual(reported(SQLI, `v = "a" if request.args.get("x") else "b"\ncur.execute("SELECT " + v)`), []);
+    assert.deepEqual(reported(SQLI, `v = request.args["q"] if ok else "b"\ncur.execute("SELECT " + v)`), [2]);
+  });
+});

@@ -29,7 +29,8 @@ interface ParamSummary {
 type Event =
   | { at: number; kind: 'bind'; node: SgNode; target: SgNode; value: SgNode }
   | { at: number; kind: 'sink'; node: SgNode; rule: SastRule; focus: SgNode }
-  | { at: number; kind: 'call'; node: SgNode };
+  | { at: number; kind: 'call'; node: SgNode }
+  | { at: number; kind: 'guard'; condition: SgNode };
 
 /** Identifier-like words of a text: every name an expression mentions is one. */
 const WORDS = /[\p{L}_$][\p{L}\p{N}_$]*/gu;
@@ -301,6 +302,8 @@ export class TaintAnalyzer {
       if (receiver && this.tainted(receiver, state)) return true;
       return this.args(node).some((arg) => this.tainted(this.argValue(arg), state));
     }
+    const keyed = this.constantKey(node);
+    if (keyed && state.has(`${keyed.base}[]`)) return state.has(`${keyed.base}[${keyed.key}]`);
     if (this.syntax.members.includes(kind)) {
       const object = this.field(node, 'object');
       return object ? this.tainted(object, state) : false;
@@ -311,6 +314,26 @@ export class TaintAnalyzer {
     }
     const condition = this.syntax.conditionals?.[kind];
     return this.named(node).some((child, i) => i !== condition && this.tainted(child, state));
+  }
+
+  /**
+   * `m["k"]` on a plain name with a constant string key, when the language tracks such entries apart. In the
+   * taint state, `m[]` marks a container tainted only entry by entry, and `m[<key>]` each tainted entry.
+   */
+  private constantKey(node: SgNode): { base: string; key: string } | undefined {
+    const keys = this.syntax.constantKeys;
+    if (!keys || !this.syntax.subscripts.includes(this.kindOf(node))) return undefined;
+    const base = this.field(node, 'value') ?? this.field(node, 'object');
+    const index = this.field(node, keys.index);
+    if (!base || !index || !this.syntax.identifiers.includes(this.kindOf(base)) || !keys.strings.includes(this.kindOf(index))) return undefined;
+    if (this.named(index).some((part) => this.kindOf(part) === 'interpolation')) return undefined;
+    return { base: base.text(), key: index.text() };
+  }
+
+  /** Forgets a name and the entries tracked under it. */
+  private forget(state: Set<string>, name: string) {
+    state.delete(name);
+    for (const entry of state) if (entry.startsWith(`${name}[`)) state.delete(entry);
   }
 
   private argValue(arg: SgNode): SgNode {
@@ -377,7 +400,8 @@ export class TaintAnalyzer {
    */
   private walkScopes(): void {
     const bindingKinds = Object.keys(this.syntax.bindings);
-    const kinds = [...new Set([...bindingKinds, ...this.syntax.returns])].filter((kind) => kind !== this.syntax.calls.kind);
+    const guards = this.syntax.guards;
+    const kinds = [...new Set([...bindingKinds, ...this.syntax.returns, ...(guards ? [guards.kind] : [])])].filter((kind) => kind !== this.syntax.calls.kind);
     const scopes = new Map<number | undefined, { binds: Event[][]; calls: Event[] }>();
     const returns = new Map<number | undefined, SgNode[]>();
     const rules: object[] = kinds.map((kind) => ({ kind }));
@@ -395,7 +419,11 @@ export class TaintAnalyzer {
       let scope = scopes.get(key);
       if (!scope) scopes.set(key, (scope = { binds: bindingKinds.map(() => []), calls: [] }));
       const binding = bindingKinds.indexOf(kind);
-      if (binding >= 0) {
+      if (guards && kind === guards.kind) {
+        const condition = node.field(guards.condition);
+        const last = node.field(guards.body)?.namedChildren().filter((c) => this.kindOf(c) !== 'comment').at(-1);
+        if (condition && last && guards.exits.includes(this.kindOf(last))) scope.calls.push({ at: node.range().end.index, kind: 'guard', condition });
+      } else if (binding >= 0) {
         const fields = this.syntax.bindings[kind];
         const target = node.field(fields.target);
         const value = fields.value ? node.field(fields.value) : node.child(0);
@@ -437,10 +465,21 @@ export class TaintAnalyzer {
         if (event.kind === 'bind') {
           const isTainted = this.carries(event.value, state);
           const augmented = this.kindOf(event.node).startsWith('augmented');
-          for (const name of this.boundNames(event.target)) {
-            if (isTainted) state.add(name);
-            else if (!augmented && this.syntax.identifiers.includes(this.kindOf(event.target))) state.delete(name);
+          const keyed = augmented ? undefined : this.constantKey(event.target);
+          if (keyed) {
+            const entry = `${keyed.base}[${keyed.key}]`;
+            if (isTainted && !state.has(keyed.base)) state.add(keyed.base).add(`${keyed.base}[]`);
+            if (isTainted) state.add(entry);
+            else state.delete(entry);
+            continue;
           }
+          for (const name of this.boundNames(event.target)) {
+            if (isTainted) state.add(name).delete(`${name}[]`);
+            else if (!augmented && this.syntax.identifiers.includes(this.kindOf(event.target))) this.forget(state, name);
+          }
+        } else if (event.kind === 'guard') {
+          const text = event.condition.text();
+          for (const name of [...state]) if (!name.includes('[') && this.syntax.guards!.validates(text, name)) this.forget(state, name);
         } else if (event.kind === 'sink') {
           if (this.carries(event.focus, state)) hits.set(hitKey(event.rule, event.node), { rule: event.rule, sink: event.node });
         } else {
