@@ -527,8 +527,11 @@ describe('the deep engine', () => {
       assert.ok(sast.length > 0);
       for (const finding of sast) assert.ok(deep.some((d) => key(d) === key(finding)), `the deep scan lacks ${key(finding)}`);
       const extra = deep.filter((d) => !sast.some((s) => key(s) === key(d))).map(key);
-      assert.deepEqual(extra, ['python.deep.csrf.missing-csrf-protection:3', 'python.deep.auth.login-without-attempt-limit:6', 'python.deep.auth.missing-authentication:9']);
+      assert.deepEqual(extra, ['python.deep.auth.login-without-attempt-limit:6', 'python.deep.auth.missing-authentication:9']);
       assert.equal(new Set(deep.map(key)).size, deep.length);
+      // A check that is off by default runs when the setting names it.
+      const enabled = await new DeepEngine(new SastEngine({ pool: null }), { pool: null, enabledChecks: ['python.deep.csrf.missing-csrf-protection'] }).scan(input);
+      assert.deepEqual(enabled.filter((d) => !sast.some((s) => key(s) === key(d))).map(key), ['python.deep.csrf.missing-csrf-protection:3', ...extra]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

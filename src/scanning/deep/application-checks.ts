@@ -13,6 +13,15 @@ import { buildPythonProgram, type DeclaredOperation, type Handler, type ProgramF
 
 export type { ApplicationFinding, Hotspots } from './checks/shared.ts';
 
+/**
+ * Checks a deep scan runs only when BULWARK_DEEP_CHECKS_ENABLED names them: on the applications they were
+ * measured on, their true positives came from one application only or fewer than half their findings held.
+ */
+export const OFF_BY_DEFAULT = new Set([
+  'python.deep.csrf.missing-csrf-protection',
+  'python.deep.authz.admin-without-role-check',
+]);
+
 const PYTHON_FILE_CHECKS = [errorDetailsToClient, plaintextPasswordStorage, plaintextPasswordColumn, passwordInSerializedOutput, objectByIdWithoutOwnership, catastrophicRegex];
 const JS_FILE_CHECKS = [errorDetailsToClientJs, objectByIdWithoutOwnershipJs, catastrophicRegexJs];
 

@@ -11,6 +11,7 @@ import { isTestPath, listFiles, loadIgnore } from '../source-files.ts';
 import { enginePool, type WorkerPool } from '../worker-pool.ts';
 import { analyzeApplication, type AnalyzeApplicationRequest, type ApplicationAnalysis } from './application-analysis.ts';
 import { DEFAULT_CACHE_BYTES, pruneResultCache } from '../sast/result-cache.ts';
+import { OFF_BY_DEFAULT } from './application-checks.ts';
 
 const APPLICATION_ANALYSIS = new URL('./application-analysis.ts', import.meta.url);
 
@@ -51,15 +52,18 @@ export class DeepEngine implements ScanEngine {
   private readonly staticEngine: SastEngine;
   private readonly pool: WorkerPool | null | undefined;
   private readonly review: ModelReview | undefined;
+  private readonly enabledChecks: Set<string>;
 
   /**
    * `pool`: the threads for the application model; the process's engine pool when absent, this thread when
-   * null. `review`: the model phase, when a model is configured.
+   * null. `review`: the model phase, when a model is configured. `enabledChecks`: checks that are off by
+   * default, turned on.
    */
-  constructor(staticEngine: SastEngine, options: { pool?: WorkerPool | null; review?: ModelReview } = {}) {
+  constructor(staticEngine: SastEngine, options: { pool?: WorkerPool | null; review?: ModelReview; enabledChecks?: string[] } = {}) {
     this.staticEngine = staticEngine;
     this.pool = options.pool;
     this.review = options.review;
+    this.enabledChecks = new Set(options.enabledChecks ?? []);
   }
 
   async scan(input: EngineInput): Promise<RawFinding[]> {
@@ -84,7 +88,7 @@ export class DeepEngine implements ScanEngine {
       : pool
         ? await pool.run<ApplicationAnalysis>(APPLICATION_ANALYSIS, 'analyzeApplication', [request], input.signal)
         : await analyzeApplication(request);
-    const application = analysis.findings;
+    const application = analysis.findings.filter((f) => !OFF_BY_DEFAULT.has(f.checkId) || this.enabledChecks.has(f.checkId));
     // A static finding that request data from another module is seen to reach is the same finding, with its path.
     const key = (f: RawFinding) => `${f.checkId}\0${f.filePath}\0${f.startLine}`;
     const flows = new Map(application.filter((a) => a.metadata.flow).map((a) => [key(a), a]));
