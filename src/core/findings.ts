@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { nowIso } from '../ids.ts';
-import { findFinding, listFindings as queryFindings, writeFindingState, type FindingQuery } from '../store/findings.ts';
+import { findFinding, findingTwins, listFindings as queryFindings, writeFindingState, type FindingQuery } from '../store/findings.ts';
 import type { Database, FindingRow } from '../store/schema.ts';
 import { BodyValueError, notFound } from './errors.ts';
 import { FINDING_STATUSES, findingStatus, stateOf, type FindingStatus } from './states/finding-state.ts';
@@ -30,7 +30,8 @@ export async function getFinding(db: Kysely<Database>, unit: Unit, findingId: st
  * A caller's triage decision: the status asked for is the decision (the five statuses are also the five
  * decisions), and the scan verdict stays as the scans left it, so a finding no scan sees any more cannot be
  * reopened by hand (422). A change of the status writes a
- * `status_changed` event naming the key as actor and carrying the caller's comment.
+ * `status_changed` event naming the key as actor and carrying the caller's comment. The decision is
+ * carried to the finding's twins in the organization's other units (carryDecision()).
  */
 export async function setFindingStatus(
   db: Kysely<Database>,
@@ -67,6 +68,33 @@ export async function setFindingStatus(
       comment,
       at: now,
     });
+    await carryDecision(trx, principal, updated, comment, now);
     return updated;
   });
+}
+
+/**
+ * The same decision on the same problem where another unit holds the same source repository at the same
+ * commit (a repository and an application that includes it: findingTwins()), each change with its own
+ * `status_changed` event whose metadata names the finding it came from. A twin no scan sees any more is
+ * not reopened by it, as by hand.
+ */
+async function carryDecision(trx: Kysely<Database>, principal: Principal, decided: FindingRow, comment: string | null, at: string): Promise<void> {
+  for (const twin of await findingTwins(trx, decided)) {
+    const before = stateOf(twin);
+    const to = { verdict: before.verdict, triage: decided.triage };
+    if (findingStatus(to) !== decided.status) continue;
+    const written = await writeFindingState(trx, { ...twin, from: before }, to, at);
+    if (!written || written.status === twin.status) continue;
+    await recordEvent(trx, {
+      finding: { ...twin, ...written },
+      eventType: 'status_changed',
+      previousStatus: twin.status,
+      newStatus: written.status,
+      actorKeyId: principal.keyId,
+      comment,
+      metadata: { carried_from: { unit_id: decided.unit_id, finding_id: decided.id } },
+      at,
+    });
+  }
 }

@@ -178,6 +178,39 @@ export function findingsOfSource(db: Kysely<Database>, unitId: string, sourceRep
   return db.selectFrom('findings').selectAll().where('unit_id', '=', unitId).where('source_repo_id', '=', sourceRepoId).execute();
 }
 
+/**
+ * The same finding in the organization's other units: a finding of another unit's source repo that is
+ * the same repository (provider and name), seen at the same commit, of the same rule, file, line and
+ * match. Empty for a finding without a commit or a match hash, which cannot be told apart safely.
+ */
+export async function findingTwins(db: Kysely<Database>, finding: FindingRow): Promise<FindingRow[]> {
+  if (!finding.source_repo_id || !finding.commit_sha || !finding.match_hash) return [];
+  const sources = await db
+    .selectFrom('source_repos as mine')
+    .innerJoin('source_repos as other', (join) => join.onRef('other.provider', '=', 'mine.provider').onRef('other.full_name', '=', 'mine.full_name'))
+    .innerJoin('units', 'units.id', 'other.unit_id')
+    .select(['other.id', 'other.unit_id'])
+    .where('mine.id', '=', finding.source_repo_id)
+    .where('other.unit_id', '!=', finding.unit_id)
+    .where('units.org_id', '=', finding.org_id)
+    .execute();
+  const twins: FindingRow[] = [];
+  for (const source of sources) {
+    let query = db
+      .selectFrom('findings')
+      .selectAll()
+      .where('unit_id', '=', source.unit_id)
+      .where('source_repo_id', '=', source.id)
+      .where('commit_sha', '=', finding.commit_sha)
+      .where('check_id', '=', finding.check_id)
+      .where('file_path', '=', finding.file_path)
+      .where('match_hash', '=', finding.match_hash);
+    query = finding.start_line === null ? query.where('start_line', 'is', null) : query.where('start_line', '=', finding.start_line);
+    twins.push(...(await query.execute()));
+  }
+  return twins;
+}
+
 /** Which scan types have detected a finding (`detected_by`), first-seen order. */
 export const detectedByOf = (row: Pick<FindingRow, 'detected_by' | 'scan_type'>): ScanType[] => {
   const types = JSON.parse(row.detected_by || '[]') as ScanType[];

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import type { Unit } from '../../src/core/units.ts';
 import { newId } from '../../src/ids.ts';
 import { listFindings } from '../../src/store/findings.ts';
-import { expectStatus, scanRepository } from '../support/helpers.ts';
+import { expectStatus, FINISHED_BATCH, pollUntil, scanRepository } from '../support/helpers.ts';
 import { createHarness, type Harness, type TestOrg } from '../support/api.ts';
 import { findingRow } from '../support/finding-rows.ts';
 import { TestRepo } from '../support/git-repo.ts';
@@ -68,6 +68,11 @@ describe('one finding per problem across scan types', () => {
 
   async function list(unit: Unit, query = '') {
     return expectStatus(await h.call('GET', `/api/v1/repositories/${unit.id}/findings?limit=200${query}`), 200) as { items: any[]; total: number };
+  }
+
+  async function waitForBatch(url: string) {
+    const progress = await pollUntil(h, url, (p) => FINISHED_BATCH.includes(p.status));
+    assert.equal(progress.status, 'completed', progress.error_message ?? '');
   }
 
   const ofRule = (items: any[]) => items.filter((f) => f.check_id === SSRF);
@@ -137,6 +142,56 @@ describe('one finding per problem across scan types', () => {
     assert.equal(back.length, 1);
     assert.equal(back[0].id, finding.id);
     assert.equal(back[0].status, 'open');
+  });
+
+  test('two scan types scanning one source at once store the problem once', async () => {
+    const { unit } = await scanned({ 'app.py': PREVIEW });
+    await Promise.all([scan(unit, 'semgrep_scan'), scan(unit, 'deep_ai_scan')]);
+    const all = (await list(unit)).items;
+    const same = ofRule(all);
+    assert.equal(same.length, 1, JSON.stringify(same));
+    assert.deepEqual([...same[0].detected_by].sort(), ['deep_ai_scan', 'semgrep_scan']);
+    const static_ = all.filter((f) => f.detected_by.includes('semgrep_scan'));
+    assert.equal(new Set(static_.map((f) => `${f.check_id}|${f.file_path}|${f.start_line}`)).size, static_.length);
+  });
+
+  test("a decision on a repository's finding reaches the same finding in an application that holds the repository", async () => {
+    const repo = TestRepo.create();
+    repos.push(repo);
+    repo.commit({ 'app.py': PREVIEW }, 'initial');
+    const other = TestRepo.create();
+    repos.push(other);
+    other.commit({ 'README.md': 'docs' }, 'initial');
+    const n = ++counter;
+    const repository = await h.unit(org, [`github:acme/shared-${n}@main`], `shared-${n}`, [repo.url]);
+    const application = await h.unit(org, [`github:acme/shared-${n}@main`, `github:acme/docs-${n}@main`], `app-${n}`, [repo.url, other.url]);
+    await scan(repository, 'semgrep_scan');
+    const created = await h.call('POST', `/api/v1/applications/${application.id}/scans`, { body: { scan_type: 'semgrep_scan' } });
+    const batchId: string = expectStatus(created, 202).batch_id;
+    await waitForBatch(`/api/v1/applications/${application.id}/scans/${batchId}/progress`);
+    const appFindings = async () =>
+      ofRule(expectStatus(await h.call('GET', `/api/v1/applications/${application.id}/findings?limit=200`), 200).items);
+    const [twin] = await appFindings();
+    const [mine] = ofRule((await list(repository)).items);
+    assert.ok(twin && mine);
+    assert.notEqual(twin.id, mine.id);
+
+    expectStatus(
+      await h.call('PATCH', `/api/v1/repositories/${repository.id}/findings/${mine.id}`, { body: { status: 'ignored', comment: 'test fixture' } }),
+      200,
+    );
+    const [carried] = await appFindings();
+    assert.equal(carried.id, twin.id);
+    assert.equal(carried.status, 'ignored');
+    const events = expectStatus(await h.call('GET', `/api/v1/finding-events?finding_id=${twin.id}&limit=50`, { key: org.key }), 200).items as any[];
+    const changed = events.find((e) => e.event_type === 'status_changed');
+    assert.ok(changed, JSON.stringify(events));
+    assert.equal(changed.new_status, 'ignored');
+    assert.equal(changed.comment, 'test fixture');
+    assert.deepEqual(changed.metadata.carried_from, { unit_id: repository.id, finding_id: mine.id });
+    // The repository's own finding has one status change: the carried one writes nothing back.
+    const own = expectStatus(await h.call('GET', `/api/v1/finding-events?finding_id=${mine.id}&limit=50`, { key: org.key }), 200).items as any[];
+    assert.equal(own.filter((e) => e.event_type === 'status_changed').length, 1);
   });
 });
 
