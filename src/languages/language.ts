@@ -1,4 +1,4 @@
-import type { Lang } from '@ast-grep/napi';
+import type { Lang, SgNode } from '@ast-grep/napi';
 
 // What Bulwark knows of a programming language's grammar, in one module per language (python.ts, …):
 // which files it reads, how ast-grep parses them, and the node kinds that taint tracking (SAST) and the
@@ -50,6 +50,18 @@ export interface TaintSyntax {
    * `validates` (given the condition's text and a name) are clean.
    */
   guards?: { kind: string; condition: string; body: string; exits: string[]; validates: (condition: string, name: string) => boolean };
+  /**
+   * Branches whose condition is a constant (`if 7 * 42 - n > 200:` with n bound once to a number): the branch
+   * never taken binds nothing and reaches no sink. `fold` computes a condition's value from number literals and
+   * names it can look up, or undefined.
+   */
+  constantBranches?: {
+    statement: string;
+    condition: string;
+    then: string;
+    otherwise: string;
+    fold: (node: SgNode, valueOf: (name: string) => number | undefined) => number | boolean | undefined;
+  };
 }
 
 /**

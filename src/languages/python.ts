@@ -1,4 +1,5 @@
 import grammar from '@ast-grep/lang-python';
+import type { SgNode } from '@ast-grep/napi';
 import type { Language } from './language.ts';
 
 /**
@@ -14,6 +15,33 @@ function validatesPython(condition: string, name: string): boolean {
     new RegExp(`\\b${n}\\.(?:startswith|endswith|isalnum|isalpha|isdigit|isdecimal|isnumeric|isidentifier|isascii)\\(`),
     new RegExp(`\\bre\\.(?:match|fullmatch|search)\\([^,]+,\\s*${n}\\b`),
   ].some((re) => re.test(condition));
+}
+
+const ARITHMETIC: Record<string, (a: number, b: number) => number> = { '+': (a, b) => a + b, '-': (a, b) => a - b, '*': (a, b) => a * b, '//': (a, b) => Math.floor(a / b), '%': (a, b) => a % b };
+const COMPARISON: Record<string, (a: number, b: number) => boolean> = { '>': (a, b) => a > b, '<': (a, b) => a < b, '>=': (a, b) => a >= b, '<=': (a, b) => a <= b, '==': (a, b) => a === b, '!=': (a, b) => a !== b };
+
+/** The value of an integer expression or comparison built from literals and looked-up names, or undefined. */
+function foldPython(node: SgNode, valueOf: (name: string) => number | undefined): number | boolean | undefined {
+  const kind = String(node.kind());
+  const children = node.namedChildren().filter((c) => String(c.kind()) !== 'comment');
+  if (kind === 'integer') return /^\d+$/.test(node.text()) ? Number(node.text()) : undefined;
+  if (kind === 'identifier') return valueOf(node.text());
+  if (kind === 'parenthesized_expression' && children.length === 1) return foldPython(children[0], valueOf);
+  if (kind === 'not_operator') {
+    const value = foldPython(children[0], valueOf);
+    return value === undefined ? undefined : !value;
+  }
+  if (kind === 'binary_operator' || kind === 'comparison_operator') {
+    const operator = kind === 'binary_operator' ? node.field('operator')?.text() : node.children().filter((c) => !c.isNamed()).map((c) => c.text());
+    const ops = typeof operator === 'string' ? [operator] : (operator ?? []);
+    if (children.length !== 2 || ops.length !== 1) return undefined;
+    const [a, b] = children.map((c) => foldPython(c, valueOf));
+    if (typeof a !== 'number' || typeof b !== 'number') return undefined;
+    const apply = kind === 'binary_operator' ? ARITHMETIC[ops[0]] : COMPARISON[ops[0]];
+    if (!apply || (ops[0] === '//' || ops[0] === '%') && b === 0) return undefined;
+    return apply(a, b);
+  }
+  return undefined;
 }
 
 export const python: Language<'python', 'python'> = {
@@ -45,6 +73,7 @@ export const python: Language<'python', 'python'> = {
     decorated: ['decorated_definition'],
     conditionals: { conditional_expression: 1 },
     constantKeys: { index: 'subscript', strings: ['string'] },
+    constantBranches: { statement: 'if_statement', condition: 'condition', then: 'consequence', otherwise: 'alternative', fold: foldPython },
     guards: { kind: 'if_statement', condition: 'condition', body: 'consequence', exits: ['return_statement', 'raise_statement'], validates: validatesPython },
   },
   code: {

@@ -107,4 +107,14 @@ describe('taint per entry, past checks and conditions (Python)', () => {
     assert.deepEqual(reported(SQLI, `v = "a" if request.args.get("x") else "b"\ncur.execute("SELECT " + v)`), []);
     assert.deepEqual(reported(SQLI, `v = request.args["q"] if ok else "b"\ncur.execute("SELECT " + v)`), [2]);
   });
+
+  test('a branch whose condition is a constant never taken binds nothing', () => {
+    const param = `p = request.args["q"]\nlimit = 86`;
+    assert.deepEqual(reported(SQLI, `${param}\nif 7 * 42 - limit > 200:\n    v = "fixed"\nelse:\n    v = p\ncur.execute("SELECT " + v)`), []);
+    assert.deepEqual(reported(SQLI, `${param}\nif 7 * 42 - limit > 300:\n    v = "fixed"\nelse:\n    v = p\ncur.execute("SELECT " + v)`), [7]);
+    assert.deepEqual(reported(SQLI, `${param}\nv = "fixed" if (limit + 114) // 2 == 100 else p\ncur.execute("SELECT " + v)`), []);
+    assert.deepEqual(reported(SQLI, `${param}\nv = "fixed" if limit > 100 else p\ncur.execute("SELECT " + v)`), [4]);
+    // a name bound more than once, or to something else than a number, is not a constant
+    assert.deepEqual(reported(SQLI, `${param}\nlimit = int(request.args["n"])\nif limit > 10:\n    v = "fixed"\nelse:\n    v = p\ncur.execute("SELECT " + v)`), [8]);
+  });
 });

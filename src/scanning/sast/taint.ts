@@ -105,6 +105,8 @@ export class TaintAnalyzer {
   private readonly callees = new Map<number, string | undefined>();
   private readonly argLists = new Map<number, SgNode[]>();
   private returnNodes: Map<number | undefined, SgNode[]> | undefined;
+  /** Per scope, its statements that a constant condition may decide (see deadSpans). */
+  private branchNodes = new Map<number | undefined, SgNode[]>();
   private readonly kinds = new WeakMap<SgNode, string>();
   /** Per expression evaluated from a run, the words of its text and where it lies (see mayCarry). */
   private readonly mentions = new Map<number, { words: Set<string>; start: number; end: number }>();
@@ -313,7 +315,14 @@ export class TaintAnalyzer {
       return value ? this.tainted(value, state) : false;
     }
     const condition = this.syntax.conditionals?.[kind];
-    return this.named(node).some((child, i) => i !== condition && this.tainted(child, state));
+    if (condition !== undefined) {
+      const children = this.named(node);
+      const branches = children.filter((_, i) => i !== condition);
+      const value = this.constantValue(children[condition], this.owner(node));
+      const taken = value === undefined ? branches : [branches[value ? 0 : 1]];
+      return taken.some((branch) => branch && this.tainted(branch, state));
+    }
+    return this.named(node).some((child) => this.tainted(child, state));
   }
 
   /**
@@ -328,6 +337,34 @@ export class TaintAnalyzer {
     if (!base || !index || !this.syntax.identifiers.includes(this.kindOf(base)) || !keys.strings.includes(this.kindOf(index))) return undefined;
     if (this.named(index).some((part) => this.kindOf(part) === 'interpolation')) return undefined;
     return { base: base.text(), key: index.text() };
+  }
+
+  /** A condition's constant value in `scope`, its names looked up where each is bound once to a constant. */
+  private constantValue(condition: SgNode | undefined, scope: SgNode | undefined): number | boolean | undefined {
+    const fold = this.syntax.constantBranches?.fold;
+    if (!fold || !condition) return undefined;
+    const valueOf = (name: string): number | undefined => {
+      const binds = this.scopeEventsOf(scope).filter((e) => e.kind === 'bind' && this.boundNames(e.target).includes(name));
+      if (binds.length !== 1 || binds[0].kind !== 'bind' || !this.syntax.identifiers.includes(this.kindOf(binds[0].target))) return undefined;
+      const value = fold(binds[0].value, () => undefined);
+      return typeof value === 'number' ? value : undefined;
+    };
+    return fold(condition, valueOf);
+  }
+
+  /** The spans of a scope's branches that a constant condition never takes. */
+  private deadSpans(scopeId: number | undefined, scope: SgNode | undefined): [number, number][] {
+    const branches = this.syntax.constantBranches;
+    if (!branches) return [];
+    if (!this.scopeEvents) this.walkScopes();
+    const spans: [number, number][] = [];
+    for (const statement of this.branchNodes.get(scopeId) ?? []) {
+      const value = this.constantValue(statement.field(branches.condition) ?? undefined, scope);
+      if (value === undefined) continue;
+      const dead = value ? statement.fieldChildren(branches.otherwise) : [statement.field(branches.then)];
+      for (const node of dead) if (node) spans.push([node.range().start.index, node.range().end.index]);
+    }
+    return spans;
   }
 
   /** Forgets a name and the entries tracked under it. */
@@ -379,7 +416,12 @@ export class TaintAnalyzer {
         events.push({ at: sink.node.range().start.index, kind: 'sink', node: sink.node, rule: sink.rule, focus: sink.focus });
       }
     }
-    return events.sort((a, b) => a.at - b.at);
+    const dead = this.deadSpans(fnId, fn);
+    const live = (event: Event) => {
+      const at = (event.kind === 'guard' ? event.condition : event.node).range().start.index;
+      return !dead.some(([start, end]) => at >= start && at < end);
+    };
+    return (dead.length ? events.filter(live) : events).sort((a, b) => a.at - b.at);
   }
 
   /** A scope's bindings and calls to the file's own functions, which do not depend on the rule traced. */
@@ -401,7 +443,9 @@ export class TaintAnalyzer {
   private walkScopes(): void {
     const bindingKinds = Object.keys(this.syntax.bindings);
     const guards = this.syntax.guards;
-    const kinds = [...new Set([...bindingKinds, ...this.syntax.returns, ...(guards ? [guards.kind] : [])])].filter((kind) => kind !== this.syntax.calls.kind);
+    const branches = this.syntax.constantBranches;
+    const extra = [...(guards ? [guards.kind] : []), ...(branches ? [branches.statement] : [])];
+    const kinds = [...new Set([...bindingKinds, ...this.syntax.returns, ...extra])].filter((kind) => kind !== this.syntax.calls.kind);
     const scopes = new Map<number | undefined, { binds: Event[][]; calls: Event[] }>();
     const returns = new Map<number | undefined, SgNode[]>();
     const rules: object[] = kinds.map((kind) => ({ kind }));
@@ -419,6 +463,10 @@ export class TaintAnalyzer {
       let scope = scopes.get(key);
       if (!scope) scopes.set(key, (scope = { binds: bindingKinds.map(() => []), calls: [] }));
       const binding = bindingKinds.indexOf(kind);
+      if (branches && kind === branches.statement) {
+        if (!this.branchNodes.has(key)) this.branchNodes.set(key, []);
+        this.branchNodes.get(key)!.push(node);
+      }
       if (guards && kind === guards.kind) {
         const condition = node.field(guards.condition);
         const last = node.field(guards.body)?.namedChildren().filter((c) => this.kindOf(c) !== 'comment').at(-1);
