@@ -300,6 +300,36 @@ describe('whole-application checks (Python)', () => {
     assert.deepEqual(await check({ 'views.py': views('login_required') }), []);
   });
 
+  test('DRF: DEFAULT_PERMISSION_CLASSES guard every API view that sets none of its own; AllowAny opens one', async () => {
+    const views = lines(
+      'from rest_framework.views import APIView',
+      'from rest_framework.decorators import api_view, permission_classes',
+      'from rest_framework.permissions import AllowAny',
+      'class NoteList(APIView):',
+      '    def post(self, request):',
+      '        Note.objects.create(text=request.data["text"])',
+      '        return Response(status=201)',
+      'class PublicNotes(APIView):',
+      '    permission_classes = [AllowAny]',
+      '    def delete(self, request):',
+      '        Note.objects.all().delete()',
+      '        return Response(status=204)',
+      '@api_view(["POST"])',
+      'def purge(request):',
+      '    Note.objects.all().delete()',
+      '    return Response(status=204)',
+      '@api_view(["POST"])',
+      '@permission_classes([AllowAny])',
+      'def wipe(request):',
+      '    Note.objects.all().delete()',
+      '    return Response(status=204)',
+    );
+    const settings = (classes: string) => lines('REST_FRAMEWORK = {', `    "DEFAULT_PERMISSION_CLASSES": [${classes}],`, '}');
+    const urls = lines('from django.urls import path', 'from notes import views', 'urlpatterns = [', '    path("purge", views.purge),', '    path("wipe", views.wipe),', ']');
+    const run = (classes: string) => check({ 'notes/views.py': views, 'notes/urls.py': urls, 'project/settings.py': settings(classes) }, {}, 'auth.missing');
+    assert.deepEqual(await run('"rest_framework.permissions.IsAuthenticated"'), ['auth.missing-authentication@notes/views.py:10', 'auth.missing-authentication@notes/views.py:17']);
+  });
+
   test('Tornado handlers take their paths from the route table; http.server handlers answer the verb of their do_ methods', async () => {
     const tornado = lines(
       'import tornado.web',

@@ -93,6 +93,13 @@ const GUARD_WORDS = /login_required|auth|token_required|jwt_required|permission|
 const BODY_GUARD =
   /\bcurrent_user\b|is_authenticated|request\.user\b|\bg\.user\b|session\s*(?:\.get\s*\(|\[)\s*['"][\w-]*(?:user|login|logged|uid|auth|admin|account)[\w-]*['"]|['"][\w-]*(?:user|login|logged|uid|auth)[\w-]*['"]\s+(?:not\s+)?in\s+session|verify_jwt|get_jwt_identity|check_auth|is_admin|abort\s*\(\s*40[13]|status(?:_code)?\s*=\s*40[13]|,\s*40[13]\s*[,)]|(?:validate|verify|check)_token|token_valid|\b(?:check|verify|validate|is|has)_\w*(?:token|auth|logged|login|session)\w*\s*\(|\w*token_validator\s*\(|HTTPUnauthorized|HTTPForbidden|PermissionDenied|Unauthorized|Forbidden|authorize|authenticate\(|decode_auth_token|token_required/i;
 
+/** A permission setting that lets anyone in: `AllowAny`, or an empty list of permission classes. */
+const OPEN_TO_ANYONE = /\bAllowAny\b|permission_classes\s*(?:=\s*|\(\s*)(?:\[\s*\]|\(\s*\))/;
+/** DRF's project-wide default that every API view asks for a signed-in (or permitted) caller. */
+const DRF_DEFAULT_GUARD = /DEFAULT_PERMISSION_CLASSES[^\]\)]*(?:IsAuthenticated|IsAdminUser|DjangoModelPermissions|DjangoObjectPermissions|TokenHasScope)/;
+/** DRF views: classes on its bases, functions under @api_view. */
+const DRF_VIEW_BASES = /\b(?:APIView|GenericAPIView|ViewSet|ModelViewSet|GenericViewSet|ReadOnlyModelViewSet|\w+APIView)\b/;
+
 let registered = false;
 
 /** The syntax tree of a Python text. */
@@ -235,9 +242,19 @@ function methodsDeclaredBy(decorator: string): string[] {
   return (decorator.match(/['"]([A-Za-z]+)['"]/g) ?? []).map((m) => m.slice(1, -1).toUpperCase());
 }
 
+/**
+ * A handler as a file shows it: whether it counts only in a framework whose views take the request first,
+ * and whether it is a DRF view that takes the project's default permissions (not one that lets anyone in).
+ */
+interface FoundHandler {
+  handler: Handler;
+  byRequestParameter: boolean;
+  drfDefaultPermissions?: boolean;
+}
+
 /** The file's handlers, each told whether it counts only in a framework whose views take the request first. */
-function handlersOf(file: ProgramFile, root: SgNode, hooks: { file: boolean }, operations: DeclaredOperation[]): { handler: Handler; byRequestParameter: boolean }[] {
-  const handlers: { handler: Handler; byRequestParameter: boolean }[] = [];
+function handlersOf(file: ProgramFile, root: SgNode, hooks: { file: boolean }, operations: DeclaredOperation[]): FoundHandler[] {
+  const handlers: FoundHandler[] = [];
   const make = (fn: SgNode, route: { paths: string[]; methods: string[] }, guardedFromOutside: boolean, className?: string, operation?: DeclaredOperation): Handler => {
     const outer = outerOf(fn);
     const decorators = decoratorsOf(fn);
@@ -253,7 +270,10 @@ function handlersOf(file: ProgramFile, root: SgNode, hooks: { file: boolean }, o
       parameters,
       paths: route.paths,
       methods: route.methods,
-      guarded: guardedFromOutside || decorators.some((d) => !ROUTE_DECORATOR.test(d.text()) && GUARD_WORDS.test(d.text())) || guardedByBody(fn),
+      guarded:
+        guardedFromOutside ||
+        decorators.some((d) => !ROUTE_DECORATOR.test(d.text()) && GUARD_WORDS.test(d.text()) && !OPEN_TO_ANYONE.test(d.text())) ||
+        guardedByBody(fn),
       body: fn.text(),
       requestCalls: requestCallsOf(fn, PYTHON_CALLS, parameters),
       operation,
@@ -283,10 +303,17 @@ function handlersOf(file: ProgramFile, root: SgNode, hooks: { file: boolean }, o
       }
       if (!HTTP_METHODS.has(name) || !VIEW_BASES.test(bases)) continue;
       const classGuard =
-        decoratorsOf(ownerClass).some((d) => GUARD_WORDS.test(d.text())) ||
-        /^\s*(?:permission_classes|authentication_classes|decorators|method_decorators)\s*=.*(?:auth|login|permission|IsAdmin|IsAuthenticated|required)/im.test(ownerClass.field('body')?.text() ?? '') ||
+        decoratorsOf(ownerClass).some((d) => GUARD_WORDS.test(d.text()) && !OPEN_TO_ANYONE.test(d.text())) ||
+        (ownerClass.field('body')?.text() ?? '')
+          .split('\n')
+          .some((line) => /^\s*(?:permission_classes|authentication_classes|decorators|method_decorators)\s*=.*(?:auth|login|permission|IsAdmin|IsAuthenticated|required)/i.test(line) && !OPEN_TO_ANYONE.test(line)) ||
         /LoginRequiredMixin|PermissionRequiredMixin|UserPassesTestMixin|Authenticated/.test(bases);
-      handlers.push({ handler: make(fn, { paths: [], methods: [name.toUpperCase()] }, hooks.file || classGuard, ownerClass.field('name')?.text()), byRequestParameter: false });
+      const classText = `${decoratorsOf(ownerClass).map((d) => d.text()).join('\n')}\n${ownerClass.field('body')?.text() ?? ''}`;
+      handlers.push({
+        handler: make(fn, { paths: [], methods: [name.toUpperCase()] }, hooks.file || classGuard, ownerClass.field('name')?.text()),
+        byRequestParameter: false,
+        drfDefaultPermissions: DRF_VIEW_BASES.test(bases) && !/^\s*permission_classes\s*=/m.test(classText) && !OPEN_TO_ANYONE.test(classText),
+      });
       continue;
     }
     // Django, aiohttp and Pyramid views: module-level functions that take the request first.
@@ -298,7 +325,12 @@ function handlersOf(file: ProgramFile, root: SgNode, hooks: { file: boolean }, o
         : /request\.method\s*==\s*['"]POST['"]|request\.POST\b|await\s+request\.post\(\)/.test(body)
           ? ['POST']
           : [];
-      handlers.push({ handler: make(fn, { paths: [], methods }, hooks.file), byRequestParameter: true });
+      const decorators = decoratorsOf(fn).map((d) => d.text()).join('\n');
+      handlers.push({
+        handler: make(fn, { paths: [], methods }, hooks.file),
+        byRequestParameter: true,
+        drfDefaultPermissions: /^@\s*(?:\w+\.)*api_view\b/m.test(decorators) && !/^@\s*(?:\w+\.)*permission_classes\b/m.test(decorators),
+      });
     }
   }
   return handlers;
@@ -354,7 +386,7 @@ export type FileVisitor = (file: ProgramFile, root: SgNode, handlers: Handler[])
 /** The program model of the Python files of a project. */
 export async function buildPythonProgram(sources: PythonSource[], visit?: FileVisitor, operations: DeclaredOperation[] = []): Promise<PythonProgram> {
   const files: ProgramFile[] = [];
-  const found: { handler: Handler; byRequestParameter: boolean }[] = [];
+  const found: FoundHandler[] = [];
   let appWideGuard = false;
   const urlRoutes: UrlRoute[] = [];
   const release = new TreeRelease();
@@ -402,5 +434,7 @@ export async function buildPythonProgram(sources: PythonSource[], visit?: FileVi
     }
   }
   if (appWideGuard) for (const h of handlers) h.guarded = true;
+  // DRF's DEFAULT_PERMISSION_CLASSES cover every API view that does not set its own.
+  if (files.some((f) => DRF_DEFAULT_GUARD.test(f.code))) for (const h of found) if (h.drfDefaultPermissions) h.handler.guarded = true;
   return { files, handlers, imports };
 }
