@@ -263,6 +263,19 @@ describe('migration 023 merges the findings stored once per scan type', () => {
       .values([event(semgrep.id, 'detected', 1), event(deep.id, 'detected', 2), event(deep.id, 'status_changed', 4)])
       .execute();
 
+    // A fix of both copies, and one of the deep copy alone: each ends up linked to the kept finding once.
+    const fix = (id: string) => ({ id, org_id: org.id, unit_id: unit.id, title: 'fix', instructions: '', status: 'completed', created_at: at(6), updated_at: at(6) });
+    const [both, deepOnly] = [newId(), newId()];
+    await (db as Kysely<any>).insertInto('fixes').values([fix(both), fix(deepOnly)]).execute();
+    await db
+      .insertInto('fix_findings')
+      .values([
+        { fix_id: both, finding_id: semgrep.id, position: 0 },
+        { fix_id: both, finding_id: deep.id, position: 1 },
+        { fix_id: deepOnly, finding_id: deep.id, position: 0 },
+      ])
+      .execute();
+
     const up = await (await migrator()).migrateToLatest();
     assert.equal(up.error, undefined, String(up.error));
 
@@ -280,6 +293,12 @@ describe('migration 023 merges the findings stored once per scan type', () => {
     const events = await db.selectFrom('finding_events').select(['finding_id', 'event_type']).where('unit_id', '=', unit.id).execute();
     assert.equal(events.length, 3);
     assert.ok(events.every((e) => e.finding_id === semgrep.id));
+
+    const links = await db.selectFrom('fix_findings').select(['fix_id', 'finding_id']).where('fix_id', 'in', [both, deepOnly]).orderBy('fix_id').execute();
+    assert.deepEqual(
+      links.map((l) => [l.fix_id, l.finding_id]),
+      [[both, semgrep.id], [deepOnly, semgrep.id]].sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+    );
 
     // The counters agree with the rows, by scan type too.
     const total = (scanType?: string) => listFindings(db, unit.id, { limit: 50, skip: 0, scanType });
