@@ -466,18 +466,18 @@ describe('javascript', () => {
   test('innerHTML of built markup is refused: it needs sanitizing, not text', () =>
     refuses('page.js', 'const q = location.hash;\ndocument.getElementById("r").innerHTML = "<b>" + q + "</b>";\n', 'javascript.browser.xss.dom-html-sink', /DOMPurify/));
   test('dangerouslySetInnerHTML → the value as the element\'s text child: other attributes stay, plain text shows the same', () =>
-    fixes('Comment.tsx', 'function Comment(props) {\n  return <div className="c" dangerouslySetInnerHTML={{ __html: props.body }}></div>;\n}\n', 'javascript.browser.xss.dom-html-sink',
-      'function Comment(props) {\n  return <div className="c">{props.body}</div>;\n}\n'));
+    fixes('Comment.tsx', 'function Comment() {\n  const body = new URLSearchParams(location.search).get("c");\n  return <div className="c" dangerouslySetInnerHTML={{ __html: body }}></div>;\n}\n', 'javascript.browser.xss.dom-html-sink',
+      'function Comment() {\n  const body = new URLSearchParams(location.search).get("c");\n  return <div className="c">{body}</div>;\n}\n'));
   test('self-closing element with dangerouslySetInnerHTML → opened and closed around the text child: the same tag renders the same text', () =>
-    fixes('Comment.jsx', 'function Comment(props) {\n  return <p dangerouslySetInnerHTML={{ __html: props.body }} />;\n}\n', 'javascript.browser.xss.dom-html-sink',
-      'function Comment(props) {\n  return <p>{props.body}</p>;\n}\n'));
+    fixes('Comment.jsx', 'function Comment() {\n  const body = new URLSearchParams(location.search).get("c");\n  return <p dangerouslySetInnerHTML={{ __html: body }} />;\n}\n', 'javascript.browser.xss.dom-html-sink',
+      'function Comment() {\n  const body = new URLSearchParams(location.search).get("c");\n  return <p>{body}</p>;\n}\n'));
   test('createElement props with dangerouslySetInnerHTML → the value as the child argument: the same element and text', () =>
-    fixes('comment.js', 'function Comment(props) {\n  return React.createElement("div", { dangerouslySetInnerHTML: { __html: props.body } });\n}\n', 'javascript.browser.xss.dom-html-sink',
-      'function Comment(props) {\n  return React.createElement("div", null, props.body);\n}\n'));
+    fixes('comment.js', 'function Comment() {\n  const body = new URLSearchParams(location.search).get("c");\n  return React.createElement("div", { dangerouslySetInnerHTML: { __html: body } });\n}\n', 'javascript.browser.xss.dom-html-sink',
+      'function Comment() {\n  const body = new URLSearchParams(location.search).get("c");\n  return React.createElement("div", null, body);\n}\n'));
   test('dangerouslySetInnerHTML on an element with children is refused: React would show the children instead', () =>
-    refuses('Comment.tsx', 'function Comment(props) {\n  return <div dangerouslySetInnerHTML={{ __html: props.body }}><span /></div>;\n}\n', 'javascript.browser.xss.dom-html-sink', /children of its own/));
+    refuses('Comment.tsx', 'function Comment() {\n  const body = new URLSearchParams(location.search).get("c");\n  return <div dangerouslySetInnerHTML={{ __html: body }}><span /></div>;\n}\n', 'javascript.browser.xss.dom-html-sink', /children of its own/));
   test('dangerouslySetInnerHTML of rendered Markdown is refused: it is markup, it needs sanitizing', () =>
-    refuses('Post.tsx', 'function Post(props) {\n  return <article dangerouslySetInnerHTML={{ __html: marked(props.body) }} />;\n}\n', 'javascript.browser.xss.dom-html-sink', /renderer/));
+    refuses('Post.tsx', 'function Post() {\n  const body = new URLSearchParams(location.search).get("c");\n  return <article dangerouslySetInnerHTML={{ __html: marked(body) }} />;\n}\n', 'javascript.browser.xss.dom-html-sink', /renderer/));
   test('exec of a built command → execFile with an argument list: the same program gets the same arguments and the callback its output', () =>
     fixes('ping.js', 'const { exec } = require("child_process");\napp.get("/ping", (req, res) => {\n  exec("ping -c 1 " + req.query.host, (err, out) => res.send(out));\n});\n', 'javascript.lang.command-injection.shell-command',
       'const { exec, execFile } = require("child_process");\napp.get("/ping", (req, res) => {\n  execFile("ping", ["-c", "1", req.query.host], (err, out) => res.send(out));\n});\n'));
