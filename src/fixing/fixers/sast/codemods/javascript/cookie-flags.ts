@@ -19,7 +19,7 @@ function pairNamed(object: ReturnType<typeof fieldOf>, name: string) {
 
 export const javascriptCookieFlags: Codemod = {
   name: 'javascript/cookie-flags',
-  rules: ['javascript.express.cookie.insecure-cookie'],
+  rules: ['javascript.express.cookie.insecure-cookie', 'javascript.express.cookie.missing-httponly'],
   rewrite({ node, text }) {
     const match = node!;
     if (kindOf(match) === 'pair') {
