@@ -55,6 +55,11 @@ export interface TaintSyntax {
    * never taken binds nothing and reaches no sink. `fold` computes a condition's value from number literals and
    * names it can look up, or undefined.
    */
+  /**
+   * Blocks that may or may not run (branch, case and loop bodies): a clean value assigned in one clears a
+   * variable only if the variable was tainted within that block, else the tainted value may still arrive.
+   */
+  branchBlocks?: string[];
   constantBranches?: {
     statement: string;
     condition: string;

@@ -73,6 +73,7 @@ export const python: Language<'python', 'python'> = {
     decorated: ['decorated_definition'],
     conditionals: { conditional_expression: 1 },
     constantKeys: { index: 'subscript', strings: ['string'] },
+    branchBlocks: ['block'],
     constantBranches: { statement: 'if_statement', condition: 'condition', then: 'consequence', otherwise: 'alternative', fold: foldPython },
     guards: { kind: 'if_statement', condition: 'condition', body: 'consequence', exits: ['return_statement', 'raise_statement'], validates: validatesPython },
   },

@@ -66,6 +66,13 @@ describe('taint propagation (Python)', () => {
 
   test('cleared when a variable is re-assigned from a clean value', () => {
     assert.deepEqual(reported(SQLI, `q = request.args["q"]\nq = "SELECT 1"\ncur.execute(q)`), []);
+    assert.deepEqual(reported(SQLI, `if ok:\n    q = request.args["q"]\n    q = "SELECT 1"\n    cur.execute(q)`), []);
+  });
+
+  test('not cleared by a clean value assigned on a branch that may not run', () => {
+    assert.deepEqual(reported(SQLI, `q = request.args.get("q")\nif not q:\n    q = ""\ncur.execute("SELECT " + q)`), [4]);
+    assert.deepEqual(reported(SQLI, `if ok:\n    q = request.args["q"]\nelse:\n    q = "x"\ncur.execute("SELECT " + q)`), [5]);
+    assert.deepEqual(reported(SQLI, `p = request.args["q"]\nmatch mode:\n    case "a":\n        q = p\n    case _:\n        q = "x"\ncur.execute("SELECT " + q)`), [7]);
   });
 
   test('parameterized queries are not injection', () => {

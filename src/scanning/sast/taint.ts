@@ -105,6 +105,8 @@ export class TaintAnalyzer {
   private readonly callees = new Map<number, string | undefined>();
   private readonly argLists = new Map<number, SgNode[]>();
   private returnNodes: Map<number | undefined, SgNode[]> | undefined;
+  private readonly regions = new Map<number, number>();
+  private readonly regionSpans = new Map<number, [number, number]>();
   /** Per scope, its statements that a constant condition may decide (see deadSpans). */
   private branchNodes = new Map<number | undefined, SgNode[]>();
   private readonly kinds = new WeakMap<SgNode, string>();
@@ -367,6 +369,34 @@ export class TaintAnalyzer {
     return spans;
   }
 
+  /** The innermost branch block around a node within `fn`, or `fn` itself (its id; -1 for the module). */
+  private regionOf(node: SgNode, fn: SgNode | undefined): number {
+    const key = this.idOf(node);
+    const known = this.regions.get(key);
+    if (known !== undefined) return known;
+    const stop = fn ? this.idOf(fn) : -1;
+    let region = stop;
+    for (let at = node.parent(); at; at = at.parent()) {
+      const id = this.idOf(at);
+      if (id === stop) break;
+      if (this.syntax.branchBlocks!.includes(this.kindOf(at)) && !(fn && this.field(fn, 'body')?.id() === id)) {
+        region = id;
+        this.regionSpans.set(id, [at.range().start.index, at.range().end.index]);
+        break;
+      }
+    }
+    this.regions.set(key, region);
+    return region;
+  }
+
+  /** Whether region `inner` lies within region `outer` (a function's own region holds all of its blocks). */
+  private regionWithin(inner: number, outer: number): boolean {
+    if (inner === outer) return true;
+    const a = this.regionSpans.get(inner);
+    const b = this.regionSpans.get(outer);
+    return !!a && !!b && a[0] >= b[0] && a[1] <= b[1];
+  }
+
   /** Forgets a name and the entries tracked under it. */
   private forget(state: Set<string>, name: string) {
     state.delete(name);
@@ -507,6 +537,9 @@ export class TaintAnalyzer {
   private run(fn: SgNode | undefined, initial: Set<string>): { hits: TaintHit[]; state: Set<string>; returns: boolean } {
     const events = this.events(fn);
     const state = new Set(initial);
+    // Where each tainted name was last tainted: the branch block around that binding (see branchBlocks).
+    const origins = new Map<string, number>();
+    const whole = fn ? this.idOf(fn) : -1;
     const hits = new Map<string, TaintHit>();
     for (let pass = 0; pass < 2; pass++) {
       for (const event of events) {
@@ -521,9 +554,14 @@ export class TaintAnalyzer {
             else state.delete(entry);
             continue;
           }
+          const region = this.syntax.branchBlocks ? this.regionOf(event.node, fn) : whole;
           for (const name of this.boundNames(event.target)) {
-            if (isTainted) state.add(name).delete(`${name}[]`);
-            else if (!augmented && this.syntax.identifiers.includes(this.kindOf(event.target))) this.forget(state, name);
+            if (isTainted) {
+              state.add(name).delete(`${name}[]`);
+              origins.set(name, region);
+            } else if (!augmented && this.syntax.identifiers.includes(this.kindOf(event.target))) {
+              if (region === whole || this.regionWithin(origins.get(name) ?? whole, region)) this.forget(state, name);
+            }
           }
         } else if (event.kind === 'guard') {
           const text = event.condition.text();
