@@ -94,8 +94,8 @@ export interface Settings {
   oidc: OidcSettings | null;
   /** What the model review of a deep scan may spend, when a model is configured. */
   deepReview: DeepReviewSettings;
-  /** BULWARK_DEEP_CHECKS_ENABLED: whole-application checks that are off by default, turned on (their check ids). */
-  deepChecksEnabled: string[];
+  /** BULWARK_CHECKS_ENABLED: rules and whole-application checks that are off by default, turned on (their ids). */
+  checksEnabled: string[];
   /** API roots of the code hosts pull requests are opened on, by host (each host's setting: src/code-hosts). */
   codeHosts: CodeHostSettings;
   /** Registries whose metadata dependency fixes resolve against (and npm regenerates lockfiles from). */
@@ -331,7 +331,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
       maxTokens: Math.max(1, intFromEnv(env, 'BULWARK_DEEP_REVIEW_MAX_TOKENS', 2_000_000)),
       timeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_DEEP_REVIEW_TIMEOUT_SECONDS', 900)),
     },
-    deepChecksEnabled: (env.BULWARK_DEEP_CHECKS_ENABLED ?? '').split(/[\s,]+/).filter(Boolean),
+    checksEnabled: (env.BULWARK_CHECKS_ENABLED ?? '').split(/[\s,]+/).filter(Boolean),
     codeHosts: codeHostSettings(env),
     packageRegistries: {
       pypiUrl: (env.BULWARK_PYPI_URL || DEFAULT_PACKAGE_REGISTRIES.pypiUrl).replace(/\/+$/, ''),

@@ -88,7 +88,7 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
       advisories: storedAdvisories(store.db, { maxAgeHours: settings.osv.maxAgeHours }),
       llm: settings.llm,
       deepReview: settings.deepReview,
-      deepChecksEnabled: settings.deepChecksEnabled,
+      checksEnabled: settings.checksEnabled,
       maxManifestBytes: settings.scanBudgets.maxManifestBytes,
     }),
     maxFindings: settings.scanBudgets.maxFindings,

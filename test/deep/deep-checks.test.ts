@@ -567,6 +567,20 @@ describe('the deep engine', () => {
     }
   });
 
+  test('a rule that is off by default is reported only where the setting names it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-deep-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'app.py'), lines('def signed_in(resp, token):', '    resp.set_cookie("session", token)', '    return resp'));
+      const input = { dir, fingerprintKey: Buffer.alloc(32, 1) };
+      const rule = 'python.flask.cookie.insecure-cookie';
+      const ids = async (enabledRules?: string[]) => (await new SastEngine({ pool: null, enabledRules }).scan(input)).map((f) => f.checkId);
+      assert.ok(!(await ids()).includes(rule));
+      assert.ok((await ids([rule])).includes(rule));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('request data followed into another module: through an imported function, and into an API description\'s operations', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-deep-'));
     try {

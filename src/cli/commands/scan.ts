@@ -153,7 +153,7 @@ export async function scanCommand(args: string[], values: Record<string, unknown
       inCallingThread: await isSmallTree(dir),
       llm: settings.llm,
       deepReview: settings.deepReview,
-      deepChecksEnabled: settings.deepChecksEnabled,
+      checksEnabled: settings.checksEnabled,
     });
     const engine = (await engines.engineFor(scanType))!;
     findings = await engine.scan({

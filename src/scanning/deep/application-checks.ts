@@ -14,7 +14,7 @@ import { buildPythonProgram, type DeclaredOperation, type Handler, type ProgramF
 export type { ApplicationFinding, Hotspots } from './checks/shared.ts';
 
 /**
- * Checks a deep scan runs only when BULWARK_DEEP_CHECKS_ENABLED names them: on the applications they were
+ * Checks a deep scan runs only when BULWARK_CHECKS_ENABLED names them: on the applications they were
  * measured on, their true positives came from one application only or fewer than half their findings held.
  */
 export const OFF_BY_DEFAULT = new Set([

@@ -43,6 +43,8 @@ export interface SastRule {
   sources: AstRule[];
   tests: { vulnerable: string[]; safe: string[] };
   file: string;
+  /** `default: off`: reported only when BULWARK_CHECKS_ENABLED names the rule. */
+  offByDefault?: boolean;
 }
 
 export interface TaintProfile {
@@ -138,6 +140,7 @@ function parseRule(raw: Record<string, unknown>, language: RuleLanguage, file: s
     sources: list(raw.sources).map((s) => asRule(s, where)),
     tests: { vulnerable: strings(tests.vulnerable, where), safe: strings(tests.safe, where) },
     file,
+    offByDefault: raw.default === 'off',
   };
   if (mode === 'pattern' && !rule.rule) throw new RuleError(`${where}: a pattern rule needs a rule`);
   if (mode === 'taint' && !rule.sinks.length) throw new RuleError(`${where}: a taint rule needs sinks`);

@@ -22,6 +22,8 @@ export interface SastEngineOptions {
   cacheMaxBytes?: number;
   /** The threads that analyze files; the process's engine pool when absent, this thread when null. */
   pool?: WorkerPool | null;
+  /** Rules that are off by default (`default: off`), turned on. */
+  enabledRules?: string[];
 }
 
 /**
@@ -110,6 +112,8 @@ export class SastEngine implements ScanEngine {
     }
     if (cacheDir && cacheBytesWritten) await pruneResultCache(cacheDir, this.options.cacheMaxBytes ?? DEFAULT_CACHE_BYTES);
     const external = await externalSemgrepFindings(input, this.options.externalSemgrep, ignored);
-    return mergeFindings([...found.values()], external).sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
+    const enabled = new Set(this.options.enabledRules ?? []);
+    const off = new Set(this.rules().rules.filter((r) => r.offByDefault && !enabled.has(r.id)).map((r) => r.id));
+    return mergeFindings([...found.values()].filter((f) => !off.has(f.checkId)), external).sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
   }
 }

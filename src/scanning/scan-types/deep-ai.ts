@@ -20,7 +20,7 @@ export const deepAiScan: ScanTypeDescriptor<'deep_ai_scan'> = {
             cacheMaxBytes: options.cacheMaxBytes,
           }
         : undefined;
-    return new DeepEngine(await sastEngineFor(options), { pool: options.inCallingThread ? null : undefined, review, enabledChecks: options.deepChecksEnabled });
+    return new DeepEngine(await sastEngineFor(options), { pool: options.inCallingThread ? null : undefined, review, enabledChecks: options.checksEnabled });
   },
   // Its static findings are semgrep_scan's, verified the same way (and fixed the same way: fixers match the
   // rule, see src/fixing/fixers/index.ts); a whole-application finding counts as still there while its

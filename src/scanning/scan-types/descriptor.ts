@@ -30,8 +30,8 @@ export interface EngineOptions {
   /** The model a deep scan's review asks, and what the review may spend; no review without a model. */
   llm?: LlmSettings | null;
   deepReview?: DeepReviewSettings;
-  /** Whole-application checks that are off by default, turned on for `deep_ai_scan`. */
-  deepChecksEnabled?: string[];
+  /** Rules and whole-application checks that are off by default, turned on (their ids). */
+  checksEnabled?: string[];
   /** Largest manifest or lockfile `sbom_scan` parses; larger ones are skipped with a warning. */
   maxManifestBytes?: number;
 }

@@ -8,6 +8,7 @@ export async function sastEngineFor(options: EngineOptions) {
     externalSemgrep: { configs: options.semgrepConfigs ?? [] },
     cacheDir: options.cacheDir,
     cacheMaxBytes: options.cacheMaxBytes,
+    enabledRules: options.checksEnabled,
     ...(options.inCallingThread ? { pool: null } : {}),
   });
 }
