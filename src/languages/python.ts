@@ -11,8 +11,9 @@ function validatesPython(condition: string, name: string): boolean {
   const n = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return [
     new RegExp(`(?:^|[\\s(])[bru]*(?:"(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*')\\s+in\\s+${n}\\b`),
-    new RegExp(`\\b${n}\\s+not\\s+in\\b`),
-    new RegExp(`\\b${n}\\.(?:startswith|endswith|isalnum|isalpha|isdigit|isdecimal|isnumeric|isidentifier|isascii)\\(`),
+    // the value, or a part of it once parsed (parsed.netloc not in ALLOWED_HOSTS)
+    new RegExp(`\\b${n}(?:\\.\\w+)?\\s+not\\s+in\\b`),
+    new RegExp(`\\b${n}(?:\\.\\w+)?\\.(?:startswith|endswith|isalnum|isalpha|isdigit|isdecimal|isnumeric|isidentifier|isascii)\\(`),
     new RegExp(`\\bre\\.(?:match|fullmatch|search)\\([^,]+,\\s*${n}\\b`),
   ].some((re) => re.test(condition));
 }

@@ -104,6 +104,10 @@ describe('taint per entry, past checks and conditions (Python)', () => {
     assert.deepEqual(reported(SQLI, `v = request.args["q"]\nif "'" in v:\n    return "bad"\ncur.execute("SELECT '" + v + "'")`), []);
     assert.deepEqual(reported(SQLI, `v = request.args["q"]\nif v not in ALLOWED:\n    raise ValueError(v)\ncur.execute("SELECT " + v)`), []);
     assert.deepEqual(reported(CODE, `v = request.args["q"]\nif not v.startswith("'") or not v.endswith("'"):\n    return "bad"\neval(v)`), []);
+    const REDIRECT = 'python.lang.open-redirect.redirect';
+    const parsed = `to = request.args["next"]\nu = urllib.parse.urlparse(to)`;
+    assert.deepEqual(reported(REDIRECT, `${parsed}\nif u.netloc not in ALLOWED_HOSTS:\n    abort(400)\n    return\nreturn redirect(to)`), []);
+    assert.deepEqual(reported(REDIRECT, `${parsed}\nif u.netloc not in ALLOWED_HOSTS:\n    log("offsite")\nreturn redirect(to)`), [5]);
     // before the check, a check that does not leave, and a mere presence test, clean nothing
     assert.deepEqual(reported(SQLI, `v = request.args["q"]\ncur.execute("SELECT " + v)\nif "'" in v:\n    return "bad"`), [2]);
     assert.deepEqual(reported(SQLI, `v = request.args["q"]\nif "'" in v:\n    log("odd")\ncur.execute("SELECT " + v)`), [4]);

@@ -397,6 +397,15 @@ export class TaintAnalyzer {
     return !!a && !!b && a[0] >= b[0] && a[1] <= b[1];
   }
 
+  /** For a name bound once in `scope` to a call on one plain name (`u = urlparse(raw)`), that name. */
+  private madeFrom(name: string, scope: SgNode | undefined): string | undefined {
+    const binds = this.scopeEventsOf(scope).filter((e) => e.kind === 'bind' && this.boundNames(e.target).includes(name));
+    const value = binds.length === 1 && binds[0].kind === 'bind' ? binds[0].value : undefined;
+    if (!value || this.kindOf(value) !== this.syntax.calls.kind) return undefined;
+    const args = this.args(value);
+    return args.length === 1 && this.syntax.identifiers.includes(this.kindOf(args[0])) ? args[0].text() : undefined;
+  }
+
   /** Forgets a name and the entries tracked under it. */
   private forget(state: Set<string>, name: string) {
     state.delete(name);
@@ -565,7 +574,13 @@ export class TaintAnalyzer {
           }
         } else if (event.kind === 'guard') {
           const text = event.condition.text();
-          for (const name of [...state]) if (!name.includes('[') && this.syntax.guards!.validates(text, name)) this.forget(state, name);
+          for (const name of new Set(text.match(WORDS))) {
+            if (!this.syntax.guards!.validates(text, name)) continue;
+            this.forget(state, name);
+            // a check of what a call made of one value (parsed = urlparse(url)) checks that value
+            const made = this.madeFrom(name, fn);
+            if (made) this.forget(state, made);
+          }
         } else if (event.kind === 'sink') {
           if (this.carries(event.focus, state)) hits.set(hitKey(event.rule, event.node), { rule: event.rule, sink: event.node });
         } else {
