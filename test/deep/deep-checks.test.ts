@@ -217,6 +217,34 @@ describe('whole-application checks (Python)', () => {
     assert.deepEqual(await check({ 'app.py': app([], writes([])) }, {}, 'auth.missing'), [], 'the sign-in starts no session and hands out no token');
   });
 
+  test("the project's own decorator guards what it wraps when its wrapper turns anonymous callers away, whatever its name", async () => {
+    const app = (check: string) =>
+      lines(
+        'from functools import wraps',
+        'from flask import Flask, request, session, redirect',
+        'app = Flask(__name__)',
+        'def must_be_in(view):',
+        '    @wraps(view)',
+        '    def wrapper(*args, **kwargs):',
+        `        ${check}`,
+        '            return redirect("/login")',
+        '        return view(*args, **kwargs)',
+        '    return wrapper',
+        '@app.route("/notes", methods=["POST"])',
+        '@must_be_in',
+        'def add_note():',
+        '    db.session.add(Note(text=request.form["text"]))',
+        '    db.session.commit()',
+        '    return "ok"',
+        '@app.route("/old", methods=["DELETE"])',
+        '@login_required',
+        'def old():',
+        '    return ""',
+      );
+    assert.deepEqual(await check({ 'app.py': app('if "username" not in session:') }, {}, 'auth.missing'), []);
+    assert.deepEqual(await check({ 'app.py': app('if request.args.get("debug"):') }, {}, 'auth.missing'), ['auth.missing-authentication@app.py:11'], 'a wrapper that checks no caller');
+  });
+
   test('Django: a function that takes the request first but no URLconf routes is a helper of a view, not an entry point', async () => {
     const views = lines(
       'from app.decorators import user_is_authenticated',

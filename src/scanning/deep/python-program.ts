@@ -227,6 +227,22 @@ function guardingHooks(file: ProgramFile, root: SgNode): { app: boolean; file: b
   return { app, file: inFile };
 }
 
+/**
+ * The names of a file's decorators that guard what they wrap: a function that defines a wrapper, returns
+ * it, and checks the caller in it (`if "user" not in session: return redirect(...)`).
+ */
+function guardingDecoratorsOf(root: SgNode): string[] {
+  const names: string[] = [];
+  for (const fn of root.findAll({ rule: { kind: 'function_definition' } } as never)) {
+    if (fn.parent()?.kind() !== 'module' && fn.parent()?.parent()?.kind() !== 'module') continue;
+    const inner = fn.field('body')?.children().find((c) => c.kind() === 'function_definition' || (c.kind() === 'decorated_definition' && c.children().some((d) => d.kind() === 'function_definition')));
+    const innerName = (inner?.kind() === 'function_definition' ? inner : inner?.children().find((d) => d.kind() === 'function_definition'))?.field('name')?.text();
+    if (!inner || !innerName || !new RegExp(`^\\s*return\\s+${innerName}\\s*$`, 'm').test(fn.text())) continue;
+    if (BODY_GUARD.test(inner.text())) names.push(fn.field('name')?.text() ?? '');
+  }
+  return names;
+}
+
 /** Whether the start of a handler (its signature and first statements) holds a guard. */
 function guardedByBody(fn: SgNode): boolean {
   if (GUARD_WORDS.test(parametersOf(fn)) && /Depends|Security|Annotated/.test(parametersOf(fn))) return true;
@@ -387,6 +403,7 @@ export type FileVisitor = (file: ProgramFile, root: SgNode, handlers: Handler[])
 export async function buildPythonProgram(sources: PythonSource[], visit?: FileVisitor, operations: DeclaredOperation[] = []): Promise<PythonProgram> {
   const files: ProgramFile[] = [];
   const found: FoundHandler[] = [];
+  const guardingDecorators = new Set<string>();
   let appWideGuard = false;
   const urlRoutes: UrlRoute[] = [];
   const release = new TreeRelease();
@@ -409,6 +426,7 @@ export async function buildPythonProgram(sources: PythonSource[], visit?: FileVi
     };
     const hooks = guardingHooks(file, root);
     appWideGuard ||= hooks.app;
+    for (const name of guardingDecoratorsOf(root)) guardingDecorators.add(name);
     if (/(^|\/)urls\.py$/.test(source.path)) urlRoutes.push(...urlRoutesOf(root));
     if (file.imports.has('tornado')) urlRoutes.push(...routeTablesOf(root));
     const handlers = handlersOf(file, root, hooks, operations);
@@ -434,6 +452,10 @@ export async function buildPythonProgram(sources: PythonSource[], visit?: FileVi
     }
   }
   if (appWideGuard) for (const h of handlers) h.guarded = true;
+  // The project's own decorators that turn anonymous callers away, whatever they are called.
+  for (const h of handlers) {
+    if (!h.guarded && (h.decorators.match(/^@\s*[\w.]+/gm) ?? []).some((d) => guardingDecorators.has(d.replace(/^@\s*/, '').split('.').pop()!))) h.guarded = true;
+  }
   // DRF's DEFAULT_PERMISSION_CLASSES cover every API view that does not set its own.
   if (files.some((f) => DRF_DEFAULT_GUARD.test(f.code))) for (const h of found) if (h.drfDefaultPermissions) h.handler.guarded = true;
   return { files, handlers, imports };
