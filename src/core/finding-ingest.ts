@@ -4,12 +4,14 @@ import type { RawFinding } from '../scanning/engine.ts';
 import { scanTypeNamed } from '../scanning/scan-types/index.ts';
 import { newId, nowIso } from '../ids.ts';
 import {
+  decidedTwinFindings,
   detectedByOf,
   findingsNotSeenBy,
   findingsOfSource,
   insertFindings,
   seenByOf,
   takenKeys,
+  twinKey,
   updateFindingDetection,
   updateFindingSightings,
   writeFindingState,
@@ -111,7 +113,9 @@ function identityKey(sourceRepoId: string, fingerprint: string, occurrence: numb
  * this scan's sighting (`detected_by`, `seen_by`), `last_detected_at` and the verdict `present`
  * (afterScan() in states/finding-state.ts), and its new place when describes() says so; one that was
  * resolved reopens (`reopened`) while every other decision stands; an unknown one becomes an open finding
- * (`detected`) of this scan type. Idempotent: running it twice for a scan changes nothing more.
+ * (`detected`) of this scan type, which takes the decision a person made on the same code in another unit
+ * of the organization (decidedTwinFindings(): a `status_changed` event says where it came from).
+ * Idempotent: running it twice for a scan changes nothing more.
  *
  * Ingests of one source repository run one at a time whatever their scan type (lockSource()), and those
  * of one scan type in scan order: a scan that started before the newest one of its type already ingested
@@ -138,6 +142,9 @@ export async function ingestScanFindings(
     const matches = matchFindings(stored.map(storedIdentity), detected, renames);
     const newKeys = found.map((raw, i) => (matches[i] ? null : identityKey(scan.source_repo_id, raw.fingerprint, occurrences[i])));
     const taken = await takenKeys(trx, batch.unit_id, scanType, newKeys.filter((k): k is string => k !== null));
+    const decided = newKeys.some((k) => k !== null)
+      ? new Map((await decidedTwinFindings(trx, { orgId: batch.org_id, unitId: batch.unit_id, sourceRepoId: scan.source_repo_id })).map((f) => [twinKey(f), f]))
+      : new Map<string, FindingRow>();
     // New findings and their events are written together at the end, a few hundred rows a statement.
     const created: NewFinding[] = [];
     const events: EventInput[] = [];
@@ -192,8 +199,23 @@ export async function ingestScanFindings(
           ...detection,
         };
         created.push(row);
-        const status = findingStatus(stateOf(row));
-        events.push({ finding: { ...row, status }, eventType: 'detected', newStatus: status, scanId: batch.id, at: now });
+        const twin = row.match_hash && row.commit_sha ? decided.get(twinKey(row)) : undefined;
+        const opened = findingStatus(stateOf(row));
+        events.push({ finding: { ...row, status: opened }, eventType: 'detected', newStatus: opened, scanId: batch.id, at: now });
+        // A decision a person made on the same code in another unit holds here too (a hand resolution excepted: this scan sees it).
+        if (twin && twin.triage !== 'resolved') {
+          row.triage = twin.triage;
+          const status = findingStatus(stateOf(row));
+          events.push({
+            finding: { ...row, status },
+            eventType: 'status_changed',
+            previousStatus: opened,
+            newStatus: status,
+            scanId: batch.id,
+            metadata: { carried_from: { unit_id: twin.unit_id, finding_id: twin.id } },
+            at: now,
+          });
+        }
         continue;
       }
       const seen = describes(previous, scanType) ? detection : { last_detected_at: now, updated_at: now };

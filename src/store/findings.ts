@@ -185,15 +185,7 @@ export function findingsOfSource(db: Kysely<Database>, unitId: string, sourceRep
  */
 export async function findingTwins(db: Kysely<Database>, finding: FindingRow): Promise<FindingRow[]> {
   if (!finding.source_repo_id || !finding.commit_sha || !finding.match_hash) return [];
-  const sources = await db
-    .selectFrom('source_repos as mine')
-    .innerJoin('source_repos as other', (join) => join.onRef('other.provider', '=', 'mine.provider').onRef('other.full_name', '=', 'mine.full_name'))
-    .innerJoin('units', 'units.id', 'other.unit_id')
-    .select(['other.id', 'other.unit_id'])
-    .where('mine.id', '=', finding.source_repo_id)
-    .where('other.unit_id', '!=', finding.unit_id)
-    .where('units.org_id', '=', finding.org_id)
-    .execute();
+  const sources = await twinSources(db, { orgId: finding.org_id, unitId: finding.unit_id, sourceRepoId: finding.source_repo_id });
   const twins: FindingRow[] = [];
   for (const source of sources) {
     let query = db
@@ -210,6 +202,42 @@ export async function findingTwins(db: Kysely<Database>, finding: FindingRow): P
   }
   return twins;
 }
+
+/** The source repos of the organization's other units that are the same repository (provider and name) as `sourceRepoId`. */
+function twinSources(db: Kysely<Database>, scope: { orgId: string; unitId: string; sourceRepoId: string }) {
+  return db
+    .selectFrom('source_repos as mine')
+    .innerJoin('source_repos as other', (join) => join.onRef('other.provider', '=', 'mine.provider').onRef('other.full_name', '=', 'mine.full_name'))
+    .innerJoin('units', 'units.id', 'other.unit_id')
+    .select(['other.id', 'other.unit_id'])
+    .where('mine.id', '=', scope.sourceRepoId)
+    .where('other.unit_id', '!=', scope.unitId)
+    .where('units.org_id', '=', scope.orgId)
+    .execute();
+}
+
+/** The findings a person decided on (triage other than open) in the twin sources of a unit's source repo (see findingTwins()). */
+export async function decidedTwinFindings(db: Kysely<Database>, scope: { orgId: string; unitId: string; sourceRepoId: string }): Promise<FindingRow[]> {
+  const decided: FindingRow[] = [];
+  for (const source of await twinSources(db, scope)) {
+    decided.push(
+      ...(await db
+        .selectFrom('findings')
+        .selectAll()
+        .where('unit_id', '=', source.unit_id)
+        .where('source_repo_id', '=', source.id)
+        .where('triage', '!=', 'open')
+        .where('match_hash', 'is not', null)
+        .where('commit_sha', 'is not', null)
+        .execute()),
+    );
+  }
+  return decided;
+}
+
+/** What makes two findings of twin sources the same (findingTwins()): commit, rule, file, line and match. */
+export const twinKey = (f: Pick<FindingRow, 'commit_sha' | 'check_id' | 'file_path' | 'start_line' | 'match_hash'>): string =>
+  [f.commit_sha, f.check_id, f.file_path, f.start_line ?? '', f.match_hash].join('\0');
 
 /** Which scan types have detected a finding (`detected_by`), first-seen order. */
 export const detectedByOf = (row: Pick<FindingRow, 'detected_by' | 'scan_type'>): ScanType[] => {

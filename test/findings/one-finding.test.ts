@@ -192,6 +192,23 @@ describe('one finding per problem across scan types', () => {
     // The repository's own finding has one status change: the carried one writes nothing back.
     const own = expectStatus(await h.call('GET', `/api/v1/finding-events?finding_id=${mine.id}&limit=50`, { key: org.key }), 200).items as any[];
     assert.equal(own.filter((e) => e.event_type === 'status_changed').length, 1);
+
+    // An application scanned after the decision finds the finding with it already.
+    const later = await h.unit(org, [`github:acme/shared-${n}@main`, `github:acme/docs-${n}@main`], `later-${n}`, [repo.url, other.url]);
+    const started = await h.call('POST', `/api/v1/applications/${later.id}/scans`, { body: { scan_type: 'semgrep_scan' } });
+    await waitForBatch(`/api/v1/applications/${later.id}/scans/${expectStatus(started, 202).batch_id}/progress`);
+    const [inherited] = ofRule(expectStatus(await h.call('GET', `/api/v1/applications/${later.id}/findings?limit=200`), 200).items);
+    assert.equal(inherited.status, 'ignored');
+    const history = expectStatus(await h.call('GET', `/api/v1/finding-events?finding_id=${inherited.id}&limit=50`, { key: org.key }), 200).items as any[];
+    const carriedEvent = history.find((e) => e.event_type === 'status_changed');
+    // From either unit that holds the decision.
+    assert.ok(
+      [JSON.stringify({ unit_id: repository.id, finding_id: mine.id }), JSON.stringify({ unit_id: application.id, finding_id: twin.id })].includes(
+        JSON.stringify(carriedEvent?.metadata.carried_from),
+      ),
+      JSON.stringify(history),
+    );
+    assert.ok(history.some((e) => e.event_type === 'detected'));
   });
 });
 
