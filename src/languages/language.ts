@@ -60,6 +60,8 @@ export interface TaintSyntax {
    * variable only if the variable was tainted within that block, else the tainted value may still arrive.
    */
   branchBlocks?: string[];
+  /** Methods that store their arguments in the object they are called on (`items.append(v)`, `conf.set(s, k, v)`). */
+  storeMethods?: string[];
   constantBranches?: {
     statement: string;
     condition: string;

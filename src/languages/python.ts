@@ -13,7 +13,8 @@ function validatesPython(condition: string, name: string): boolean {
     new RegExp(`(?:^|[\\s(])[bru]*(?:"(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*')\\s+in\\s+${n}\\b`),
     // the value, or a part of it once parsed (parsed.netloc not in ALLOWED_HOSTS)
     new RegExp(`\\b${n}(?:\\.\\w+)?\\s+not\\s+in\\b`),
-    new RegExp(`\\b${n}(?:\\.\\w+)?\\.(?:startswith|endswith|isalnum|isalpha|isdigit|isdecimal|isnumeric|isidentifier|isascii)\\(`),
+    // str(resolved).startswith(str(base)): a path resolved and kept inside its folder
+    new RegExp(`(?:\\bstr\\(\\s*)?\\b${n}(?:\\.\\w+)?\\)?\\.(?:is_relative_to|startswith|endswith|isalnum|isalpha|isdigit|isdecimal|isnumeric|isidentifier|isascii)\\(`),
     new RegExp(`\\bre\\.(?:match|fullmatch|search)\\([^,]+,\\s*${n}\\b`),
   ].some((re) => re.test(condition));
 }
@@ -75,6 +76,7 @@ export const python: Language<'python', 'python'> = {
     conditionals: { conditional_expression: 1 },
     constantKeys: { index: 'subscript', strings: ['string'] },
     branchBlocks: ['block'],
+    storeMethods: ['append', 'extend', 'insert', 'add', 'update', 'set', 'setdefault', 'put', 'appendleft', 'extendleft', 'write'],
     constantBranches: { statement: 'if_statement', condition: 'condition', then: 'consequence', otherwise: 'alternative', fold: foldPython },
     guards: { kind: 'if_statement', condition: 'condition', body: 'consequence', exits: ['return_statement', 'raise_statement'], validates: validatesPython },
   },

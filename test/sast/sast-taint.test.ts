@@ -111,12 +111,27 @@ describe('taint per entry, past checks and conditions (Python)', () => {
     // before the check, a check that does not leave, and a mere presence test, clean nothing
     assert.deepEqual(reported(SQLI, `v = request.args["q"]\ncur.execute("SELECT " + v)\nif "'" in v:\n    return "bad"`), [2]);
     assert.deepEqual(reported(SQLI, `v = request.args["q"]\nif "'" in v:\n    log("odd")\ncur.execute("SELECT " + v)`), [4]);
+    const PATH = 'python.lang.path-traversal.file-access';
+    const resolved = `base = pathlib.Path("/srv/files")\np = (base / request.args["f"]).resolve()`;
+    assert.deepEqual(reported(PATH, `${resolved}\nif not str(p).startswith(str(base)):\n    return "no"\nreturn p.read_text()`), []);
+    assert.deepEqual(reported(PATH, `${resolved}\nreturn p.read_text()`), [3]);
     assert.deepEqual(reported(SQLI, `v = request.args["q"]\nif not v:\n    return "missing"\ncur.execute("SELECT " + v)`), [4]);
   });
 
   test("a conditional expression's value comes from its branches, not its condition", () => {
     assert.deepEqual(reported(SQLI, `v = "a" if request.args.get("x") else "b"\ncur.execute("SELECT " + v)`), []);
     assert.deepEqual(reported(SQLI, `v = request.args["q"] if ok else "b"\ncur.execute("SELECT " + v)`), [2]);
+  });
+
+  test('a method that stores its argument in an object taints the object', () => {
+    assert.deepEqual(reported(SQLI, `parts = []\nparts.append(request.args["q"])\ncur.execute("SELECT " + parts[0])`), [3]);
+    assert.deepEqual(reported(SQLI, `conf = configparser.ConfigParser()\nconf.set("s", "k", request.args["q"])\ncur.execute("SELECT " + conf.get("s", "k"))`), [3]);
+    assert.deepEqual(reported(SQLI, `parts = []\nparts.append("fixed")\nlog(request.args["q"])\ncur.execute("SELECT " + parts[0])`), []);
+    const conf = `conf = configparser.ConfigParser()\nconf.set("s", "a", "fixed")\nconf.set("s", "b", request.args["q"])`;
+    assert.deepEqual(reported(SQLI, `${conf}\ncur.execute("SELECT " + conf.get("s", "b"))`), [4]);
+    assert.deepEqual(reported(SQLI, `${conf}\ncur.execute("SELECT " + conf.get("s", "a"))`), []);
+    assert.deepEqual(reported(SQLI, `m = {}\nm["b"] = request.args["q"]\ncur.execute("SELECT " + m.get("b", ""))`), [3]);
+    assert.deepEqual(reported(SQLI, `m = {}\nm["b"] = request.args["q"]\ncur.execute("SELECT " + m.get("a", ""))`), []);
   });
 
   test('a branch whose condition is a constant never taken binds nothing', () => {

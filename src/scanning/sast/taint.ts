@@ -30,7 +30,8 @@ type Event =
   | { at: number; kind: 'bind'; node: SgNode; target: SgNode; value: SgNode }
   | { at: number; kind: 'sink'; node: SgNode; rule: SastRule; focus: SgNode }
   | { at: number; kind: 'call'; node: SgNode }
-  | { at: number; kind: 'guard'; condition: SgNode };
+  | { at: number; kind: 'guard'; condition: SgNode }
+  | { at: number; kind: 'store'; node: SgNode; target: string; value: SgNode };
 
 /** Identifier-like words of a text: every name an expression mentions is one. */
 const WORDS = /[\p{L}_$][\p{L}\p{N}_$]*/gu;
@@ -299,6 +300,8 @@ export class TaintAnalyzer {
     if (this.syntax.identifiers.includes(kind)) return state.has(node.text());
     if (this.syntax.functions.includes(kind)) return false;
     if (kind === this.syntax.calls.kind) {
+      const read = this.readKey(node);
+      if (read && state.has(`${read.base}[]`)) return read.keys.some((key) => state.has(`${read.base}[${key}]`));
       const fn = this.summarizedFunction(node);
       if (fn) return this.args(node).some((arg, i) => this.tainted(this.argValue(arg), state) && this.summaryOf(fn, i).returns);
       const callee = this.field(node, this.syntax.calls.callee);
@@ -406,6 +409,35 @@ export class TaintAnalyzer {
     return args.length === 1 && this.syntax.identifiers.includes(this.kindOf(args[0])) ? args[0].text() : undefined;
   }
 
+  /**
+   * `m.set("section", "key", value)` and the like: the keys are every argument but the last, all constant
+   * strings; the entry is tracked as `m["k"] = value` is.
+   */
+  private storedKey(call: SgNode): { key: string; value: SgNode } | undefined {
+    const keys = this.syntax.constantKeys;
+    const method = this.field(call, this.syntax.calls.callee)?.field('attribute')?.text();
+    if (!keys || !method || !['set', 'put', 'setdefault'].includes(method)) return undefined;
+    const args = this.args(call);
+    const lead = args.slice(0, -1);
+    if (!lead.length || !lead.every((a) => keys.strings.includes(this.kindOf(a)) && !this.named(a).some((p) => this.kindOf(p) === 'interpolation'))) return undefined;
+    return { key: lead.map((a) => a.text()).join(','), value: args.at(-1)! };
+  }
+
+  /**
+   * `m.get("k")`, `m.get("k", "default")`, `conf.get("section", "key")`: the entries storedKey or `m["k"] = …`
+   * may have made, for a container tracked by entry. Only constant strings: anything else reads as a whole.
+   */
+  private readKey(node: SgNode): { base: string; keys: string[] } | undefined {
+    const keys = this.syntax.constantKeys;
+    if (!keys || this.kindOf(node) !== this.syntax.calls.kind) return undefined;
+    const callee = this.field(node, this.syntax.calls.callee);
+    const object = callee?.field('object');
+    if (!object || callee?.field('attribute')?.text() !== 'get' || !this.syntax.identifiers.includes(this.kindOf(object))) return undefined;
+    const args = this.args(node);
+    if (!args.length || !args.every((a) => keys.strings.includes(this.kindOf(a)) && !this.named(a).some((p) => this.kindOf(p) === 'interpolation'))) return undefined;
+    return { base: object.text(), keys: [args[0].text(), args.map((a) => a.text()).join(',')] };
+  }
+
   /** Forgets a name and the entries tracked under it. */
   private forget(state: Set<string>, name: string) {
     state.delete(name);
@@ -490,6 +522,10 @@ export class TaintAnalyzer {
     const rules: object[] = kinds.map((kind) => ({ kind }));
     const calls = this.ownCallRule();
     if (calls) rules.push(calls);
+    const stores = this.syntax.storeMethods?.length
+      ? new RegExp(`\\.\\s*(?:${this.syntax.storeMethods.join('|')})$`)
+      : undefined;
+    if (stores) rules.push({ kind: this.syntax.calls.kind, has: { field: this.syntax.calls.callee, regex: stores.source } });
     for (const node of this.root.findAll({ rule: { any: rules } as never })) {
       const kind = this.kindOf(node);
       const owner = this.owner(node);
@@ -516,6 +552,12 @@ export class TaintAnalyzer {
         const value = fields.value ? node.field(fields.value) : node.child(0);
         if (target && value) scope.binds[binding].push({ at: node.range().end.index, kind: 'bind', node, target, value });
       } else {
+        const callee = this.field(node, this.syntax.calls.callee);
+        const object = callee ? this.field(callee, 'object') : null;
+        const list = this.field(node, this.syntax.calls.args);
+        if (stores && callee && stores.test(callee.text()) && object && list && this.syntax.identifiers.includes(this.kindOf(object)) && !this.syntax.receivers.includes(object.text())) {
+          scope.calls.push({ at: node.range().end.index, kind: 'store', node, target: object.text(), value: list });
+        }
         // Calls to the file's own functions: their summaries may reach sinks.
         const name = this.calleeName(node);
         if (name && this.byName.has(name)) scope.calls.push({ at: node.range().start.index, kind: 'call', node });
@@ -571,6 +613,18 @@ export class TaintAnalyzer {
             } else if (!augmented && this.syntax.identifiers.includes(this.kindOf(event.target))) {
               if (region === whole || this.regionWithin(origins.get(name) ?? whole, region)) this.forget(state, name);
             }
+          }
+        } else if (event.kind === 'store') {
+          const keyed = this.storedKey(event.node);
+          if (keyed) {
+            const entry = `${event.target}[${keyed.key}]`;
+            const isTainted = this.carries(keyed.value, state);
+            if (isTainted && !state.has(event.target)) state.add(event.target).add(`${event.target}[]`);
+            if (isTainted) state.add(entry);
+            else state.delete(entry);
+          } else if (this.carries(event.value, state)) {
+            state.add(event.target).delete(`${event.target}[]`);
+            origins.set(event.target, this.syntax.branchBlocks ? this.regionOf(event.node, fn) : whole);
           }
         } else if (event.kind === 'guard') {
           const text = event.condition.text();
