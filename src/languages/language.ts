@@ -12,6 +12,9 @@ export interface ParserSpec {
   astGrep?: Lang | string;
 }
 
+/** A value computed without running the program. */
+export type Constant = number | boolean | string;
+
 /** The shape of functions, assignments and calls in a language's tree, for taint tracking. */
 export interface TaintSyntax {
   functions: string[];
@@ -51,23 +54,22 @@ export interface TaintSyntax {
    */
   guards?: { kind: string; condition: string; body: string; exits: string[]; validates: (condition: string, name: string) => boolean };
   /**
-   * Branches whose condition is a constant (`if 7 * 42 - n > 200:` with n bound once to a number): the branch
-   * never taken binds nothing and reaches no sink. `fold` computes a condition's value from number literals and
-   * names it can look up, or undefined.
-   */
-  /**
    * Blocks that may or may not run (branch, case and loop bodies): a clean value assigned in one clears a
    * variable only if the variable was tainted within that block, else the tainted value may still arrive.
    */
   branchBlocks?: string[];
   /** Methods that store their arguments in the object they are called on (`items.append(v)`, `conf.set(s, k, v)`). */
   storeMethods?: string[];
+  /**
+   * Branches decided by a constant (`if 7 * 42 - n > 200:` with n bound once to a number, `match s[1]:` with s
+   * bound once to a string): the branch never taken binds nothing and reaches no sink. `fold` computes an
+   * expression's value from literals and names it can look up, or undefined; `dead` gives the parts of one of
+   * the `statements` never run.
+   */
   constantBranches?: {
-    statement: string;
-    condition: string;
-    then: string;
-    otherwise: string;
-    fold: (node: SgNode, valueOf: (name: string) => number | undefined) => number | boolean | undefined;
+    statements: string[];
+    fold: (node: SgNode, valueOf: (name: string) => Constant | undefined) => Constant | undefined;
+    dead: (statement: SgNode, valueOf: (name: string) => Constant | undefined) => SgNode[];
   };
 }
 

@@ -1,6 +1,6 @@
 import grammar from '@ast-grep/lang-python';
 import type { SgNode } from '@ast-grep/napi';
-import type { Language } from './language.ts';
+import type { Constant, Language } from './language.ts';
 
 /**
  * Whether an `if` condition inspects the content of `name` so that the branch leaving the function rejects bad
@@ -22,13 +22,24 @@ function validatesPython(condition: string, name: string): boolean {
 const ARITHMETIC: Record<string, (a: number, b: number) => number> = { '+': (a, b) => a + b, '-': (a, b) => a - b, '*': (a, b) => a * b, '//': (a, b) => Math.floor(a / b), '%': (a, b) => a % b };
 const COMPARISON: Record<string, (a: number, b: number) => boolean> = { '>': (a, b) => a > b, '<': (a, b) => a < b, '>=': (a, b) => a >= b, '<=': (a, b) => a <= b, '==': (a, b) => a === b, '!=': (a, b) => a !== b };
 
-/** The value of an integer expression or comparison built from literals and looked-up names, or undefined. */
-function foldPython(node: SgNode, valueOf: (name: string) => number | undefined): number | boolean | undefined {
+/** A plain string literal's value (no f-string, no escapes), or undefined. */
+function stringValue(node: SgNode): string | undefined {
+  const m = /^(["'])([^"'\\{}]*)\1$/.exec(node.text());
+  return m ? m[2] : undefined;
+}
+
+/** The value of an expression built from number and string literals and looked-up names, or undefined. */
+function foldPython(node: SgNode, valueOf: (name: string) => Constant | undefined): Constant | undefined {
   const kind = String(node.kind());
   const children = node.namedChildren().filter((c) => String(c.kind()) !== 'comment');
   if (kind === 'integer') return /^\d+$/.test(node.text()) ? Number(node.text()) : undefined;
+  if (kind === 'string') return stringValue(node);
   if (kind === 'identifier') return valueOf(node.text());
   if (kind === 'parenthesized_expression' && children.length === 1) return foldPython(children[0], valueOf);
+  if (kind === 'subscript') {
+    const [value, index] = [node.field('value'), node.field('subscript')].map((c) => (c ? foldPython(c, valueOf) : undefined));
+    return typeof value === 'string' && typeof index === 'number' && index < value.length ? value[index] : undefined;
+  }
   if (kind === 'not_operator') {
     const value = foldPython(children[0], valueOf);
     return value === undefined ? undefined : !value;
@@ -40,10 +51,42 @@ function foldPython(node: SgNode, valueOf: (name: string) => number | undefined)
     const [a, b] = children.map((c) => foldPython(c, valueOf));
     if (typeof a !== 'number' || typeof b !== 'number') return undefined;
     const apply = kind === 'binary_operator' ? ARITHMETIC[ops[0]] : COMPARISON[ops[0]];
-    if (!apply || (ops[0] === '//' || ops[0] === '%') && b === 0) return undefined;
+    if (!apply || ((ops[0] === '//' || ops[0] === '%') && b === 0)) return undefined;
     return apply(a, b);
   }
   return undefined;
+}
+
+/**
+ * The parts of an if or match statement a constant never runs: the branch an if's constant condition does
+ * not take; the cases after the first one whose literal pattern (or `_`) a constant subject matches.
+ */
+function deadPython(statement: SgNode, valueOf: (name: string) => Constant | undefined): SgNode[] {
+  if (String(statement.kind()) === 'if_statement') {
+    const condition = statement.field('condition');
+    const value = condition ? foldPython(condition, valueOf) : undefined;
+    if (value === undefined) return [];
+    return value ? statement.fieldChildren('alternative') : [statement.field('consequence')!].filter(Boolean);
+  }
+  const subject = statement.field('subject');
+  const value = subject ? foldPython(subject, valueOf) : undefined;
+  if (value === undefined) return [];
+  const cases = (statement.field('body')?.namedChildren() ?? []).filter((c) => String(c.kind()) === 'case_clause');
+  const dead: SgNode[] = [];
+  let matched = false;
+  for (const clause of cases) {
+    if (matched) { dead.push(clause); continue; }
+    const pattern = clause.namedChildren().find((c) => String(c.kind()) === 'case_pattern');
+    if (!pattern || clause.field('guard')) return [];
+    const alternatives = pattern.text() === '_' ? ['_'] : (pattern.find({ rule: { kind: 'union_pattern' } }) ?? pattern).namedChildren().map((c) => (String(c.kind()) === 'case_pattern' ? c.namedChildren()[0] : c));
+    const values = alternatives.map((alt) => (typeof alt === 'string' ? alt : (String(alt.kind()) === 'string' ? stringValue(alt) : String(alt.kind()) === 'integer' ? Number(alt.text()) : null)));
+    if (values.includes('_') && pattern.text() === '_') { matched = true; continue; }
+    // a pattern that is not a plain literal (a capture, a class, a sequence) may match anything
+    if (values.some((v) => v === null || v === undefined)) return [];
+    if (values.includes(value as never)) matched = true;
+    else dead.push(clause);
+  }
+  return dead;
 }
 
 export const python: Language<'python', 'python'> = {
@@ -77,7 +120,7 @@ export const python: Language<'python', 'python'> = {
     constantKeys: { index: 'subscript', strings: ['string'] },
     branchBlocks: ['block'],
     storeMethods: ['append', 'extend', 'insert', 'add', 'update', 'set', 'setdefault', 'put', 'appendleft', 'extendleft', 'write'],
-    constantBranches: { statement: 'if_statement', condition: 'condition', then: 'consequence', otherwise: 'alternative', fold: foldPython },
+    constantBranches: { statements: ['if_statement', 'match_statement'], fold: foldPython, dead: deadPython },
     guards: { kind: 'if_statement', condition: 'condition', body: 'consequence', exits: ['return_statement', 'raise_statement'], validates: validatesPython },
   },
   code: {

@@ -140,6 +140,10 @@ describe('taint per entry, past checks and conditions (Python)', () => {
     assert.deepEqual(reported(SQLI, `${param}\nif 7 * 42 - limit > 300:\n    v = "fixed"\nelse:\n    v = p\ncur.execute("SELECT " + v)`), [7]);
     assert.deepEqual(reported(SQLI, `${param}\nv = "fixed" if (limit + 114) // 2 == 100 else p\ncur.execute("SELECT " + v)`), []);
     assert.deepEqual(reported(SQLI, `${param}\nv = "fixed" if limit > 100 else p\ncur.execute("SELECT " + v)`), [4]);
+    const cases = (subject: string) => `${param}\nmodes = "ABC"\nmatch ${subject}:\n    case "A":\n        v = p\n    case "B":\n        v = "fixed"\n    case "C" | "D":\n        v = p\n    case _:\n        v = "other"\ncur.execute("SELECT " + v)`;
+    assert.deepEqual(reported(SQLI, cases('modes[1]')), []);
+    assert.deepEqual(reported(SQLI, cases('modes[2]')), [13]);
+    assert.deepEqual(reported(SQLI, cases('request.args["m"]')), [13]);
     // a name bound more than once, or to something else than a number, is not a constant
     assert.deepEqual(reported(SQLI, `${param}\nlimit = int(request.args["n"])\nif limit > 10:\n    v = "fixed"\nelse:\n    v = p\ncur.execute("SELECT " + v)`), [8]);
   });

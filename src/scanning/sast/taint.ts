@@ -1,5 +1,6 @@
 import type { SgNode } from '@ast-grep/napi';
 import type { TaintSyntax } from '../../languages/index.ts';
+import type { Constant } from '../../languages/language.ts';
 import type { SastRule, TaintProfile } from './rule-set.ts';
 
 // Taint tracking over one file's syntax tree: values from sources (request data, input(), argv, env)
@@ -345,16 +346,21 @@ export class TaintAnalyzer {
   }
 
   /** A condition's constant value in `scope`, its names looked up where each is bound once to a constant. */
-  private constantValue(condition: SgNode | undefined, scope: SgNode | undefined): number | boolean | undefined {
+  private constantValue(condition: SgNode | undefined, scope: SgNode | undefined): Constant | undefined {
     const fold = this.syntax.constantBranches?.fold;
     if (!fold || !condition) return undefined;
-    const valueOf = (name: string): number | undefined => {
+    return fold(condition, this.constantsOf(scope, 0));
+  }
+
+  /** Looks up names bound once in `scope` to a constant, through a few such names (`s = "ABC"; c = s[1]`). */
+  private constantsOf(scope: SgNode | undefined, depth: number): (name: string) => Constant | undefined {
+    return (name) => {
+      const fold = this.syntax.constantBranches?.fold;
+      if (!fold || depth > 4) return undefined;
       const binds = this.scopeEventsOf(scope).filter((e) => e.kind === 'bind' && this.boundNames(e.target).includes(name));
       if (binds.length !== 1 || binds[0].kind !== 'bind' || !this.syntax.identifiers.includes(this.kindOf(binds[0].target))) return undefined;
-      const value = fold(binds[0].value, () => undefined);
-      return typeof value === 'number' ? value : undefined;
+      return fold(binds[0].value, this.constantsOf(scope, depth + 1));
     };
-    return fold(condition, valueOf);
   }
 
   /** The spans of a scope's branches that a constant condition never takes. */
@@ -364,10 +370,7 @@ export class TaintAnalyzer {
     if (!this.scopeEvents) this.walkScopes();
     const spans: [number, number][] = [];
     for (const statement of this.branchNodes.get(scopeId) ?? []) {
-      const value = this.constantValue(statement.field(branches.condition) ?? undefined, scope);
-      if (value === undefined) continue;
-      const dead = value ? statement.fieldChildren(branches.otherwise) : [statement.field(branches.then)];
-      for (const node of dead) if (node) spans.push([node.range().start.index, node.range().end.index]);
+      for (const node of branches.dead(statement, this.constantsOf(scope, 0))) spans.push([node.range().start.index, node.range().end.index]);
     }
     return spans;
   }
@@ -515,7 +518,7 @@ export class TaintAnalyzer {
     const bindingKinds = Object.keys(this.syntax.bindings);
     const guards = this.syntax.guards;
     const branches = this.syntax.constantBranches;
-    const extra = [...(guards ? [guards.kind] : []), ...(branches ? [branches.statement] : [])];
+    const extra = [...(guards ? [guards.kind] : []), ...(branches?.statements ?? [])];
     const kinds = [...new Set([...bindingKinds, ...this.syntax.returns, ...extra])].filter((kind) => kind !== this.syntax.calls.kind);
     const scopes = new Map<number | undefined, { binds: Event[][]; calls: Event[] }>();
     const returns = new Map<number | undefined, SgNode[]>();
@@ -538,7 +541,7 @@ export class TaintAnalyzer {
       let scope = scopes.get(key);
       if (!scope) scopes.set(key, (scope = { binds: bindingKinds.map(() => []), calls: [] }));
       const binding = bindingKinds.indexOf(kind);
-      if (branches && kind === branches.statement) {
+      if (branches?.statements.includes(kind)) {
         if (!this.branchNodes.has(key)) this.branchNodes.set(key, []);
         this.branchNodes.get(key)!.push(node);
       }
