@@ -111,6 +111,19 @@ describe('semgrep_scan reports credentials in code through the secrets detector'
     }
   });
 
+  test('a line only an off-by-default rule flags still gets its credential; turned on, the rule reports it instead', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-sast-credentials-off-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'config.js'), `const apiKey = '${STRIPE}';\nmodule.exports = { apiKey };\n`);
+      const byDefault = await new SastEngine({ pool: null }).scan({ dir, fingerprintKey });
+      assert.deepEqual(byDefault.filter((f) => f.category === 'secrets').map((f) => [f.startLine, f.checkId]), [[1, 'javascript.lang.secrets.hardcoded-credential']]);
+      const enabled = await new SastEngine({ pool: null, enabledRules: ['javascript.lang.secrets.hardcoded-secret'] }).scan({ dir, fingerprintKey });
+      assert.deepEqual(enabled.filter((f) => f.category === 'secrets').map((f) => [f.startLine, f.checkId]), [[1, 'javascript.lang.secrets.hardcoded-secret']]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('the secrets fixer moves such a credential out of the code', async () => {
     const raw = credentials('app.py').find((f) => f.startLine === 6)!;
     const finding: FixFinding = {

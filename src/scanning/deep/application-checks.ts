@@ -20,6 +20,11 @@ export type { ApplicationFinding, Hotspots } from './checks/shared.ts';
 export const OFF_BY_DEFAULT = new Set([
   'python.deep.csrf.missing-csrf-protection',
   'python.deep.authz.admin-without-role-check',
+  'python.deep.crypto.plaintext-password-storage',
+  'python.deep.crypto.plaintext-password-column',
+  'python.deep.data.password-in-serialized-output',
+  'javascript.deep.authz.object-by-id-without-ownership',
+  'javascript.deep.authz.admin-without-role-check',
 ]);
 
 const PYTHON_FILE_CHECKS = [errorDetailsToClient, plaintextPasswordStorage, plaintextPasswordColumn, passwordInSerializedOutput, objectByIdWithoutOwnership, catastrophicRegex];

@@ -50,6 +50,8 @@ export interface AnalyzeFilesRequest {
   cachedOnly?: boolean;
   /** Keys the hashes of hard-coded credentials found in the files (see code-credentials.ts). */
   fingerprintKey: Uint8Array;
+  /** Rules that are off by default (`default: off`), turned on; the others of that kind report nothing. */
+  enabledRules?: string[];
 }
 
 export interface FileOutcome {
@@ -152,8 +154,10 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
   let cacheBytesWritten = 0;
   /** The credentials the secrets detector finds in a code file (a template is markup: the secrets scan reads it). */
   const credentialsIn = (parser: ParserName, text: string, file: string): SecretMatch[] => (ruleLanguageOf(parser) === 'template' ? [] : detectSecrets(text, file));
+  const enabledRules = new Set(request.enabledRules ?? []);
   const findingsOf = (matches: SastMatch[], credentials: SecretMatch[], file: string, parser: ParserName, text: string): RawFinding[] => {
-    const findings = matches.map((m) => sastFinding(m, file, text));
+    // Rules that are off go before the credentials are placed: a line only an off rule flags still gets its credential.
+    const findings = matches.filter((m) => !m.rule.offByDefault || enabledRules.has(m.rule.id)).map((m) => sastFinding(m, file, text));
     if (!credentials.length) return findings;
     return [...findings, ...codeCredentialFindings(credentials, text, file, ruleLanguageOf(parser), request.fingerprintKey, findings)];
   };

@@ -66,7 +66,7 @@ export class SastEngine implements ScanEngine {
     files.sort((a, b) => (a.parser < b.parser ? -1 : a.parser > b.parser ? 1 : 0));
     const pool = this.options.pool === undefined ? enginePool() : this.options.pool;
     const cacheDir = this.options.cacheDir ? path.join(this.options.cacheDir, 'sast') : null;
-    const request = (batch: typeof files): AnalyzeFilesRequest => ({ dir: input.dir, files: batch, ruleDirs: this.ruleDirs(), ruleSet: this.rules(), cacheDir, fingerprintKey: input.fingerprintKey });
+    const request = (batch: typeof files): AnalyzeFilesRequest => ({ dir: input.dir, files: batch, ruleDirs: this.ruleDirs(), ruleSet: this.rules(), cacheDir, fingerprintKey: input.fingerprintKey, enabledRules: this.options.enabledRules });
     let done = 0;
     input.onProgress?.({ phase: 'analyzing files', done, total: files.length });
     const analyzed = (result: AnalyzeFilesResult, count: number) => {
