@@ -54,10 +54,11 @@ function literalsOf(matches: SastMatch[], parser: CodeParser, text: string): Loc
 const STRING_KINDS = new Set(['string', 'template_string', 'interpreted_string_literal', 'raw_string_literal', 'string_literal', 'encapsed_string']);
 
 /**
- * The string literal that is the credential: the assigned or paired value, a fallback's literal
- * (`process.env.X || "…"`), or a call's second argument (`jwt.sign(payload, "…")`).
+ * The string literal that is the credential: the literal a rule reports itself, the assigned or paired
+ * value, a fallback's literal (`process.env.X || "…"`), or a call's second argument (`jwt.sign(payload, "…")`).
  */
 function credentialLiteral(node: SgNode): SgNode | null {
+  if (STRING_KINDS.has(kindOf(node))) return node;
   let value: SgNode | null = ['right', 'value'].map((field) => fieldOf(node, field)).find(Boolean) ?? null;
   if (!value && /call/.test(kindOf(node))) value = fieldOf(node, 'arguments')?.namedChildren()[1] ?? null;
   if (value && /binary/.test(kindOf(value))) value = fieldOf(value, 'right');
