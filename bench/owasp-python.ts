@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 
 const PROJECT = path.resolve(import.meta.dirname, '..');
 const CLI = path.join(PROJECT, 'src', 'cli', 'main.ts');
@@ -35,35 +36,32 @@ interface Options {
   results?: string;
 }
 
-function parseArgs(argv: string[]): Options {
-  const options: Options = {
-    dir: process.env.BULWARK_OWASP_PYTHON_DIR || path.resolve(PROJECT, '..', '.bench-cache', 'benchmark-python'),
-    types: ['semgrep', 'deep'],
-    timeoutSeconds: 1200,
-    keep: false,
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
-    const value = () => {
-      const raw = inline ?? argv[++i];
-      if (raw === undefined || raw === '') throw new Error(`${flag} needs a value`);
-      return raw;
-    };
-    if (flag === '--dir') options.dir = path.resolve(value());
-    else if (flag === '--type') options.types = value().split(',').map((s) => s.trim()).filter(Boolean);
-    else if (flag === '--keep') options.keep = true;
-    else if (flag === '--results') options.results = path.resolve(value());
-    else if (flag === '--timeout') {
-      const n = Number(value());
-      if (!Number.isFinite(n) || n <= 0) throw new Error('--timeout needs a positive number of seconds');
-      options.timeoutSeconds = n;
-    } else if (flag === '--help' || flag === '-h') {
-      console.log(USAGE);
-      process.exit(0);
-    } else throw new Error(`unknown argument ${arg}\n${USAGE}`);
+function optionsOf(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      dir: { type: 'string', default: process.env.BULWARK_OWASP_PYTHON_DIR || path.resolve(PROJECT, '..', '.bench-cache', 'benchmark-python') },
+      type: { type: 'string', default: 'semgrep,deep' },
+      timeout: { type: 'string', default: '1200' },
+      keep: { type: 'boolean', default: false },
+      results: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
   }
-  return options;
+  for (const flag of ['dir', 'type', 'timeout', 'results'] as const) if (values[flag] === '') throw new Error(`--${flag} needs a value`);
+  const timeoutSeconds = Number(values.timeout);
+  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new Error('--timeout needs a positive number of seconds');
+  return {
+    dir: path.resolve(values.dir!),
+    types: values.type!.split(',').map((s) => s.trim()).filter(Boolean),
+    timeoutSeconds,
+    keep: values.keep!,
+    ...(values.results ? { results: path.resolve(values.results) } : {}),
+  };
 }
 
 interface TestCase {
@@ -192,7 +190,7 @@ function scoreFile(title: string, file: string, cases: Map<string, TestCase>): v
 }
 
 function main(): number {
-  const options = parseArgs(process.argv.slice(2));
+  const options = optionsOf(process.argv.slice(2));
   const expected = loadExpected(options.dir);
   console.log(`${expected.cases.size} test cases from ${expected.file}`);
   if (options.results) {
