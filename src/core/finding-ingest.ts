@@ -219,9 +219,8 @@ export async function ingestScanFindings(
         continue;
       }
       const seen = describes(previous, scanType) ? detection : { last_detected_at: now, updated_at: now };
-      await updateFindingDetection(trx, previous.id, seen);
       const sightings = sightedBy(previous, scanType, scan.id);
-      if (sightings) await updateFindingSightings(trx, previous.id, sightings);
+      await updateFindingDetection(trx, previous.id, { ...seen, ...sightings });
       const before = stateOf(previous);
       const written = await writeFindingState(trx, { ...previous, ...seen, from: before }, afterScan(before, true), now);
       if (!written || written.status === previous.status) continue;

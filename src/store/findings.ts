@@ -332,7 +332,12 @@ export type FindingDetection = Omit<
   | 'created_at'
 >;
 
-export async function updateFindingDetection(db: Kysely<Database>, findingId: string, detection: Partial<FindingDetection>): Promise<void> {
+/** A rescan's write to a finding it sees: its detection, and the scan types' sightings when they change, in one statement. */
+export async function updateFindingDetection(
+  db: Kysely<Database>,
+  findingId: string,
+  detection: Partial<FindingDetection> & Partial<Pick<FindingRow, 'detected_by' | 'seen_by'>>,
+): Promise<void> {
   await db.updateTable('findings').set(detection).where('id', '=', findingId).execute();
 }
 
