@@ -112,8 +112,7 @@ export class SastEngine implements ScanEngine {
     }
     if (cacheDir && cacheBytesWritten) await pruneResultCache(cacheDir, this.options.cacheMaxBytes ?? DEFAULT_CACHE_BYTES);
     const external = await externalSemgrepFindings(input, this.options.externalSemgrep, ignored);
-    const enabled = new Set(this.options.enabledRules ?? []);
-    const off = new Set(this.rules().rules.filter((r) => r.offByDefault && !enabled.has(r.id)).map((r) => r.id));
-    return mergeFindings([...found.values()].filter((f) => !off.has(f.checkId)), external).sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
+    // Rules that are off by default were dropped in analyzeFiles(), before credentials were placed.
+    return mergeFindings([...found.values()], external).sort((a, b) => a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
   }
 }
