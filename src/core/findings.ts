@@ -29,9 +29,9 @@ export async function getFinding(db: Kysely<Database>, unit: Unit, findingId: st
 /**
  * A caller's triage decision: the status asked for is the decision (the five statuses are also the five
  * decisions), and the scan verdict stays as the scans left it, so a finding no scan sees any more cannot be
- * reopened by hand (422). A change of the status writes a
- * `status_changed` event naming the key as actor and carrying the caller's comment. The decision is
- * carried to the finding's twins in the organization's other units (carryDecision()).
+ * reopened by hand (422). A change of the status writes a `status_changed` event naming the key as actor
+ * and carrying the caller's comment. The decision is carried to the finding's twins in the organization's
+ * other units (carryDecision()).
  */
 export async function setFindingStatus(
   db: Kysely<Database>,
@@ -46,8 +46,8 @@ export async function setFindingStatus(
     if (finding.status === status) return finding;
     const now = nowIso();
     const before = stateOf(finding);
-    if (before.verdict === 'gone' && findingStatus({ verdict: 'gone', triage: status }) !== status) {
-      // Only scans decide whether the code is still there: reopening by hand would show a status no scan backs.
+    if (findingStatus({ ...before, triage: status }) !== status) {
+      // Only scans decide whether the code is still there: a decision the verdict hides (reopening what no scan sees) is refused.
       throw new BodyValueError(
         ['body', 'status'],
         `Value error, the latest scan no longer detects this finding, so it stays resolved until a scan sees it again; it can still be ignored or marked false_positive`,
