@@ -4,6 +4,7 @@
 // load in the database-free pass, so a file this reading misses fails loudly instead of losing a database run.
 import fs from 'node:fs';
 import path from 'node:path';
+import { moduleImports } from './module-imports.ts';
 
 /** The one way a test file gets the database of the run. */
 export const DATABASE_OPENER = 'test/support/store.ts';
@@ -12,21 +13,14 @@ export const DATABASE_OPENER = 'test/support/store.ts';
 export const DATABASE_SETTING_NAME = 'BULWARK_TEST_DB';
 export const DATABASE_FREE = 'none';
 
-const IMPORT = /\b(?:import|export)\s+(type\s+)?(?:[\w*${}\s,]+?\s+from\s+)?['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
 /** A file that reads the run's database settings itself uses a database too. */
 const DATABASE_SETTING = /\bBULWARK_TEST_(?:DB|POSTGRES_URL)\b/;
 
 /** The project files a module loads at run time (relative imports only: packages never open the test database). */
 export function runtimeImports(file: string): string[] {
-  const text = fs.readFileSync(file, 'utf8');
-  const found: string[] = [];
-  for (const match of text.matchAll(IMPORT)) {
-    const [, typeOnly, staticSpecifier, dynamicSpecifier] = match;
-    const specifier = staticSpecifier ?? dynamicSpecifier!;
-    if (typeOnly || !specifier.startsWith('.')) continue;
-    found.push(path.relative(process.cwd(), path.resolve(path.dirname(file), specifier)));
-  }
-  return found;
+  return moduleImports(file, fs.readFileSync(file, 'utf8'))
+    .filter((i) => !i.typeOnly && i.specifier.startsWith('.'))
+    .map((i) => path.relative(process.cwd(), path.resolve(path.dirname(file), i.specifier)));
 }
 
 /** Whether `file` (a path relative to the repository root) opens a database, following its imports. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { moduleImports } from '../../scripts/module-imports.ts';
 
 // The layering the README's map describes, checked on the source itself: http parses and serializes,
 // core holds the rules, store holds every query; engines, fixers and code-host clients never reach the
@@ -19,7 +20,7 @@ function sourceFiles(dir: string): string[] {
 
 const files = sourceFiles(SRC).map((file) => ({ rel: path.relative(SRC, file).split(path.sep).join('/'), text: fs.readFileSync(file, 'utf8') }));
 const QUERY = /\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(|\bsql`|\.schema\./;
-const importsOf = (text: string) => [...text.matchAll(/^import\s+(type\s+)?[^'"]*?from\s+'([^']+)'/gm)].map((m) => ({ typeOnly: !!m[1], spec: m[2] }));
+const importsOf = (text: string) => moduleImports('module.ts', text).filter((i) => !i.dynamic).map((i) => ({ typeOnly: i.typeOnly, spec: i.specifier }));
 const resolveImport = (from: string, spec: string) => path.posix.normalize(path.posix.join(path.posix.dirname(from), spec));
 
 test('every query is written in src/store/', () => {

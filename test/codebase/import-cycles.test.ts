@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import ts from 'typescript';
+import { moduleImports } from '../../scripts/module-imports.ts';
 
 // No module of src/ imports itself back through others: every import leads one layer down, so a module can
 // be read, tested and moved knowing only what lies below it. Every import counts: type-only ones (`import
@@ -26,23 +26,8 @@ function sourceFiles(dir: string): string[] {
 const rel = (file: string) => path.relative(SRC, file).split(path.sep).join('/');
 
 /** The relative module specifiers a file imports: static, type-only and dynamic (with a literal path). */
-function importsOf(file: string): string[] {
-  const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
-  const specs: string[] = [];
-  const visit = (node: ts.Node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
-      specs.push(node.moduleSpecifier.text);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      const [spec] = node.arguments;
-      if (spec && ts.isStringLiteralLike(spec)) specs.push(spec.text);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
-      specs.push(node.argument.literal.text);
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  return specs.filter((s) => s.startsWith('.'));
-}
+const importsOf = (file: string): string[] =>
+  moduleImports(file, fs.readFileSync(file, 'utf8')).map((i) => i.specifier).filter((s) => s.startsWith('.'));
 
 /** Each module of src/ with the modules of src/ it imports. */
 function importGraph(): Map<string, string[]> {
