@@ -66,6 +66,17 @@ export function countFindings(
 }
 
 /**
+ * The lists of scan types (`detected_by` texts, as the findings counters are keyed) that a unit's findings
+ * hold and that name `scanType`, in no particular order. A list whose findings are all gone may still be
+ * among them; one some finding holds always is.
+ */
+export async function detectionListsNaming(db: Kysely<Database>, unitId: string, scanType: string): Promise<string[]> {
+  const { rows } = await sql<{ list: string }>`select distinct scan_type as list from finding_counts
+    where unit_id = ${unitId} and n <> 0 and ${detectedByMatches('scan_type', scanType)}`.execute(db);
+  return rows.map((row) => row.list).filter((list) => (JSON.parse(list) as string[]).includes(scanType));
+}
+
+/**
  * How many of an organization's events match the filters, from its counters: with a unit, that unit's
  * rows of the per-unit counters; without, the counters that leave the unit out (a few dozen rows where
  * the per-unit ones are thousands). The version then moves with the unit's events, or the organization's.

@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { PageRequest } from '../core/pagination.ts';
-import { countFindings, detectedByMatches } from './counts.ts';
+import { countFindings, detectedByMatches, detectionListsNaming } from './counts.ts';
 import { isPostgres } from './dialect.ts';
 import { bulkRead, placeText } from './read-lanes.ts';
-import { seekNewestFirst } from './pagination.ts';
+import { seekNewestFirst, type MergedRanges } from './pagination.ts';
 import { SEVERITIES, type Severity } from '../core/severity.ts';
 import { SCAN_VERDICT, TRIAGE, findingStatus, stateOf, type FindingState, type FindingStatus, type ScanVerdict } from '../core/states/finding-state.ts';
 import type { ScanType } from '../scanning/scan-type-names.ts';
@@ -39,17 +39,29 @@ export async function listFindings(db: Kysely<Database>, unitId: string, filters
   if (counted.scanBatchId) query = query.where('scan_batch_id', '=', counted.scanBatchId);
   if (counted.severity) query = query.where('severity', '=', counted.severity as Severity);
   if (counted.status) query = query.where('status', '=', counted.status as FindingStatus);
-  // A scan type matches every finding it detected, including those another type found first.
-  if (counted.scanType) query = query.where(detectedByMatches('detected_by', counted.scanType));
   const { total, version } = await countFindings(db, unitId, counted);
   const key = `findings|${unitId}|${counted.scanBatchId ?? ''}|${counted.severity ?? ''}|${counted.status ?? ''}|${counted.scanType ?? ''}`;
   if (total <= filters.skip) return { items: [], total };
+  // A scan type matches every finding it detected, including those another type found first: the
+  // findings holding one of the lists of types that name it, each list a range of an index (migration 024).
+  let ranges: MergedRanges | undefined;
+  if (counted.scanType) {
+    ranges = { column: 'detected_by', values: await detectionListsNaming(db, unitId, counted.scanType) };
+    if (!ranges.values.length) return { items: [], total };
+  }
   // Sorted by severity, pages are read by offset: a console's pages, not a million-row walk, which the
   // default order serves by seeking from remembered page starts.
   const items =
     filters.sort === 'severity'
-      ? await query.selectAll().orderBy(severityRank).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filters.limit).offset(filters.skip).execute()
-      : await seekNewestFirst(db, 'findings', query, filters, 'created_at', { key, version });
+      ? await (ranges ? query.where('detected_by', 'in', [...ranges.values]) : query)
+          .selectAll()
+          .orderBy(severityRank)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(filters.limit)
+          .offset(filters.skip)
+          .execute()
+      : await seekNewestFirst(db, 'findings', query, filters, 'created_at', { key, version }, ranges);
   return { items, total };
 }
 

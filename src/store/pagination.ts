@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { PageRequest } from '../core/pagination.ts';
+import { isPostgres } from './dialect.ts';
 import type { Database } from './schema.ts';
 import { VersionedCache } from './versioned-cache.ts';
 
@@ -72,27 +73,21 @@ export async function seekNewestFirst<TB extends 'findings' | 'finding_events'>(
   page: PageRequest,
   timeColumn: TimeColumn,
   list: CountedList,
+  ranges?: MergedRanges,
 ): Promise<Selectable<Database[TB]>[]> {
-  const time = sql.ref<string>(timeColumn);
-  const id = sql.ref<string>('id');
+  const source: ListSource = { db, table, query, timeColumn, ranges };
   const known = page.skip === 0 ? null : pageStarts.get(`${list.key}|${page.skip}`, list.version);
   let rows: Selectable<Database[TB]>[];
   if (page.skip === 0 || known) {
-    let seek = query;
-    if (known) seek = after(seek, timeColumn, known);
-    rows = (await ordered(seek.selectAll(), timeColumn).limit(page.limit).execute()) as unknown as Selectable<Database[TB]>[];
+    rows = (await readList(source, { selection: 'rows', cursor: known ?? undefined, limit: page.limit, offset: 0 })) as unknown as Selectable<Database[TB]>[];
   } else {
     const checkpoint = Math.floor((page.skip - 1) / CHECKPOINT) * CHECKPOINT;
-    const from = checkpoint > 0 ? await startOf(query, timeColumn, list, checkpoint) : undefined;
-    const walk = from ? after(query, timeColumn, from) : query;
+    const from = checkpoint > 0 ? await startOf(source, list, checkpoint) : undefined;
     // The row before the page too: it says where this page starts.
     const positions =
       checkpoint > 0 && !from
         ? []
-        : await ordered(walk.select([time.as('time'), id.as('id')]), timeColumn)
-            .limit(page.limit + 1)
-            .offset(page.skip - 1 - checkpoint)
-            .execute();
+        : await readList(source, { selection: 'positions', cursor: from, limit: page.limit + 1, offset: page.skip - 1 - checkpoint });
     const [before, ...wanted] = positions as unknown as Cursor[];
     if (before) pageStarts.set(`${list.key}|${page.skip}`, list.version, before);
     rows = await byIds(db, table, wanted.map((p) => p.id));
@@ -109,25 +104,73 @@ export async function seekNewestFirst<TB extends 'findings' | 'finding_events'>(
  * The row right before entry `position` (a multiple of CHECKPOINT) of the list, walked to from the nearest
  * one remembered below it, and remembered; undefined when the list is shorter.
  */
-async function startOf<TB extends 'findings' | 'finding_events'>(
-  query: SelectQueryBuilder<Database, TB, object>,
-  timeColumn: TimeColumn,
-  list: CountedList,
-  position: number,
-): Promise<Cursor | undefined> {
+async function startOf(source: ListSource, list: CountedList, position: number): Promise<Cursor | undefined> {
   const known = pageStarts.get(`${list.key}|${position}`, list.version);
   if (known) return known;
   let below = position - CHECKPOINT;
   let from: Cursor | undefined;
   for (; below > 0 && !from; below -= CHECKPOINT) from = pageStarts.get(`${list.key}|${below}`, list.version);
   if (from) below += CHECKPOINT;
-  const walk = from ? after(query, timeColumn, from) : query;
-  const [start] = (await ordered(walk.select([sql.ref<string>(timeColumn).as('time'), sql.ref<string>('id').as('id')]), timeColumn)
-    .limit(1)
-    .offset(position - 1 - Math.max(0, below))
-    .execute()) as unknown as Cursor[];
+  const [start] = (await readList(source, { selection: 'positions', cursor: from, limit: 1, offset: position - 1 - Math.max(0, below) })) as unknown as Cursor[];
   if (start) pageStarts.set(`${list.key}|${position}`, list.version, start);
   return start;
+}
+
+/**
+ * A list that is several ranges of one index: the rows of a query whose `column` holds one of `values`,
+ * each value a range of an index that goes on with the list's order (time, then id).
+ */
+export interface MergedRanges {
+  column: string;
+  values: readonly string[];
+}
+
+/** What seekNewestFirst() reads from: a filtered query of a table, in its time column's order, maybe as merged ranges. */
+interface ListSource {
+  db: Kysely<Database>;
+  table: 'findings' | 'finding_events';
+  query: SelectQueryBuilder<any, any, object>;
+  timeColumn: TimeColumn;
+  ranges?: MergedRanges;
+}
+
+interface ListRead {
+  /** Whole rows, or only each row's time and id (a walk to a page start, read from the index alone). */
+  selection: 'rows' | 'positions';
+  /** Read the entries after this one. */
+  cursor?: Cursor;
+  limit: number;
+  offset: number;
+}
+
+function selected<Q extends SelectQueryBuilder<any, any, any>>(query: Q, timeColumn: TimeColumn, selection: ListRead['selection']) {
+  return selection === 'rows' ? query.selectAll() : query.select([sql.ref<string>(timeColumn).as('time'), sql.ref<string>('id').as('id')]);
+}
+
+/**
+ * `limit` entries of the list from `offset` on (after the cursor when there is one), newest first. Merged
+ * ranges are a UNION ALL of one term per value, ordered above it; each database then reads every term in
+ * its index's order and merges them, never sorting: SQLite flattens the union into the outer query and
+ * steps through each term only as far as the merge needs, while PostgreSQL merges only terms that are
+ * ordered and bounded themselves (an unbounded term is planned for full retrieval, a sort), so there each
+ * term is ordered and limited to what the page can take from it (offset + limit).
+ */
+async function readList(source: ListSource, read: ListRead): Promise<unknown[]> {
+  const { db, table, timeColumn, ranges } = source;
+  const from = (query: SelectQueryBuilder<any, any, object>) => (read.cursor ? after(query, timeColumn, read.cursor) : query);
+  if (!ranges || ranges.values.length < 2) {
+    const query = ranges?.values.length === 1 ? source.query.where(sql.ref(ranges.column), '=', ranges.values[0]) : source.query;
+    return ordered(selected(from(query), timeColumn, read.selection), timeColumn).limit(read.limit).offset(read.offset).execute();
+  }
+  const columns = (query: SelectQueryBuilder<any, any, object>): SelectQueryBuilder<any, any, any> =>
+    read.selection === 'rows' ? query.selectAll() : query.select([sql.ref(timeColumn).as(timeColumn), 'id']);
+  const terms = ranges.values.map((value): SelectQueryBuilder<any, any, any> => {
+    const term = columns(from(source.query.where(sql.ref(ranges.column), '=', value)));
+    return isPostgres(db) ? db.selectFrom(ordered(term, timeColumn).limit(read.offset + read.limit).as('term')).selectAll() : term;
+  });
+  const union = terms.slice(1).reduce((all, term) => all.unionAll(term), terms[0]);
+  const merged = db.selectFrom(union.as(table)) as unknown as SelectQueryBuilder<any, any, object>;
+  return ordered(selected(merged, timeColumn, read.selection), timeColumn).limit(read.limit).offset(read.offset).execute();
 }
 
 /** The rows with these ids, in the order of `ids`: primary-key reads. */
