@@ -90,10 +90,11 @@ function planFor(ruleSet: RuleSet, language: RuleLanguage): LanguagePlan {
     taint = {
       rules: taintRules,
       sinks: taintRules.flatMap((rule) => rule.sinks.map((sink) => ({ rule, focus: sink.focus, at: add({ rule: sink.rule }) }))),
-      sources: [...profile.sources, ...taintRules.flatMap((r) => r.sources)].map((rule) => add({ rule })),
-      sanitizers: profile.sanitizers.map((rule) => add({ rule })),
-      ruleSanitizers: new Map(taintRules.map((r) => [r.id, r.sanitizers.map((rule) => add({ rule }))])),
-      registrations: profile.handlerRegistrations.map((rule) => add({ rule })),
+      // What sources, sanitizers and handler registrations find counts only in a file with a sink.
+      sources: [...profile.sources, ...taintRules.flatMap((r) => r.sources)].map((rule) => add({ rule, supporting: true })),
+      sanitizers: profile.sanitizers.map((rule) => add({ rule, supporting: true })),
+      ruleSanitizers: new Map(taintRules.map((r) => [r.id, r.sanitizers.map((rule) => add({ rule, supporting: true }))])),
+      registrations: profile.handlerRegistrations.map((rule) => add({ rule, supporting: true })),
     };
   }
   return { rules, patternRules, taint, matcher: new CombinedMatcher(entries) };

@@ -3,19 +3,26 @@ import { astGrepLang, type ParserName } from '../../languages/index.ts';
 import type { AstRule } from './rule-set.ts';
 
 // Every ast-grep rule a file is checked against (pattern rules, taint sinks, sources, sanitizers) in one walk
-// of its tree instead of one walk per rule. The rules that can match the files' text are joined in one rule
-// of two `any`s, each branch tagged with metavariables that spell its number in binary, so every node found
-// tells which rules found it: `any` stops at its first matching branch, so the first `any` names the first
-// rule that matches the node and the second, with the branches reversed, the last one; the rare node that
-// more rules match is checked against those between one by one. Each rule's metavariables are renamed apart
-// so that the two `any`s never disagree over a name. ast-grep compiles a rule anew on every call, and
-// compiling (regexes above all) costs more than matching, so a batch of files is matched with one call
+// of its tree instead of one walk per rule. The rules that can match the files' text are joined in one rule,
+// so every node found tells which rules found it: `any` stops at its first matching branch, so a first `any`,
+// its branches tagged with metavariables that spell the rule's number in binary, names the first rule that
+// matches the node, and a second, with the branches reversed, the last one; then each rule, in an `any` of its
+// own that falls back to a rule matching every node, sets a tag of its own when it matches. The few nodes that
+// more than one rule matches are read tag by tag between their first and their last rule, never matched again:
+// ast-grep compiles a rule anew on every call, and broad rules (a sanitizer named by a regex) make most calls
+// such nodes. Each rule's metavariables are renamed apart so that the `any`s never disagree over a name.
+// Compiling (regexes above all) costs more than matching, so a batch of files is matched with one call
 // (`findInFiles`), which compiles the joined rule once and parses the files on native threads.
 
 export interface MatcherRule {
   rule: AstRule;
   /** Metavariable constraints of a pattern rule; such a rule is matched on its own, as its names may clash. */
   constraints?: Record<string, AstRule>;
+  /**
+   * What the rule finds counts only in a file where a rule that is not supporting finds something (a taint
+   * source or sanitizer matters only where there is a sink): elsewhere its matches are left unread.
+   */
+  supporting?: boolean;
 }
 
 /** Whether a text holds a word, as a whole word. */
@@ -80,6 +87,12 @@ function wordsFeasible(words: string[]): Feasible {
 
 const TAG_FIRST = 'BWKA';
 const TAG_LAST = 'BWKB';
+/** Tag `${TAG_EACH}${k}` is set on a node that the joined rule's k-th rule matches. */
+const TAG_EACH = 'BWKC';
+/** A rule that matches any node: the branch taken when a rule does not match. */
+const ANY_NODE = 'BWKD';
+/** Set on a node that a rule which is not supporting matches. */
+const TAG_DECISIVE = 'BWKF';
 
 /** A reference to rule `index` of the joined rule's utilities, tagged with `tag` in binary under `name`. */
 function tagged(index: number, tag: number, name: string): AstRule {
@@ -226,28 +239,42 @@ export class CombinedMatcher {
     return { joint, alone };
   }
 
-  /** Each rule and each tag bit is a utility rule, compiled once however often the two `any`s name it. */
+  /** Each rule and each tag is a utility rule, compiled once however often the `any`s name it. */
   private joinedRule(joint: number[]): JoinedRule {
     const key = joint.join(',');
     let config = this.joined.get(key);
     if (!config) {
-      const utils: Record<string, AstRule> = {};
+      const utils: Record<string, AstRule> = { [ANY_NODE]: { pattern: `$${ANY_NODE}` } };
       for (const i of joint) utils[`r${i}`] = this.renamed[i]!;
       for (let bit = 0; joint.length >> bit; bit++) {
         utils[`${TAG_FIRST}${bit}`] = { pattern: `$${TAG_FIRST}${bit}` };
         utils[`${TAG_LAST}${bit}`] = { pattern: `$${TAG_LAST}${bit}` };
       }
+      for (let k = 0; k < joint.length; k++) utils[`${TAG_EACH}${k}`] = { pattern: `$${TAG_EACH}${k}` };
       const first = joint.map((i, k) => tagged(i, k + 1, TAG_FIRST));
       const last = joint.map((i, k) => tagged(i, k + 1, TAG_LAST)).reverse();
-      config = { utils, rule: { all: [{ any: first }, { any: last }] } };
+      // Between the first and the last rule, each one tags the node itself; the first and last need no tag.
+      const each = joint.slice(1, -1).map((i, k) => ({ any: [{ all: [{ matches: `r${i}` }, { matches: `${TAG_EACH}${k + 1}` }] }, { matches: ANY_NODE }] }));
+      const decisive = joint.filter((i) => !this.entries[i].supporting);
+      const flagged = decisive.length < joint.length ? [{ any: [{ all: [{ any: decisive.map((i) => ({ matches: `r${i}` })) }, { matches: TAG_DECISIVE }] }, { matches: ANY_NODE }] }] : [];
+      if (flagged.length) utils[TAG_DECISIVE] = { pattern: `$${TAG_DECISIVE}` };
+      config = { utils, rule: { all: [{ any: first }, { any: last }, ...flagged, ...each] } };
       if (this.joined.size > 64) this.joined.clear();
       this.joined.set(key, config);
     }
     return config;
   }
 
-  /** Sorts what the joined rule found into `result`, per rule, in the order the walk met the nodes. */
-  private sort(nodes: SgNode[], joint: number[], result: Found[][]): void {
+  /**
+   * Sorts what the joined rule found into `result`, per rule, in the order the walk met the nodes; unless
+   * `decided` (a rule matched on its own found something that counts), nothing is read from a file where only
+   * supporting rules match. Each question asked of a node crosses into native code and costs microseconds.
+   */
+  private sort(nodes: SgNode[], joint: number[], result: Found[][], decided = false): void {
+    if (!decided && joint.some((i) => this.entries[i].supporting)) {
+      const decisive = joint.some((i) => !this.entries[i].supporting) && nodes.some((node) => node.getMatch(TAG_DECISIVE));
+      if (!decisive) return;
+    }
     const bits = Math.floor(Math.log2(joint.length)) + 1;
     for (const node of nodes) {
       const first = tagOf(node, bits, TAG_FIRST) - 1;
@@ -256,11 +283,15 @@ export class CombinedMatcher {
       result[joint[first]].push({ node, vars: `BWKE${joint[first]}_` });
       if (last <= first) continue;
       for (let between = first + 1; between < last; between++) {
-        const again = findFirst(node, this.entries[joint[between]]);
-        if (again && again.id() === node.id()) result[joint[between]].push({ node: again, vars: '' });
+        if (node.getMatch(`${TAG_EACH}${between}`)) result[joint[between]].push({ node, vars: `BWKE${joint[between]}_` });
       }
       result[joint[last]].push({ node, vars: `BWKE${joint[last]}_` });
     }
+  }
+
+  /** Whether a rule matched on its own, which is not supporting, found something. */
+  private decidedAlone(alone: number[], found: Found[][]): boolean {
+    return alone.some((i) => !this.entries[i].supporting && found[i].length > 0);
   }
 
   /**
@@ -286,7 +317,7 @@ export class CombinedMatcher {
     for (const i of alone) result[i] = findAllOf(root, this.entries[i]);
     // Should the joined rule fail where its parts do not, fall back to one walk per rule.
     if (!nodes) for (const i of joint) result[i] = findAllOf(root, this.entries[i]);
-    else this.sort(nodes, joint, result);
+    else this.sort(nodes, joint, result, this.decidedAlone(alone, result));
     return result;
   }
 
@@ -308,7 +339,7 @@ export class CombinedMatcher {
         const root = hits?.[0]?.getRoot().root() ?? (needsRoot ? parse(astGrepLang(parser) as never, files[f].text).root() : undefined);
         const found: Found[][] = this.entries.map(() => []);
         if (root) for (const i of alone) if (this.feasible[i](holds[f])) found[i] = findAllOf(root, this.entries[i]);
-        if (hits) this.sort(hits, joint, found);
+        if (hits) this.sort(hits, joint, found, this.decidedAlone(alone, found));
         matches = { root, found };
       } catch (error) {
         matches = error as Error;
@@ -346,14 +377,6 @@ export class CombinedMatcher {
       }
     }
     for (let f = 0; f < files.length; f++) if (!done.has(f)) finish(f, undefined);
-  }
-}
-
-function findFirst(node: SgNode, entry: MatcherRule): SgNode | null {
-  try {
-    return node.find({ rule: entry.rule, constraints: entry.constraints } as never);
-  } catch {
-    return null;
   }
 }
 
