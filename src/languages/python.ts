@@ -3,20 +3,49 @@ import type { SgNode } from '@ast-grep/napi';
 import type { Constant, Language } from './language.ts';
 
 /**
+ * The tests of validatesPython, each with a test of the condition alone that it cannot pass without: most
+ * conditions pass none of those, and then no name needs testing. A name's tests are made once per name, as
+ * compiling them cost more than running them.
+ */
+const VALIDATIONS: { needs: RegExp; test: (n: string) => RegExp }[] = [
+  { needs: /\sin\s/, test: (n) => new RegExp(`(?:^|[\\s(])[bru]*(?:"(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*')\\s+in\\s+${n}\\b`) },
+  // the value, or a part of it once parsed (parsed.netloc not in ALLOWED_HOSTS)
+  { needs: /\snot\s+in\b/, test: (n) => new RegExp(`\\b${n}(?:\\.\\w+)?\\s+not\\s+in\\b`) },
+  // str(resolved).startswith(str(base)): a path resolved and kept inside its folder
+  {
+    needs: /\.(?:is_relative_to|startswith|endswith|isalnum|isalpha|isdigit|isdecimal|isnumeric|isidentifier|isascii)\(/,
+    test: (n) => new RegExp(`(?:\\bstr\\(\\s*)?\\b${n}(?:\\.\\w+)?\\)?\\.(?:is_relative_to|startswith|endswith|isalnum|isalpha|isdigit|isdecimal|isnumeric|isidentifier|isascii)\\(`),
+  },
+  { needs: /\bre\.(?:match|fullmatch|search)\(/, test: (n) => new RegExp(`\\bre\\.(?:match|fullmatch|search)\\([^,]+,\\s*${n}\\b`) },
+];
+
+const validationTestsByName = new Map<string, RegExp[]>();
+
+function validationTests(name: string): RegExp[] {
+  let tests = validationTestsByName.get(name);
+  if (!tests) {
+    const n = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    tests = VALIDATIONS.map((v) => v.test(n));
+    if (validationTestsByName.size >= 4096) validationTestsByName.clear();
+    validationTestsByName.set(name, tests);
+  }
+  return tests;
+}
+
+/** The last condition asked about, and which of VALIDATIONS it may pass: it is asked about each of its names. */
+let lastCondition: { text: string; may: boolean[] } | undefined;
+
+/**
  * Whether an `if` condition inspects the content of `name` so that the branch leaving the function rejects bad
  * values: a substring test ("'" in name), an allow-list (name not in ALLOWED), a prefix, suffix or character
  * class test, or a regular expression matched against it. A mere truthiness or length test is not one.
  */
 function validatesPython(condition: string, name: string): boolean {
-  const n = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return [
-    new RegExp(`(?:^|[\\s(])[bru]*(?:"(?:[^"\\\\]|\\\\.)*"|'(?:[^'\\\\]|\\\\.)*')\\s+in\\s+${n}\\b`),
-    // the value, or a part of it once parsed (parsed.netloc not in ALLOWED_HOSTS)
-    new RegExp(`\\b${n}(?:\\.\\w+)?\\s+not\\s+in\\b`),
-    // str(resolved).startswith(str(base)): a path resolved and kept inside its folder
-    new RegExp(`(?:\\bstr\\(\\s*)?\\b${n}(?:\\.\\w+)?\\)?\\.(?:is_relative_to|startswith|endswith|isalnum|isalpha|isdigit|isdecimal|isnumeric|isidentifier|isascii)\\(`),
-    new RegExp(`\\bre\\.(?:match|fullmatch|search)\\([^,]+,\\s*${n}\\b`),
-  ].some((re) => re.test(condition));
+  if (lastCondition?.text !== condition) lastCondition = { text: condition, may: VALIDATIONS.map((v) => v.needs.test(condition)) };
+  const { may } = lastCondition;
+  if (!may.includes(true)) return false;
+  const tests = validationTests(name);
+  return tests.some((re, i) => may[i] && re.test(condition));
 }
 
 const ARITHMETIC: Record<string, (a: number, b: number) => number> = { '+': (a, b) => a + b, '-': (a, b) => a - b, '*': (a, b) => a * b, '//': (a, b) => Math.floor(a / b), '%': (a, b) => a % b };
