@@ -4,7 +4,7 @@ import { Badge, DataTable, LoadedView, PageHeader, QueryPager, SelectField } fro
 import { formatDateTime } from '../lib/format.ts';
 import { useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
-import { FINDING_EVENT_TYPES, SEVERITIES } from '../api/vocabulary.ts';
+import { FINDING_EVENT_TYPES, scanTypeLabel, SEVERITIES } from '../api/vocabulary.ts';
 import { listEvents, listUnits, oneOf, SCAN_TYPES, type EventQuery } from '../lib/units.ts';
 import { Link, navigate, skipOf, useLocation, withQuery } from '../router.tsx';
 
@@ -41,8 +41,8 @@ export function EventsPage() {
   useEffect(() => setFindingId(findingParam), [findingParam]);
   const set = (name: string, value: string) => navigate(withQuery(pathname, search, { [name]: value, skip: null }));
 
-  const select = (id: string, label: string, name: string, options: readonly string[]) => (
-    <SelectField id={id} label={label} anyOption value={get(name)} options={options} onChange={(value) => set(name, value)} />
+  const select = (id: string, label: string, name: string, options: readonly string[], optionLabel?: (value: string) => string) => (
+    <SelectField id={id} label={label} anyOption value={get(name)} options={options} optionLabel={optionLabel} onChange={(value) => set(name, value)} />
   );
 
   return (
@@ -73,7 +73,7 @@ export function EventsPage() {
         />
         {select('events-type', 'Event type', 'event_type', FINDING_EVENT_TYPES)}
         {select('events-severity', 'Severity', 'severity', SEVERITIES)}
-        {select('events-scan-type', 'Scan type', 'scan_type', SCAN_TYPES.repositories)}
+        {select('events-scan-type', 'Scan type', 'scan_type', SCAN_TYPES.repositories, scanTypeLabel)}
         <div className="field">
           <label htmlFor="events-start">From</label>
           <input id="events-start" type="datetime-local" value={get('start')} onChange={(e) => set('start', e.target.value)} />

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { errorText } from '../api/errors.ts';
+import { DetectedBy } from '../components/DetectedBy.tsx';
 import { EventTimeline } from '../components/EventList.tsx';
 import { cweUrl, owaspUrl, Snippet } from '../components/Snippet.tsx';
 import { Alert, Badge, EmptyState, ErrorAlert, FormPanel, Loading, MessageAlert, NotFound, PageHeader, SelectField, type Message } from '../components/ui.tsx';
@@ -88,8 +89,10 @@ export function FindingPage({ family, unitId, findingId }: { family: Family; uni
                 <dd className="mono">{data.commit_sha.slice(0, 12)}</dd>
               </>
             ) : null}
-            <dt>Scan type</dt>
-            <dd>{humanize(data.scan_type)}</dd>
+            <dt>Detected by</dt>
+            <dd>
+              <DetectedBy finding={data} />
+            </dd>
             <dt>Category</dt>
             <dd>{humanize(data.category)}</dd>
             {data.scan_batch_id ? (

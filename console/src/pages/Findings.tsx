@@ -5,7 +5,8 @@ import { Badge, DataTable, FormPanel, LoadedView, MessageAlert, PageHeader, Quer
 import { formatDateTime, humanize, plural } from '../lib/format.ts';
 import { atLeast, useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
-import { FINDING_STATUSES, SEVERITIES } from '../api/vocabulary.ts';
+import { FINDING_STATUSES, scanTypeLabel, SEVERITIES } from '../api/vocabulary.ts';
+import { DetectedBy } from '../components/DetectedBy.tsx';
 import { listFindings, oneOf, SCAN_TYPES, updateFinding, type FindingStatus } from '../lib/units.ts';
 import { Link, navigate, skipOf, useLocation, withQuery } from '../router.tsx';
 
@@ -60,7 +61,15 @@ export function FindingsPage() {
         {picker}
         <SelectField id="filter-severity" label="Severity" anyOption value={severity} options={SEVERITIES} onChange={(value) => filter('severity', value)} />
         <SelectField id="filter-status" label="Status" anyOption value={status} options={FINDING_STATUSES} onChange={(value) => filter('status', value)} />
-        <SelectField id="filter-scan-type" label="Scan type" anyOption value={scanType} options={SCAN_TYPES.repositories} onChange={(value) => filter('scan_type', value)} />
+        <SelectField
+          id="filter-scan-type"
+          label="Scan type"
+          anyOption
+          value={scanType}
+          options={SCAN_TYPES.repositories}
+          optionLabel={scanTypeLabel}
+          onChange={(value) => filter('scan_type', value)}
+        />
         <SelectField
           id="filter-sort"
           label="Sort by"
@@ -120,7 +129,7 @@ export function FindingsPage() {
                   'Severity',
                   'Finding',
                   'Location',
-                  'Scan type',
+                  'Detected by',
                   'Status',
                   'Last seen',
                 ]}
@@ -155,7 +164,9 @@ export function FindingsPage() {
                         {finding.file_path}
                         {finding.start_line ? `:${finding.start_line}` : ''}
                       </td>
-                      <td>{humanize(finding.scan_type)}</td>
+                      <td>
+                        <DetectedBy finding={finding} />
+                      </td>
                       <td>
                         <Badge value={finding.status} />
                       </td>

@@ -2,7 +2,8 @@ import { useState, type FormEvent } from 'react';
 import { api } from '../api/client.ts';
 import { errorCode, errorText } from '../api/errors.ts';
 import { Alert, Badge, ConfirmButton, DataTable, ErrorAlert, FormPanel, LoadedView, Loading, MessageAlert, NotFound, PageHeader, Pager, ProgressBar, SelectField, type Message } from '../components/ui.tsx';
-import { formatDateTime, humanize } from '../lib/format.ts';
+import { scanTypeLabel } from '../api/vocabulary.ts';
+import { formatDateTime, humanize, inSentence } from '../lib/format.ts';
 import { webUrl } from '../../../src/web-url.ts';
 import { ExternalLink } from '../components/ExternalLink.tsx';
 import { SourceTokens } from '../components/SourceTokens.tsx';
@@ -144,13 +145,13 @@ function ScanRow({ family, unitId, batch, findingsHref }: { family: Family; unit
   const error = progress.data?.error_message ?? batch.error_message;
   return (
     <tr>
-      <td>{humanize(batch.scan_type)}</td>
+      <td>{scanTypeLabel(batch.scan_type)}</td>
       <td>
         <Badge value={status} />
         {error ? <div className="small-text" style={{ color: 'var(--danger)' }}>{error}</div> : null}
       </td>
       <td>
-        <ProgressBar percent={percent} label={`${humanize(batch.scan_type)} progress`} />
+        <ProgressBar percent={percent} label={`${scanTypeLabel(batch.scan_type)} progress`} />
         {progress.data && (progress.data.repositories ?? []).length > 1 ? (
           <div className="muted small-text">
             {progress.data.scans_completed} of {progress.data.total_repositories} repositories done
@@ -160,7 +161,7 @@ function ScanRow({ family, unitId, batch, findingsHref }: { family: Family; unit
       <td>{formatDateTime(batch.started_at ?? batch.created_at)}</td>
       <td>{formatDateTime(progress.data?.completed_at ?? batch.completed_at)}</td>
       <td>
-        <Link to={findingsHref} aria-label={`Findings of the ${humanize(batch.scan_type).toLowerCase()} started ${formatDateTime(batch.created_at)}`}>
+        <Link to={findingsHref} aria-label={`Findings of the ${inSentence(scanTypeLabel(batch.scan_type))} started ${formatDateTime(batch.created_at)}`}>
           Findings
         </Link>
       </td>
@@ -186,7 +187,7 @@ function StartScan({ family, unitId, onStarted }: { family: Family; unitId: stri
     setBusy(false);
     quota.reload();
     if (data) {
-      setMessage({ kind: 'success', text: `${humanize(scanType)} queued.` });
+      setMessage({ kind: 'success', text: `${scanTypeLabel(scanType)} queued.` });
       onStarted();
     } else {
       setMessage({ kind: 'error', text: errorCode(error) === 'OPERATION_FAILED' && response.status === 403 ? `No quota left: ${errorText(error, response)}` : errorText(error, response) });
@@ -195,7 +196,7 @@ function StartScan({ family, unitId, onStarted }: { family: Family; unitId: stri
 
   return (
     <FormPanel titleId="start-scan" title="Start a scan" onSubmit={start} submitLabel="Start scan" disabled={busy || exhausted}>
-      <SelectField id="scan-type" label="Scan type" value={scanType} options={types} onChange={setScanType} describedBy="scan-quota" />
+      <SelectField id="scan-type" label="Scan type" value={scanType} options={types} optionLabel={scanTypeLabel} onChange={setScanType} describedBy="scan-quota" />
       <p id="scan-quota" className={exhausted ? '' : 'muted'} aria-live="polite">
         {quota.error
           ? `Quota balance unavailable: ${quota.error}`
