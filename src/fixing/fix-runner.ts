@@ -10,15 +10,26 @@ import { nowIso } from '../ids.ts';
 import type { JobContext, JobHandlers } from '../jobs/queue.ts';
 import { CheckoutError, type CheckoutCache } from '../scm/checkout-cache.ts';
 import { git, GitError } from '../scm/git-command.ts';
-import { findingsOfFix, fixById, moveFix, refinementsOf, setFixBaseCommit, updateFixIn } from '../store/fixes.ts';
+import {
+  completedFixesAtCommit,
+  findingsOfFix,
+  fixById,
+  lockFixCompletionsOfUnit,
+  moveFix,
+  refinementsOf,
+  setFixBaseCommit,
+  updateFixIn,
+} from '../store/fixes.ts';
 import { sourceReposOfUnit } from '../store/scan-batches.ts';
 import type { Database, FixRow } from '../store/schema.ts';
 import { maskSecretsIn } from '../scanning/secrets/mask-text.ts';
 import { maskDiff } from './diff-mask.ts';
 import { toFixFinding } from './fix-finding.ts';
-import { encodeJson } from '../store/json-columns.ts';
+import { readRepoFacts } from './repo-facts.ts';
+import { decodeJson, encodeJson } from '../store/json-columns.ts';
+import { checkAgainstCompleted, conflictReason } from './fix-conflicts.ts';
 import { isGitControlPath, writeTreeFile } from '../scm/work-tree.ts';
-import { FixError, type FixAgent, type Fixer, type FixerOutcome, type FixFinding, type FixWorkspace, type VerificationResult } from './types.ts';
+import { FixError, type FindingOutcome, type FixAgent, type Fixer, type FixerOutcome, type FixFinding, type FixWorkspace, type VerificationResult } from './types.ts';
 
 export { toFixFinding };
 
@@ -111,7 +122,7 @@ export async function runFix(deps: FixRunnerDeps, key: string, context: JobConte
     const refinements = fix.runs > 1 ? await refinementsOf(deps.db, fix.id) : [];
     const forAgent = refinements.length ? findings : await applyFixers(deps, findings, workspace, changes);
     await runAgent(deps, fix, findings, forAgent, refinements, workspace, changes);
-    await finishRun(deps, fix, await verifyRun(deps, fix, findings, workspace, changes));
+    await completeRun(deps, fix, await verifyRun(deps, fix, findings, workspace, changes), workspace);
   } catch (error) {
     if (context.signal.aborted) throw error; // lease lost or worker stopping: the job runs again
     if (watch.signal.aborted || error instanceof FixCancelled) return; // cancelled: the API recorded it
@@ -206,6 +217,7 @@ export async function openWorkspace(deps: FixRunnerDeps, fix: FixRow, attempt: n
     base,
     options,
     dispose: checkout.dispose,
+    facts: () => readRepoFacts(checkout.dir, { commit: base }),
     nowDoing: async (step) => {
       if (!(await updateRunning(deps, fix, { current_step: step, latest_activity_at: nowIso() }))) throw new FixCancelled('cancelled');
     },
@@ -375,11 +387,42 @@ function explainNothingChanged(findings: FixFinding[], changes: Changes): string
 }
 
 /**
+ * Ends a verified run. A diff is first held against the diffs of the repository's other completed fixes
+ * made from the same commit: one that does not apply together with them, in either order, fails naming
+ * the fix it conflicts with, and nothing of it is kept. Fixes of one unit complete one at a time, so a
+ * fix that completed while this one was checked is checked too.
+ */
+async function completeRun(deps: FixRunnerDeps, fix: FixRow, verified: RunOutcome, workspace: RunWorkspace): Promise<void> {
+  const checked = new Set<string>();
+  for (;;) {
+    const outcome = verified.status === 'completed' ? await refuseConflicts(deps, fix, verified, workspace, checked) : verified;
+    if (await finishRun(deps, fix, outcome, outcome.status === 'completed' ? { base: workspace.base, checked } : undefined)) return;
+  }
+}
+
+const sourceOf = (fix: FixRow) => ({ unitId: fix.unit_id, repo: fix.source_repo ?? '', provider: fix.source_repo_provider ?? 'github' });
+
+async function refuseConflicts(deps: FixRunnerDeps, fix: FixRow, outcome: RunOutcome, workspace: RunWorkspace, checked: Set<string>): Promise<RunOutcome> {
+  const sealed = outcome.changes.diff_ciphertext;
+  if (!sealed) return outcome;
+  const others = (await completedFixesAtCommit(deps.db, sourceOf(fix), workspace.base, fix.id))
+    .filter((other) => !checked.has(other.id))
+    .map((other) => ({ id: other.id, diff: deps.tokenBox.open(other.diff_ciphertext!) }));
+  const { conflict } = await checkAgainstCompleted(deps.tokenBox.open(sealed), others, workspace.base, workspace.options, checked);
+  if (!conflict) return outcome;
+  const why = conflictReason(conflict);
+  const outcomes = decodeJson<FindingOutcome[]>(outcome.changes.finding_outcomes ?? null, []).map((o) => ({ ...o, fixed: false, detail: why }));
+  return { status: 'failed', changes: { error_message: why, finding_outcomes: encodeJson(outcomes), notes: encodeJson([]) } };
+}
+
+/**
  * Ends a run and writes its events in one transaction, unless the fix moved on (cancelled) meanwhile.
  * A refinement that fails leaves the fix as its last good run made it, with the failure told; a fix
- * that fails through no fault of the caller gives its credit back (see core/credits.ts).
+ * that fails through no fault of the caller gives its credit back (see core/credits.ts). With
+ * `conflictsChecked`, a completion waits for any other of the unit, and returns false without changing
+ * anything when a fix of the same commit completed that was not checked against.
  */
-export async function finishRun(deps: FixRunnerDeps, fix: FixRow, outcome: RunOutcome): Promise<void> {
+export async function finishRun(deps: FixRunnerDeps, fix: FixRow, outcome: RunOutcome, conflictsChecked?: { base: string; checked: Set<string> }): Promise<boolean> {
   const now = nowIso();
   const failed = outcome.status === 'failed';
   const keepsPrevious = failed && fix.runs > 1 && fix.diff_ciphertext !== null;
@@ -387,11 +430,17 @@ export async function finishRun(deps: FixRunnerDeps, fix: FixRow, outcome: RunOu
   const changes = keepsPrevious
     ? { error_message: `The refinement failed (${outcome.changes.error_message}); the fix keeps its previous patch.` }
     : outcome.changes;
-  await deps.db.transaction().execute(async (trx) => {
+  return deps.db.transaction().execute(async (trx) => {
+    if (conflictsChecked) {
+      await lockFixCompletionsOfUnit(trx, fix.unit_id);
+      const completed = await completedFixesAtCommit(trx, sourceOf(fix), conflictsChecked.base, fix.id);
+      if (completed.some((other) => !conflictsChecked.checked.has(other.id))) return false;
+    }
     const guard = { from: ['running' as const], runs: fix.runs, runAttempt: fix.run_attempt };
-    if (!(await moveFix(trx, fix.id, status, { completed_at: now, latest_activity_at: now, current_step: null, ...changes }, guard))) return;
+    if (!(await moveFix(trx, fix.id, status, { completed_at: now, latest_activity_at: now, current_step: null, ...changes }, guard))) return true;
     await recordFixEvents(trx, fix.id, failed ? 'fix_failed' : 'fix_completed', failed ? { error_message: changes.error_message } : {});
     if (status === 'failed' && !(outcome.status === 'failed' && outcome.callerCaused)) await refundFixCredit(trx, fix);
+    return true;
   });
 }
 
@@ -401,7 +450,10 @@ export async function giveUpFix(deps: FixRunnerDeps, key: string, reason: string
   const fix = await fixById(deps.db, fixId);
   if (!fix || fix.runs !== run) return;
   const error_message = `The fix could not be completed (${reason}).`;
-  if (fix.status === 'running') return finishRun(deps, fix, { status: 'failed', changes: { error_message } });
+  if (fix.status === 'running') {
+    await finishRun(deps, fix, { status: 'failed', changes: { error_message } });
+    return;
+  }
   if (fix.status !== 'pending') return;
   const now = nowIso();
   await deps.db.transaction().execute(async (trx) => {

@@ -2,6 +2,7 @@ import type { AdvisoryLookup } from '../osv/advisories.ts';
 import type { ScanType } from '../scanning/scan-type-names.ts';
 import type { PackageRegistry } from './fixers/dependencies/package-registry.ts';
 import type { Usage } from '../llm/provider.ts';
+import type { RepoFacts } from './repo-facts.ts';
 
 /** A finding as a fix works on it: where it is, what found it, and what the engine recorded about it. */
 export interface FixFinding {
@@ -30,6 +31,8 @@ export interface FixWorkspace {
   signal: AbortSignal;
   /** Called once per completed fixer or agent step; it is the fix's heartbeat. */
   step(): Promise<void>;
+  /** What the repository declares about itself (versions, frameworks, settings, start), read once per run; see repo-facts.ts and `factsOf()`. */
+  facts?: () => Promise<RepoFacts>;
 }
 
 export interface FixerOutcome {
