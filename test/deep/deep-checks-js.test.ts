@@ -85,7 +85,11 @@ describe('whole-application checks (JavaScript/TypeScript)', () => {
       '  }',
       '}',
     );
-    assert.deepEqual(await check({ 'src/accounts.controller.ts': controller }), ['auth.missing-authentication@src/accounts.controller.ts:10']);
+    // The guarded lookup hands the path's id to the service with nothing about the caller: an ownership candidate.
+    assert.deepEqual(await check({ 'src/accounts.controller.ts': controller }), [
+      'authz.object-by-id-without-ownership@src/accounts.controller.ts:7',
+      'auth.missing-authentication@src/accounts.controller.ts:10',
+    ]);
   });
 
   test('regular expressions with nested repetition, as literals and built from strings', async () => {
@@ -119,5 +123,133 @@ describe('whole-application checks (JavaScript/TypeScript)', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  describe('records loaded by a key the caller chooses (CWE-639)', () => {
+    const idor = async (files: Record<string, string>) => (await check(files)).filter((f) => f.startsWith('authz.object-by-id'));
+
+    test('Express routes registered in one module with handlers of another: the handler module is where the lookup is', async () => {
+      const routes = lines(
+        "const router = require('express').Router();",
+        "const notes = require('../controllers/notes');",
+        "const { ensureLoggedIn } = require('../auth');",
+        "router.get('/notes/:noteId', ensureLoggedIn, notes.show);",
+        "router.post('/notes/:noteId', ensureLoggedIn, notes.update);",
+        "router.get('/public/notes/:noteId', notes.preview);",
+        'module.exports = router;',
+      );
+      const controller = lines(
+        'module.exports = {',
+        '  show: async function (req, res) {',
+        '    const { noteId } = req.params;',
+        '    res.json(await Note.findById(noteId));',
+        '  },',
+        '  update: async (req, res) => {',
+        '    const note = await Note.findOne({ _id: req.params.noteId, owner: req.user._id });',
+        '    note.text = req.body.text;',
+        '    res.json(await note.save());',
+        '  },',
+        '  preview: async (req, res) => res.json(await Note.findById(req.params.noteId)),',
+        '};',
+      );
+      // show: found; update: scoped to the caller; preview: no guard (missing authentication is another check's).
+      assert.deepEqual(await idor({ 'routes/notes.js': routes, 'controllers/notes.js': controller }), ['authz.object-by-id-without-ownership@controllers/notes.js:4']);
+    });
+
+    test('constructor-style handlers, a DAO called with the id, and the guard mounted with the router', async () => {
+      const app = lines(
+        "const express = require('express');",
+        "const accounts = require('./routes/accounts');",
+        'const app = express();',
+        "app.use('/accounts', isLoggedIn, accounts);",
+      );
+      const router = lines(
+        "const router = require('express').Router();",
+        "const AccountHandler = require('./account-handler');",
+        'const handler = new AccountHandler(db);',
+        "router.get('/:accountId', handler.show);",
+        "router.post('/:accountId', handler.update);",
+        'module.exports = router;',
+      );
+      const handler = lines(
+        'function AccountHandler(db) {',
+        '  const dao = new AccountDAO(db);',
+        '  this.show = (req, res, next) => {',
+        '    const { accountId } = req.params;',
+        '    dao.getAccount(accountId, (err, account) => res.render("account", { account }));',
+        '  };',
+        '  this.update = (req, res, next) => {',
+        '    if (req.params.accountId !== req.session.userId) return res.status(403).end();',
+        '    dao.updateAccount(req.params.accountId, req.body, () => res.redirect("/"));',
+        '  };',
+        '}',
+        'module.exports = AccountHandler;',
+      );
+      assert.deepEqual(await idor({ 'app.js': app, 'routes/accounts.js': router, 'routes/account-handler.js': handler }), [
+        'authz.object-by-id-without-ownership@routes/account-handler.js:5',
+      ]);
+    });
+
+    test('Sequelize, TypeORM, Prisma and raw SQL lookups; Koa and Fastify requests', async () => {
+      const app = lines(
+        "const app = require('express')();",
+        "app.use(passport.authenticate('jwt', { session: false }));",
+        "app.get('/orders/:id', async (req, res) => res.json(await Order.findByPk(req.params.id)));",
+        "app.get('/invoices/:id', async (req, res) => res.json(await invoices.findOneBy({ id: Number(req.params.id) })));",
+        "app.delete('/carts/:cartId', async (req, res) => res.json(await prisma.cart.delete({ where: { id: req.params.cartId } })));",
+        "app.get('/files', async (req, res) => res.json(await pool.query('SELECT * FROM files WHERE id = $1', [req.query.fileId])));",
+        "app.get('/mine/:id', async (req, res) => res.json(await Order.findOne({ where: { id: req.params.id, userId: req.user.id } })));",
+        "app.get('/search', async (req, res) => res.json(await Order.findAll({ where: { status: req.query.status } })));",
+      );
+      assert.deepEqual(await idor({ 'app.js': app }), [
+        'authz.object-by-id-without-ownership@app.js:3',
+        'authz.object-by-id-without-ownership@app.js:4',
+        'authz.object-by-id-without-ownership@app.js:5',
+        'authz.object-by-id-without-ownership@app.js:6',
+      ]);
+      const koa = lines(
+        "const router = new Router();",
+        "router.get('/profiles/:userId', requireAuth, async (ctx) => {",
+        '  ctx.body = await Profile.findOne({ user: ctx.params.userId });',
+        '});',
+      );
+      assert.deepEqual(await idor({ 'koa.js': koa }), ['authz.object-by-id-without-ownership@koa.js:3']);
+      const fastify = lines(
+        "fastify.get('/tickets/:ticketId', { preHandler: fastify.authenticate }, async (request, reply) => {",
+        '  const ticket = await Ticket.findById(request.params.ticketId);',
+        '  if (!ticket.ownerId.equals(request.user.id)) return reply.code(404).send();',
+        '  return ticket;',
+        '});',
+      );
+      assert.deepEqual(await idor({ 'fastify.js': fastify }), [], 'the owner compared after the lookup');
+    });
+
+    test('Next.js route handlers: params of the route, a session read at the top', async () => {
+      const route = lines(
+        "import { getServerSession } from 'next-auth';",
+        'export async function GET(req, { params }) {',
+        '  const session = await getServerSession(authOptions);',
+        "  if (!session) return new Response('', { status: 401 });",
+        '  const order = await prisma.order.findUnique({ where: { id: params.id } });',
+        '  return Response.json(order);',
+        '}',
+      );
+      assert.deepEqual(await idor({ 'app/api/orders/[id]/route.ts': route }), ['authz.object-by-id-without-ownership@app/api/orders/[id]/route.ts:5']);
+      const scoped = route.replace('where: { id: params.id }', 'where: { id: params.id, userId: session.user.id }');
+      assert.deepEqual(await idor({ 'app/api/orders/[id]/route.ts': scoped }), []);
+    });
+
+    test('sign-in and password recovery find accounts by what is typed; administrators reach every record', async () => {
+      const app = lines(
+        "const app = require('express')();",
+        "app.post('/reset-password', requireLogin, async (req, res) => res.json(await User.findOne({ username: req.body.username })));",
+        "app.get('/admin/users/:id', requireLogin, async (req, res) => res.json(await User.findById(req.params.id)));",
+        "app.get('/users/:id', requireLogin, accessCheck, async (req, res) => {",
+        '  if (!authorize(req.user, "read", req.params.id)) return res.sendStatus(403);',
+        '  res.json(await User.findById(req.params.id));',
+        '});',
+      );
+      assert.deepEqual(await idor({ 'app.js': app }), []);
+    });
   });
 });

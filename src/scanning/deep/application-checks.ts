@@ -23,7 +23,6 @@ export const OFF_BY_DEFAULT = new Set([
   'python.deep.crypto.plaintext-password-storage',
   'python.deep.crypto.plaintext-password-column',
   'python.deep.data.password-in-serialized-output',
-  'javascript.deep.authz.object-by-id-without-ownership',
   'javascript.deep.authz.admin-without-role-check',
 ]);
 

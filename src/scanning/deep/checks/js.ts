@@ -1,6 +1,6 @@
 import type { SgNode } from '@ast-grep/napi';
 import { backtracksCatastrophically, catastrophicRegexFinding } from './regex-dos.ts';
-import { ADMIN_ONLY, CWE, endLineOf, lineOf, type Candidate, type FileContext } from './shared.ts';
+import { ADMIN_ONLY, CWE, endLineOf, isLoginHandler, lineOf, type Candidate, type FileContext } from './shared.ts';
 
 // Per-file checks of JavaScript and TypeScript entry points: exception details in responses, records
 // fetched by a caller-chosen id without an ownership check, and regular expressions that backtrack
@@ -49,21 +49,114 @@ export function errorDetailsToClientJs({ file, root, handlers }: FileContext): C
   return findings;
 }
 
-const LOOKUP = /\.(?:findById|findByPk|findOne|findUnique|findFirst|findByIdAndUpdate|findByIdAndDelete|findOneAndUpdate|findOneAndDelete|getById|destroy|deleteOne|updateOne)\s*\(/;
-/** An id the caller puts in the URL (a lookup by what a form sends, as a sign-in does, is another matter). */
-const ID_FROM_REQUEST = /\b(?:req|request|ctx)\.(?:params|query)\.(?:\w*[iI]d|_id|pk|uuid)\b|\bparams\.(?:\w*[iI]d)\b/;
-const OWNERSHIP = /req(?:uest)?\.user|ctx\.state\.user|session\.user|\bowner|\bauthor|\buserId\s*:|\buser\s*:|created_?by|currentUser/i;
+/** Request fields that name one record: ids, and the user names that key a user's records. */
+const KEY_FIELD = /^(?:id|_id|pk|uuid|guid|\w*(?:Id|_id|ID|Uuid|_uuid)|user|username|userName|user_name|account|owner)$/;
+/**
+ * Where a request carries the fields the caller chooses: Express, Koa, Fastify and hapi; a Next.js route's
+ * `params` (its second argument, awaited in Next 15) and URL search parameters.
+ */
+const REQUEST_OBJECT = /(?:\b(?:req|request|ctx(?:\.request)?)\.(?:params|query|body|payload)|\b(?:context|ctx|props)\.params|\(\s*await\s+params\s*\))/;
+const REQUEST_FIELD = new RegExp(`(?:${REQUEST_OBJECT.source}|\\bparams)(?:\\.(\\w+)|\\[\\s*['"](\\w+)['"]\\s*\\])|\\bsearchParams\\.get\\(\\s*['"](\\w+)['"]\\s*\\)`, 'g');
+/** Values that only convert what they are given: `parseInt(req.params.id, 10)`, `new ObjectId(id)`. */
+const CONVERSION = /^(?:parseInt|Number|String|BigInt|ObjectId|new\s+ObjectId|(?:mongoose\.)?Types\.ObjectId|new\s+(?:mongoose\.)?Types\.ObjectId)\s*\(/;
+/** The request field a value is, when it is one (converted, or with a default): its key. */
+function requestFieldOf(value: string): string | undefined {
+  let text = value.trim().replace(/^await\s+/, '').replace(/\s*(?:\|\||\?\?)[^]*$/, '');
+  if (CONVERSION.test(text)) text = text.replace(CONVERSION, '').replace(/(?:,\s*\d+\s*)?\)$/, '').trim();
+  const m = new RegExp(`^(?:${REQUEST_FIELD.source})$`).exec(text);
+  return m ? (m[1] ?? m[2] ?? m[3]) : undefined;
+}
+const fieldsReadIn = (text: string) => [...text.matchAll(REQUEST_FIELD)].map((m) => m[1] ?? m[2] ?? m[3]);
+/** Who is calling: the signed-in user or session, as the frameworks and their auth libraries hand it over. */
+const CALLER =
+  /\breq(?:uest)?\.(?:user|session|auth|userId|currentUser)\b|\bctx\.state\.(?:user|auth)|\bres\.locals\.(?:user|auth)|\bcurrentUser\b|\bgetServerSession\b|\bsession\.(?:user|userId)\b|@(?:CurrentUser|User|Req)\b/;
+/** An explicit check of the caller's right to the record. */
+const ACCESS_CHECK = /\b(?:authorize|checkOwner\w*|isOwner|assertOwner\w*|ensureOwner\w*|canAccess\w*|checkAccess|checkPermission\w*|hasPermission|verifyOwner\w*|ability\.can|can)\s*\(/;
+const OWNER_WORD = /\b(?:owner|author|creator|createdBy|created_by|userId|user_id)\b/i;
+/** ORM and driver calls that read, change or delete records by what they are given. */
+const ORM_LOOKUP =
+  /\.(?:find|findAll|findOne|findById|findByPk|findUnique|findUniqueOrThrow|findFirst|findFirstOrThrow|findMany|findOneBy|findBy|findOneOrFail|findOneByOrFail|findByIdAndUpdate|findByIdAndDelete|findByIdAndRemove|findOneAndUpdate|findOneAndDelete|findOneAndRemove|update|updateOne|updateMany|delete|deleteOne|deleteMany|destroy|remove|upsert|getById)$/;
+/** A project's own data access (DAOs, services, models): named for reading or changing a record. */
+const DATA_HELPER = /(?:^|\.)(?:get|find|fetch|load|read|retrieve|lookup|update|delete|remove|destroy|edit|change|modify|patch|save|set)[A-Z_]\w*$/;
+/** Receivers whose methods are not data access: the request and response, and the language's own objects. */
+const NOT_DATA = /^(?:req|request|res|response|reply|ctx|console|JSON|Object|Math|Array|Promise|Reflect|Number|String|Date|localStorage|sessionStorage)\b|\.(?:searchParams|headers|cookies|query|params|body)\./;
+/** Raw SQL that selects, changes or deletes rows by a key the statement names. */
+const RAW_QUERY = /\.(?:query|execute|one|oneOrNone|many|manyOrNone|any|none|all|get|run)$/;
+const SQL_BY_KEY = /\bwhere\b[^'"`]*\b\w*(?:id|name)\b\s*=/i;
 
-/** A signed-in user's handler that fetches a record by an id from the request with no owner scope or check. */
+/** The names a handler binds to request fields that name a record: `const { userId } = req.params`, `const id = req.query.id`. */
+function keysBoundIn(fn: SgNode): Set<string> {
+  const names = new Set<string>();
+  for (const d of fn.findAll({ rule: { kind: 'variable_declarator' } } as never)) {
+    const target = d.field('name');
+    const value = d.field('value')?.text() ?? '';
+    if (!target) continue;
+    if (target.kind() === 'identifier') {
+      const field = requestFieldOf(value);
+      if (field && KEY_FIELD.test(field)) names.add(target.text());
+      continue;
+    }
+    // `const { userId, threshold } = req.params`, `const { id: noteId } = req.query`
+    if (target.kind() !== 'object_pattern' || !new RegExp(`^(?:await\\s+)?(?:${REQUEST_OBJECT.source}|params)$`).test(value.trim())) continue;
+    for (const part of target.children().filter((c) => c.isNamed())) {
+      const key = part.kind() === 'pair_pattern' ? part.field('key')?.text() : part.text().split('=')[0].trim();
+      const bound = part.kind() === 'pair_pattern' ? part.field('value')?.text() : key;
+      if (key && bound && KEY_FIELD.test(key) && /^[\w$]+$/.test(bound)) names.add(bound);
+    }
+  }
+  return names;
+}
+
+/** Nest parameters the route fills from the path, query or body with a key: `@Param('id') id`, `@Query('userId') userId`. */
+function decoratedKeys(fn: SgNode): Set<string> {
+  const names = new Set<string>();
+  const params = fn.field('parameters')?.text() ?? '';
+  for (const m of params.matchAll(/@(?:Param|Query|Body)\(\s*['"](\w+)['"]\s*\)\s*(\w+)/g)) if (KEY_FIELD.test(m[1])) names.add(m[2]);
+  return names;
+}
+
+/** Whether an argument list passes a record key from the request: a field read in place, or a name bound to one. */
+function passesKey(args: string, keys: Set<string>): boolean {
+  if (fieldsReadIn(args).some((field) => KEY_FIELD.test(field))) return true;
+  return (args.match(/[A-Za-z_$][\w$]*/g) ?? []).some((word) => keys.has(word));
+}
+
+/** The first call of a handler that looks a record up (or changes it) by a key the request carries. */
+function lookupByRequestKey(fn: SgNode, keys: Set<string>): { call: SgNode; through: 'orm' | 'sql' | 'helper' } | undefined {
+  for (const call of fn.findAll({ rule: { kind: 'call_expression' } } as never)) {
+    const callee = call.field('function')?.text() ?? '';
+    const args = call.field('arguments')?.text() ?? '';
+    if (!/^[\w$.]+$/.test(callee) || NOT_DATA.test(callee) || !passesKey(args, keys)) continue;
+    if (CALLER.test(args)) continue;
+    if (ORM_LOOKUP.test(callee)) return { call, through: 'orm' };
+    if (RAW_QUERY.test(callee) && SQL_BY_KEY.test(args)) return { call, through: 'sql' };
+    if (DATA_HELPER.test(callee)) return { call, through: 'helper' };
+  }
+  return undefined;
+}
+
+/** A handler whose job is to sign in, sign up or recover an account finds it by what the caller types. */
+const ACCOUNT_ENTRY = /log_?in|sign_?in|sign_?up|regist|forgot|reset|recover|verify|confirm|callback|oauth|token/i;
+
+/**
+ * A signed-in user's handler that loads, changes or deletes a record by a key the request carries (a path
+ * parameter, a query argument, a form or JSON field) with nothing tying it to the caller: the lookup is not
+ * scoped to req.user, and no comparison with the caller or access check follows. Any user reaches any record.
+ */
 export function objectByIdWithoutOwnershipJs({ root, handlers }: FileContext): Candidate[] {
   const findings: Candidate[] = [];
   for (const h of handlers) {
-    if (ADMIN_ONLY.test(h.name) || ADMIN_ONLY.test(h.paths.join(' '))) continue;
-    if (h.body.split('\n').some((line) => /[!=]==?/.test(line) && OWNERSHIP.test(line))) continue;
-    const lookup = root
-      .findAll({ rule: { kind: 'call_expression' } } as never)
-      .find((call) => lineOf(call) >= h.defLine && lineOf(call) <= h.endLine && LOOKUP.test(call.text().split('(')[0] + '(') && ID_FROM_REQUEST.test(call.text()) && !OWNERSHIP.test(call.text()));
-    if (!lookup) continue;
+    const where = [h.name, ...h.paths].join(' ');
+    if (ADMIN_ONLY.test(where) || ACCOUNT_ENTRY.test(where) || isLoginHandler(h)) continue;
+    const fn = functionAt(root, h);
+    if (!fn) continue;
+    const body = fn.text();
+    const compared = body.split('\n').some((line) => /[!=]==?|\.equals\s*\(/.test(line) && (CALLER.test(line) || OWNER_WORD.test(line)));
+    if (compared || ACCESS_CHECK.test(body)) continue;
+    const keys = new Set([...keysBoundIn(fn), ...decoratedKeys(fn)]);
+    const found = lookupByRequestKey(fn, keys);
+    if (!found) continue;
+    const callee = found.call.field('function')?.text() ?? '';
     findings.push({
       handler: h,
       needs: 'guarded',
@@ -74,16 +167,29 @@ export function objectByIdWithoutOwnershipJs({ root, handlers }: FileContext): C
         cwe: [CWE[639]],
         title: 'Record fetched by a caller-chosen id with no ownership check',
         message:
-          `${h.name} looks a record up by an id the caller sends and never checks that it belongs to the signed-in user, so any ` +
-          "user can read or change another's records by changing the id. Scope the query to req.user or check ownership first.",
+          `${h.name} ${found.through === 'helper' ? `hands a key the caller sends to ${callee}()` : 'looks a record up by a key the caller sends'} and ` +
+          "never ties it to the signed-in user, so any user can read or change another's records by changing the key. " +
+          (found.through === 'helper'
+            ? `Confidence is lower: ${callee}() is the project's own code, and whether it scopes the record to the caller is not visible here. `
+            : '') +
+          'Scope the query to the caller (req.user) or check ownership before using the record.',
         path: h.file.path,
-        startLine: lineOf(lookup),
-        endLine: lineOf(lookup),
-        text: lookup.text(),
+        startLine: lineOf(found.call),
+        endLine: lineOf(found.call),
+        text: found.call.text(),
       },
     });
   }
   return findings;
+}
+
+/** The function node of a handler in its file's tree: the function that starts on its definition line. */
+function functionAt(root: SgNode, h: { defLine: number; endLine: number }): SgNode | undefined {
+  return (
+    root
+      .findAll({ rule: { any: [{ kind: 'arrow_function' }, { kind: 'function_expression' }, { kind: 'function_declaration' }, { kind: 'method_definition' }] } } as never)
+      .find((fn) => lineOf(fn) === h.defLine && fn.range().end.line + 1 <= h.endLine) ?? undefined
+  );
 }
 
 /** A web root's files are served to browsers as they are; a pattern there stalls only the visitor's own tab. */
