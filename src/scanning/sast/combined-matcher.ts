@@ -4,15 +4,17 @@ import type { AstRule } from './rule-set.ts';
 
 // Every ast-grep rule a file is checked against (pattern rules, taint sinks, sources, sanitizers) in one walk
 // of its tree instead of one walk per rule. The rules that can match the files' text are joined in one rule,
-// so every node found tells which rules found it: `any` stops at its first matching branch, so a first `any`,
-// its branches tagged with metavariables that spell the rule's number in binary, names the first rule that
-// matches the node, and a second, with the branches reversed, the last one; then each rule, in an `any` of its
-// own that falls back to a rule matching every node, sets a tag of its own when it matches. The few nodes that
-// more than one rule matches are read tag by tag between their first and their last rule, never matched again:
-// ast-grep compiles a rule anew on every call, and broad rules (a sanitizer named by a regex) make most calls
-// such nodes. Each rule's metavariables are renamed apart so that the `any`s never disagree over a name.
-// Compiling (regexes above all) costs more than matching, so a batch of files is matched with one call
-// (`findInFiles`), which compiles the joined rule once and parses the files on native threads.
+// so every node found tells which rules found it: `any` stops at its first matching branch, so an `any` whose
+// branches are tagged with metavariables that spell each rule's number in binary names the first rule that
+// matches the node, and a second, with the branches reversed, the last one; the rare node that more rules
+// match is checked against those between one by one. The rules are joined in two groups, each with its own
+// first and last: the rules whose findings count (pattern rules, taint sinks) and the supporting ones
+// (sources, sanitizers), as a broad sanitizer matches most calls and a node it shares with a sink would
+// otherwise have every rule between them checked again, each check a compile of that rule. Each rule's
+// metavariables are renamed apart so that the `any`s never disagree over a name. ast-grep compiles a rule
+// anew on every call, and compiling (regexes above all) costs more than matching, so a batch of files is
+// matched with one call (`findInFiles`), which compiles the joined rule once and parses the files on native
+// threads.
 
 export interface MatcherRule {
   rule: AstRule;
@@ -85,14 +87,17 @@ function wordsFeasible(words: string[]): Feasible {
   return unique.length ? (holds) => unique.every(holds) : ALWAYS;
 }
 
-const TAG_FIRST = 'BWKA';
-const TAG_LAST = 'BWKB';
-/** Tag `${TAG_EACH}${k}` is set on a node that the joined rule's k-th rule matches. */
-const TAG_EACH = 'BWKC';
-/** A rule that matches any node: the branch taken when a rule does not match. */
+/** A group of the joined rule: its rules, the names of its first and last rule's tags, and of its own tag. */
+interface Group {
+  members: number[];
+  first: string;
+  last: string;
+  /** Set on a node some rule of the group matches; not asked of a lone group. */
+  flag: string;
+}
+
+/** A rule that matches any node: the branch taken when a group does not match. */
 const ANY_NODE = 'BWKD';
-/** Set on a node that a rule which is not supporting matches. */
-const TAG_DECISIVE = 'BWKF';
 
 /** A reference to rule `index` of the joined rule's utilities, tagged with `tag` in binary under `name`. */
 function tagged(index: number, tag: number, name: string): AstRule {
@@ -239,6 +244,13 @@ export class CombinedMatcher {
     return { joint, alone };
   }
 
+  /** The groups of `joint` that have rules: those whose findings count, then the supporting ones. */
+  private groupsOf(joint: number[]): Group[] {
+    const decisive: Group = { members: joint.filter((i) => !this.entries[i].supporting), first: 'BWKA', last: 'BWKB', flag: 'BWKF' };
+    const supporting: Group = { members: joint.filter((i) => this.entries[i].supporting), first: 'BWKG', last: 'BWKH', flag: 'BWKI' };
+    return [decisive, supporting].filter((g) => g.members.length);
+  }
+
   /** Each rule and each tag is a utility rule, compiled once however often the `any`s name it. */
   private joinedRule(joint: number[]): JoinedRule {
     const key = joint.join(',');
@@ -246,19 +258,17 @@ export class CombinedMatcher {
     if (!config) {
       const utils: Record<string, AstRule> = { [ANY_NODE]: { pattern: `$${ANY_NODE}` } };
       for (const i of joint) utils[`r${i}`] = this.renamed[i]!;
-      for (let bit = 0; joint.length >> bit; bit++) {
-        utils[`${TAG_FIRST}${bit}`] = { pattern: `$${TAG_FIRST}${bit}` };
-        utils[`${TAG_LAST}${bit}`] = { pattern: `$${TAG_LAST}${bit}` };
-      }
-      for (let k = 0; k < joint.length; k++) utils[`${TAG_EACH}${k}`] = { pattern: `$${TAG_EACH}${k}` };
-      const first = joint.map((i, k) => tagged(i, k + 1, TAG_FIRST));
-      const last = joint.map((i, k) => tagged(i, k + 1, TAG_LAST)).reverse();
-      // Between the first and the last rule, each one tags the node itself; the first and last need no tag.
-      const each = joint.slice(1, -1).map((i, k) => ({ any: [{ all: [{ matches: `r${i}` }, { matches: `${TAG_EACH}${k + 1}` }] }, { matches: ANY_NODE }] }));
-      const decisive = joint.filter((i) => !this.entries[i].supporting);
-      const flagged = decisive.length < joint.length ? [{ any: [{ all: [{ any: decisive.map((i) => ({ matches: `r${i}` })) }, { matches: TAG_DECISIVE }] }, { matches: ANY_NODE }] }] : [];
-      if (flagged.length) utils[TAG_DECISIVE] = { pattern: `$${TAG_DECISIVE}` };
-      config = { utils, rule: { all: [{ any: first }, { any: last }, ...flagged, ...each] } };
+      const groups = this.groupsOf(joint);
+      const parts = groups.map((group) => {
+        for (const tag of [group.first, group.last]) for (let bit = 0; group.members.length >> bit; bit++) utils[`${tag}${bit}`] = { pattern: `$${tag}${bit}` };
+        utils[group.flag] = { pattern: `$${group.flag}` };
+        const first = group.members.map((i, k) => tagged(i, k + 1, group.first));
+        const last = group.members.map((i, k) => tagged(i, k + 1, group.last)).reverse();
+        return { all: [{ any: first }, { any: last }, { matches: group.flag }] };
+      });
+      // A node of the first group may also be one of the second; one the first does not match must be.
+      const rule = parts.length === 1 ? parts[0] : { any: [{ all: [parts[0], { any: [parts[1], { matches: ANY_NODE }] }] }, parts[1]] };
+      config = { utils, rule };
       if (this.joined.size > 64) this.joined.clear();
       this.joined.set(key, config);
     }
@@ -271,22 +281,27 @@ export class CombinedMatcher {
    * supporting rules match. Each question asked of a node crosses into native code and costs microseconds.
    */
   private sort(nodes: SgNode[], joint: number[], result: Found[][], decided = false): void {
-    if (!decided && joint.some((i) => this.entries[i].supporting)) {
-      const decisive = joint.some((i) => !this.entries[i].supporting) && nodes.some((node) => node.getMatch(TAG_DECISIVE));
-      if (!decisive) return;
-    }
-    const bits = Math.floor(Math.log2(joint.length)) + 1;
-    for (const node of nodes) {
-      const first = tagOf(node, bits, TAG_FIRST) - 1;
-      const last = tagOf(node, bits, TAG_LAST) - 1;
-      if (first < 0) continue;
-      result[joint[first]].push({ node, vars: `BWKE${joint[first]}_` });
-      if (last <= first) continue;
-      for (let between = first + 1; between < last; between++) {
-        if (node.getMatch(`${TAG_EACH}${between}`)) result[joint[between]].push({ node, vars: `BWKE${joint[between]}_` });
-      }
-      result[joint[last]].push({ node, vars: `BWKE${joint[last]}_` });
-    }
+    const groups = this.groupsOf(joint);
+    const flags = groups.length > 1 ? groups.map((group) => nodes.map((node) => !!node.getMatch(group.flag))) : [nodes.map(() => true)];
+    const counts = groups[0].members.some((i) => !this.entries[i].supporting);
+    if (!decided && !(counts && flags[0].includes(true))) return;
+    groups.forEach((group, g) => {
+      const bits = Math.floor(Math.log2(group.members.length)) + 1;
+      nodes.forEach((node, n) => {
+        if (!flags[g][n]) return;
+        const first = tagOf(node, bits, group.first) - 1;
+        const last = tagOf(node, bits, group.last) - 1;
+        if (first < 0) return;
+        const rule = (k: number) => group.members[k];
+        result[rule(first)].push({ node, vars: `BWKE${rule(first)}_` });
+        if (last <= first) return;
+        for (let between = first + 1; between < last; between++) {
+          const again = findFirst(node, this.entries[rule(between)]);
+          if (again && again.id() === node.id()) result[rule(between)].push({ node: again, vars: '' });
+        }
+        result[rule(last)].push({ node, vars: `BWKE${rule(last)}_` });
+      });
+    });
   }
 
   /** Whether a rule matched on its own, which is not supporting, found something. */
@@ -377,6 +392,14 @@ export class CombinedMatcher {
       }
     }
     for (let f = 0; f < files.length; f++) if (!done.has(f)) finish(f, undefined);
+  }
+}
+
+function findFirst(node: SgNode, entry: MatcherRule): SgNode | null {
+  try {
+    return node.find({ rule: entry.rule, constraints: entry.constraints } as never);
+  } catch {
+    return null;
   }
 }
 
