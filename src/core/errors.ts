@@ -71,6 +71,13 @@ export const errors = {
         : `A fix without findings needs an LLM agent to follow its instructions, and none is configured on this server (set ${AGENT_SETTINGS})`,
     (_checkIds, findingIds) => (findingIds.length ? { finding_ids: findingIds } : {}),
   ),
+  /** A finding whose fix would change what another live fix of the same repository changes; nothing is stored or charged. */
+  fixOverlaps: defineError(
+    'FIX_OVERLAPS',
+    409,
+    (findingId: string, _fixId: string, reason: string) => `Finding ${findingId} is not fixed apart: ${reason}`,
+    (findingId, fixId) => ({ fix_id: fixId, finding_id: findingId }),
+  ),
   prProviderUnavailable: defineError('PR_PROVIDER_UNAVAILABLE', 409, () => 'No code-host integration is configured to open pull requests'),
   /** No usable access token is stored for the fix's source repository; nothing was pushed and the fix keeps its status. */
   prTokenMissing: defineError('PR_TOKEN_MISSING', 409, said),

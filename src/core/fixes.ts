@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import { maskSecretsIn } from '../scanning/secrets/mask-text.ts';
 import { newId, nowIso } from '../ids.ts';
 import type { FindingOutcome } from '../fixing/types.ts';
+import { toFixFinding } from '../fixing/fix-finding.ts';
+import { firstOverlap } from '../fixing/fix-overlap.ts';
 import { findingsByIds } from '../store/findings.ts';
 import { decodeJson } from '../store/json-columns.ts';
 import { CheckoutError } from '../scm/checkout-cache.ts';
@@ -15,6 +17,7 @@ import {
   insertPullRequests,
   insertRefinement,
   linksOfFixes,
+  liveFixFindings,
   moveFix,
   pageOfFixes,
   releasePullRequestOpening,
@@ -154,6 +157,20 @@ function ensureFixable(findings: FindingRow[], options: FixCreateOptions): void 
 }
 
 /**
+ * Refuses (409 FIX_OVERLAPS, naming the other fix) a fix of a finding whose change another live fix of the
+ * same source repository already claims: the same lines, the same package of the same file, the same
+ * secret value. The fixes of a repository then form one set whose diffs apply together; the diffs
+ * themselves are held against each other again when a run completes (see fixing/fix-conflicts.ts).
+ */
+async function ensureApartFromLiveFixes(db: Kysely<Database>, unit: Unit, source: SourceRepoRow, findings: FindingRow[]): Promise<void> {
+  if (!findings.length) return;
+  const live = await liveFixFindings(db, { unitId: unit.id, repo: source.full_name, provider: source.provider });
+  const others = [...live].map(([fixId, rows]) => ({ fixId, findings: rows.map(toFixFinding) }));
+  const overlap = firstOverlap(findings.map(toFixFinding), others);
+  if (overlap) throw errors.fixOverlaps(overlap.findingId, overlap.fixId, overlap.reason);
+}
+
+/**
  * Stores a pending fix for the given findings, taking one `prs` credit, writing `fix_created` events and
  * queueing its run; a fix nothing could carry out is refused first (409 NO_FIXER_AVAILABLE).
  */
@@ -183,6 +200,7 @@ export async function createFix(
       return finding;
     });
     ensureFixable(findings, options);
+    await ensureApartFromLiveFixes(trx, unit, source, findings);
     const period = await consumeCredit(trx, principal.orgId, 'prs');
     const now = nowIso();
     const fix: FixRow = {

@@ -1,6 +1,7 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { FIX_STATUS, type FixStatus } from '../core/states/fix-status.ts';
 import type { PageRequest } from '../core/pagination.ts';
+import { isPostgres } from './dialect.ts';
 import { newestFirst } from './pagination.ts';
 import { nowIso } from '../ids.ts';
 import type { Database, FindingRow, FixPullRequestRow, FixRow } from './schema.ts';
@@ -194,4 +195,64 @@ export async function claimFixBranch(db: Kysely<Database>, fix: FixRow, branch: 
     .where('branch_name', '=', key.branch_name)
     .executeTakeFirstOrThrow();
   return holder.fix_id;
+}
+
+/** Statuses of a fix that still stands for its repository: it will run, runs, or has a diff someone may merge. */
+const LIVE_FIX_STATUSES: FixStatus[] = ['pending', 'running', 'completed', 'pr_creation_failed'];
+
+/**
+ * The live fixes of a unit's source repository (but `exceptFixId`) and their findings that scans still
+ * detect; a fix all of whose findings are gone (its pull request merged, the code changed) is left out.
+ */
+export async function liveFixFindings(
+  db: Kysely<Database>,
+  source: { unitId: string; repo: string; provider: string },
+  exceptFixId?: string,
+): Promise<Map<string, FindingRow[]>> {
+  let query = db
+    .selectFrom('fixes')
+    .innerJoin('fix_findings', 'fix_findings.fix_id', 'fixes.id')
+    .innerJoin('findings', 'findings.id', 'fix_findings.finding_id')
+    .selectAll('findings')
+    .select('fixes.id as live_fix_id')
+    .where('fixes.unit_id', '=', source.unitId)
+    .where('fixes.source_repo', '=', source.repo)
+    .where('fixes.source_repo_provider', '=', source.provider)
+    .where('fixes.status', 'in', LIVE_FIX_STATUSES)
+    .where('findings.scan_verdict', '=', 'present');
+  if (exceptFixId) query = query.where('fixes.id', '!=', exceptFixId);
+  const rows = await query.orderBy('fixes.created_at').orderBy('fixes.id').orderBy('fix_findings.position').execute();
+  const byFix = new Map<string, FindingRow[]>();
+  for (const { live_fix_id, ...finding } of rows) byFix.set(live_fix_id, [...(byFix.get(live_fix_id) ?? []), finding as FindingRow]);
+  return byFix;
+}
+
+/** The completed fixes (pull request opened or not) of a unit's source repository made from `baseCommit`, but `exceptFixId`. */
+export async function completedFixesAtCommit(
+  db: Kysely<Database>,
+  source: { unitId: string; repo: string; provider: string },
+  baseCommit: string,
+  exceptFixId: string,
+): Promise<Pick<FixRow, 'id' | 'diff_ciphertext'>[]> {
+  return db
+    .selectFrom('fixes')
+    .select(['id', 'diff_ciphertext'])
+    .where('unit_id', '=', source.unitId)
+    .where('source_repo', '=', source.repo)
+    .where('source_repo_provider', '=', source.provider)
+    .where('source_base_commit_sha', '=', baseCommit)
+    .where('status', 'in', ['completed', 'pr_creation_failed'])
+    .where('diff_ciphertext', 'is not', null)
+    .where('id', '!=', exceptFixId)
+    .orderBy('completed_at')
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * Within a transaction, waits for any other transaction completing a fix of the unit, so fixes of one
+ * repository complete one at a time (SQLite runs one writing transaction at a time already).
+ */
+export async function lockFixCompletionsOfUnit(db: Kysely<Database>, unitId: string): Promise<void> {
+  if (isPostgres(db)) await sql`select pg_advisory_xact_lock(hashtextextended(${`fix-completion:${unitId}`}, 0))`.execute(db);
 }

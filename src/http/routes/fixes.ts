@@ -56,7 +56,9 @@ export async function fixRoutes(app: FastifyInstance, { deps, family }: { deps: 
         description:
           'Consumes one prs credit; 403 OPERATION_FAILED when none remain. Writes a fix_created event per finding. ' +
           '409 NO_FIXER_AVAILABLE, with nothing stored or charged, when no LLM agent is configured and a finding has no ' +
-          'deterministic fixer (or the fix names no findings). A fix that fails through no fault of the caller, or is ' +
+          'deterministic fixer (or the fix names no findings). 409 FIX_OVERLAPS, with nothing stored or charged, when a ' +
+          "finding's change is already claimed by another pending, running or completed fix of the same source repository " +
+          '(the same lines, package or secret value); fix_id names it. A fix that fails through no fault of the caller, or is ' +
           'cancelled before it starts, gives its credit back.',
         operationId: operationId(family, 'create_fix'),
         params: unitParams(family),

@@ -1,0 +1,90 @@
+import path from 'node:path';
+import type { FixFinding } from './types.ts';
+
+// Fixes of one repository form one set that applies together: a fix never claims what another live fix of
+// the repository claims. Before a fix is stored, its findings are compared with the findings of the
+// repository's other live fixes (cheap: by location); once a run has its diff, the diff is tried with the
+// diffs of the other completed fixes at the same commit (see fix-conflicts.ts).
+
+/** What fixing a finding changes: lines of a file, or one thing the fix changes once wherever it is (a package, a secret's value). */
+export type Claim =
+  | { kind: 'lines'; file: string; start: number; end: number }
+  | { kind: 'once'; key: string; what: (fixId: string) => string };
+
+/** A live fix of the repository and its findings. */
+export interface ClaimingFix {
+  fixId: string;
+  findings: FixFinding[];
+}
+
+/** Why a finding cannot have a fix of its own: another fix already claims what fixing it changes. */
+export interface Overlap {
+  findingId: string;
+  fixId: string;
+  reason: string;
+}
+
+const normalizedPackage = (name: string) => name.toLowerCase().replace(/[-_.]+/g, '-');
+
+/** What fixing the finding changes, as far as its record tells before any fixer runs. */
+export function claimsOf(finding: FixFinding): Claim[] {
+  const { package: name, ecosystem, secret_hash: secretHash } = finding.metadata;
+  if (typeof name === 'string' && typeof ecosystem === 'string') {
+    // One bump per package and file: the fixer raises it once, to a version clear of every advisory it knows.
+    return [
+      {
+        kind: 'once',
+        key: `dependency\0${ecosystem}\0${normalizedPackage(name)}\0${finding.filePath}`,
+        what: (fixId) => `fix ${fixId} already upgrades ${name} in ${finding.filePath}, to a version clear of every advisory known for it; one package is upgraded once`,
+      },
+    ];
+  }
+  const claims: Claim[] = [];
+  if (typeof secretHash === 'string' && secretHash) {
+    claims.push({
+      kind: 'once',
+      key: `secret\0${secretHash}`,
+      what: (fixId) => `fix ${fixId} already moves the same secret value; one value is moved by one fix (name every finding of it in that fix)`,
+    });
+  }
+  if (finding.filePath) {
+    const start = finding.startLine ?? 1;
+    const end = finding.startLine === null ? Number.MAX_SAFE_INTEGER : Math.max(start, finding.endLine ?? start);
+    claims.push({ kind: 'lines', file: path.posix.normalize(finding.filePath), start, end });
+  }
+  return claims;
+}
+
+function describeLines(claim: Extract<Claim, { kind: 'lines' }>): string {
+  if (claim.end === Number.MAX_SAFE_INTEGER) return claim.file;
+  return claim.start === claim.end ? `line ${claim.start} of ${claim.file}` : `lines ${claim.start}–${claim.end} of ${claim.file}`;
+}
+
+/** The reason two claims cannot be fixed apart, or undefined when they are independent. */
+function clash(mine: Claim, theirs: Claim, fixId: string): string | undefined {
+  if (mine.kind === 'once' && theirs.kind === 'once') return mine.key === theirs.key ? mine.what(fixId) : undefined;
+  if (mine.kind === 'lines' && theirs.kind === 'lines') {
+    if (mine.file !== theirs.file || mine.start > theirs.end || theirs.start > mine.end) return undefined;
+    return `fix ${fixId} already changes ${describeLines(theirs)}, where this finding is; a second fix of the same lines would conflict with it`;
+  }
+  return undefined;
+}
+
+/**
+ * The first finding of a new fix whose change another live fix of the repository already claims, with
+ * that fix and why; undefined when the new fix stands apart from all of them.
+ */
+export function firstOverlap(findings: FixFinding[], others: ClaimingFix[]): Overlap | undefined {
+  for (const finding of findings) {
+    const mine = claimsOf(finding);
+    for (const other of others) {
+      for (const theirs of other.findings.flatMap(claimsOf)) {
+        for (const claim of mine) {
+          const reason = clash(claim, theirs, other.fixId);
+          if (reason) return { findingId: finding.id, fixId: other.fixId, reason };
+        }
+      }
+    }
+  }
+  return undefined;
+}
