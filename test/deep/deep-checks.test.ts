@@ -180,7 +180,7 @@ describe('whole-application checks (Python)', () => {
       '    return "ok"',
       '@app.route("/lookup")',
       'def lookup():',
-      '    return run_lookup(request.args["host"])',
+      '    return rp("nslookup " + request.args["host"]).read()',
       '@app.route("/notes/<int:id>", methods=["DELETE"])',
       'def delete_note(id):',
       '    Note.query.filter_by(id=id).delete()',
@@ -190,7 +190,8 @@ describe('whole-application checks (Python)', () => {
       'def about():',
       '    return "about"',
     );
-    assert.deepEqual(await check({ 'app.py': app }, { 'app.py': [15] }, 'auth.'), ['auth.missing-authentication@app.py:13', 'auth.missing-authentication@app.py:16']);
+    assert.deepEqual(await check({ 'app.py': app.replace('from flask_login', 'from os import popen as rp\nfrom flask_login') }, { 'app.py': [16] }, 'auth.'), ['auth.missing-authentication@app.py:14', 'auth.missing-authentication@app.py:17']);
+    assert.deepEqual(await check({ 'app.py': app.replace('rp("nslookup " + request.args["host"]).read()', '"<p>" + request.args["host"]') }, { 'app.py': [15] }, 'auth.'), ['auth.missing-authentication@app.py:16'], 'a page that echoes the request (cross-site scripting) needs no sign-in to be fixed');
     assert.deepEqual(await check({ 'app.py': app.replace('@login_required\n', '') }, {}, 'auth.'), [], 'no route is guarded and none signs in: nothing to compare against');
     const hook = app.replace('app = Flask(__name__)\n', 'app = Flask(__name__)\n@app.before_request\ndef require_login():\n    if "user_id" not in session:\n        return redirect("/login")\n');
     assert.deepEqual(await check({ 'app.py': hook }, { 'app.py': [19] }, 'auth.'), [], 'a before_request hook guards every route');

@@ -2,6 +2,7 @@ import { parse, type SgNode } from '@ast-grep/napi';
 import { registerLanguages } from '../../languages/index.ts';
 import { requestCallsOf, type RequestCall, type RequestCallSyntax } from './request-calls.ts';
 import { withoutComments } from './source-text.ts';
+import { authenticatorsOf, BODY_GUARD, GUARD_WORDS, guardHolds, isGuardDecorator, OPEN_TO_ANYONE, sameModule, scopedGuardsOf, type ScopedGuard } from './python-guards.ts';
 import { TreeRelease } from './tree-release.ts';
 
 // The program model of a Python web application that the whole-application checks read: its files with
@@ -84,17 +85,9 @@ const ROUTE_DECORATOR = /^@\s*[\w.]+\.(route|get|post|put|patch|delete|api_route
 const VERB_OF_DECORATOR: Record<string, string> = { get: 'GET', post: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE' };
 const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
 /** Base classes whose methods named after HTTP verbs answer requests. */
-const VIEW_BASES = /\b(MethodView|View|Resource|APIView|GenericAPIView|ViewSet|ModelViewSet|HTTPEndpoint|RequestHandler|web\.View|TemplateView|FormView|CreateView|UpdateView|DeleteView|DetailView|ListView)\b/;
+const VIEW_BASES = /\b(MethodView|FlaskView|View|Resource|APIView|GenericAPIView|ViewSet|ModelViewSet|HTTPEndpoint|RequestHandler|web\.View|TemplateView|FormView|CreateView|UpdateView|DeleteView|DetailView|ListView)\b/;
 /** The standard library's servers: a `do_GET`, `do_POST`… method answers that verb. */
 const STDLIB_HANDLER_BASES = /\b(?:Base|Simple|CGI)HTTPRequestHandler\b/;
-/** Decorators and dependencies that demand a signed-in user or a permission. */
-const GUARD_WORDS = /login_required|auth|token_required|jwt_required|permission|roles?_required|admin_required|requires?_|authenticated|protected|staff_member_required|user_passes_test|superuser|current_user|verify_/i;
-/** Checks at the top of a handler that turn away a caller who is not signed in or not allowed. */
-const BODY_GUARD =
-  /\bcurrent_user\b|is_authenticated|request\.user\b|\bg\.user\b|session\s*(?:\.get\s*\(|\[)\s*['"][\w-]*(?:user|login|logged|uid|auth|admin|account)[\w-]*['"]|['"][\w-]*(?:user|login|logged|uid|auth)[\w-]*['"]\s+(?:not\s+)?in\s+session|verify_jwt|get_jwt_identity|check_auth|is_admin|abort\s*\(\s*40[13]|status(?:_code)?\s*=\s*40[13]|,\s*40[13]\s*[,)]|(?:validate|verify|check)_token|token_valid|\b(?:check|verify|validate|is|has)_\w*(?:token|auth|logged|login|session)\w*\s*\(|\w*token_validator\s*\(|HTTPUnauthorized|HTTPForbidden|PermissionDenied|Unauthorized|Forbidden|authorize|authenticate\(|decode_auth_token|token_required/i;
-
-/** A permission setting that lets anyone in: `AllowAny`, or an empty list of permission classes. */
-const OPEN_TO_ANYONE = /\bAllowAny\b|permission_classes\s*(?:=\s*|\(\s*)(?:\[\s*\]|\(\s*\))/;
 /** DRF's project-wide default that every API view asks for a signed-in (or permitted) caller. */
 const DRF_DEFAULT_GUARD = /DEFAULT_PERMISSION_CLASSES[^\]\)]*(?:IsAuthenticated|IsAdminUser|DjangoModelPermissions|DjangoObjectPermissions|TokenHasScope)/;
 /** DRF views: classes on its bases, functions under @api_view. */
@@ -212,43 +205,26 @@ function firstParameter(fn: SgNode): string | undefined {
   return (first.kind() === 'identifier' ? first : (first.field('name') ?? first.children().find((c) => c.kind() === 'identifier')))?.text();
 }
 
-/** Whether a hook registered to run before every request (of an app or blueprint) turns away anonymous callers. */
-function guardingHooks(file: ProgramFile, root: SgNode): { app: boolean; file: boolean } {
-  let app = false;
-  let inFile = false;
-  for (const fn of root.findAll({ rule: { kind: 'function_definition' } } as never)) {
-    const hook = decoratorsOf(fn).find((d) => /\.before_(?:app_)?request\b/.test(d.text()));
-    if (!hook || !BODY_GUARD.test(fn.text())) continue;
-    if (/^@\s*app\.|before_app_request/.test(hook.text())) app = true;
-    inFile = true;
-  }
-  // Django and aiohttp middleware, Flask-Login's login_manager on every view: the project says so once.
-  if (/LoginRequiredMiddleware|login_required_middleware|auth_middleware/.test(file.code)) app = true;
-  return { app, file: inFile };
-}
-
-/**
- * The names of a file's decorators that guard what they wrap: a function that defines a wrapper, returns
- * it, and checks the caller in it (`if "user" not in session: return redirect(...)`).
- */
-function guardingDecoratorsOf(root: SgNode): string[] {
-  const names: string[] = [];
-  for (const fn of root.findAll({ rule: { kind: 'function_definition' } } as never)) {
-    if (fn.parent()?.kind() !== 'module' && fn.parent()?.parent()?.kind() !== 'module') continue;
-    const inner = fn.field('body')?.children().find((c) => c.kind() === 'function_definition' || (c.kind() === 'decorated_definition' && c.children().some((d) => d.kind() === 'function_definition')));
-    const innerName = (inner?.kind() === 'function_definition' ? inner : inner?.children().find((d) => d.kind() === 'function_definition'))?.field('name')?.text();
-    if (!inner || !innerName || !new RegExp(`^\\s*return\\s+${innerName}\\s*$`, 'm').test(fn.text())) continue;
-    if (BODY_GUARD.test(inner.text())) names.push(fn.field('name')?.text() ?? '');
-  }
-  return names;
-}
-
 /** Whether the start of a handler (its signature and first statements) holds a guard. */
 function guardedByBody(fn: SgNode): boolean {
-  if (GUARD_WORDS.test(parametersOf(fn)) && /Depends|Security|Annotated/.test(parametersOf(fn))) return true;
-  const statements = fn.field('body')?.children().filter((c) => c.isNamed()) ?? [];
-  return statements.slice(0, 4).some((s) => BODY_GUARD.test(s.text()));
+  // A dependency that names the caller or authentication: `user: User = Depends(get_current_user)`, `Security(oauth2_scheme)`.
+  const dependencies = (fn.field('parameters')?.children() ?? []).filter((p) => /\b(?:Depends|Security)\s*\(/.test(p.text()));
+  if (dependencies.some((p) => GUARD_WORDS.test(p.text()))) return true;
+  return firstStatements(fn).some((s) => BODY_GUARD.test(s.text()));
 }
+
+const firstStatements = (fn: SgNode): SgNode[] => (fn.field('body')?.children().filter((c) => c.isNamed()) ?? []).slice(0, 4);
+
+/** The functions a handler leans on before it acts: its dependencies, and what its first statements call. */
+function namesCalledFirst(fn: SgNode): string[] {
+  const dependencies = [...parametersOf(fn).matchAll(/\b(?:Depends|Security)\s*\(\s*([\w.]+)/g)].map((m) => m[1]);
+  const calls = firstStatements(fn).flatMap((s) => s.findAll({ rule: { kind: 'call' } } as never).map((c) => c.field('function')?.text() ?? ''));
+  return [...dependencies, ...calls].map((name) => name.split('.').pop() ?? '').filter(Boolean);
+}
+
+/** The object a handler's route decorator routes through: `bp` in `@bp.route("/x")`. */
+const routeObjectOf = (decorators: SgNode[]): string | undefined =>
+  decorators.map((d) => /^@\s*([\w.]+)\.(?:route|get|post|put|patch|delete|api_route|websocket)\s*\(/.exec(d.text())?.[1]).find((o) => o !== undefined);
 
 /** The methods a Django or DRF view decorator allows: `@require_http_methods(["GET"])`, `@require_POST`, `@api_view(['POST'])`. */
 function methodsDeclaredBy(decorator: string): string[] {
@@ -260,16 +236,37 @@ function methodsDeclaredBy(decorator: string): string[] {
 
 /**
  * A handler as a file shows it: whether it counts only in a framework whose views take the request first,
- * and whether it is a DRF view that takes the project's default permissions (not one that lets anyone in).
+ * whether it is a DRF view that takes the project's default permissions (not one that lets anyone in), the
+ * object its route decorator routes through, and the functions it leans on first (whose guards it gets).
  */
 interface FoundHandler {
   handler: Handler;
   byRequestParameter: boolean;
   drfDefaultPermissions?: boolean;
+  routeObject?: string;
+  calledFirst: string[];
+}
+
+/** DRF ViewSet actions and the methods that reach them. */
+const VIEWSET_ACTIONS: Record<string, string> = { list: 'GET', retrieve: 'GET', create: 'POST', update: 'PUT', partial_update: 'PATCH', destroy: 'DELETE' };
+const VIEWSET_BASES = /\b\w*ViewSet\b/;
+
+/** Whether a class-based view's class demands a signed-in or permitted caller: its decorators, settings or mixins. */
+function classGuarded(ownerClass: SgNode, bases: string): boolean {
+  const body = ownerClass.field('body')?.text() ?? '';
+  return (
+    decoratorsOf(ownerClass).some((d) => isGuardDecorator(d.text())) ||
+    body
+      .split('\n')
+      .some((line) => /^\s*(?:permission_classes|authentication_classes|decorators|method_decorators)\s*=.*(?:auth|login|permission|IsAdmin|IsAuthenticated|required)/i.test(line) && !OPEN_TO_ANYONE.test(line)) ||
+    // `@method_decorator(login_required)` on `dispatch`, which every method goes through.
+    body.split('\n').some((line) => /^\s*@\s*(?:[\w.]+\.)?method_decorator\s*\(/.test(line) && isGuardDecorator(line.trim())) ||
+    /LoginRequiredMixin|PermissionRequiredMixin|UserPassesTestMixin|Authenticated|AccessMixin/.test(bases)
+  );
 }
 
 /** The file's handlers, each told whether it counts only in a framework whose views take the request first. */
-function handlersOf(file: ProgramFile, root: SgNode, hooks: { file: boolean }, operations: DeclaredOperation[]): FoundHandler[] {
+function handlersOf(file: ProgramFile, root: SgNode, operations: DeclaredOperation[]): FoundHandler[] {
   const handlers: FoundHandler[] = [];
   const make = (fn: SgNode, route: { paths: string[]; methods: string[] }, guardedFromOutside: boolean, className?: string, operation?: DeclaredOperation): Handler => {
     const outer = outerOf(fn);
@@ -286,15 +283,19 @@ function handlersOf(file: ProgramFile, root: SgNode, hooks: { file: boolean }, o
       parameters,
       paths: route.paths,
       methods: route.methods,
-      guarded:
-        guardedFromOutside ||
-        decorators.some((d) => !ROUTE_DECORATOR.test(d.text()) && GUARD_WORDS.test(d.text()) && !OPEN_TO_ANYONE.test(d.text())) ||
-        guardedByBody(fn),
+      guarded: guardedFromOutside || decorators.some((d) => !ROUTE_DECORATOR.test(d.text()) && isGuardDecorator(d.text())) || guardedByBody(fn),
       body: fn.text(),
       requestCalls: requestCallsOf(fn, PYTHON_CALLS, parameters),
       operation,
     };
   };
+  const found = (fn: SgNode, handler: Handler, extra: Partial<FoundHandler> = {}): FoundHandler => ({
+    handler,
+    byRequestParameter: false,
+    routeObject: routeObjectOf(decoratorsOf(fn)),
+    calledFirst: namesCalledFirst(fn),
+    ...extra,
+  });
   const declared = new Map(operations.filter((o) => file.module === o.module || file.module.endsWith(`.${o.module}`)).map((o) => [o.function, o]));
   for (const fn of root.findAll({ rule: { kind: 'function_definition' } } as never)) {
     const routes = decoratorsOf(fn).map(routeOf).filter((r) => r !== undefined);
@@ -302,38 +303,45 @@ function handlersOf(file: ProgramFile, root: SgNode, hooks: { file: boolean }, o
     const ownerClass = owner?.kind() === 'class_definition' ? owner : undefined;
     const operation = !ownerClass && fn.parent()?.parent()?.kind() !== 'function_definition' ? declared.get(fn.field('name')?.text() ?? '') : undefined;
     if (operation) {
-      handlers.push({ handler: make(fn, { paths: [operation.path], methods: [operation.method] }, hooks.file || operation.guarded, undefined, operation), byRequestParameter: false });
+      handlers.push(found(fn, make(fn, { paths: [operation.path], methods: [operation.method] }, operation.guarded, undefined, operation)));
       continue;
     }
     if (routes.length) {
-      handlers.push({ handler: make(fn, { paths: routes.flatMap((r) => r.paths), methods: [...new Set(routes.flatMap((r) => r.methods))] }, hooks.file), byRequestParameter: false });
+      handlers.push(found(fn, make(fn, { paths: routes.flatMap((r) => r.paths), methods: [...new Set(routes.flatMap((r) => r.methods))] }, false)));
       continue;
     }
     if (ownerClass) {
       const name = fn.field('name')?.text() ?? '';
       const bases = ownerClass.field('superclasses')?.text() ?? '';
+      const className = ownerClass.field('name')?.text();
       const stdlibVerb = STDLIB_HANDLER_BASES.test(bases) ? /^do_([A-Z]+)$/.exec(name)?.[1] : undefined;
       if (stdlibVerb) {
-        handlers.push({ handler: make(fn, { paths: [], methods: [stdlibVerb] }, hooks.file, ownerClass.field('name')?.text()), byRequestParameter: false });
+        handlers.push(found(fn, make(fn, { paths: [], methods: [stdlibVerb] }, false, className)));
         continue;
       }
-      if (!HTTP_METHODS.has(name) || !VIEW_BASES.test(bases)) continue;
-      const classGuard =
-        decoratorsOf(ownerClass).some((d) => GUARD_WORDS.test(d.text()) && !OPEN_TO_ANYONE.test(d.text())) ||
-        (ownerClass.field('body')?.text() ?? '')
-          .split('\n')
-          .some((line) => /^\s*(?:permission_classes|authentication_classes|decorators|method_decorators)\s*=.*(?:auth|login|permission|IsAdmin|IsAuthenticated|required)/i.test(line) && !OPEN_TO_ANYONE.test(line)) ||
-        /LoginRequiredMixin|PermissionRequiredMixin|UserPassesTestMixin|Authenticated/.test(bases);
+      // A ViewSet answers through its actions, and through methods its `@action` decorator routes.
+      const action = VIEWSET_BASES.test(bases)
+        ? (VIEWSET_ACTIONS[name] ?? (decoratorsOf(fn).some((d) => /^@\s*action\b/.test(d.text())) ? 'action' : undefined))
+        : // Flask-Classful routes `index` by GET, and any method given its own `@route`.
+          /\bFlaskView\b/.test(bases) && (name === 'index' || decoratorsOf(fn).some((d) => /^@\s*route\s*\(/.test(d.text())))
+          ? name === 'index' ? 'GET' : 'route'
+          : undefined;
+      if (!(HTTP_METHODS.has(name) && VIEW_BASES.test(bases)) && !action) continue;
+      const methods =
+        action === 'action' || action === 'route'
+          ? [...(decoratorsOf(fn).find((d) => /^@\s*(?:action|route)\b/.test(d.text()))?.text().match(/['"]([a-z]+)['"]/gi) ?? [])].map((m) => m.slice(1, -1).toUpperCase()).filter((m) => HTTP_METHODS.has(m.toLowerCase()))
+          : [action ?? name.toUpperCase()];
       const classText = `${decoratorsOf(ownerClass).map((d) => d.text()).join('\n')}\n${ownerClass.field('body')?.text() ?? ''}`;
-      handlers.push({
-        handler: make(fn, { paths: [], methods: [name.toUpperCase()] }, hooks.file || classGuard, ownerClass.field('name')?.text()),
-        byRequestParameter: false,
-        drfDefaultPermissions: DRF_VIEW_BASES.test(bases) && !/^\s*permission_classes\s*=/m.test(classText) && !OPEN_TO_ANYONE.test(classText),
-      });
+      handlers.push(
+        found(fn, make(fn, { paths: [], methods: (action === 'action' || action === 'route') && !methods.length ? ['GET'] : methods }, classGuarded(ownerClass, bases), className), {
+          drfDefaultPermissions: DRF_VIEW_BASES.test(bases) && !/^\s*permission_classes\s*=/m.test(classText) && !OPEN_TO_ANYONE.test(classText),
+        }),
+      );
       continue;
     }
-    // Django, aiohttp and Pyramid views: module-level functions that take the request first.
-    if (fn.parent()?.parent()?.kind() !== 'function_definition' && firstParameter(fn) === 'request' && !ownerClass) {
+    // Django, aiohttp and Pyramid views: module-level functions that take the request first (an aiohttp middleware is not one).
+    const middleware = decoratorsOf(fn).some((d) => /^@\s*(?:web\.)?middleware\b/.test(d.text()));
+    if (fn.parent()?.parent()?.kind() !== 'function_definition' && firstParameter(fn) === 'request' && !ownerClass && !middleware) {
       const body = fn.text();
       const declaredMethods = decoratorsOf(fn).flatMap((d) => methodsDeclaredBy(d.text()));
       const methods = declaredMethods.length
@@ -342,11 +350,12 @@ function handlersOf(file: ProgramFile, root: SgNode, hooks: { file: boolean }, o
           ? ['POST']
           : [];
       const decorators = decoratorsOf(fn).map((d) => d.text()).join('\n');
-      handlers.push({
-        handler: make(fn, { paths: [], methods }, hooks.file),
-        byRequestParameter: true,
-        drfDefaultPermissions: /^@\s*(?:\w+\.)*api_view\b/m.test(decorators) && !/^@\s*(?:\w+\.)*permission_classes\b/m.test(decorators),
-      });
+      handlers.push(
+        found(fn, make(fn, { paths: [], methods }, false), {
+          byRequestParameter: true,
+          drfDefaultPermissions: /^@\s*(?:\w+\.)*api_view\b/m.test(decorators) && !/^@\s*(?:\w+\.)*permission_classes\b/m.test(decorators),
+        }),
+      );
     }
   }
   return handlers;
@@ -404,7 +413,8 @@ export async function buildPythonProgram(sources: PythonSource[], visit?: FileVi
   const files: ProgramFile[] = [];
   const found: FoundHandler[] = [];
   const guardingDecorators = new Set<string>();
-  let appWideGuard = false;
+  const authenticators = new Set<string>();
+  const scopedGuards: { file: ProgramFile; guard: ScopedGuard }[] = [];
   const urlRoutes: UrlRoute[] = [];
   const release = new TreeRelease();
   for (const source of sources) {
@@ -424,12 +434,13 @@ export async function buildPythonProgram(sources: PythonSource[], visit?: FileVi
       functions: new Set(root.findAll({ rule: { kind: 'function_definition' } } as never).filter((fn) => fn.parent()?.kind() === 'module' || fn.parent()?.parent()?.kind() === 'module').map((fn) => fn.field('name')?.text() ?? '')),
       importedNames: importedNamesOf(root),
     };
-    const hooks = guardingHooks(file, root);
-    appWideGuard ||= hooks.app;
-    for (const name of guardingDecoratorsOf(root)) guardingDecorators.add(name);
+    for (const guard of scopedGuardsOf(root, file.code)) scopedGuards.push({ file, guard });
+    const own = authenticatorsOf(root);
+    for (const name of own.decorators) guardingDecorators.add(name);
+    for (const name of own.functions) authenticators.add(name);
     if (/(^|\/)urls\.py$/.test(source.path)) urlRoutes.push(...urlRoutesOf(root));
     if (file.imports.has('tornado')) urlRoutes.push(...routeTablesOf(root));
-    const handlers = handlersOf(file, root, hooks, operations);
+    const handlers = handlersOf(file, root, operations);
     files.push(file);
     found.push(...handlers);
     visit?.(file, root, handlers.map((h) => h.handler));
@@ -440,9 +451,8 @@ export async function buildPythonProgram(sources: PythonSource[], visit?: FileVi
   // Where URLconfs route the views, a function that takes the request first and no URLconf names is a helper
   // that views call, not an entry point.
   const routedViews = new Set(urlRoutes.map((r) => r.view));
-  const handlers = found
-    .filter((h) => (requestFirst || !h.byRequestParameter) && (!h.byRequestParameter || !routedViews.size || !imports.has('django') || routedViews.has(h.handler.name)))
-    .map((h) => h.handler);
+  const counted = found.filter((h) => (requestFirst || !h.byRequestParameter) && (!h.byRequestParameter || !routedViews.size || !imports.has('django') || routedViews.has(h.handler.name)));
+  const handlers = counted.map((h) => h.handler);
   // A Django view's path, and a guard wrapped around it, are in the URLconf.
   for (const route of urlRoutes) {
     for (const h of handlers) {
@@ -451,12 +461,51 @@ export async function buildPythonProgram(sources: PythonSource[], visit?: FileVi
       if (route.guarded) h.guarded = true;
     }
   }
-  if (appWideGuard) for (const h of handlers) h.guarded = true;
-  // The project's own decorators that turn anonymous callers away, whatever they are called.
-  for (const h of handlers) {
-    if (!h.guarded && (h.decorators.match(/^@\s*[\w.]+/gm) ?? []).some((d) => guardingDecorators.has(d.replace(/^@\s*/, '').split('.').pop()!))) h.guarded = true;
+  const projectCode = files.map((f) => f.code).join('\n');
+  const holding = scopedGuards.filter(({ guard }) => guardHolds(guard, authenticators, projectCode));
+  for (const h of counted) {
+    if (h.handler.guarded) continue;
+    h.handler.guarded =
+      holding.some(({ file, guard }) => coveredBy(h, file, guard)) ||
+      // The project's own decorators that turn anonymous callers away, whatever they are called.
+      (h.handler.decorators.match(/^@\s*[\w.]+/gm) ?? []).some((d) => guardingDecorators.has(d.replace(/^@\s*/, '').split('.').pop()!)) ||
+      // A dependency or a helper called first that checks the caller's credentials and raises.
+      h.calledFirst.some((name) => authenticators.has(name));
   }
   // DRF's DEFAULT_PERMISSION_CLASSES cover every API view that does not set its own.
   if (files.some((f) => DRF_DEFAULT_GUARD.test(f.code))) for (const h of found) if (h.drfDefaultPermissions) h.handler.guarded = true;
   return { files, handlers, imports };
+}
+
+/** A dotted module name as a file imports it, made absolute for relative imports (`.views` in `app/__init__.py` → `app.views`). */
+function absoluteModule(file: ProgramFile, dotted: string): string {
+  const dots = /^\.*/.exec(dotted)![0].length;
+  if (!dots) return dotted;
+  const packageParts = (/(^|\/)__init__\.py$/.test(file.path) ? file.module : file.module.split('.').slice(0, -1).join('.')).split('.').filter(Boolean);
+  const base = packageParts.slice(0, Math.max(0, packageParts.length - (dots - 1)));
+  return [...base, dotted.slice(dots)].filter(Boolean).join('.');
+}
+
+/** The module and name of the object an expression of a file names (`bp`, `users.router`), through its imports. */
+function resolveObject(file: ProgramFile, expression: string): { module: string; name: string } {
+  const parts = expression.split('.');
+  const name = parts.pop()!;
+  if (parts.length) {
+    const head = file.importedNames.get(parts[0]) ?? parts[0];
+    return { module: absoluteModule(file, [head, ...parts.slice(1)].join('.')), name };
+  }
+  const target = file.importedNames.get(name);
+  if (!target) return { module: file.module, name };
+  const at = target.lastIndexOf('.');
+  return { module: absoluteModule(file, target.slice(0, at)), name: target.slice(at + 1) };
+}
+
+/** Whether a guard set up in `file` covers a handler: everywhere, on the object its route goes through, or (a hook) on the handlers of its own file that name no route object. */
+function coveredBy(h: FoundHandler, file: ProgramFile, guard: ScopedGuard): boolean {
+  if (guard.everywhere) return !/login_not_required/.test(h.handler.decorators);
+  if (!guard.object) return false;
+  if (!h.routeObject) return h.handler.file === file && /before_(?:app_)?request/.test(guard.how);
+  const covered = resolveObject(file, guard.object);
+  const routed = resolveObject(h.handler.file, h.routeObject);
+  return covered.name === routed.name && sameModule(covered.module, routed.module);
 }

@@ -1,4 +1,6 @@
+import type { SgNode } from '@ast-grep/napi';
 import { handlerFunction, type PythonProgram } from '../python-program.ts';
+import { privilegedEffectOf } from './entry-effects.ts';
 import { ADMIN_ONLY, answersStateChange, checkPrefix, CWE, isLoginHandler, lineOf, READS_PASSWORD, startsSignedInState, type ApplicationFinding, type Candidate, type FileContext, type Hotspots } from './shared.ts';
 
 // Who may call what: sign-in attempt limits, CSRF protection, authentication on entry points with effects,
@@ -12,7 +14,7 @@ const RATE_LIMITING =
 const CSRF_PROTECTION =
   /CSRFProtect\s*\(|csrf\.init_app|SeaSurf\s*\(|\bFlaskForm\b|CsrfViewMiddleware|aiohttp_csrf\.setup|middlewares\s*=\s*\[[^\]]*csrf|CSRFMiddleware|fastapi_csrf|starlette_csrf|csrf_protect\s*\(/;
 const USES_SESSIONS = /\bsession\s*\[|\bsession\.get\(|flask_login|login_user\s*\(|set_cookie\s*\(|SESSION_|aiohttp_session|get_session\s*\(|session_middleware|request\.session\b/;
-const PUBLIC_ENTRY = /^(?:index|home|main|root|login|log_in|logout|log_out|signin|sign_in|signup|sign_up|register|registration|health|healthz|ping|status|about|static|favicon|robots|reset|forgot|verify|confirm|callback|oauth|docs|openapi|swagger|hello|welcome|get|head|options)\b/i;
+const PUBLIC_ENTRY = /^(?:index|home|main|root|health|healthz|ping|status|about|static|favicon|robots|docs|openapi|swagger|hello|welcome|get|head|options)$|^(?:login|log_in|logout|log_out|signin|sign_in|signout|sign_out|signup|sign_up|register|registration|reset|forgot|verify|confirm|callback|oauth|activate)(?:_|\b)/i;
 /** What makes an unguarded entry point worth a finding: it changes data, runs code or commands, or hands out files. */
 const SENSITIVE_EFFECT =
   /\.commit\s*\(|\.add\s*\(|\.(?:delete|update|insert|replace)(?:One|Many|ById)?\s*\(|\.save\s*\(|\.create\s*\(|\.drop_all\s*\(|\.create_all\s*\(|\bINSERT\s+INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b|\bDROP\s+TABLE\b|subprocess\.|os\.system|os\.popen|\beval\s*\(|\bexec\s*\(|pickle\.loads|yaml\.load|send_file|send_from_directory|\.execute\s*\(|\.destroy\s*\(|\.remove\s*\(|\.insert\w*\s*\(|\.query\s*\(|child_process|\bspawn\s*\(|fs\.(?:write|unlink|rm)|res\.(?:download|sendFile)\s*\(/i;
@@ -146,42 +148,71 @@ export function missingAuthentication(program: PythonProgram, hotspots: Hotspots
   // compared and forgotten signs nobody in.
   const hasAuthentication = program.handlers.some((h) => h.guarded) || program.handlers.some((h) => isLoginHandler(h) && startsSignedInState(h));
   if (!hasAuthentication) return [];
-  return program.handlers
-    .filter((h) => {
-      if (h.guarded || isLoginHandler(h)) return false;
-      const names = [h.name, ...h.paths.map((p) => p.replace(/^\/+/, '').split(/[/<{]/)[0])];
-      if (names.some((n) => PUBLIC_ENTRY.test(n)) && !h.className) return false;
-      if (/regist|sign_?up|create_?user|add_?user|new_?user/i.test(h.name + h.paths.join(' '))) return false;
-      const dangerous = (hotspots[h.file.path] ?? []).some((line) => line >= h.line && line <= h.endLine);
-      // Answering POST is no effect by itself (a page that renders a template for any method): what it does is.
-      // PUT, PATCH and DELETE say they change something.
-      return dangerous || h.methods.some((m) => m === 'PUT' || m === 'PATCH' || m === 'DELETE') || SENSITIVE_EFFECT.test(h.body.replace(/^[^\n]*\n/, ''));
-    })
-    .map((h) => ({
+  const findings: ApplicationFinding[] = [];
+  for (const h of program.handlers) {
+    if (h.guarded || isLoginHandler(h)) continue;
+    const names = [h.name, ...h.paths.map((p) => p.replace(/^\/+/, '').split(/[/<{]/)[0])];
+    if (names.some((n) => PUBLIC_ENTRY.test(n)) && !h.className) continue;
+    if (/regist|sign_?up|create_?user|add_?user|new_?user/i.test(h.name + h.paths.join(' '))) continue;
+    const effect = checkPrefix(h.file.path) === 'python' ? privilegedEffectOf(h, hotspots) : scriptEffectOf(h, hotspots);
+    if (!effect) continue;
+    // Beside guarded routes of the same file or class, an open one is most likely a guard forgotten.
+    const siblings = program.handlers.filter((o) => o !== h && o.file === h.file && (!h.className || o.className === h.className));
+    const besideGuarded = siblings.some((o) => o.guarded);
+    findings.push({
       checkId: `${checkPrefix(h.file.path)}.deep.auth.missing-authentication`,
       severity: 'high' as const,
       category: 'auth',
       cwe: [CWE[306]],
       title: 'Entry point with effects has no authentication',
       message:
-        `${h.className ? `${h.className}.` : ''}${h.name}${h.paths.length ? ` (${h.paths.join(', ')})` : ''} changes data, runs ` +
-        'commands or hands out files, and no guard checks who calls it, although the application signs users in elsewhere. ' +
+        `${h.className ? `${h.className}.` : ''}${h.name}${h.paths.length ? ` (${h.paths.join(', ')})` : ''} ${effect}, and no guard ` +
+        `checks who calls it, although the application signs users in elsewhere${besideGuarded ? ' and guards other routes beside it' : ''}. ` +
         (h.paths.length || h.operation
           ? ''
           : 'Its route is declared elsewhere (a router or URL table this analysis did not follow), so a guard there may cover it: check how it is reached. ') +
+        (besideGuarded ? '' : 'If it is meant to be public, this is by design; otherwise ') +
         'Require a signed-in user (and the right role) before it runs.',
       path: h.file.path,
       startLine: h.line,
       endLine: h.line,
       text: `${h.className ?? ''}.${h.name} ${h.paths.join(' ')}`,
-    }));
+    });
+  }
+  return findings;
+}
+
+/** What a JavaScript handler does that calls for authentication: a serious finding in it, a method that changes, an effect. */
+function scriptEffectOf(h: PythonProgram['handlers'][number], hotspots: Hotspots): string | undefined {
+  const dangerous = (hotspots[h.file.path] ?? []).some((line) => line >= h.line && line <= h.endLine);
+  // Answering POST is no effect by itself (a page that renders a template for any method): what it does is.
+  // PUT, PATCH and DELETE say they change something.
+  return dangerous || h.methods.some((m) => m === 'PUT' || m === 'PATCH' || m === 'DELETE') || SENSITIVE_EFFECT.test(h.body.replace(/^[^\n]*\n/, ''))
+    ? 'changes data, runs commands or hands out files'
+    : undefined;
 }
 
 /** Parameters that name one record: ids, and the names that identify a user. */
 const ID_PARAMETER = /^(?:id|pk|uuid|slug|username|user_name|email)$|_(?:id|pk|uuid)$/i;
-const LOOKUP_CALL = /(?:\.(?:get|get_or_404|first_or_404|filter_by|filter|find_one|find_by_id|get_by_id)|get_object_or_404|get_or_404)$/;
-/** Words of a lookup, or of a check after it, that tie the record to the caller. */
-const OWNERSHIP = /current_user|request\.user|\bg\.user|session\s*[[.]|get_jwt_identity|\bowner|\bauthor|\bcreator|created_by|\buser\s*=|user_id\s*=|is_owner|owns|can_access|has_perm|permission/i;
+/**
+ * Calls that fetch records by a key: an ORM's lookups (SQLAlchemy, Django, Peewee, Tortoise, a DAO's
+ * `Model.get`), MongoDB's finds, and SQL run with a WHERE clause (tested on the arguments apart).
+ */
+const LOOKUP_CALL =
+  /(?:\.query|\.objects|\bsession|\bquery\([^)]*\)|\.select\([^)]*\))\.(?:get|get_or_404|first_or_404|one_or_404|filter|filter_by|where|get_or_none)$|^[A-Z]\w*\.(?:get|get_by_id|get_or_none|get_or_404|find|find_one|find_by_id|select|filter)$|(?:^|\.)(?:get_object_or_404|get_list_or_404|get_or_404|first_or_404|find_by_id|get_by_id)$|\.(?:find_one|find_one_and_update|find_one_and_delete|delete_one|update_one)$/;
+const SQL_LOOKUP_CALL = /\.(?:execute|executemany|raw|fetch|fetchrow|fetchval)$/;
+const SQL_WHERE = /\bWHERE\b/i;
+
+/** Expressions that stand for the caller: the signed-in user, or their identity from the session or a token. */
+const CALLER =
+  /\bcurrent_user\b|\brequest\.user\b|\bg\.(?:user|current_user|identity)\b|\bsession\s*(?:\[|\.get\s*\()|get_jwt_identity\s*\(|get_jwt\s*\(|\bcurrent_identity\b|authenticated_userid|authorized_userid|get_auth_user|request\.auth\b|info\.context\.user|get_current_user|current_user_id|decode_auth_token|\bjwt\.decode\s*\(|\bverify_\w*token\s*\(|\bget_user_from_\w+\s*\(|\brequest\[['"]user['"]\]/;
+/** A dependency that hands a FastAPI handler the caller: `user: User = Depends(get_current_user)`. */
+const CALLER_DEPENDENCY = /\b(\w+)\s*(?::[^=,()]+)?=\s*(?:Depends|Security)\s*\(\s*[\w.]*(?:user|auth|token|identity|current|login|session)/gi;
+/** Calls of helpers that decide whether the caller may use a record: `is_owner(note)`, `can_edit(doc)`, DRF's `check_object_permissions`. */
+const OWNERSHIP_HELPER =
+  /(?:^|[._])(?:is_owner|owns?|owning|owned_by|owner_of|can_(?:access|view|edit|read|write|modify|delete|update|see|manage|change)|has_(?:perm|perms|permission|access|object_permission)|check_(?:owner\w*|perm\w*|access\w*|object_permissions)|authoriz\w*|\w*_(?:owner|ownership|access|permission)s?_(?:check|required)|(?:ensure|verify|assert|require)_\w*(?:owner|access|perm)\w*)\w*$/i;
+/** An explicit refusal of a signed-in caller: what a handler does when the record is not theirs. */
+const REFUSES_CALLER = /abort\s*\(\s*403|\bPermissionDenied\b|HttpResponseForbidden|HTTPForbidden|\bForbidden\s*\(|status(?:_code)?\s*=\s*403|,\s*403\s*[,)]|HTTP_403_FORBIDDEN/;
 
 /** A parameter the route's path names (`/books/<title>`, `/books/{title}`): the caller picks the record by it. */
 const inPath = (h: { paths: string[] }, name: string) => h.paths.some((p) => new RegExp(`[<{:](?:\\w+:)?${name}[>}]`).test(p));
@@ -199,8 +230,51 @@ function idsReadFromRequest(body: string): string[] {
   return names;
 }
 
+/**
+ * The names a handler binds to the caller: FastAPI dependencies that hand it over, and variables assigned
+ * from the caller or from what was made of it (`uid = session["uid"]`, `user = User.query.get(uid)`).
+ */
+function callerNames(body: string): Set<string> {
+  const names = new Set<string>([...body.matchAll(CALLER_DEPENDENCY)].map((m) => m[1]));
+  const assignments = [...body.matchAll(/^\s*([\w, ]+?)\s*(?::\s*[\w[\]., ]+)?=(?!=)\s*(.+)$/gm)];
+  for (let grown = true; grown; ) {
+    grown = false;
+    for (const [, targets, value] of assignments) {
+      if (!tiedToCaller(value, names)) continue;
+      for (const name of targets.split(',').map((t) => t.trim())) {
+        if (/^\w+$/.test(name) && !names.has(name)) {
+          names.add(name);
+          grown = true;
+        }
+      }
+    }
+  }
+  return names;
+}
+
+const tiedToCaller = (code: string, names: Set<string>): boolean => CALLER.test(code) || [...names].some((n) => new RegExp(`\\b${n}\\b`).test(code));
+
 /** A branch on the caller's role: what follows is allowed to administrators, who may reach any record. */
 const CALLER_ROLE_TEST = /^\s*(?:el)?if\b[^\n]*(?:\.(?:admin|is_admin|is_staff|is_superuser)\b|\bhas_perm\s*\(|\bhas_role\s*\()/;
+/** A comparison (not a test for None): `note.owner_id != user.id`, `doc not in current_user.docs`. */
+const COMPARES = /[!=]=|\bnot\s+in\b|\bin\b/;
+
+/**
+ * Whether a handler decides, anywhere in its body, that the caller may use what it fetched: it compares
+ * something with the caller, asks a helper that decides it, branches on the caller's role, or refuses with 403.
+ */
+function checksCaller(fn: SgNode, body: string, caller: Set<string>): boolean {
+  if (REFUSES_CALLER.test(body)) return true;
+  if (body.split('\n').some((line) => CALLER_ROLE_TEST.test(line) || (COMPARES.test(line.replace(/\bis\s+(?:not\s+)?None\b/g, '')) && /^\s*(?:el)?if\b|^\s*(?:assert|return)\b|\bif\b.*\belse\b/.test(line) && tiedToCaller(line, caller)))) return true;
+  return fn.findAll({ rule: { kind: 'call' } } as never).some((call) => OWNERSHIP_HELPER.test(call.field('function')?.text() ?? ''));
+}
+
+/** The statement a call belongs to, so that a filter chained after it (`.filter_by(owner=user)`) counts. */
+function statementOf(node: SgNode): SgNode {
+  let at = node;
+  for (let up = at.parent(); up && !['block', 'module'].includes(String(up.kind())); up = up.parent()) at = up;
+  return at;
+}
 
 /**
  * A signed-in user's handler that fetches a record by an id the request carries (a path parameter, a query
@@ -214,13 +288,22 @@ export function objectByIdWithoutOwnership({ root, handlers }: FileContext): Can
     if (ADMIN_ONLY.test(h.name) || ADMIN_ONLY.test(h.decorators) || isLoginHandler(h)) continue;
     const ids = [...new Set([...h.parameters.filter((n) => ID_PARAMETER.test(n) || inPath(h, n)), ...idsReadFromRequest(h.body)])];
     const fn = ids.length || REQUEST_KEY.test(h.body) ? handlerFunction(root, h) : undefined;
-    if (!fn || h.body.split('\n').some((line) => (/[!=]=|\bis\s+not\b|\bnot\s+in\b/.test(line) && OWNERSHIP.test(line)) || CALLER_ROLE_TEST.test(line))) continue;
+    if (!fn) continue;
+    const caller = callerNames(h.body);
+    for (const id of ids) caller.delete(id);
+    if (checksCaller(fn, h.body, caller)) continue;
     const uses = new RegExp([...(ids.length ? [`\\b(?:${ids.join('|')})\\b`] : []), REQUEST_KEY.source].join('|'));
     const lookup = fn.findAll({ rule: { kind: 'call' } } as never).find((call) => {
       const callee = call.field('function')?.text() ?? '';
+      const argumentText = call.field('arguments')?.text() ?? '';
+      const isLookup =
+        (LOOKUP_CALL.test(callee) && !READS_REQUEST_DATA.test(callee)) ||
+        // SQLAlchemy's `session.get(Note, note_id)`, whatever the session is called.
+        (/\.get$/.test(callee) && /^\(\s*[A-Z]\w*\s*,/.test(argumentText)) ||
+        (SQL_LOOKUP_CALL.test(callee) && SQL_WHERE.test(argumentText));
       // The values passed, not the keywords: `filter_by(username=identity)` looks up by the identity, not by `username`.
-      const args = (call.field('arguments')?.text() ?? '').replace(/\b\w+\s*=(?!=)/g, '');
-      return LOOKUP_CALL.test(callee) && !READS_REQUEST_DATA.test(callee) && uses.test(args) && !OWNERSHIP.test(call.text());
+      const values = argumentText.replace(/\b\w+\s*=(?!=)/g, '');
+      return isLookup && uses.test(values) && !tiedToCaller(statementOf(call).text(), caller);
     });
     if (!lookup) continue;
     findings.push({
