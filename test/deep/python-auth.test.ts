@@ -184,6 +184,20 @@ describe('what guards a Python entry point', () => {
   });
 });
 
+describe('routes declared elsewhere', () => {
+  test("Flask's add_url_rule routes a view, with a guard wrapped around it there; Bottle's bare decorators route too", async () => {
+    const views = lines('def wipe():', '    Note.query.delete()', '    db.session.commit()', '    return "ok"', 'def me():', '    return "me"');
+    const app = (view: string) =>
+      lines('from flask import Flask', 'from flask_login import login_required', 'from views import wipe, me', 'app = Flask(__name__)', `app.add_url_rule("/wipe", view_func=${view}, methods=["POST"])`, 'app.add_url_rule("/me", "me", login_required(me))');
+    assert.deepEqual(await guards({ 'views.py': views, 'app.py': app('wipe') }), ['wipe false', 'me true']);
+    assert.deepEqual(await check({ 'views.py': views, 'app.py': app('wipe') }, MISSING), [`${MISSING}@views.py:1`]);
+    assert.deepEqual(await guards({ 'views.py': views, 'app.py': app('login_required(wipe)') }), ['wipe true', 'me true']);
+    const bottle = lines('from bottle import route, post, request', '@post("/notes")', 'def add():', '    db.execute("INSERT INTO notes VALUES (?)", (request.forms.get("text"),))', '@route("/me")', 'def me():', '    if not request.get_cookie("account", secret=KEY):', '        abort(401)', '    return "me"');
+    const program = await buildPythonProgram([{ path: 'app.py', text: bottle }]);
+    assert.deepEqual(program.handlers.map((h) => `${h.methods.join()} ${h.paths.join()} ${h.name} ${h.guarded}`), ['POST /notes add false', ' /me me true']);
+  });
+});
+
 describe('what makes an open entry point worth a finding', () => {
   const app = (...routes: string[]) =>
     lines(
@@ -230,6 +244,8 @@ describe('records fetched by a caller-chosen id', () => {
     assert.deepEqual(await check({ 'app.py': flask('    note = Note.query.get(note_id)', '    if note.owner_id != current_user.id:', '        abort(404)') }, IDOR), [], 'compared with the caller');
     assert.deepEqual(await check({ 'app.py': flask('    note = Note.query.get(note_id)', '    if note is None:', '        abort(403)') }, IDOR), [], 'refused with 403: an authorization decision');
     assert.deepEqual(await check({ 'app.py': flask('    note = cache.get(note_id)') }, IDOR), [], 'a cache is not a store of records');
+    const handed = (await checkPythonSources([{ path: 'app.py', text: flask('    note = Note.query.get(note_id)', '    audit(note)') + lines('def audit(note):', '    log(note.id)') }])).findings;
+    assert.match(handed.find((f) => f.checkId.endsWith(IDOR))!.message, /hands the record to audit\(\), which this analysis did not follow/, 'says where it cannot tell');
   });
 
   test('a user-ish keyword holding a value the request sent ties the record to nobody', async () => {

@@ -82,6 +82,8 @@ export interface PythonProgram {
 }
 
 const ROUTE_DECORATOR = /^@\s*[\w.]+\.(route|get|post|put|patch|delete|api_route|websocket)\s*\(/;
+/** Bottle's module-level route decorators: `@route("/x")`, `@post("/x")`. */
+const BARE_ROUTE_DECORATOR = /^@\s*(route|get|post|put|patch|delete)\s*\(/;
 const VERB_OF_DECORATOR: Record<string, string> = { get: 'GET', post: 'POST', put: 'PUT', patch: 'PATCH', delete: 'DELETE' };
 const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
 /** Base classes whose methods named after HTTP verbs answer requests. */
@@ -150,9 +152,9 @@ function importsOf(root: SgNode): Set<string> {
 const stringValue = (node: SgNode): string | undefined => (node.kind() === 'string' ? node.text().replace(/^[rbuf]*(['"]{1,3})([\s\S]*)\1$/i, '$2') : undefined);
 
 /** The paths and methods a route decorator names. */
-function routeOf(decorator: SgNode): { paths: string[]; methods: string[] } | undefined {
+function routeOf(decorator: SgNode, bare = false): { paths: string[]; methods: string[] } | undefined {
   const text = decorator.text();
-  const m = ROUTE_DECORATOR.exec(text);
+  const m = ROUTE_DECORATOR.exec(text) ?? (bare ? BARE_ROUTE_DECORATOR.exec(text) : null);
   if (!m) return undefined;
   const call = decorator.find({ rule: { kind: 'call' } } as never);
   const args = call?.field('arguments');
@@ -161,7 +163,7 @@ function routeOf(decorator: SgNode): { paths: string[]; methods: string[] } | un
   for (const arg of args?.children() ?? []) {
     const value = stringValue(arg);
     if (value !== undefined && !paths.length) paths.push(value);
-    if (arg.kind() === 'keyword_argument' && /^methods$/.test(arg.field('name')?.text() ?? '')) {
+    if (arg.kind() === 'keyword_argument' && /^methods?$/.test(arg.field('name')?.text() ?? '')) {
       methods = (arg.field('value')?.findAll({ rule: { kind: 'string' } } as never) ?? []).map((s) => (stringValue(s) ?? '').toUpperCase());
     }
   }
@@ -266,7 +268,7 @@ function classGuarded(ownerClass: SgNode, bases: string): boolean {
 }
 
 /** The file's handlers, each told whether it counts only in a framework whose views take the request first. */
-function handlersOf(file: ProgramFile, root: SgNode, operations: DeclaredOperation[]): FoundHandler[] {
+function handlersOf(file: ProgramFile, root: SgNode, operations: DeclaredOperation[], urlRuleViews: Set<string>): FoundHandler[] {
   const handlers: FoundHandler[] = [];
   const make = (fn: SgNode, route: { paths: string[]; methods: string[] }, guardedFromOutside: boolean, className?: string, operation?: DeclaredOperation): Handler => {
     const outer = outerOf(fn);
@@ -298,7 +300,8 @@ function handlersOf(file: ProgramFile, root: SgNode, operations: DeclaredOperati
   });
   const declared = new Map(operations.filter((o) => file.module === o.module || file.module.endsWith(`.${o.module}`)).map((o) => [o.function, o]));
   for (const fn of root.findAll({ rule: { kind: 'function_definition' } } as never)) {
-    const routes = decoratorsOf(fn).map(routeOf).filter((r) => r !== undefined);
+    const bottle = file.imports.has('bottle') && fn.parent()?.parent()?.kind() === 'module';
+    const routes = decoratorsOf(fn).map((d) => routeOf(d, bottle)).filter((r) => r !== undefined);
     const owner = fn.parent()?.kind() === 'block' ? fn.parent()!.parent() : fn.parent()?.parent()?.parent();
     const ownerClass = owner?.kind() === 'class_definition' ? owner : undefined;
     const operation = !ownerClass && fn.parent()?.parent()?.kind() !== 'function_definition' ? declared.get(fn.field('name')?.text() ?? '') : undefined;
@@ -337,6 +340,11 @@ function handlersOf(file: ProgramFile, root: SgNode, operations: DeclaredOperati
           drfDefaultPermissions: DRF_VIEW_BASES.test(bases) && !/^\s*permission_classes\s*=/m.test(classText) && !OPEN_TO_ANYONE.test(classText),
         }),
       );
+      continue;
+    }
+    // Flask views registered with `add_url_rule`: their paths come from the rule, as a URLconf's do.
+    if (!ownerClass && fn.parent()?.parent()?.kind() !== 'function_definition' && urlRuleViews.has(fn.field('name')?.text() ?? '')) {
+      handlers.push(found(fn, make(fn, { paths: [], methods: [] }, false)));
       continue;
     }
     // Django, aiohttp and Pyramid views: module-level functions that take the request first (an aiohttp middleware is not one).
@@ -382,6 +390,20 @@ function urlRoutesOf(root: SgNode): UrlRoute[] {
   return routes;
 }
 
+/** Flask's `app.add_url_rule("/notes", "notes", view_func=login_required(notes))`: the view, its path, and a guard wrapped around it. */
+function urlRulesOf(text: string): UrlRoute[] {
+  const routes: UrlRoute[] = [];
+  for (const m of text.matchAll(/\.add_url_rule\s*\(\s*['"]([^'"]*)['"]\s*,?([^\n]*)/g)) {
+    const rest = m[2];
+    const target = /view_func\s*=\s*([\w.()]+(?:\([^)]*\))?)/.exec(rest)?.[1] ?? rest.split(',').map((a) => a.trim())[1] ?? '';
+    const view = /(\w+)(?:\.as_view\([^)]*\))?\)*$/.exec(target)?.[1];
+    if (!view) continue;
+    const wrapper = target.includes('(') && !/^[\w.]+\.as_view\(/.test(target) ? target.slice(0, target.indexOf('(')) : '';
+    routes.push({ path: m[1], view, guarded: Boolean(wrapper) && GUARD_WORDS.test(wrapper) });
+  }
+  return routes;
+}
+
 /** Tornado's route tables: `Application([(r"/user/(\d+)", UserHandler), url(r"/", Home)])`. */
 function routeTablesOf(root: SgNode): UrlRoute[] {
   const routes: UrlRoute[] = [];
@@ -415,7 +437,8 @@ export async function buildPythonProgram(sources: PythonSource[], visit?: FileVi
   const guardingDecorators = new Set<string>();
   const authenticators = new Set<string>();
   const scopedGuards: { file: ProgramFile; guard: ScopedGuard }[] = [];
-  const urlRoutes: UrlRoute[] = [];
+  const urlRoutes = sources.flatMap((s) => urlRulesOf(s.text));
+  const urlRuleViews = new Set(urlRoutes.map((r) => r.view));
   const release = new TreeRelease();
   for (const source of sources) {
     await release.after(source.text.length);
@@ -440,7 +463,7 @@ export async function buildPythonProgram(sources: PythonSource[], visit?: FileVi
     for (const name of own.functions) authenticators.add(name);
     if (/(^|\/)urls\.py$/.test(source.path)) urlRoutes.push(...urlRoutesOf(root));
     if (file.imports.has('tornado')) urlRoutes.push(...routeTablesOf(root));
-    const handlers = handlersOf(file, root, operations);
+    const handlers = handlersOf(file, root, operations, urlRuleViews);
     files.push(file);
     found.push(...handlers);
     visit?.(file, root, handlers.map((h) => h.handler));

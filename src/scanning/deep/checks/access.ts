@@ -277,6 +277,22 @@ function statementOf(node: SgNode): SgNode {
 }
 
 /**
+ * The project's own functions a handler passes the record it fetched to (`note = ...; check(note)`): one of
+ * them may be the ownership check this analysis cannot see into.
+ */
+function projectHelpersGiven(fn: SgNode, statement: SgNode, file: FileContext['file']): string[] {
+  const record = statement.kind() === 'expression_statement' ? statement.find({ rule: { kind: 'assignment' } } as never)?.field('left')?.text() : undefined;
+  if (!record || !/^\w+$/.test(record)) return [];
+  const ownPackage = file.module.split('.')[0];
+  const names = fn
+    .findAll({ rule: { kind: 'call' } } as never)
+    .filter((call) => new RegExp(`\\b${record}\\b`).test(call.field('arguments')?.text() ?? ''))
+    .map((call) => call.field('function')?.text() ?? '')
+    .filter((name) => /^\w+$/.test(name) && (file.functions.has(name) || /^\./.test(file.importedNames.get(name) ?? '') || (file.importedNames.get(name) ?? '').split('.')[0] === ownPackage));
+  return [...new Set(names)];
+}
+
+/**
  * A signed-in user's handler that fetches a record by an id the request carries (a path parameter, a query
  * argument, a form or JSON field) and neither scopes the lookup to the caller nor checks afterwards that the
  * record is theirs: any user reaches any record (IDOR).
@@ -306,6 +322,7 @@ export function objectByIdWithoutOwnership({ root, handlers }: FileContext): Can
       return isLookup && uses.test(values) && !tiedToCaller(statementOf(call).text(), caller);
     });
     if (!lookup) continue;
+    const helpers = projectHelpersGiven(fn, statementOf(lookup), h.file);
     findings.push({
       handler: h,
       needs: 'guarded',
@@ -318,7 +335,10 @@ export function objectByIdWithoutOwnership({ root, handlers }: FileContext): Can
         message:
           `${h.className ? `${h.className}.` : ''}${h.name} looks a record up by an id the caller sends and never checks that it ` +
           "belongs to the signed-in user, so any user can read or change another's records by changing the id. Scope the lookup to " +
-          'the caller (filter by owner) or check ownership before using the record.',
+          'the caller (filter by owner) or check ownership before using the record.' +
+          (helpers.length
+            ? ` It hands the record to ${helpers.map((n) => `${n}()`).join(', ')}, which this analysis did not follow: if that checks who owns it, this is safe.`
+            : ''),
         path: h.file.path,
         startLine: lineOf(lookup),
         endLine: lineOf(lookup),
