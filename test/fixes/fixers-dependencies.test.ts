@@ -515,6 +515,16 @@ describe('dependency fixer: pins that must move together (resolved against the r
     assert.equal(sameMajor.fixed, true);
     assert.match(sameMajor.note, /requirements\.txt's other pins were not checked against what jinja2 2\.10\.1 requires/);
   });
+
+  test('the registry out of reach: a package numbered by date (certifi) moves to the next year\'s release with the plain bump, saying the other pins went unchecked', async () => {
+    const offline = createDependencyFixer({ registry: createPackageRegistry({ pypiUrl: 'http://127.0.0.1:9', npmUrl: 'http://127.0.0.1:9' }) });
+    const text = 'certifi==2022.12.7\nrequests==2.31.0\n';
+    const workspace = workTree({ 'requirements.txt': text });
+    const outcome = await offline.apply(finding('requirements.txt', 'certifi', 'PyPI', '2022.12.7', '2023.7.22'), workspace);
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.equal(read(workspace, 'requirements.txt'), text.replace('2022.12.7', '2023.7.22'));
+    assert.match(outcome.note, /other pins were not checked against what certifi 2023\.7\.22 requires/);
+  });
 });
 
 describe('dependency fixer: Poetry and uv', () => {

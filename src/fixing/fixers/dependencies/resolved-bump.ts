@@ -3,6 +3,9 @@ import { alreadyFixed, crossesMajor, movesNote, needsBump, refused, type BumpCon
 import { RegistryUnreachable } from './package-registry.ts';
 import { resolvePins, type Pin } from './python-resolve.ts';
 
+/** A version numbered by its release date: a year first (2023.7.22, 2024.02). */
+const datedVersion = (version: string) => /^(19|20)\d\d\.\d/.test(version);
+
 /** One format's bump of one package, as requirements-bump.ts and python-lock-bump.ts write it. */
 export type PlainBump = (bump: DependencyBump, text: string, read: ReadFile) => Promise<BumpResult>;
 
@@ -12,7 +15,8 @@ export type PlainBump = (bump: DependencyBump, text: string, read: ReadFile) => 
  * through the format's own bump. Without the registry, a file that pins nothing else gets the plain
  * bump, and so does a move within the package's major version, saying the other pins went unchecked
  * (such releases rarely raise what they require); a move to a new major version next to other pins is
- * refused, as it is the kind that leaves a file uninstallable (Flask 2 next to Werkzeug 0.14).
+ * refused, as it is the kind that leaves a file uninstallable (Flask 2 next to Werkzeug 0.14). A package
+ * numbered by release date (certifi, a package that requires nothing) has no major versions to cross.
  */
 export async function bumpResolved(bump: DependencyBump, text: string, read: ReadFile, context: BumpContext, pins: Map<string, Pin>, plain: PlainBump): Promise<BumpResult> {
   const pin = pins.get(normalizePythonName(bump.name));
@@ -23,7 +27,8 @@ export async function bumpResolved(bump: DependencyBump, text: string, read: Rea
   } catch (error) {
     if (!(error instanceof RegistryUnreachable)) throw error;
     if (pins.size === 1) return plain(bump, text, read);
-    if (crossesMajor('PyPI', pin.version, bump.fixed)) {
+    // A release numbered by date (certifi's 2023.7.22) says nothing about breaking changes by its year.
+    if (crossesMajor('PyPI', pin.version, bump.fixed) && !(datedVersion(pin.version) && datedVersion(bump.fixed))) {
       return refused(`the package registry is needed to check that ${bump.file}'s other pins still fit, and ${error.message}`);
     }
     const result = await plain(bump, text, read);
