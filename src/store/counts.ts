@@ -41,39 +41,44 @@ async function sumCounters(
   scope: [column: string, value: string][],
   filters: Filter[],
   fold: () => Promise<void>,
-): Promise<Counted> {
-  const { rows } = await sql<{ total: number | null; version: number | null; counters: number }>`
-    select sum(case when ${matching(filters)} then n else 0 end) as total, sum(v) as version, count(*) as counters
+  keysOf?: string,
+): Promise<Counted & { keys: string[] }> {
+  // With `keysOf`: also the values of that key column among the counters that count rows the filters match.
+  const present = sql`${matching(filters)} and n <> 0`;
+  const keys = !keysOf
+    ? sql`null`
+    : isPostgres(db)
+      ? sql`(json_agg(distinct ${sql.ref(keysOf)}) filter (where ${present}))::text`
+      : sql`json_group_array(distinct ${sql.ref(keysOf)}) filter (where ${present})`;
+  const { rows } = await sql<{ total: number | null; version: number | null; counters: number; keys: string | null }>`
+    select sum(case when ${matching(filters)} then n else 0 end) as total, sum(v) as version, count(*) as counters, ${keys} as keys
     from ${sql.table(table)} where ${matching(scope)}`.execute(db);
   const row = rows[0];
   if (Number(row?.counters ?? 0) > FOLD_ABOVE_ROWS && isPostgres(db)) void fold().catch(() => {});
-  return { total: Number(row?.total ?? 0), version: Number(row?.version ?? 0) };
+  return { total: Number(row?.total ?? 0), version: Number(row?.version ?? 0), keys: JSON.parse(row?.keys ?? '[]') as string[] };
 }
 
-/** How many of a unit's findings match the filters, from its counters (kept per `detected_by`, migration 023, in the column `scan_type`). */
-export function countFindings(
+/**
+ * How many of a unit's findings match the filters, from its counters (kept per `detected_by`, migration 023,
+ * in the column `scan_type`). With a scan type, also `detectionLists`: the lists of scan types (`detected_by`
+ * texts) naming it that findings matching the filters hold, in no particular order (on PostgreSQL one
+ * whose findings just went may still be among them).
+ */
+export async function countFindings(
   db: Kysely<Database>,
   unitId: string,
   filters: { scanBatchId?: string; scanType?: string; severity?: string; status?: string },
-): Promise<Counted> {
-  return sumCounters(
+): Promise<Counted & { detectionLists: string[] }> {
+  const { keys, ...counted } = await sumCounters(
     db,
     'finding_counts',
     [['unit_id', unitId]],
     [['scan_batch_id', filters.scanBatchId], ['scan_type', filters.scanType, true], ['severity', filters.severity], ['status', filters.status]],
     () => foldFindingCounts(db, unitId),
+    filters.scanType ? 'scan_type' : undefined,
   );
-}
-
-/**
- * The lists of scan types (`detected_by` texts, as the findings counters are keyed) that a unit's findings
- * hold and that name `scanType`, in no particular order. A list whose findings are all gone may still be
- * among them; one some finding holds always is.
- */
-export async function detectionListsNaming(db: Kysely<Database>, unitId: string, scanType: string): Promise<string[]> {
-  const { rows } = await sql<{ list: string }>`select distinct scan_type as list from finding_counts
-    where unit_id = ${unitId} and n <> 0 and ${detectedByMatches('scan_type', scanType)}`.execute(db);
-  return rows.map((row) => row.list).filter((list) => (JSON.parse(list) as string[]).includes(scanType));
+  const detectionLists = keys.filter((list) => (JSON.parse(list) as string[]).includes(filters.scanType!));
+  return { ...counted, detectionLists };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { PageRequest } from '../core/pagination.ts';
-import { countFindings, detectedByMatches, detectionListsNaming } from './counts.ts';
+import { countFindings, detectedByMatches } from './counts.ts';
 import { isPostgres } from './dialect.ts';
 import { bulkRead, placeText } from './read-lanes.ts';
 import { seekNewestFirst, type MergedRanges } from './pagination.ts';
@@ -39,16 +39,13 @@ export async function listFindings(db: Kysely<Database>, unitId: string, filters
   if (counted.scanBatchId) query = query.where('scan_batch_id', '=', counted.scanBatchId);
   if (counted.severity) query = query.where('severity', '=', counted.severity as Severity);
   if (counted.status) query = query.where('status', '=', counted.status as FindingStatus);
-  const { total, version } = await countFindings(db, unitId, counted);
+  const { total, version, detectionLists } = await countFindings(db, unitId, counted);
   const key = `findings|${unitId}|${counted.scanBatchId ?? ''}|${counted.severity ?? ''}|${counted.status ?? ''}|${counted.scanType ?? ''}`;
   if (total <= filters.skip) return { items: [], total };
   // A scan type matches every finding it detected, including those another type found first: the
   // findings holding one of the lists of types that name it, each list a range of an index (migration 024).
-  let ranges: MergedRanges | undefined;
-  if (counted.scanType) {
-    ranges = { column: 'detected_by', values: await detectionListsNaming(db, unitId, counted.scanType) };
-    if (!ranges.values.length) return { items: [], total };
-  }
+  const ranges: MergedRanges | undefined = counted.scanType ? { column: 'detected_by', values: detectionLists } : undefined;
+  if (ranges && !ranges.values.length) return { items: [], total };
   // Sorted by severity, pages are read by offset: a console's pages, not a million-row walk, which the
   // default order serves by seeking from remembered page starts.
   const items =

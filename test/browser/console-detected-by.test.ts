@@ -97,7 +97,7 @@ else
         await filter.selectOption({ label });
         await page.waitForURL(new RegExp(`scan_type=${type}`));
         await row(title).waitFor();
-        await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
+        await page.waitForFunction("document.querySelectorAll('tbody tr').length === 1");
       }
       console.log(`filtered by secrets scan: ${await browser.screenshot('detected-by-02-filtered')}`);
 
