@@ -200,8 +200,9 @@ export async function createFix(
       return finding;
     });
     ensureFixable(findings, options);
-    await ensureApartFromLiveFixes(trx, unit, source, findings);
     const period = await consumeCredit(trx, principal.orgId, 'prs');
+    // After the quota, so an exhausted quota is told first; the refusal rolls the credit back with the rest.
+    await ensureApartFromLiveFixes(trx, unit, source, findings);
     const now = nowIso();
     const fix: FixRow = {
       id: newId(),

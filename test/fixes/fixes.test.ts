@@ -151,8 +151,13 @@ for (const family of FAMILIES) {
       test('lists the unit’s fixes newest first, filtered by finding_id', async () => {
         const { unit, base } = await freshUnit();
         const [f1, f2] = [await h.finding(unit), await h.finding(unit)];
-        const a = await createdFix(base, fixBody({ finding_ids: [f1.id] }));
-        const b = await createdFix(base, fixBody({ finding_ids: [f1.id, f2.id] }));
+        // A live fix claims its findings' lines (409 FIX_OVERLAPS), so each fix ends before the next takes them.
+        const ended = async (fix: { id: string }) => {
+          await h.database.store.db.updateTable('fixes').set({ status: 'failed' }).where('id', '=', fix.id).execute();
+          return expectStatus(await h.call('GET', `${base}/${fix.id}`), 200);
+        };
+        const a = await ended(await createdFix(base, fixBody({ finding_ids: [f1.id] })));
+        const b = await ended(await createdFix(base, fixBody({ finding_ids: [f1.id, f2.id] })));
         const c = await createdFix(base, fixBody({ finding_ids: [f2.id] }));
         await createdFix((await freshUnit()).base, fixBody());
 

@@ -3,12 +3,16 @@ import type { Unit } from '../../src/core/units.ts';
 import { newId, nowIso } from '../../src/ids.ts';
 import type { FindingRow } from '../../src/store/schema.ts';
 
+let findingsMade = 0;
+
 /**
  * An open secrets finding of the unit's first source, as a scan would store it; overrides change any field.
  * A status given alone is a person's decision on a finding the scans still see.
  */
 export function findingRow(unit: Unit, overrides: Partial<FindingRow> = {}): FindingRow {
   const now = nowIso();
+  // Each finding on a line of its own (3, 13, 23, …): two fixes of one line of a repository are refused.
+  const line = 3 + 10 * findingsMade++;
   const status = overrides.status ?? 'open';
   return {
     id: newId(),
@@ -31,8 +35,8 @@ export function findingRow(unit: Unit, overrides: Partial<FindingRow> = {}): Fin
     title: 'AWS access key',
     message: 'An AWS access key is committed',
     file_path: 'src/config.js',
-    start_line: 3,
-    end_line: 3,
+    start_line: line,
+    end_line: line,
     cwe: '["CWE-798"]',
     owasp: '["A07:2021"]',
     references: '[]',
