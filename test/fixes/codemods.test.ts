@@ -153,13 +153,13 @@ describe('python output and configuration', () => {
     fixes('mysite/settings.py', 'import os\nDEBUG = True\nALLOWED_HOSTS = []\n', 'python.django.config.debug-enabled',
       'import os\nDEBUG = os.environ.get("DJANGO_DEBUG") == "1"\nALLOWED_HOSTS = []\n'));
   test('session cookie flags switched on in settings and session storage: the same sessions, over HTTPS and out of scripts\' reach', async () => {
-    await fixes('mysite/settings.py', 'SESSION_COOKIE_SECURE = False\n', 'python.lang.session.cookie-sent-without-tls', 'SESSION_COOKIE_SECURE = True\n');
+    await fixes('mysite/settings.py', 'SESSION_COOKIE_SECURE = False\nSECURE_SSL_REDIRECT = True\n', 'python.lang.session.cookie-sent-without-tls', 'SESSION_COOKIE_SECURE = True\nSECURE_SSL_REDIRECT = True\n');
     await fixes('app.py', 'app.config["SESSION_COOKIE_HTTPONLY"] = False\n', 'python.lang.session.cookie-readable-by-scripts', 'app.config["SESSION_COOKIE_HTTPONLY"] = True\n');
     await fixes('middlewares.py', 'storage = RedisStorage(app["redis"], httponly=False)\n', 'python.lang.session.cookie-readable-by-scripts', 'storage = RedisStorage(app["redis"], httponly=True)\n');
   });
   test('cookie flags: the same cookie, now Secure, HttpOnly and SameSite=Lax', () =>
     fixes('app.py', 'def login(resp, token):\n    resp.set_cookie("session", token, max_age=3600)\n', 'python.flask.cookie.insecure-cookie',
-      'def login(resp, token):\n    resp.set_cookie("session", token, max_age=3600, secure=True, httponly=True, samesite="Lax")\n'));
+      'def login(resp, token):\n    resp.set_cookie("session", token, max_age=3600, secure=True, httponly=True, samesite="Lax")\n', { 'config.py': 'SESSION_COOKIE_SECURE = True\n' }));
   test('yaml.load → safe_load: plain mappings load the same', () =>
     fixes('app.py', flask(`@app.route("/y")\ndef y():\n    return yaml.load(request.data, Loader=yaml.FullLoader)\n`), 'python.lang.deserialization.untrusted-load',
       flask(`@app.route("/y")\ndef y():\n    return yaml.safe_load(request.data)\n`)));
@@ -264,8 +264,10 @@ describe('python output and configuration', () => {
     const vulnerable = flask('@app.route("/fetch")\ndef fetch():\n    url = request.args.get("url", "")\n    return urllib.request.urlopen(url).read()\n');
     const { outcome, after } = await runCodemod('app.py', vulnerable, 'python.lang.ssrf.outbound-request');
     assert.equal(outcome.fixed, true, outcome.note);
-    assert.match(after, /^from flask import Flask, request\nimport ipaddress\nimport socket\nimport urllib\.parse\n\n\ndef public_url\(url\):\n/);
-    assert.match(after, /    return urllib\.request\.urlopen\(public_url\(url\)\)\.read\(\)\n$/);
+    assert.match(after, /^from flask import Flask, request\nimport ipaddress\nimport socket\nimport urllib\.parse\nimport urllib\.request\n\n\ndef public_url\(url\):\n/);
+    assert.match(after, /\n\n\ndef open_public\(url, \*args, \*\*kwargs\):\n/);
+    assert.match(after, /    return open_public\(url\)\.read\(\)\n$/);
+    assert.match(outcome.note, /checks every redirect target the same way/);
     assert.equal(syntaxErrors(parseCode('python', after)).count, 0);
     assert.ok(!analyzeSource(rules, 'python', after).some((m) => m.rule.id === 'python.lang.ssrf.outbound-request'));
     const helper = after.slice(after.indexOf('def public_url'), after.indexOf('app = Flask'));
@@ -274,10 +276,10 @@ describe('python output and configuration', () => {
     const run = spawnSync('python3', ['-c', `import ipaddress, socket, urllib.parse\n${helper}\nimport json, sys\nout = []\nfor url in json.loads(sys.argv[1]):\n    try:\n        out.append(public_url(url))\n    except ValueError:\n        out.append(None)\nprint(json.dumps(out))`, JSON.stringify(cases)], { encoding: 'utf8' });
     assert.deepEqual(JSON.parse(run.stdout), ['https://93.184.216.34/a?b=1', 'http://8.8.8.8:8080/', null, null, null, null, null, null, null], run.stderr);
   });
-  test('requests with the URL as a keyword, and a client request(method, url): the URL is what gets checked', async () => {
+  test('requests with the URL as a keyword, and a client request(method, url) that follows no redirect: the URL is what gets checked', async () => {
     for (const [call, fixed] of [
-      ['requests.get(url=request.args["src"], timeout=2).content', 'requests.get(url=public_url(request.args["src"]), timeout=2).content'],
-      ['http.request("GET", request.args["src"]).data', 'http.request("GET", public_url(request.args["src"])).data'],
+      ['requests.get(url=request.args["src"], timeout=2).content', 'fetch_public(requests.get, url=request.args["src"], timeout=2).content'],
+      ['http.request("GET", request.args["src"], redirect=False).data', 'http.request("GET", public_url(request.args["src"]), redirect=False).data'],
     ]) {
       const { outcome, after } = await runCodemod('app.py', flask(`@app.route("/i")\ndef i():\n    return ${call}\n`), 'python.lang.ssrf.outbound-request');
       assert.equal(outcome.fixed, true, outcome.note);
@@ -367,12 +369,12 @@ describe('python argument lists → "--" before the values', () => {
 });
 
 describe('javascript', () => {
-  test('res.cookie without options: the same cookie with secure, httpOnly and sameSite', () =>
+  test('res.cookie without options: the same cookie with secure (from the request\'s protocol), httpOnly and sameSite', () =>
     fixes('app.js', 'app.get("/l", (req, res) => {\n  res.cookie("session", token);\n});\n', 'javascript.express.cookie.insecure-cookie',
-      'app.get("/l", (req, res) => {\n  res.cookie("session", token, { httpOnly: true, secure: true, sameSite: "lax" });\n});\n'));
+      'app.get("/l", (req, res) => {\n  res.cookie("session", token, { httpOnly: true, secure: req.secure, sameSite: "lax" });\n});\n'));
   test('res.cookie options missing secure: the other options stay', () =>
     fixes('app.js', 'app.get("/l", (req, res) => {\n  res.cookie("session", token, { httpOnly: true, maxAge: 1000 });\n});\n', 'javascript.express.cookie.insecure-cookie',
-      'app.get("/l", (req, res) => {\n  res.cookie("session", token, { httpOnly: true, maxAge: 1000, secure: true, sameSite: "lax" });\n});\n'));
+      'app.get("/l", (req, res) => {\n  res.cookie("session", token, { httpOnly: true, maxAge: 1000, secure: req.secure, sameSite: "lax" });\n});\n'));
   test('redirect to a request location → sameSiteLocation(): paths on this site redirect as before, other sites go to "/" (run by node)', async () => {
     const vulnerable = 'const express = require("express");\nconst app = express();\n\napp.get("/go", (req, res) => {\n  res.redirect(302, req.query.next);\n});\n';
     const { outcome, after } = await runCodemod('app.js', vulnerable, 'javascript.lang.open-redirect.redirect');

@@ -9,6 +9,7 @@ import { statementLines, statementOf } from './codemods/edit-kit.ts';
 import { nodesSpanning, parseCode, syntaxErrors } from '../shared/syntax.ts';
 import { applyEdits, lineStarts } from '../shared/text-edits.ts';
 import { readTreeFile, writeTreeFile } from '../shared/tree-files.ts';
+import { treeFiles } from './tree-listing.ts';
 
 // Applies the catalog's codemod for a SAST finding (see codemods/index.ts). The file is parsed once, the
 // rule's matches nearest the finding's line are handed to the codemod, and its edits are written only when
@@ -54,6 +55,8 @@ async function applyCodemod(ruleSet: RuleSet, codemod: Codemod, finding: FixFind
 
   const edits: CodemodEdit[] = [];
   const notes: string[] = [];
+  let listing: Promise<string[]> | undefined;
+  const files = () => (listing ??= treeFiles(workspace.dir));
   for (const site of located) {
     const answer = await codemod.rewrite({
       rule: finding.checkId,
@@ -63,7 +66,8 @@ async function applyCodemod(ruleSet: RuleSet, codemod: Codemod, finding: FixFind
       root,
       node: site.node,
       match: { start: site.start, end: site.end, text: site.match.text },
-      readFile: (relative) => readTreeFile(workspace.dir, relative),
+      readFile: (relative) => readTreeFile(workspace.dir, relative).catch(() => null),
+      files,
     });
     if ('refuse' in answer) return notFixed(`${codemod.name} does not fix ${finding.checkId} at ${file}:${site.match.startLine}: ${answer.refuse}`);
     const outside = answer.edits.find((edit) => !allowed(edit, site, root, text));

@@ -21,6 +21,8 @@ export interface CodemodContext {
   match: { start: number; end: number; text: string };
   /** Reads another file of the repository (null when absent), e.g. to see which libraries it depends on. */
   readFile(relative: string): Promise<string | null>;
+  /** The repository's files (repository-relative, dependency and VCS folders left out), to look for what the app does elsewhere. */
+  files(): Promise<string[]>;
 }
 
 export interface CodemodEdits {

@@ -2,10 +2,18 @@ import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../../shared/syntax.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
 import { argumentsOf, functionAround, keywordArgument, pythonImport, pythonImportsModule, replace } from '../edit-kit.ts';
+import { dependsOn } from '../app-facts.ts';
+import { escapingFallsShort, htmlContextAfter } from '../html-context.ts';
+import { htmlPieces, markupBeforeEach, type Piece } from './html-pieces.ts';
 
 // HTML built from values → the same HTML with each value escaped where it is put in (concatenation,
 // % and format() arguments, f-string fields), with the framework's own escape (Django's, MarkupSafe's in
 // Flask, else html.escape); Markup(x) / mark_safe(x) → escape(x). Text without markup renders the same.
+// Escaping is what makes a value safe only as text in the body or in a quoted attribute: a value put inside
+// <script> or <style>, into a URL, event-handler or unquoted attribute is refused with the reason
+// (html-context.ts). Markup(x) of what looks like rich text the app renders on purpose (a post's content,
+// rendered Markdown) is sanitized with nh3 where the app already depends on it, else refused: escaping it
+// would show its tags as text.
 
 /** Values that look like markup or fixed text built elsewhere: escaping them would show tags as text. */
 const MARKUP_NAME = /(^|_)(html|template|content|body|page|markup|header|footer|row|table)s?$/i;
@@ -63,6 +71,22 @@ function valuesOf(builder: SgNode): SgNode[] | null {
   return data;
 }
 
+/** Why escaping would not make one of the values safe where it is put, or null. */
+function contextProblem(pieces: Piece[] | null, values: SgNode[]): string | null {
+  if (!pieces) return null;
+  const before = markupBeforeEach(pieces);
+  for (const value of values) {
+    const markup = before.get(value.range().start.index);
+    if (markup === undefined) continue;
+    const problem = escapingFallsShort(htmlContextAfter(markup));
+    if (problem) return `${value.text()}: ${problem}`;
+  }
+  return null;
+}
+
+/** A name or call that says the value is rich text the app renders on purpose. */
+const RICH_TEXT = /(^|[._])(html|markup|rendered|markdown|rich_?text|wysiwyg|content|body|description|bio|article|post_text)s?$|(^|\.)(markdown|markdown2\.markdown|mistune\.\w+|bleach\.\w+|render\w*)\(/i;
+
 /** The expression that builds the HTML a sink sends. */
 function builderOf(node: SgNode): SgNode | null {
   const kind = kindOf(node);
@@ -80,6 +104,15 @@ function builderOf(node: SgNode): SgNode | null {
  * the data values each puts in (`html += "<p>" + name + "</p>"`); the first assignment may be the page
  * itself (a template read, a fixed string). A reason when that cannot be told.
  */
+/** The assignments to a variable in the sink's function before the sink, in order. */
+function writesOf(variable: SgNode, sink: SgNode): SgNode[] {
+  const scope = functionAround(sink);
+  if (!scope) return [];
+  return scope
+    .findAll({ rule: { any: [{ kind: 'assignment' }, { kind: 'augmented_assignment' }] } } as never)
+    .filter((a) => fieldOf(a, 'left')?.text() === variable.text() && a.range().end.index <= sink.range().start.index);
+}
+
 function assembledIn(variable: SgNode, sink: SgNode): { statement: SgNode; values: SgNode[] }[] | string {
   const elsewhere = `the HTML in ${variable.text()} is built elsewhere; escape the values where it is assembled`;
   const scope = functionAround(sink);
@@ -106,12 +139,23 @@ function assembledIn(variable: SgNode, sink: SgNode): { statement: SgNode; value
 export const pythonEscapeHtml: Codemod = {
   name: 'python/escape-html',
   rules: ['python.lang.xss.response-from-request'],
-  rewrite({ node, root, text }) {
+  async rewrite(context) {
+    const { node, root, text } = context;
     const escaper = escaperFor(root!);
     const sink = node!;
     const fn = kindOf(sink) === 'call' ? fieldOf(sink, 'function')!.text() : '';
     if (fn === 'Markup' || fn === 'mark_safe') {
       const django = fn === 'mark_safe';
+      const argument = argumentsOf(sink)[0];
+      if (argument && RICH_TEXT.test(argument.text())) {
+        if (await dependsOn(context, 'nh3')) {
+          return {
+            edits: [replace(argument, `nh3.clean(${argument.text()})`), ...pythonImport(root!, text, 'import nh3', 'nh3')],
+            note: `Sanitized the rich text with nh3.clean() (already a dependency) before marking it safe (${fn}): formatting tags stay, scripts, event handlers and javascript: URLs are removed.`,
+          };
+        }
+        return refuse(`${argument.text()} looks like rich text the app renders on purpose, which escaping would show as tags; sanitize it with an HTML sanitizer (nh3, bleach) where it is stored or rendered`);
+      }
       const imports = django ? pythonImport(root!, text, 'from django.utils.html import escape', 'escape') : pythonImport(root!, text, 'from markupsafe import escape', 'escape');
       return { edits: [replace(fieldOf(sink, 'function')!, 'escape'), ...imports], note: `Escaped the value instead of marking it safe (${fn}).` };
     }
@@ -120,6 +164,9 @@ export const pythonEscapeHtml: Codemod = {
     if (kindOf(builder) === 'identifier') {
       const assembled = assembledIn(builder, sink);
       if (typeof assembled === 'string') return refuse(assembled);
+      const pieces = writesOf(builder, sink).map((w) => htmlPieces(fieldOf(w, 'right')!) ?? [{ text: '' }]).flat();
+      const problem = contextProblem(pieces, assembled.flatMap((a) => a.values));
+      if (problem) return refuse(problem);
       return {
         edits: [...assembled.flatMap(({ statement, values }) => values.map((v) => ({ ...replace(v, escaper.wrap(v.text())), related: statement }))), ...escaper.imports(root!, text)],
         note: `Escaped ${assembled.reduce((n, a) => n + a.values.length, 0)} value(s) added to the HTML in ${builder.text()}, so markup in them is shown as text.`,
@@ -128,6 +175,8 @@ export const pythonEscapeHtml: Codemod = {
     const values = valuesOf(builder);
     if (values === null) return refuse('a value put into the HTML may itself be markup (a helper call, a template or a fragment), so escaping it would change the page');
     if (!values.length) return refuse('no value put into the HTML here can be told apart from the markup');
+    const problem = contextProblem(htmlPieces(builder), values);
+    if (problem) return refuse(problem);
     return {
       edits: [...values.map((v) => replace(v, escaper.wrap(v.text()))), ...escaper.imports(root!, text)],
       note: `Escaped ${values.length} value(s) put into the HTML, so markup in them is shown as text.`,

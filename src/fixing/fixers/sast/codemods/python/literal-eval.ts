@@ -1,5 +1,6 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../../shared/syntax.ts';
+import { dependsOn } from '../app-facts.ts';
 import { refuse, type Codemod } from '../codemod.ts';
 import { argumentsOf, functionAround, pythonImport, replace } from '../edit-kit.ts';
 
@@ -51,16 +52,47 @@ function codeUse(call: SgNode): string | null {
   return null;
 }
 
+/** Words that say the evaluated text is arithmetic: a calculator's expression, a formula, a sum. */
+const ARITHMETIC = /(expr|formula|calc|math|equation|arithm|compute|operation|operand|sum\b|problem|evaluat)/i;
+
+/**
+ * Why the evaluated text is meant to be arithmetic, or null: the argument's name, the function's name or
+ * the text of the function around it (a form asking for an expression) says so. literal_eval rejects
+ * `2 + 3 * 4`, so there it would remove the feature.
+ */
+function arithmeticIntent(call: SgNode): string | null {
+  const argument = argumentsOf(call)[0]!;
+  if (ARITHMETIC.test(argument.text())) return `the text evaluated is ${argument.text()}`;
+  const scope = functionAround(call);
+  const name = scope ? fieldOf(scope, 'name')?.text() : undefined;
+  if (name && ARITHMETIC.test(name)) return `it is evaluated in ${name}()`;
+  const words = scope?.findAll({ rule: { kind: 'string' } } as never).map((s) => s.text()).find((s) => /\b(mathemati|calculat|arithmetic|expression|formula|equation)/i.test(s));
+  return words ? 'the page around it asks for an expression to calculate' : null;
+}
+
 export const pythonLiteralEval: Codemod = {
   name: 'python/literal-eval',
   rules: ['python.lang.code-injection.eval'],
-  rewrite({ node, root, text }) {
+  async rewrite({ node, root, text, readFile, files }) {
     const call = node!;
     const fn = fieldOf(call, 'function')!.text();
     if (fn !== 'eval') return refuse(`${fn}() runs statements, which no data parser can stand for; dispatch on an allow-list instead`);
     if (argumentsOf(call).length !== 1) return refuse('eval() is given its own globals or locals, so the code is meant to reach names, not only literals');
     const use = codeUse(call);
     if (use) return refuse(`eval() reaches code by name here (${use}), which no literal can stand for; map the accepted names to their objects in an allow-list instead`);
+    const arithmetic = arithmeticIntent(call);
+    if (arithmetic) {
+      if (await dependsOn({ readFile, files }, 'simpleeval')) {
+        return {
+          edits: [replace(fieldOf(call, 'function')!, 'simple_eval'), ...pythonImport(root!, text, 'from simpleeval import simple_eval', 'simple_eval')],
+          note: `Evaluated the expression with simpleeval's simple_eval (already a dependency), which computes arithmetic and comparisons but reaches no names, attributes or imports (${arithmetic}); other Python now raises an error instead of running.`,
+        };
+      }
+      return refuse(
+        `eval() computes arithmetic here (${arithmetic}), which ast.literal_eval rejects, so that fix would remove the feature; ` +
+          'evaluate it with a safe arithmetic evaluator (simpleeval, or an ast walk that allows numbers and operators only) instead',
+      );
+    }
     return {
       edits: [replace(fieldOf(call, 'function')!, 'ast.literal_eval'), ...pythonImport(root!, text, 'import ast', 'ast')],
       note: 'Evaluated the text with ast.literal_eval, which accepts literals only; expressions now raise ValueError.',

@@ -2,12 +2,17 @@ import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../../shared/syntax.ts';
 import { parameterize, statementParts, type Parameterized, type PlaceholderStyle } from '../built-string.ts';
 import { refuse, type Codemod, type CodemodContext, type CodemodEdit } from '../codemod.ts';
-import { appendArguments, argumentsOf, replace } from '../edit-kit.ts';
+import { declaredBelow } from '../app-facts.ts';
+import { appendArguments, argumentsOf, pythonImport, replace } from '../edit-kit.ts';
 import { builtValue, moduleConstant, pythonJoin, pythonString, quoteStyle } from './strings.ts';
 
 // SQL built from strings → the same statement with placeholders and the values passed to the driver,
 // which quotes them: DB-API drivers with their own placeholder (sqlite3 `?`; psycopg, PyMySQL,
 // mysqlclient, aiopg `%s`), Django's raw() with `%s` and a list, SQLAlchemy text() with `:name` and a dict.
+// A plain string given to a SQLAlchemy session, engine or connection's execute() becomes a text() clause
+// with its values bound by name (the same call on either side of SQLAlchemy 1.4/2.0). A text() clause
+// given to Query.filter()/where()/having() is not a call that takes parameters: its values are bound on
+// the clause itself, text(…).bindparams(name=value) (SQLAlchemy 0.9 and later).
 
 const DRIVERS: { pattern: RegExp; style: PlaceholderStyle }[] = [
   { pattern: /^\s*(from|import(\s+[\w.]+\s*,)*)\s+(sqlite3|aiosqlite)\b/m, style: 'qmark' },
@@ -56,6 +61,15 @@ function reassignedBetween(scopeStart: SgNode, from: number, to: number, names: 
   });
 }
 
+/** A clause-building method of a query, which takes no parameters of its own. */
+const CLAUSE_METHOD = /\.(filter|where|having|order_by|group_by)$/;
+/** An execute() of SQLAlchemy: a session's, an engine's or a connection's. */
+const SQLALCHEMY_EXECUTE = /(^|\.)(session|engine|conn|connection|db|bind)\.execute$/i;
+
+function usesSqlAlchemy(text: string): boolean {
+  return /^\s*(from|import)\s+(sqlalchemy|flask_sqlalchemy)\b/m.test(text);
+}
+
 export const pythonParameterizedSql: Codemod = {
   name: 'python/parameterized-sql',
   rules: ['python.lang.sqli.string-built-query'],
@@ -71,10 +85,27 @@ export const pythonParameterizedSql: Codemod = {
     if (!runner || kindOf(runner) !== 'call') return refuse('the text() clause is not passed straight to execute(), so there is nowhere to bind its values');
     const query = argumentsOf(textCall ?? sink)[0];
     if (!query || kindOf(query) === 'keyword_argument') return refuse('the statement is not the first argument');
-    if (argumentsOf(runner).length > 1) return refuse('the call already passes parameters; the statement must be merged with them by hand');
+    const runnerCallee = fieldOf(runner, 'function')?.text() ?? '';
+    const clause = isText && CLAUSE_METHOD.test(runnerCallee);
+    if (clause) {
+      const old = await declaredBelow(context, 'SQLAlchemy', '0.9');
+      if (old) return refuse(`the repository declares SQLAlchemy${old}, whose text() clauses have no bindparams() (added in 0.9) to bind the values on`);
+      if (argumentsOf(textCall!).length > 1) return refuse('the text() clause already takes more arguments; bind the values by hand');
+    } else if (argumentsOf(runner).length > 1) return refuse('the call already passes parameters; the statement must be merged with them by hand');
+    // A plain string run by SQLAlchemy: becomes a text() clause with named parameters.
+    const wrapInText = !isText && !/\.raw$/.test(callee) && usesSqlAlchemy(context.text) && SQLALCHEMY_EXECUTE.test(callee);
+    if (!isText && !wrapInText && CLAUSE_METHOD.test(callee) && usesSqlAlchemy(context.text)) {
+      return refuse(`${callee.split('.').at(-1)}() is given SQL as a plain string; with SQLAlchemy, build the condition from columns (filter_by(name=value), Model.column == value) instead`);
+    }
 
-    let style: PlaceholderStyle | null = isText ? 'named' : /\.raw$/.test(callee) ? 'format' : await driverStyle(context);
-    if (!style) return refuse('the database driver (and so its placeholder style) cannot be told from the file or the requirements');
+    let style: PlaceholderStyle | null = isText || wrapInText ? 'named' : /\.raw$/.test(callee) ? 'format' : await driverStyle(context);
+    if (!style) {
+      return refuse(
+        usesSqlAlchemy(context.text)
+          ? `${callee}() is not a SQLAlchemy execute() this codemod knows (session, engine or connection), so how it takes parameters cannot be told`
+          : 'the database driver (and so its placeholder style) cannot be told from the file or the requirements',
+      );
+    }
     const constant = (name: string) => (context.root ? moduleConstant(context.root, name) : null);
 
     const built = builtValue(query, runner, constant);
@@ -89,11 +120,19 @@ export const pythonParameterizedSql: Codemod = {
     }
     const like = quoteStyle(target);
     const shape = style === 'named' ? 'dict' : /\.raw$/.test(callee) ? 'list' : 'tuple';
-    const edits: CodemodEdit[] = [
-      { ...replace(target, parameterized.names.length ? pythonJoin(statementParts(parameterized), like) : pythonString(parameterized.sql, like)), ...(related ? { related } : {}) },
-      appendArguments(runner, [paramsText(parameterized, shape, like)], context.text),
-    ];
-    const how = style === 'named' ? 'bound :name parameters' : style === 'qmark' ? '? placeholders' : '%s placeholders';
+    const statement = parameterized.names.length ? pythonJoin(statementParts(parameterized), like) : pythonString(parameterized.sql, like);
+    const edits: CodemodEdit[] = [{ ...replace(target, wrapInText && !related ? `text(${statement})` : statement), ...(related ? { related } : {}) }];
+    if (clause) {
+      const values = parameterized.params.map((p) => `${p.name}=${pythonJoin(p.pieces, like)}`);
+      if (parameterized.params.some((p) => !/^[A-Za-z_]\w*$/.test(p.name))) return refuse('a parameter name is not a Python identifier, so it cannot be bound with bindparams()');
+      const end = textCall!.range().end.index;
+      edits.push({ start: end, end, text: `.bindparams(${values.join(', ')})` });
+    } else {
+      if (wrapInText && related) edits.push(replace(query, `text(${query.text()})`));
+      edits.push(appendArguments(runner, [paramsText(parameterized, shape, like)], context.text));
+    }
+    if (wrapInText) edits.push(...pythonImport(context.root!, context.text, 'from sqlalchemy import text', 'text'));
+    const how = clause ? 'values bound on the text() clause with bindparams()' : wrapInText ? 'bound :name parameters of a text() clause' : style === 'named' ? 'bound :name parameters' : style === 'qmark' ? '? placeholders' : '%s placeholders';
     const kept = parameterized.names.length ? ` Kept in the text as table or column names: ${parameterized.names.join(', ')}.` : '';
     return { edits, note: `Passed the statement's ${parameterized.params.length} value(s) as ${how} instead of formatting them into the SQL.${kept}` };
   },

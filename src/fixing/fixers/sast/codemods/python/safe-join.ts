@@ -1,29 +1,48 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../../shared/syntax.ts';
 import { lineStartOf, newlineOf } from '../../../shared/text-edits.ts';
-import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
+import { declaredBelow, declaredConstraints } from '../app-facts.ts';
+import { refuse, type Codemod, type CodemodContext, type CodemodEdit } from '../codemod.ts';
 import { argumentsOf, callAround, functionAround, pythonHelper, pythonImport, pythonImportsModule, replace, statementOf } from '../edit-kit.ts';
 import { soleAssignment } from './strings.ts';
 
 // A file path joined from a folder and request data in a Flask view → werkzeug's safe_join(folder, …),
 // which answers None for names that climb out of the folder ("../", absolute paths); the view then
 // aborts with 404. Names inside the folder open the same file as before. Werkzeug before 2.0 has it in
-// werkzeug.security, later versions in werkzeug.utils; the requirements tell which. Outside Flask the
+// werkzeug.security (gone from 2.1), later versions in werkzeug.utils; Flask 1.x allows either, so unless
+// the requirements pin one side the import tries the new place first and falls back. Outside Flask the
 // join goes through a path_inside() helper added to the module, which answers the same joined path for
 // names that stay in the folder (resolved with realpath, so symlinks and ".." count as they would when
-// opened) and raises ValueError for one that leaves it.
+// opened) and raises ValueError for one that leaves it; it compares path prefixes rather than calling
+// os.path.commonpath, so it runs on Python 2 as well.
 
 const PATH_INSIDE = `
 def path_inside(folder, *names):
     """os.path.join(folder, *names), refused with ValueError when the result would leave folder."""
     path = os.path.join(folder, *names)
     base = os.path.realpath(folder)
-    if os.path.commonpath([base, os.path.realpath(path)]) != base:
+    real = os.path.realpath(path)
+    if real != base and not real.startswith(os.path.join(base, "")):
         raise ValueError("the path leaves its folder")
     return path
 `;
 
-const OLD_WERKZEUG = /^\s*(werkzeug\s*(==|<=|~=)\s*[01]\.|flask\s*(==|<=|~=)\s*(0\.|1\.))/im;
+/** Where safe_join is imported from, by the Werkzeug (or Flask) the repository declares. */
+async function werkzeugSafeJoin(facts: CodemodContext): Promise<{ statement: (nl: string) => string; where: string }> {
+  const before2 = await declaredBelow(facts, 'Werkzeug', '2.0');
+  const flaskBefore1 = await declaredBelow(facts, 'Flask', '1.0');
+  if (before2 || (flaskBefore1 && !(await declaredConstraints(facts, 'Werkzeug')).length)) {
+    return { statement: () => 'from werkzeug.security import safe_join', where: `werkzeug.security, as the declared ${before2 ? `Werkzeug${before2}` : `Flask${flaskBefore1}`} has it` };
+  }
+  // Flask 1.x allows Werkzeug 1 (werkzeug.security) and 2.1+ (werkzeug.utils); anything else installs a Werkzeug with werkzeug.utils.
+  const flaskOne = (await declaredBelow(facts, 'Flask', '2.0')) && !(await declaredConstraints(facts, 'Werkzeug')).length;
+  const werkzeugOpen = (await declaredConstraints(facts, 'Werkzeug')).some((c) => !/^(==|>=|~=|===)\s*([2-9]|\d\d)/.test(c));
+  if (!flaskOne && !werkzeugOpen) return { statement: () => 'from werkzeug.utils import safe_join', where: 'werkzeug.utils' };
+  return {
+    statement: (nl) => `try:${nl}    from werkzeug.utils import safe_join${nl}except ImportError:  # Werkzeug before 2.0${nl}    from werkzeug.security import safe_join`,
+    where: 'werkzeug.utils, or werkzeug.security on Werkzeug before 2.0',
+  };
+}
 
 /** The folder and the parts joined to it: os.path.join(folder, …) or "folder/" + name. */
 function joined(path: SgNode): { folder: string; parts: string[] } | string {
@@ -42,7 +61,8 @@ function joined(path: SgNode): { folder: string; parts: string[] } | string {
 export const pythonSafeJoin: Codemod = {
   name: 'python/safe-join',
   rules: ['python.lang.path-traversal.file-access'],
-  async rewrite({ node, root, text, readFile }) {
+  async rewrite(context) {
+    const { node, root, text } = context;
     const call = callAround(node!, ['call'])!;
     const fn = fieldOf(call, 'function')?.text() ?? '';
     if (/send_from_directory$/.test(fn)) return refuse('send_from_directory() already refuses names outside its folder; if the folder itself comes from the request, fix that by hand');
@@ -68,8 +88,7 @@ export const pythonSafeJoin: Codemod = {
       };
     }
 
-    const requirements = (await readFile('requirements.txt')) ?? '';
-    const module = OLD_WERKZEUG.test(requirements) ? 'werkzeug.security' : 'werkzeug.utils';
+    const werkzeug = await werkzeugSafeJoin(context);
     const safe = `safe_join(${[built.folder, ...built.parts].join(', ')})`;
     const nl = newlineOf(text);
     const statement = statementOf(origin ? origin.statement : call);
@@ -91,9 +110,9 @@ export const pythonSafeJoin: Codemod = {
       const at = statement.range().start.index;
       edits.push({ start: at, end: at, text: `${name} = ${safe}${nl}${indent}${check(name)}${nl}${indent}` }, replace(path, name));
     }
-    const imports = [...pythonImport(root!, text, `from ${module} import safe_join`, 'safe_join'), ...pythonImport(root!, text, 'from flask import abort', 'abort')];
+    const imports = [...pythonImport(root!, text, werkzeug.statement(nl), 'safe_join'), ...pythonImport(root!, text, 'from flask import abort', 'abort')];
     if (imports.length === 2) edits.push({ ...imports[0]!, text: imports[0]!.text + imports[1]!.text });
     else edits.push(...imports);
-    return { edits, note: `Joined the path with ${module}.safe_join(), which refuses names that leave the folder; such requests now get 404.` };
+    return { edits, note: `Joined the path with Werkzeug's safe_join() (${werkzeug.where}), which refuses names that leave the folder; such requests now get 404.` };
   },
 };
