@@ -248,18 +248,21 @@ describe('records fetched by a caller-chosen id', () => {
     assert.match(handed.find((f) => f.checkId.endsWith(IDOR))!.message, /hands the record to audit\(\), which this analysis did not follow/, 'says where it cannot tell');
   });
 
-  test('a user-ish keyword holding a value the request sent ties the record to nobody', async () => {
-    const django = lines(
-      'from django.contrib.auth.decorators import login_required',
-      '@login_required',
-      'def send(request):',
-      '    sender = User.objects.get(user_id=int(request.POST["sender_id"]))',
-      '    Message.objects.create(creator=sender, text=request.POST["text"])',
-      '    return redirect("/")',
-    );
-    const urls = lines('from django.urls import path', 'from app import views', 'urlpatterns = [path("send", views.send)]');
-    assert.deepEqual(await check({ 'app/views.py': django.replace('user_id=int(request.POST["sender_id"])', 'user_id=sender_id').replace('    sender =', '    sender_id = int(request.POST["sender_id"])\n    sender ='), 'app/urls.py': urls }, IDOR), [`${IDOR}@app/views.py:5`]);
-    assert.deepEqual(await check({ 'app/views.py': django.replace('int(request.POST["sender_id"])', 'request.user.id'), 'app/urls.py': urls }, IDOR), []);
+  test('a user-ish keyword holding a value the request sent ties the record to nobody; a record only cited is not read', async () => {
+    const django = (use: string) =>
+      lines(
+        'from django.contrib.auth.decorators import login_required',
+        '@login_required',
+        'def account(request):',
+        '    data = request.POST',
+        '    account = Account.objects.get(user_id=data["account_id"])',
+        use,
+        '    return redirect("/")',
+      );
+    const urls = lines('from django.urls import path', 'from app import views', 'urlpatterns = [path("account", views.account)]');
+    assert.deepEqual(await check({ 'app/views.py': django('    account.email = data["email"]\n    account.save()'), 'app/urls.py': urls }, IDOR), [`${IDOR}@app/views.py:5`]);
+    assert.deepEqual(await check({ 'app/views.py': django('    account.email = data["email"]\n    account.save()').replace('data["account_id"]', 'request.user.id'), 'app/urls.py': urls }, IDOR), []);
+    assert.deepEqual(await check({ 'app/views.py': django('    Message.objects.create(sender=request.user, recipient=account, text=data["text"])'), 'app/urls.py': urls }, IDOR), [], 'a recipient named, not read');
   });
 
   test('SQL with a WHERE clause on the id is a lookup; the caller among its parameters scopes it', async () => {

@@ -32,6 +32,20 @@ const REJECTS =
 /** Whether code both checks the caller and can turn them away: what a hook, a middleware or a dependency must do to guard. */
 export const checksAndRejects = (code: string): boolean => BODY_GUARD.test(code) && REJECTS.test(code);
 
+/** An answer that refuses the caller as unauthenticated or forbidden. */
+const REFUSES = /\b40[13]\b|HTTPUnauthorized|HTTPForbidden|HttpResponseForbidden|Unauthori[sz]ed|Forbidden|PermissionDenied|NotAuthenticated|AuthenticationFailed/;
+
+/**
+ * Whether an `if` at the top of a handler's body is a guard, wherever it stands: it tests the caller and
+ * turns them away (`if "user" not in session: return redirect(...)`), or answers 401/403 from a short block.
+ */
+export function guardsAsStatement(statement: SgNode): boolean {
+  if (statement.kind() !== 'if_statement') return false;
+  const condition = statement.field('condition')?.text() ?? '';
+  const consequence = statement.field('consequence')?.text() ?? '';
+  return (BODY_GUARD.test(condition) && REJECTS.test(consequence)) || (consequence.length < 300 && REFUSES.test(consequence));
+}
+
 /** A variable or attribute that routes requests (`app`, `bp`, `router`), as its module and name, for matching a guard with the routes it covers. */
 export interface RouteObject {
   module: string;

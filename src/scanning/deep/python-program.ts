@@ -2,7 +2,7 @@ import { parse, type SgNode } from '@ast-grep/napi';
 import { registerLanguages } from '../../languages/index.ts';
 import { requestCallsOf, type RequestCall, type RequestCallSyntax } from './request-calls.ts';
 import { withoutComments } from './source-text.ts';
-import { authenticatorsOf, BODY_GUARD, GUARD_WORDS, guardHolds, isGuardDecorator, OPEN_TO_ANYONE, sameModule, scopedGuardsOf, type ScopedGuard } from './python-guards.ts';
+import { authenticatorsOf, BODY_GUARD, GUARD_WORDS, guardHolds, guardsAsStatement, isGuardDecorator, OPEN_TO_ANYONE, sameModule, scopedGuardsOf, type ScopedGuard } from './python-guards.ts';
 import { TreeRelease } from './tree-release.ts';
 
 // The program model of a Python web application that the whole-application checks read: its files with
@@ -212,7 +212,7 @@ function guardedByBody(fn: SgNode): boolean {
   // A dependency that names the caller or authentication: `user: User = Depends(get_current_user)`, `Security(oauth2_scheme)`.
   const dependencies = (fn.field('parameters')?.children() ?? []).filter((p) => /\b(?:Depends|Security)\s*\(/.test(p.text()));
   if (dependencies.some((p) => GUARD_WORDS.test(p.text()))) return true;
-  return firstStatements(fn).some((s) => BODY_GUARD.test(s.text()));
+  return firstStatements(fn).some((s) => BODY_GUARD.test(s.text())) || (fn.field('body')?.children() ?? []).some(guardsAsStatement);
 }
 
 const firstStatements = (fn: SgNode): SgNode[] => (fn.field('body')?.children().filter((c) => c.isNamed()) ?? []).slice(0, 4);

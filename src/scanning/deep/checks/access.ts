@@ -221,13 +221,23 @@ const READS_REQUEST_DATA = /^(?:self\.)?request\b|\.(?:args|form|json|values|GET
 const RECORD_KEY = /^(?:id|pk|uuid)$|_(?:id|pk|uuid)$/i;
 /** A key read straight from the request where it is used: `Doc.query.get(request.args.get("doc_id"))`. */
 const REQUEST_KEY = /request\.(?:args|form|json|values|GET|POST|query_params|match_info|view_args)\s*(?:\.get\s*\(|\[)\s*['"](?:id|pk|uuid|\w+_(?:id|pk|uuid))['"]/;
-/** Names bound to an id the request carries: `note_id = request.args.get("id")`, `pk = request.json["pk"]`. */
-function idsReadFromRequest(body: string): string[] {
+/** The request's data, as a handler reads it: `request.args`, `request.get_json()`, `await request.json()`. */
+const REQUEST_DATA = String.raw`(?:await\s+)?request\.(?:args|form|json|values|data|GET|POST|query_params|match_info|view_args|get_json\(\)|json\(\)|post\(\))`;
+
+/**
+ * Names bound to an id the request carries: `note_id = request.args.get("id")`, `pk = request.json["pk"]`,
+ * also through a name bound to the request's data (`data = request.get_json()`, then `data["note_id"]`).
+ */
+function idsReadFromRequest(body: string): { names: string[]; readInPlace: string[] } {
+  const containers = [...body.matchAll(new RegExp(String.raw`^\s*(\w+)\s*=\s*${REQUEST_DATA}\s*$`, 'gm'))].map((m) => m[1]);
+  const source = [REQUEST_DATA, ...containers.map((c) => `\\b${c}`)].join('|');
+  const read = new RegExp(String.raw`^\s*(\w+)\s*=\s*(?:int\s*\(|str\s*\(|UUID\s*\()?\s*(?:${source})\s*(?:\.get\s*\(|\[)\s*['"](\w+)['"]`, 'gm');
   const names: string[] = [];
-  const read = /^\s*(\w+)\s*=\s*(?:int\s*\(|str\s*\(|UUID\s*\()?\s*(?:await\s+)?request\.(?:args|form|json|values|GET|POST|query_params|match_info|view_args|get_json\(\))\s*(?:\.get\s*\(|\[)\s*['"](\w+)['"]/gm;
   // Only keys: a name or address typed into a form is how sign-in and password reset find an account.
   for (const m of body.matchAll(read)) if (RECORD_KEY.test(m[1]) || RECORD_KEY.test(m[2])) names.push(m[1]);
-  return names;
+  // Keys used where they are read: `Note.query.get(data["note_id"])`.
+  const readInPlace = containers.map((c) => String.raw`\b${c}\s*(?:\.get\s*\(|\[)\s*['"](?:id|pk|uuid|\w+_(?:id|pk|uuid))['"]`);
+  return { names, readInPlace };
 }
 
 /**
@@ -276,6 +286,38 @@ function statementOf(node: SgNode): SgNode {
   return at;
 }
 
+/** Calls that hand a value to the client: rendering, serializing, answering. */
+const ANSWERS = /(?:^|\.)(?:render\w*|jsonify|\w*Response|make_response|dumps|serializ\w*|to_dict|json|write|send\w*|dict|model_dump|from_orm|model_validate)$/;
+
+/**
+ * Whether a handler returns or changes the record a statement fetched, rather than only citing it (a
+ * message's recipient picked by id is named, not read): followed through the names made from it.
+ */
+function returnsOrChanges(fn: SgNode, statement: SgNode): boolean {
+  if (statement.kind() === 'return_statement' || /\)\s*\.\s*(?:delete|update|save)\s*\(/.test(statement.text())) return true;
+  const assignment = statement.kind() === 'expression_statement' ? statement.find({ rule: { kind: 'assignment' } } as never) : undefined;
+  const target = assignment?.field('left')?.text() ?? '';
+  if (!/^\w+$/.test(target)) return true;
+  const names = new Set([target]);
+  const mentions = (code: string) => [...names].some((n) => new RegExp(`\\b${n}\\b`).test(code));
+  const assignments = fn.findAll({ rule: { kind: 'assignment' } } as never).filter((a) => a !== assignment);
+  for (let grown = true; grown; ) {
+    grown = false;
+    for (const a of assignments) {
+      const left = a.field('left')?.text() ?? '';
+      if (/^\w+$/.test(left) && !names.has(left) && mentions(a.field('right')?.text() ?? '')) {
+        names.add(left);
+        grown = true;
+      }
+    }
+  }
+  if (fn.findAll({ rule: { any: [{ kind: 'return_statement' }, { kind: 'yield' }] } } as never).some((r) => mentions(r.text()))) return true;
+  if (fn.findAll({ rule: { kind: 'call' } } as never).some((c) => ANSWERS.test(c.field('function')?.text() ?? '') && mentions(c.field('arguments')?.text() ?? ''))) return true;
+  return [...names].some((n) =>
+    new RegExp(String.raw`\b${n}\.(?:delete|save|update|remove|destroy|set_\w+)\s*\(|\b${n}\.\w+\s*=(?!=)|\.(?:delete|merge|add)\s*\(\s*${n}\b|\b${n}\s*\[[^\]]+\]\s*=(?!=)|\b${n}\.__dict__`).test(fn.text()),
+  );
+}
+
 /**
  * The project's own functions a handler passes the record it fetched to (`note = ...; check(note)`): one of
  * them may be the ownership check this analysis cannot see into.
@@ -302,13 +344,15 @@ export function objectByIdWithoutOwnership({ root, handlers }: FileContext): Can
   for (const h of handlers) {
     // A sign-in looks the account up by the name typed: that is its job.
     if (ADMIN_ONLY.test(h.name) || ADMIN_ONLY.test(h.decorators) || isLoginHandler(h)) continue;
-    const ids = [...new Set([...h.parameters.filter((n) => ID_PARAMETER.test(n) || inPath(h, n)), ...idsReadFromRequest(h.body)])];
-    const fn = ids.length || REQUEST_KEY.test(h.body) ? handlerFunction(root, h) : undefined;
+    const fromRequest = idsReadFromRequest(h.body);
+    const ids = [...new Set([...h.parameters.filter((n) => ID_PARAMETER.test(n) || inPath(h, n)), ...fromRequest.names])];
+    const keys = [REQUEST_KEY.source, ...fromRequest.readInPlace];
+    const fn = ids.length || new RegExp(keys.join('|')).test(h.body) ? handlerFunction(root, h) : undefined;
     if (!fn) continue;
     const caller = callerNames(h.body);
     for (const id of ids) caller.delete(id);
     if (checksCaller(fn, h.body, caller)) continue;
-    const uses = new RegExp([...(ids.length ? [`\\b(?:${ids.join('|')})\\b`] : []), REQUEST_KEY.source].join('|'));
+    const uses = new RegExp([...(ids.length ? [`\\b(?:${ids.join('|')})\\b`] : []), ...keys].join('|'));
     const lookup = fn.findAll({ rule: { kind: 'call' } } as never).find((call) => {
       const callee = call.field('function')?.text() ?? '';
       const argumentText = call.field('arguments')?.text() ?? '';
@@ -319,7 +363,7 @@ export function objectByIdWithoutOwnership({ root, handlers }: FileContext): Can
         (SQL_LOOKUP_CALL.test(callee) && SQL_WHERE.test(argumentText));
       // The values passed, not the keywords: `filter_by(username=identity)` looks up by the identity, not by `username`.
       const values = argumentText.replace(/\b\w+\s*=(?!=)/g, '');
-      return isLookup && uses.test(values) && !tiedToCaller(statementOf(call).text(), caller);
+      return isLookup && uses.test(values) && !tiedToCaller(statementOf(call).text(), caller) && returnsOrChanges(fn, statementOf(call));
     });
     if (!lookup) continue;
     const helpers = projectHelpersGiven(fn, statementOf(lookup), h.file);
