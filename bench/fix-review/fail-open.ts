@@ -180,18 +180,21 @@ function deferred(dialect: Dialect, node: SgNode): boolean {
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Whether a statement outside functions stops the program when `name` (a binding or the variable) is missing. */
-function guarded(dialect: Dialect, root: SgNode, names: string[]): boolean {
+/**
+ * Whether a statement stops the program when `name` (a binding or the variable) is missing: one outside
+ * functions for a read at import time; for a comparison, one anywhere (a check in the handler before it).
+ */
+function guarded(dialect: Dialect, root: SgNode, names: string[], anywhere = false): boolean {
   const mentions = names.filter(Boolean).map((n) => new RegExp(/^\w+$/.test(n) ? `(?<![\\w.])${escape(n)}\\b|["']${escape(n)}["']` : escape(n)));
   for (const statement of root.findAll({ rule: { kind: dialect.guards.statement } })) {
-    if (deferred(dialect, statement)) continue;
+    if (!anywhere && deferred(dialect, statement)) continue;
     const condition = fieldOf(statement, dialect.guards.condition)?.text() ?? '';
     const body = fieldOf(statement, dialect.guards.body)?.text() ?? '';
     if (mentions.some((m) => m.test(condition)) && dialect.guards.exits.test(body)) return true;
   }
   // assert SECRET_KEY / assert(process.env.X)
   for (const statement of root.findAll({ rule: dialect.guards.asserts as never })) {
-    if (!deferred(dialect, statement) && mentions.some((m) => m.test(statement.text()))) return true;
+    if ((anywhere || !deferred(dialect, statement)) && mentions.some((m) => m.test(statement.text()))) return true;
   }
   return false;
 }
@@ -257,7 +260,7 @@ export function failOpenReads(file: string, source: string): FailOpenRead[] {
     const found = dialect.sink(top, parent);
     if (!found) continue;
     if (found.how === 'comparison') {
-      report(candidate, candidate, read.variable, found.sink, 'comparison');
+      if (!guarded(dialect, root, [read.variable], true)) report(candidate, candidate, read.variable, found.sink, 'comparison');
       continue;
     }
     if (deferred(dialect, candidate)) continue; // read when called, not at import
@@ -277,7 +280,7 @@ export function failOpenReads(file: string, source: string): FailOpenRead[] {
       if (!useTop || !useParent) continue;
       const next = dialect.sink(useTop, useParent);
       if (!next || next.sink === bound) continue;
-      if (next.how === 'comparison') report(use, candidate, read.variable, next.sink, 'comparison', bound);
+      if (next.how === 'comparison' && !guarded(dialect, root, [bound, read.variable], true)) report(use, candidate, read.variable, next.sink, 'comparison', bound);
       else if (next.how === 'setting' && namesSecret(next.sink) && !deferred(dialect, use)) report(use, candidate, read.variable, next.sink, 'setting', bound);
     }
   }

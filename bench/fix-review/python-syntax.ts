@@ -38,12 +38,16 @@ const FLAGS = ['-E', '-s', '-S'];
 
 const found = new Map<string, string | null>();
 
-/** The interpreter's major.minor, or null when it does not run (a pyenv shim of a version not selected exits 127). */
-function versionOf(executable: string): string | null {
+/**
+ * The interpreter's major.minor and the executable behind it (a shim or a link resolved, so the checks need no
+ * PATH or HOME of their own); null when it does not run (a pyenv shim of a version not selected exits 127).
+ */
+function probe(executable: string): { version: string; path: string } | null {
   try {
-    return execFileSync(executable, [...FLAGS, '-c', "import sys; sys.stdout.write('%d.%d' % sys.version_info[:2])"], {
+    const [version, real] = execFileSync(executable, [...FLAGS, '-c', "import sys; sys.stdout.write('%d.%d\\n%s' % (sys.version_info[0], sys.version_info[1], sys.executable))"], {
       encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'], cwd: os.tmpdir(),
-    }).trim();
+    }).split('\n');
+    return version ? { version: version.trim(), path: real?.trim() || executable } : null;
   } catch {
     return null;
   }
@@ -66,7 +70,14 @@ export function interpreterFor(major: number, minor: number): string | null {
     if (dir && !dir.endsWith(`${path.sep}shims`)) candidates.push(path.join(dir, `python${wanted}`));
   }
   if (major === 3) candidates.push('python3');
-  const interpreter = candidates.find((c) => (c === 'python3' || fs.existsSync(c)) && versionOf(c) === wanted) ?? null;
+  let interpreter: string | null = null;
+  for (const candidate of candidates) {
+    const found = candidate === 'python3' || fs.existsSync(candidate) ? probe(candidate) : null;
+    if (found?.version === wanted) {
+      interpreter = found.path;
+      break;
+    }
+  }
   found.set(wanted, interpreter);
   return interpreter;
 }
@@ -75,11 +86,11 @@ export function interpreterFor(major: number, minor: number): string | null {
 function hostPython(needLib2to3: boolean): { interpreter: string; minor: number } | null {
   const key = `host:${needLib2to3}`;
   if (!found.has(key)) {
-    const own = versionOf('python3');
-    const ownMinor = own?.startsWith('3.') ? Number(own.slice(2)) : 0;
+    const own = probe('python3');
+    const ownMinor = own?.version.startsWith('3.') ? Number(own.version.slice(2)) : 0;
     // lib2to3 left the standard library in 3.13
     const fits = (minor: number) => minor >= 8 && (!needLib2to3 || minor <= 12);
-    let pick: string | null = fits(ownMinor) ? `python3:${ownMinor}` : null;
+    let pick: string | null = own && fits(ownMinor) ? `${own.path}:${ownMinor}` : null;
     for (let minor = 12; !pick && minor >= 8; minor--) {
       const interpreter = interpreterFor(3, minor);
       if (interpreter) pick = `${interpreter}:${minor}`;

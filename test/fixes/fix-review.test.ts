@@ -60,7 +60,7 @@ describe('syntax under the declared Python', () => {
   const lib2to3Host = local && local.minor <= 12 ? local : null;
 
   test('Python 2.7 by lib2to3: Python-3-only syntax is refused, Python 2 syntax is read', { skip: !lib2to3Host && 'no Python 3.8–3.12 for lib2to3' }, async () => {
-    const plan: SyntaxPlan = { target: { major: 2, minor: 7 }, interpreter: 'python3', mode: 'lib2to3', minor: null, how: 'lib2to3' };
+    const plan: SyntaxPlan = { target: { major: 2, minor: 7 }, interpreter: planSyntaxCheck(lib2to3Host!)!.interpreter, mode: 'lib2to3', minor: null, how: 'lib2to3' };
     assert.deepEqual(await errorsUnder(plan, PY3_ONLY), Object.fromEntries(Object.keys(PY3_ONLY).map((k) => [k, true])));
     assert.deepEqual(await errorsUnder(plan, PY2_VALID), Object.fromEntries(Object.keys(PY2_VALID).map((k) => [k, false])));
   });
@@ -170,6 +170,14 @@ describe('credential reads that fail open', () => {
       'def signer():',
       '    return Signer(os.environ.get("SIGNING_KEY"))',
       'KEY_PREFIX = os.environ.get("KEY_PREFIX")',
+      'app.config["SECRET_KEY"] = os.environ.get("FLASK_SECRET_KEY")',
+      'if not app.config["SECRET_KEY"]:',
+      '    raise RuntimeError("Set the environment variable FLASK_SECRET_KEY")',
+      'def login(password):',
+      '    ADMIN_PASSWORD = os.environ.get("ADMIN_PASSWORD")',
+      '    if not ADMIN_PASSWORD:',
+      '        raise RuntimeError("Set the environment variable ADMIN_PASSWORD")',
+      '    return password == ADMIN_PASSWORD',
     ].join('\n');
     assert.deepEqual(flagged('settings.py', source), []);
   });
