@@ -1,6 +1,7 @@
 // SAST findings of hard-coded credentials go to the secrets fixer's machinery: the literal the rule
-// reports is read from the environment under a name of its own, lookups that run at import never raise,
-// a .env.example line is added, and the notes say to set the variable and rotate the value.
+// reports is read from the environment under a name of its own, a missing or empty variable stops the code
+// with a message naming it (at import for module-level code), a .env.example line is added, and the notes
+// say what the app now needs, to set the variable and to rotate the value.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, test } from 'node:test';
@@ -15,6 +16,10 @@ import { read, workTree } from '../support/fix-workspace.ts';
 const rules = loadRuleSet();
 const PYTHON_RULE = 'python.lang.secrets.hardcoded-secret-key';
 const JS_RULE = 'javascript.lang.secrets.hardcoded-secret';
+const MISSING = (name: string) => `Set the environment variable ${name}: the app reads this credential from it`;
+const pyCheck = (target: string, name: string, indent = '') => `${indent}if not ${target}:\n${indent}    raise RuntimeError("${MISSING(name)}")\n`;
+const pyRead = (identifier: string, name: string, indent = '') => `${indent}${identifier} = os.environ.get("${name}")\n${pyCheck(identifier, name, indent)}`;
+const jsCheck = (target: string, name: string) => `if (!${target}) throw new Error("${MISSING(name)}");\n`;
 
 /** The rule's findings in the file, as a scan records them. */
 function findingsOf(file: string, text: string, ruleId: string): FixFinding[] {
@@ -53,21 +58,22 @@ function runPython(dir: string, code: string, env: Record<string, string> = {}):
 }
 
 describe('SAST hard-coded credentials: moved to the environment by the secrets fixer', () => {
-  test('a Flask secret key at module level is read softly, so the app still imports without the variable; notes say to set and rotate it', async () => {
+  test('a Flask secret key at module level stops the app at start when its variable is missing; notes say so, to set it and to rotate it (run by python3)', async () => {
     const text = 'from flask import Flask\n\napp = Flask(__name__)\napp.config["SECRET_KEY"] = "super-secret-key-123"\n';
     const { workspace, outcomes, after } = await fixAll('app.py', text, PYTHON_RULE);
     assert.equal(outcomes[0].fixed, true, outcomes[0].note);
-    assert.equal(after, 'import os\nfrom flask import Flask\n\napp = Flask(__name__)\napp.config["SECRET_KEY"] = os.environ.get("SECRET_KEY")\n');
+    assert.equal(after, `import os\nfrom flask import Flask\n\napp = Flask(__name__)\napp.config["SECRET_KEY"] = os.environ.get("SECRET_KEY")\n${pyCheck('app.config["SECRET_KEY"]', 'SECRET_KEY')}`);
     assertClean('app.py', after, PYTHON_RULE);
     assert.deepEqual(outcomes[0].changedFiles, ['app.py', '.env.example']);
     assert.equal(read(workspace, '.env.example'), 'SECRET_KEY=\n');
     assert.deepEqual(outcomes[0].userNotes, [
-      'Set the environment variable SECRET_KEY wherever app.py runs (listed, without a value, in .env.example)',
+      'The app now needs the environment variable SECRET_KEY: app.py now stops when it loads, with an error naming SECRET_KEY, if the variable is unset or empty. ' +
+        'Set it wherever app.py runs (listed without a value in .env.example)',
       'Rotate the hard-coded credential that was committed in app.py: it stays readable in the git history',
     ]);
   });
 
-  test('a default password of a function: read softly (defaults run at import), and the same short word elsewhere is left alone (run by python3)', async () => {
+  test('a default password of a function is read and checked before the definition; the same short word elsewhere is left alone (run by python3)', async () => {
     const text =
       "def add_admin(password='admin'):\n    '''Create an admin user'''\n    print('Adding new admin user')\n" +
       "    return {'username': 'admin', 'password': password}\n";
@@ -75,13 +81,15 @@ describe('SAST hard-coded credentials: moved to the environment by the secrets f
     assert.equal(outcomes[0].fixed, true, outcomes[0].note);
     assert.equal(
       after,
-      "import os\n\ndef add_admin(password=os.environ.get(\"PASSWORD\")):\n    '''Create an admin user'''\n    print('Adding new admin user')\n" +
+      `import os\n\n${pyRead('PASSWORD', 'PASSWORD')}\n\ndef add_admin(password=PASSWORD):\n    '''Create an admin user'''\n    print('Adding new admin user')\n` +
         "    return {'username': 'admin', 'password': password}\n",
     );
     assertClean('manage.py', after, PYTHON_RULE);
-    const imported = runPython(workspace.dir, 'import manage; print(manage.add_admin("x")["username"])');
+    const missing = runPython(workspace.dir, 'import manage');
+    assert.match(missing.output, /RuntimeError: Set the environment variable PASSWORD/);
+    const imported = runPython(workspace.dir, 'import manage; print(manage.add_admin()["password"])', { PASSWORD: 'from-env' });
     assert.equal(imported.status, 0, imported.output);
-    assert.equal(imported.output.trim(), 'Adding new admin user\nadmin');
+    assert.equal(imported.output.trim(), 'Adding new admin user\nfrom-env');
   });
 
   test('two passwords in one file get two names, told apart by the user beside them; a function fails naming its variable (run by python3)', async () => {
@@ -90,23 +98,31 @@ describe('SAST hard-coded credentials: moved to the environment by the secrets f
       'def bob(db):\n    return db.connect(user="bob", password="swordfish9")\n';
     const { workspace, outcomes, after } = await fixAll('db.py', text, PYTHON_RULE);
     assert.deepEqual(outcomes.map((o) => o.fixed), [true, true], outcomes.map((o) => o.note).join('\n'));
-    assert.match(after, /user="alice", password=os\.environ\["ALICE_PASSWORD"\]/);
-    assert.match(after, /user="bob", password=os\.environ\["BOB_PASSWORD"\]/);
+    assert.equal(
+      after,
+      `import os\n\ndef alice(db):\n${pyRead('alice_password', 'ALICE_PASSWORD', '    ')}    return db.connect(user="alice", password=alice_password)\n\n\n` +
+        `def bob(db):\n${pyRead('bob_password', 'BOB_PASSWORD', '    ')}    return db.connect(user="bob", password=bob_password)\n`,
+    );
     assertClean('db.py', after, PYTHON_RULE);
     assert.equal(read(workspace, '.env.example'), 'ALICE_PASSWORD=\nBOB_PASSWORD=\n');
     const db = 'class Db:\n    def connect(self, **kw): return kw["password"]\n';
     const unset = runPython(workspace.dir, `import db\n${db}db.alice(Db())`);
     assert.notEqual(unset.status, 0);
-    assert.match(unset.output, /KeyError: 'ALICE_PASSWORD'/);
+    assert.match(unset.output, /RuntimeError: Set the environment variable ALICE_PASSWORD/);
+    const empty = runPython(workspace.dir, `import db\n${db}db.alice(Db())`, { ALICE_PASSWORD: '' });
+    assert.match(empty.output, /RuntimeError: Set the environment variable ALICE_PASSWORD/, 'an empty password never becomes the expected one');
     const set = runPython(workspace.dir, `import db\n${db}print(db.bob(Db()))`, { BOB_PASSWORD: 'from-env' });
     assert.equal(set.output.trim(), 'from-env');
   });
 
-  test('JavaScript: a constant becomes process.env, and an environment fallback loses only its literal', async () => {
+  test('JavaScript: a constant becomes process.env, checked at start, and an environment fallback loses only its literal', async () => {
     const text = 'const JWT_SECRET = "s3cr3t-k3y-2024";\nconst sessionSecret = process.env.SESSION_SECRET || "dev-session-secret";\nmodule.exports = { JWT_SECRET, sessionSecret };\n';
     const { outcomes, after } = await fixAll('server/config.js', text, JS_RULE);
     assert.deepEqual(outcomes.map((o) => o.fixed), [true, true], outcomes.map((o) => o.note).join('\n'));
-    assert.equal(after, 'const JWT_SECRET = process.env.JWT_SECRET;\nconst sessionSecret = process.env.SESSION_SECRET;\nmodule.exports = { JWT_SECRET, sessionSecret };\n');
+    assert.equal(
+      after,
+      `const JWT_SECRET = process.env.JWT_SECRET;\n${jsCheck('JWT_SECRET', 'JWT_SECRET')}const sessionSecret = process.env.SESSION_SECRET;\n${jsCheck('sessionSecret', 'SESSION_SECRET')}module.exports = { JWT_SECRET, sessionSecret };\n`,
+    );
     assertClean('server/config.js', after, JS_RULE);
   });
 

@@ -20,6 +20,13 @@ const GHP = sample('github-pat', 11);
 const GHP2 = sample('github-pat', 12);
 const STRIPE = sample('stripe-secret-key', 13);
 
+const MISSING = (name: string) => `Set the environment variable ${name}: the app reads this credential from it`;
+/** Python's check, after the read, that the variable was set: a missing one stops the code naming it. */
+const pyCheck = (target: string, name: string, indent = '') => `${indent}if not ${target}:\n${indent}    raise RuntimeError("${MISSING(name)}")\n`;
+const pyRead = (identifier: string, name: string, indent = '') => `${indent}${identifier} = os.environ.get("${name}")\n${pyCheck(identifier, name, indent)}`;
+const jsCheck = (target: string, name: string) => `if (!${target}) throw new Error("${MISSING(name)}");\n`;
+const jsRead = (identifier: string, name: string) => `const ${identifier} = process.env.${name};\n${jsCheck(identifier, name)}`;
+
 
 /** The finding a scan of the file makes for `secret`, as the secrets engine records it. */
 function findingFor(file: string, text: string, secret: string, source: 'tree' | 'history' = 'tree'): FixFinding {
@@ -53,7 +60,7 @@ async function fixed(file: string, text: string, expected: string, secret = GHP)
   assert.equal(after, expected);
   assert.equal(outcome.fixed, true, outcome.note);
   assert.equal(outcome.changedFiles[0], file);
-  assert.deepEqual(outcome.changedFiles.slice(1), outcome.userNotes?.some((n) => n.startsWith('Set the environment variable')) ? ['.env.example'] : []);
+  assert.deepEqual(outcome.changedFiles.slice(1), outcome.userNotes?.some((n) => /^(?:Set|The app now needs) the environment variable/.test(n)) ? ['.env.example'] : []);
   return outcome;
 }
 
@@ -69,41 +76,50 @@ describe('secrets fixer: Python', () => {
     const outcome = await fixed(
       'app/settings.py',
       `"""Settings."""\nfrom __future__ import annotations\n\nimport sys\n\nGITHUB_TOKEN = "${GHP}"\n`,
-      `"""Settings."""\nfrom __future__ import annotations\n\nimport os\nimport sys\n\nGITHUB_TOKEN = os.environ.get("GITHUB_TOKEN")\n`,
+      `"""Settings."""\nfrom __future__ import annotations\n\nimport os\nimport sys\n\nGITHUB_TOKEN = os.environ.get("GITHUB_TOKEN")\n${pyCheck('GITHUB_TOKEN', 'GITHUB_TOKEN')}`,
     );
     assert.equal(
       outcome.note,
-      'The GitHub personal access token in app/settings.py is now read from the environment (os.environ.get("GITHUB_TOKEN")); ' +
-        'set GITHUB_TOKEN where the code runs; revoke the exposed value, since it stays in the git history',
+      'The GitHub personal access token in app/settings.py is now read from the environment variable GITHUB_TOKEN (os.environ.get("GITHUB_TOKEN")), ' +
+        'checked so that the code stops with an error naming it when it is unset or empty; revoke the exposed value, since it stays in the git history',
+    );
+    assert.equal(
+      outcome.userNotes![0],
+      'The app now needs the environment variable GITHUB_TOKEN: app/settings.py now stops when it loads, with an error naming GITHUB_TOKEN, if the variable is unset or empty. ' +
+        'Set it wherever app/settings.py runs (listed without a value in .env.example)',
     );
   });
 
   test('a module that starts with code gets the import and a blank line before it', async () => {
-    await fixed('a.py', `aws_secret = '${GHP}'\n`, `import os\n\naws_secret = os.environ.get("AWS_SECRET")\n`);
+    await fixed('a.py', `aws_secret = '${GHP}'\n`, `import os\n\naws_secret = os.environ.get("AWS_SECRET")\n${pyCheck('aws_secret', 'AWS_SECRET')}`);
   });
 
-  test('an existing `import os` (or `import os.path`) is used as it is', async () => {
-    await fixed('a.py', `import os.path\nd = {"api_key": "${GHP}"}\n`, `import os.path\nd = {"api_key": os.environ.get("API_KEY")}\n`);
+  test('an existing `import os` (or `import os.path`) is used as it is; a value inside an expression is read and checked just before it', async () => {
+    await fixed('a.py', `import os.path\nd = {"api_key": "${GHP}"}\n`, `import os.path\n${pyRead('API_KEY', 'API_KEY')}d = {"api_key": API_KEY}\n`);
   });
 
   test('names come from keyword arguments, subscripts and attributes', async () => {
-    await fixed('a.py', `import os\ng = Github(login_or_token="${GHP}")\n`, `import os\ng = Github(login_or_token=os.environ.get("LOGIN_OR_TOKEN"))\n`);
-    await fixed('b.py', `import os\napp.config["GH_TOKEN"] = "${GHP}"\n`, `import os\napp.config["GH_TOKEN"] = os.environ.get("GH_TOKEN")\n`);
-    await fixed('c.py', `import os\nclass C:\n    def __init__(self):\n        self.apiToken = "${GHP}"\n`, `import os\nclass C:\n    def __init__(self):\n        self.apiToken = os.environ["API_TOKEN"]\n`);
+    await fixed('a.py', `import os\ng = Github(login_or_token="${GHP}")\n`, `import os\n${pyRead('LOGIN_OR_TOKEN', 'LOGIN_OR_TOKEN')}g = Github(login_or_token=LOGIN_OR_TOKEN)\n`);
+    await fixed('b.py', `import os\napp.config["GH_TOKEN"] = "${GHP}"\n`, `import os\napp.config["GH_TOKEN"] = os.environ.get("GH_TOKEN")\n${pyCheck('app.config["GH_TOKEN"]', 'GH_TOKEN')}`);
+    await fixed(
+      'c.py',
+      `import os\nclass C:\n    def __init__(self):\n        self.apiToken = "${GHP}"\n`,
+      `import os\nclass C:\n    def __init__(self):\n        self.apiToken = os.environ.get("API_TOKEN")\n${pyCheck('self.apiToken', 'API_TOKEN', '        ')}`,
+    );
   });
 
   test('a value with no name to go by is named after the rule', async () => {
-    await fixed('a.py', `import os\nconnect("${GHP}")\n`, `import os\nconnect(os.environ.get("GITHUB_PAT"))\n`);
+    await fixed('a.py', `import os\nconnect("${GHP}")\n`, `import os\n${pyRead('GITHUB_PAT', 'GITHUB_PAT')}connect(GITHUB_PAT)\n`);
   });
 
   test('a hard-coded default of an environment lookup goes, the lookup stays', async () => {
-    await fixed('a.py', `import os\nTOKEN = os.environ.get("GH_TOKEN", "${GHP}")\n`, `import os\nTOKEN = os.environ.get("GH_TOKEN")\n`);
-    await fixed('b.py', `import os\nTOKEN = os.getenv("GH_TOKEN") or "${GHP}"\n`, `import os\nTOKEN = os.getenv("GH_TOKEN")\n`);
+    await fixed('a.py', `import os\nTOKEN = os.environ.get("GH_TOKEN", "${GHP}")\n`, `import os\nTOKEN = os.environ.get("GH_TOKEN")\n${pyCheck('TOKEN', 'GH_TOKEN')}`);
+    await fixed('b.py', `import os\nTOKEN = os.getenv("GH_TOKEN") or "${GHP}"\n`, `import os\nTOKEN = os.getenv("GH_TOKEN")\n${pyCheck('TOKEN', 'GH_TOKEN')}`);
   });
 
   test('bytes stay bytes, and literals written next to each other are replaced together', async () => {
-    await fixed('a.py', `import os\nKEY = b"${GHP}"\n`, `import os\nKEY = os.environ.get("KEY", "").encode()\n`);
-    await fixed('b.py', `import os\nAUTH = ("Bearer "\n        "${GHP}")\n`, `import os\nAUTH = ("Bearer "\n        + os.environ.get("AUTH", ""))\n`);
+    await fixed('a.py', `import os\nKEY = b"${GHP}"\n`, `import os\nKEY = os.environ.get("KEY", "").encode()\n${pyCheck('KEY', 'KEY')}`);
+    await fixed('b.py', `import os\nAUTH = ("Bearer "\n        "${GHP}")\n`, `import os\n${pyRead('AUTH_VALUE', 'AUTH')}AUTH = ("Bearer "\n        + AUTH_VALUE)\n`);
   });
 
   test('a secret in a comment or a docstring is redacted', async () => {
@@ -113,7 +129,7 @@ describe('secrets fixer: Python', () => {
 
   test('a secret inside an f-string is cut out of it, keeping the interpolation around it', async () => {
     await fixed('a.py', `def url(path):\n    return f"https://api/{path}?access_token=${GHP}&x=1"\n`,
-      `import os\n\ndef url(path):\n    return f"https://api/{path}?access_token=" + os.environ["ACCESS_TOKEN"] + f"&x=1"\n`);
+      `import os\n\ndef url(path):\n${pyRead('access_token_value', 'ACCESS_TOKEN', '    ')}    return f"https://api/{path}?access_token=" + access_token_value + f"&x=1"\n`);
   });
 });
 
@@ -142,14 +158,24 @@ describe('secrets fixer: fixes that keep the app running', () => {
   test('distinct values get distinct names from what tells them apart, never one name for two values', async () => {
     const { workspace, outcomes, after } = await fixAll('app/seed.py', SEED_PY, PASSWORDS);
     assert.deepEqual(outcomes.map((o) => o.fixed), [true, true, true], outcomes.map((o) => o.note).join('\n'));
-    assert.match(after, /"password": os\.environ\.get\("ADMIN_PASSWORD"\)/);
-    assert.match(after, /"password": os\.environ\.get\("JACK_PASSWORD"\)/);
-    assert.match(after, /password=os\.environ\["APP_PASSWORD"\]/);
-    assert.equal(read(workspace, '.env.example'), 'ADMIN_PASSWORD=\nJACK_PASSWORD=\nAPP_PASSWORD=\n');
+    assert.equal(
+      after,
+      `import os\n\n${pyRead('ADMIN_PASSWORD', 'ADMIN_PASSWORD')}${pyRead('JACK_PASSWORD', 'JACK_PASSWORD')}users = [\n` +
+        `    {"email": "admin@corp.example", "password": ADMIN_PASSWORD},\n    {"email": "jack@corp.example", "password": JACK_PASSWORD},\n]\n\n\n` +
+        `def connect(db):\n${pyRead('app_password', 'APP_PASSWORD', '    ')}    return db.connect(user="app", password=app_password)\n`,
+    );
+    assert.equal(read(workspace, '.env.example'), 'ADMIN_PASSWORD=\nAPP_PASSWORD=\nJACK_PASSWORD=\n');
+    const atLoad = (name: string) =>
+      `The app now needs the environment variable ${name}: app/seed.py now stops when it loads, with an error naming ${name}, if the variable is unset or empty. ` +
+      'Set it wherever app/seed.py runs (listed without a value in .env.example)';
     assert.deepEqual(outcomes[0].userNotes, [
-      'Set the environment variable ADMIN_PASSWORD wherever app/seed.py runs (listed, without a value, in .env.example)',
+      atLoad('ADMIN_PASSWORD'),
+      atLoad('JACK_PASSWORD'),
+      'The app now needs the environment variable APP_PASSWORD: connect() in app/seed.py now raises an error naming APP_PASSWORD when it runs with the variable unset or empty. ' +
+        'Set it wherever app/seed.py runs (listed without a value in .env.example)',
       'Rotate the Hard-coded password or secret that was committed in app/seed.py: it stays readable in the git history',
     ]);
+    assert.deepEqual(outcomes.slice(1).map((o) => o.changedFiles), [[], []], "the file's other credentials moved with the first");
   });
 
   test('a constant keeps its own name beside one that ends like it (API_KEY beside MAIL_API_KEY)', async () => {
@@ -161,16 +187,21 @@ describe('secrets fixer: fixes that keep the app running', () => {
     assert.match(after, /^API_KEY = os\.environ\.get\("API_KEY"\)$/m);
   });
 
-  test('a fixed Python module imports with the variables unset, and the function using one fails naming it (run by python3)', async () => {
+  test('a fixed Python module stops at import naming a missing or empty variable, and a function using one stops naming it (run by python3)', async () => {
     const { workspace } = await fixAll('app/seed.py', SEED_PY, PASSWORDS);
     fs.writeFileSync(path.join(workspace.dir, 'app', '__init__.py'), '');
-    const imported = runPython(workspace.dir, 'import app.seed; print(app.seed.users[0]["password"])');
-    assert.equal(imported.status, 0, imported.output);
-    assert.equal(imported.output.trim(), 'None');
-    const used = runPython(workspace.dir, 'import app.seed\nclass Db:\n    def connect(self, **kw): return kw\napp.seed.connect(Db())');
+    const unset = runPython(workspace.dir, 'import app.seed');
+    assert.notEqual(unset.status, 0);
+    assert.match(unset.output, /RuntimeError: Set the environment variable ADMIN_PASSWORD: the app reads this credential from it/);
+    const empty = runPython(workspace.dir, 'import app.seed', { ADMIN_PASSWORD: '', JACK_PASSWORD: 'j' });
+    assert.match(empty.output, /RuntimeError: Set the environment variable ADMIN_PASSWORD/, 'an empty value is as missing as an unset one');
+    const loads = { ADMIN_PASSWORD: 'a', JACK_PASSWORD: 'j' };
+    const imported = runPython(workspace.dir, 'import app.seed; print(app.seed.users[0]["password"])', loads);
+    assert.equal(imported.output.trim(), 'a', imported.output);
+    const used = runPython(workspace.dir, 'import app.seed\nclass Db:\n    def connect(self, **kw): return kw\napp.seed.connect(Db())', loads);
     assert.notEqual(used.status, 0);
-    assert.match(used.output, /KeyError: 'APP_PASSWORD'/);
-    const set = runPython(workspace.dir, 'import app.seed\nclass Db:\n    def connect(self, **kw): return kw["password"]\nprint(app.seed.connect(Db()))', { APP_PASSWORD: 'from-env' });
+    assert.match(used.output, /RuntimeError: Set the environment variable APP_PASSWORD/);
+    const set = runPython(workspace.dir, 'import app.seed\nclass Db:\n    def connect(self, **kw): return kw["password"]\nprint(app.seed.connect(Db()))', { ...loads, APP_PASSWORD: 'from-env' });
     assert.equal(set.output.trim(), 'from-env');
   });
 
@@ -178,23 +209,24 @@ describe('secrets fixer: fixes that keep the app running', () => {
     const text = `QUERY = """\nquery {\n  viewer(token: "${GHP}") { login }\n}\n"""\n`;
     const { outcomes, after, workspace } = await fixAll('gql.py', text, [GHP]);
     assert.equal(outcomes[0].fixed, true, outcomes[0].note);
-    assert.equal(after, `import os\n\nQUERY = """\nquery {\n  viewer(token: \\"""" + os.environ.get("GITHUB_PAT", "") + """") { login }\n}\n"""\n`);
+    assert.equal(after, `import os\n\n${pyRead('GITHUB_PAT', 'GITHUB_PAT')}QUERY = """\nquery {\n  viewer(token: \\"""" + GITHUB_PAT + """") { login }\n}\n"""\n`);
     const run = runPython(workspace.dir, 'import gql; print(gql.QUERY)', { GITHUB_PAT: 'T0KEN' });
     assert.equal(run.output, `\nquery {\n  viewer(token: "T0KEN") { login }\n}\n\n`);
   });
 
   test('JavaScript: a template literal takes the lookup in, a header string keeps its scheme', async () => {
-    await fixed('server/api.js', `const q = \`{ viewer(token: "${GHP}") { login } }\`;\n`, `const q = \`{ viewer(token: "\${process.env.GITHUB_PAT}") { login } }\`;\n`);
-    await fixed('server/h.js', `const headers = { Authorization: "Bearer ${GHP}" };\n`, `const headers = { Authorization: "Bearer " + process.env.AUTHORIZATION };\n`);
+    await fixed('server/api.js', `const q = \`{ viewer(token: "${GHP}") { login } }\`;\n`, `${jsRead('GITHUB_PAT', 'GITHUB_PAT')}const q = \`{ viewer(token: "\${GITHUB_PAT}") { login } }\`;\n`);
+    await fixed('server/h.js', `const headers = { Authorization: "Bearer ${GHP}" };\n`, `${jsRead('AUTHORIZATION', 'AUTHORIZATION')}const headers = { Authorization: "Bearer " + AUTHORIZATION };\n`);
   });
 
   test('the same value twice in a file is one variable', async () => {
     const { outcomes, after } = await fixAll('a.py', `def a():\n    return call(token="${GHP}")\n\ndef b():\n    return call(token="${GHP}")\n`, [GHP]);
     assert.equal(outcomes[0].fixed, true);
-    assert.equal(after, `import os\n\ndef a():\n    return call(token=os.environ["TOKEN"])\n\ndef b():\n    return call(token=os.environ["TOKEN"])\n`);
+    const lookup = pyRead('token_value', 'TOKEN', '    ');
+    assert.equal(after, `import os\n\ndef a():\n${lookup}    return call(token=token_value)\n\ndef b():\n${lookup}    return call(token=token_value)\n`);
   });
 
-  test('Ruby reads softly at load and with fetch in methods', async () => {
+  test('Ruby reads with fetch, which raises naming a missing variable', async () => {
     await fixed('a.rb', `class C\n  def token\n    "${GHP}"\n  end\nend\n`, `class C\n  def token\n    ENV.fetch("GITHUB_PAT")\n  end\nend\n`);
   });
 
@@ -204,7 +236,7 @@ describe('secrets fixer: fixes that keep the app running', () => {
     assert.match(await refused('web/app.js', `fetch("/x", { headers: { Cookie: "${GHP}" } }).then(() => document.title = "x");\n`), why);
     const note = await refused('templates/index.html', `<html><script>\nconst token = "${GHP}";\n</script></html>\n`);
     assert.match(note, /<script> element of index\.html.*move the calls that need it to a server endpoint/);
-    await fixed('server/app.js', `const express = require("express");\nconst token = "${GHP}";\n`, `const express = require("express");\nconst token = process.env.TOKEN;\n`);
+    await fixed('server/app.js', `const express = require("express");\nconst token = "${GHP}";\n`, `const express = require("express");\nconst token = process.env.TOKEN;\n${jsCheck('token', 'TOKEN')}`);
   });
 
   test('values that are not credentials are left alone: digests compared by code, test fixtures, published examples', async () => {
@@ -228,25 +260,26 @@ describe('secrets fixer: fixes that keep the app running', () => {
 
 describe('secrets fixer: JavaScript and TypeScript', () => {
   test('a declaration reads process.env', async () => {
-    await fixed('web/pay.js', `const stripeKey = '${STRIPE}';\n`, `const stripeKey = process.env.STRIPE_KEY;\n`, STRIPE);
+    await fixed('web/pay.js', `const stripeKey = '${STRIPE}';\n`, `const stripeKey = process.env.STRIPE_KEY;\n${jsCheck('stripeKey', 'STRIPE_KEY')}`, STRIPE);
   });
 
-  test('TypeScript asserts the variable is set, keeping the string type', async () => {
+  test('TypeScript reads into a checked constant, which keeps the string type', async () => {
     await fixed(
       'src/pay.ts',
       `export const client = new Stripe("${STRIPE}", { apiVersion: "2024-06-20" });\n`,
-      `export const client = new Stripe(process.env.STRIPE_SECRET_KEY!, { apiVersion: "2024-06-20" });\n`,
+      `${jsRead('STRIPE_SECRET_KEY', 'STRIPE_SECRET_KEY')}export const client = new Stripe(STRIPE_SECRET_KEY, { apiVersion: "2024-06-20" });\n`,
       STRIPE,
     );
-    await fixed('src/config.ts', `export const config = { githubToken: \`${GHP}\` };\n`, `export const config = { githubToken: process.env.GITHUB_TOKEN! };\n`);
+    await fixed('src/config.ts', `export const config = { githubToken: \`${GHP}\` };\n`, `${jsRead('GITHUB_TOKEN', 'GITHUB_TOKEN')}export const config = { githubToken: GITHUB_TOKEN };\n`);
+    await fixed('src/key.ts', `export const jwtKey = "${GHP}";\n`, `${jsRead('JWT_KEY', 'JWT_KEY')}export const jwtKey = JWT_KEY;\n`);
   });
 
   test('a JSX attribute gets braces', async () => {
-    await fixed('src/App.tsx', `export const A = () => <Client token="${GHP}" />;\n`, `export const A = () => <Client token={process.env.TOKEN!} />;\n`);
+    await fixed('src/App.tsx', `export const A = () => <Client token="${GHP}" />;\n`, `${jsRead('TOKEN', 'TOKEN')}export const A = () => <Client token={TOKEN} />;\n`);
   });
 
   test('a fallback after an environment lookup goes', async () => {
-    await fixed('a.js', `const token = process.env.GH_TOKEN || "${GHP}";\n`, `const token = process.env.GH_TOKEN;\n`);
+    await fixed('a.js', `const token = process.env.GH_TOKEN || "${GHP}";\n`, `const token = process.env.GH_TOKEN;\n${jsCheck('token', 'GH_TOKEN')}`);
   });
 
   test('a string enum member is refused, since it must be a constant', async () => {
@@ -282,8 +315,8 @@ describe('secrets fixer: Go, Java, Ruby, PHP, C#', () => {
   });
 
   test('Ruby: ENV.fetch, named by the attribute or the hash key', async () => {
-    await fixed('a.rb', `Octokit.configure do |c|\n  c.access_token = "${GHP}"\nend\n`, `Octokit.configure do |c|\n  c.access_token = ENV["ACCESS_TOKEN"]\nend\n`);
-    await fixed('b.rb', `CLIENT = Client.new(token: '${GHP}')\n`, `CLIENT = Client.new(token: ENV["TOKEN"])\n`);
+    await fixed('a.rb', `Octokit.configure do |c|\n  c.access_token = "${GHP}"\nend\n`, `Octokit.configure do |c|\n  c.access_token = ENV.fetch("ACCESS_TOKEN")\nend\n`);
+    await fixed('b.rb', `CLIENT = Client.new(token: '${GHP}')\n`, `CLIENT = Client.new(token: ENV.fetch("TOKEN"))\n`);
   });
 
   test('PHP: getenv, named by define() or the variable; a class constant is refused', async () => {
@@ -367,14 +400,17 @@ describe('secrets fixer: configuration and other files', () => {
 });
 
 describe('secrets fixer: several findings and stale ones', () => {
-  test('a second finding in the same file is found after the first fix moved its line', async () => {
+  test("a fix of one credential of a file moves the file's others with it; their own fixes find nothing left", async () => {
     const text = `A_TOKEN = "${GHP}"\nB_TOKEN = "${GHP2}"\n`;
     const workspace = workTree({ 'a.py': text });
     const first = findingFor('a.py', text, GHP);
     const second = findingFor('a.py', text, GHP2);
-    assert.equal((await secretFixer.apply(first, workspace)).fixed, true);
-    assert.equal((await secretFixer.apply(second, workspace)).fixed, true);
-    assert.equal(read(workspace, 'a.py'), `import os\n\nA_TOKEN = os.environ.get("A_TOKEN")\nB_TOKEN = os.environ.get("B_TOKEN")\n`);
+    const outcome = await secretFixer.apply(first, workspace);
+    assert.equal(outcome.fixed, true);
+    assert.match(outcome.note, /The file's other committed credentials moved with it \(B_TOKEN\), so every fix of this file makes this one change/);
+    assert.deepEqual(await secretFixer.apply(second, workspace), { fixed: true, changedFiles: [], note: 'The GitHub personal access token is no longer in a.py; nothing to change' });
+    assert.equal(read(workspace, 'a.py'), `import os\n\nA_TOKEN = os.environ.get("A_TOKEN")\n${pyCheck('A_TOKEN', 'A_TOKEN')}B_TOKEN = os.environ.get("B_TOKEN")\n${pyCheck('B_TOKEN', 'B_TOKEN')}`);
+    assert.equal(read(workspace, '.env.example'), 'A_TOKEN=\nB_TOKEN=\n');
   });
 
   test('a secret that is gone already needs no change', async () => {

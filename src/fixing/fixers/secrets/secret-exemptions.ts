@@ -17,10 +17,22 @@ const DIGEST = /^(?:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{96}|[0-9a-f]
 /** Code that compares against a digest or names one. */
 const DIGEST_CONTEXT = /==|!=|\bcompare_digest\b|hexdigest|\bdigest\b|hash|checksum|\bsha\d*|\bmd5|fingerprint|\bin\s*[[({]/i;
 
+/** Code that signs or encrypts with the value: a stand-in there (`SECRET_KEY = 'your-secret-key-here'`) is the key in use. */
+const SIGNING_KEY_CONTEXT = /secret[_-]?key|secretkey|jwt[_-]?(?:secret|key)|session[_-]?(?:secret|key)|signing[_-]?key|cookie[_-]?secret|\bsecret\b\s*["'`]?\s*[:=,]|\bsecret_key\b|\.secret_key\b|\bkeys\s*[:=]/i;
+const CODE_FILES = /\.(?:py|[cm]?[jt]sx?|rb|php|go|java|kt|cs)$/i;
+/** A flag of a capture-the-flag exercise: the prize of the challenge, not a key to anything. */
+const CTF_FLAG = /^(?:flag|ctf|[A-Za-z]{2,10}ctf)\{[^}]+\}$/i;
+
 /** Why the secret is not a credential to move, or null when it is one. */
 export function notACredential(file: string, text: string, secret: LocatedSecret): string | null {
   const value = text.slice(secret.start, secret.end);
-  if (PUBLIC_EXAMPLES.has(value) || PLACEHOLDER.test(value)) return 'the value is a published example or a placeholder, not a credential';
+  if (PUBLIC_EXAMPLES.has(value)) return 'the value is a published example, not a credential';
+  if (PLACEHOLDER.test(value) && !(CODE_FILES.test(file) && SIGNING_KEY_CONTEXT.test(lineAround(text, secret)))) {
+    return 'the value is a placeholder, not a credential';
+  }
+  if (CTF_FLAG.test(value)) return 'the value is the flag of a capture-the-flag exercise, not a credential';
+  const expired = expiredToken(value);
+  if (expired) return expired;
   if (DIGEST.test(value)) {
     const line = lineAround(text, secret);
     if (path.posix.basename(file) === '.secrets.baseline' || DIGEST_CONTEXT.test(line)) {
@@ -28,6 +40,21 @@ export function notACredential(file: string, text: string, secret: LocatedSecret
     }
   }
   if (KEYWORD_RULES.test(secret.rule.id) && TEST_PATH.test(file)) return 'the value is a test fixture, not a credential';
+  return null;
+}
+
+/** A JSON Web Token whose `exp` is past: it opens nothing any more, and the key that signed it is not in it. */
+function expiredToken(value: string): string | null {
+  const parts = /^eyJ[\w-]*\.(eyJ[\w-]*)\.[\w-]*$/.exec(value);
+  if (!parts) return null;
+  try {
+    const payload = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as { exp?: unknown };
+    if (typeof payload.exp === 'number' && payload.exp * 1000 < Date.now()) {
+      return `the value is a token that expired on ${new Date(payload.exp * 1000).toISOString().slice(0, 10)}, which grants nothing and holds no key`;
+    }
+  } catch {
+    // not a token after all
+  }
   return null;
 }
 

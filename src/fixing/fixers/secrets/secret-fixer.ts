@@ -3,8 +3,10 @@ import { notFixed, type Fixer, type FixerOutcome, type FixFinding, type FixWorks
 import { loadRuleSet, type RuleSet } from '../../../scanning/sast/rule-set.ts';
 import { detectSecrets } from '../../../scanning/secrets/detector.ts';
 import { looksLikeGeneratedSecret } from '../../../scanning/secrets/text-checks.ts';
-import { namesReadFromEnvironment } from './env-names.ts';
-import { listInEnvTemplate } from './env-template.ts';
+import { factsOf, type RepoFacts } from '../../repo-facts.ts';
+import { credentialPlan, type CredentialPlan } from './credential-plan.ts';
+import { listInCompose, listInEnvTemplate, templatePath } from './env-template.ts';
+import type { RequiredRead } from './required-setting.ts';
 import { notACredential, servedToBrowsers } from './secret-exemptions.ts';
 import { moveSecretInCode, REDACTED, secretNameInCode, type NameChoice } from './secret-in-code.ts';
 import { inApiDescriptionExample } from './secret-in-api-description.ts';
@@ -29,7 +31,7 @@ const CSHARP = /\.cs$/i;
 
 const REVOKE = 'revoke the exposed value, since it stays in the git history';
 
-type FileChange = { text: string; did: string; name?: string } | { refused: string };
+type FileChange = { text: string; did: string; name?: string; stops?: RequiredRead['stops'] } | { refused: string };
 
 /** Where a finding's secrets are in a file's text, and the file's other credentials. */
 interface SecretSource {
@@ -91,20 +93,26 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
   const unsupported = unsupportedFile(file, finding, original, secrets[0]);
   if (unsupported) return notFixed(`The ${what} in ${file} was left in place: ${unsupported}; ${REVOKE}`);
 
+  const facts = await factsOf(workspace);
+  const plan = await credentialPlan(workspace.dir, facts, detectedSecrets, plannedName);
   const values = new Set(secrets.map((s) => original.slice(s.start, s.end)));
   const names = new Map<string, string>();
+  const stops = new Map<string, RequiredRead['stops']>();
   const taken = namesTaken(file, original, values, source.others(original));
   let text = original;
   const done: string[] = [];
   const apply = (secret: LocatedSecret): FileChange => {
     const value = text.slice(secret.start, secret.end);
-    const change = changeFor(file, text, secret, { taken, given: names.get(value) });
+    // The name this value took earlier in the file, else the one it takes across the repository.
+    const given = names.get(value) ?? plan.nameOf(value);
+    const change = changeFor(file, text, secret, { taken: given ? new Set([...taken].filter((n) => n !== given)) : taken, given });
     if ('refused' in change) return change;
     text = change.text;
     done.push(change.did);
     if (change.name) {
       names.set(value, change.name);
       taken.add(change.name);
+      if (change.stops && !stops.has(change.name)) stops.set(change.name, change.stops);
     }
     return change;
   };
@@ -114,6 +122,19 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
     if (!next) break;
     const change = apply(next);
     if ('refused' in change) return notFixed(`The ${what} in ${file} line ${next.startLine} was left in place: ${change.refused}; ${REVOKE}`);
+  }
+  // The file's other credentials go in the same change, so that the fixes of this file's findings are one
+  // change rather than several adding the same import where they would collide.
+  const alongside: string[] = [];
+  for (const other of plan.credentials) {
+    if (other.file !== file || values.has(other.value)) continue;
+    const at = occurrences(text, other.value)[0];
+    if (at === undefined) continue;
+    const change = apply({ rule: other.rule, start: at, end: at + other.value.length, startLine: lineOf(text, at) });
+    if (!('refused' in change)) {
+      values.add(other.value);
+      if (change.name) alongside.push(change.name);
+    }
   }
   // The same value elsewhere in the file is the same credential: it goes too, under the same name. Only a
   // value that could not be anything else: `admin` or `secret` elsewhere is a user name, a word of a message.
@@ -130,16 +151,77 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
 
   await writeTreeFile(workspace.dir, file, text);
   const variables = unique([...names.values()]);
-  const template = variables.length ? await listInEnvTemplate(workspace.dir, file, variables) : null;
+  const listed = variables.length ? await listVariables(workspace.dir, facts, plan, file, values, variables) : { files: [], where: () => '' };
   return {
     fixed: true,
-    changedFiles: template ? [file, template] : [file],
-    note: `The ${what} in ${file} ${unique(done).join(' and ')}; ${REVOKE}`,
+    changedFiles: [file, ...listed.files],
+    note:
+      `The ${what} in ${file} ${unique(done).join(' and ')}; ${REVOKE}` +
+      (alongside.length ? `. The file's other committed credentials moved with it (${unique(alongside).join(', ')}), so every fix of this file makes this one change` : ''),
     userNotes: [
-      ...variables.map((name) => `Set the environment variable ${name} wherever ${file} runs (listed, without a value, in ${template ?? 'the .env template'})`),
+      ...variables.map((name) => variableNote(file, name, stops.get(name), listed.where(name))),
       `Rotate the ${what} that was committed in ${file}: it stays readable in the git history`,
     ],
   };
+}
+
+/** What the user must do about a variable, and what the app now does without it. */
+function variableNote(file: string, name: string, stops: RequiredRead['stops'] | undefined, where: string): string {
+  if (!stops) return `Set the environment variable ${name} wherever ${file} runs${where}`;
+  const when =
+    stops.at === 'start'
+      ? `${file} now stops when it loads, with an error naming ${name}, if the variable is unset or empty`
+      : `${stops.functionName ? `${stops.functionName}() in ${file}` : `the code in ${file}`} now raises an error naming ${name} when it runs with the variable unset or empty`;
+  return `The app now needs the environment variable ${name}: ${when}. Set it wherever ${file} runs${where}`;
+}
+
+interface Listed {
+  files: string[];
+  /** Where a variable is listed, as a clause for its note. */
+  where(name: string): string;
+}
+
+/**
+ * Lists the variables in the repository's environment template and compose services. One fix per
+ * repository writes there, the fix of the plan's first credential, and lists every planned variable, so
+ * that fixes made one at a time never add lines at the same place; a credential the plan did not see is
+ * listed by its own fix.
+ */
+async function listVariables(dir: string, facts: RepoFacts, plan: CredentialPlan, file: string, values: Set<string>, variables: string[]): Promise<Listed> {
+  const template = templatePath(facts);
+  const planned = plan.credentials.some((c) => c.file === file && values.has(c.value));
+  const owner = plan.owner;
+  const writes = !planned || (owner !== undefined && owner.file === file);
+  if (!writes) {
+    return {
+      files: [],
+      where: () => ` (the fix of the credential in ${owner!.file} line ${owner!.startLine} lists every variable these fixes introduce in ${template}; if that fix is not merged, add \`${variables.join('=`, `')}=\` there)`,
+    };
+  }
+  const byFile = new Map<string, string[]>([[file, variables]]);
+  if (planned) for (const c of plan.credentials) byFile.set(c.file, unique([...(byFile.get(c.file) ?? []), c.name]));
+  const all = unique([...byFile.values()].flat());
+  const files: string[] = [];
+  const changedTemplate = await listInEnvTemplate(dir, template, all);
+  if (changedTemplate) files.push(changedTemplate);
+  const composeOf = new Map<string, string[]>();
+  for (const [holder, names] of byFile) {
+    for (const compose of await listInCompose(dir, facts, holder, names)) {
+      if (!files.includes(compose)) files.push(compose);
+      for (const name of names) composeOf.set(name, unique([...(composeOf.get(name) ?? []), compose]));
+    }
+  }
+  return {
+    files,
+    where: (name) => ` (listed without a value in ${template}${composeOf.has(name) ? ` and passed to the app's services in ${composeOf.get(name)!.join(', ')}` : ''})`,
+  };
+}
+
+/** The name the fixer would give a credential of the tree, or null when it would not move it to the environment. */
+function plannedName(file: string, text: string, secret: LocatedSecret, others: LocatedSecret[]): string | null {
+  if (notACredential(file, text, secret) || servedToBrowsers(file, text, secret) || !codeParserFor(file)) return null;
+  const change = changeFor(file, text, secret, { taken: namesTaken(file, text, new Set([text.slice(secret.start, secret.end)]), others) });
+  return 'refused' in change ? null : (change.name ?? null);
 }
 
 function changeFor(file: string, text: string, secret: LocatedSecret, choice: NameChoice): FileChange {
@@ -148,7 +230,14 @@ function changeFor(file: string, text: string, secret: LocatedSecret, choice: Na
     const result = moveSecretInCode(parser, text, secret, choice);
     if (result.kind === 'refused') return { refused: result.reason };
     if (result.kind === 'redacted') return { text: result.text, did: `was replaced with ${REDACTED}, being in a comment or an unused string` };
-    return { text: result.text, name: result.name, did: `is now read from the environment (${result.lookup}); set ${result.name} where the code runs` };
+    return {
+      text: result.text,
+      name: result.name,
+      stops: result.stops,
+      did: result.stops
+        ? `is now read from the environment variable ${result.name} (${result.lookup}), checked so that the code stops with an error naming it when it is unset or empty`
+        : `is now read from the environment (${result.lookup}); set ${result.name} where the code runs`,
+    };
   }
   if (CSHARP.test(file)) {
     const result = moveSecretInCSharp(text, secret);
@@ -168,11 +257,12 @@ function changeFor(file: string, text: string, secret: LocatedSecret, choice: Na
 }
 
 /**
- * Names that must not be given to this finding's value: variables the file already reads, and the names
- * the file's other secrets would take, so two values never share one name.
+ * Names that must not be given to this finding's value: the names the file's other secrets would take, so
+ * two values never share one name. A variable the repository already reads is no such name: a value
+ * named like it is the same setting, and reuses it.
  */
 function namesTaken(file: string, text: string, ownValues: Set<string>, others: LocatedSecret[]): Set<string> {
-  const taken = new Set(namesReadFromEnvironment(text));
+  const taken = new Set<string>();
   const parser = codeParserFor(file);
   if (!parser) return taken;
   for (const other of others) {

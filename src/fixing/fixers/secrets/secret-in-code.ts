@@ -5,18 +5,20 @@ import { goOsImport, pythonOsImport } from './env-imports.ts';
 import type { LocatedSecret } from './secret-location.ts';
 import { deepestNodeCovering, fieldOf, kindOf, parseCode, type CodeParser } from '../shared/syntax.ts';
 import { applyEdits, newlineOf, type TextEdit } from '../shared/text-edits.ts';
+import { requiredRead, softRead, VALUE_SLOT, type FailClosedLanguage, type RequiredRead } from './required-setting.ts';
 
 // A secret in source code becomes a read of the environment: the string literal holding it (or the
 // literals joined into one value) is replaced by the language's lookup, named after what the value is
 // assigned to. When the literal holds more than the credential (a header, a query), only the credential
 // is cut out and the lookup joined in its place. A secret in a comment or a docstring is redacted
-// instead, since nothing reads it. Lookups that would run when a module loads never raise there (a
-// missing variable must not stop an unrelated import); inside functions they fail naming the variable.
+// instead, since nothing reads it. In Python and JavaScript a missing or empty variable stops the app
+// with a message naming it (see required-setting.ts), never a None or undefined flowing on; elsewhere the
+// language's lookup that fails on a missing variable is used where it has one.
 
 export const REDACTED = '<redacted>';
 
 export type CodeSecretResult =
-  | { kind: 'environment'; text: string; name: string; lookup: string }
+  | { kind: 'environment'; text: string; name: string; lookup: string; stops?: RequiredRead['stops'] }
   | { kind: 'redacted'; text: string }
   | { kind: 'refused'; reason: string };
 
@@ -56,11 +58,22 @@ export function moveSecretInCode(parser: CodeParser, text: string, secret: Locat
   const newline = newlineOf(text);
   const osImport = language === 'python' ? pythonOsImport(root, text, newline) : language === 'go' ? goOsImport(root, text, newline) : null;
   const binding = osImport?.binding ?? '';
-  const atLoad = runsAtLoad(literal, language);
-  const lookupFor = (name: string) => lookupExpression(syntax, language, parser, name, binding, atLoad);
+  const failClosed: FailClosedLanguage | null = language === 'python' || language === 'javascript' ? language : null;
+  // Fail-closed languages get a slot the checked read fills in; a fallback removed keeps the code's own read.
+  const lookupFor = (name: string) => (failClosed ? VALUE_SLOT : lookupExpression(syntax, parser, name, binding));
   const replaced = splice
     ? spliced(splice, syntax, language, secret, choice, lookupFor)
     : replacement(literal, syntax, language, secret, choice, lookupFor);
+  if (failClosed) {
+    const ownRead = !replaced.text.includes(VALUE_SLOT);
+    const read = ownRead ? replaced.text : softRead(failClosed, replaced.name, binding || 'os');
+    const result = requiredRead(failClosed, parser !== 'javascript', text, { node: replaced.node, template: ownRead ? VALUE_SLOT : replaced.text }, replaced.name, read);
+    if ('refused' in result) return { kind: 'refused', reason: result.refused };
+    // The import goes last: inserted where a hoisted read may be inserted too, it must come before it.
+    const edits = [...result.edits];
+    if (osImport?.edit && edits.some((e) => e.text.includes(`${binding}.`))) edits.push(osImport.edit);
+    return { kind: 'environment', text: applyEdits(text, edits), name: replaced.name, lookup: result.read, stops: result.stops };
+  }
   const edits: TextEdit[] = [{ start: replaced.node.range().start.index, end: replaced.node.range().end.index, text: replaced.text }];
   // The lookup may be one the code already had (a fallback removed), which needs nothing new.
   if (osImport?.edit && replaced.text.includes(`${binding}.`)) edits.push(osImport.edit);
@@ -83,32 +96,9 @@ export function secretNameInCode(parser: CodeParser, text: string, secret: Locat
   return splice ? spliceName(splice, syntax, secret) : baseName(unwrap(literal, syntax), syntax, secret);
 }
 
-/**
- * The expression reading `name`. Python's `os.environ[...]` and Ruby's `ENV.fetch` raise when the
- * variable is unset, naming it; where that would happen while the module loads they read softly.
- */
-function lookupExpression(syntax: CodeSyntax, language: RuleLanguage, parser: CodeParser, name: string, binding: string, atLoad: boolean): string {
-  if (atLoad && language === 'python') return `${binding}.environ.get("${name}")`;
-  if (atLoad && language === 'ruby') return `ENV["${name}"]`;
+/** The expression reading `name` in the languages without a checked read: Ruby's `ENV.fetch` raises naming it. */
+function lookupExpression(syntax: CodeSyntax, parser: CodeParser, name: string, binding: string): string {
   return syntax.envLookup(name, binding, parser);
-}
-
-/** Whether the code around the literal runs when its file is loaded, not when a function is called. */
-function runsAtLoad(literal: SgNode, language: RuleLanguage): boolean {
-  const deferred: Partial<Record<RuleLanguage, string[]>> = {
-    python: ['function_definition', 'lambda'],
-    ruby: ['method', 'singleton_method', 'lambda'],
-  };
-  const kinds = deferred[language];
-  if (!kinds) return false;
-  // Python evaluates a default parameter value when the `def` runs, with the module: only a body is deferred.
-  const deferredPart = (fn: SgNode) => (language === 'python' ? fieldOf(fn, 'body') : fn);
-  const start = literal.range().start.index;
-  return !literal.ancestors().some((a) => {
-    if (!kinds.includes(kindOf(a))) return false;
-    const part = deferredPart(a);
-    return !!part && part.range().start.index <= start && start < part.range().end.index;
-  });
 }
 
 function redact(text: string, secret: LocatedSecret): CodeSecretResult {
@@ -339,8 +329,7 @@ function spliced(
 ): Replacement {
   const name = distinctName(spliceName(splice, syntax, secret), unwrap(splice.value, syntax), syntax, choice);
   const { string } = splice;
-  // Joined to text while a module loads, a missing variable must read as "" rather than raise there.
-  const lookup = lookupFor(name).replace(/^(\w+\.environ\.get\("[^"]+")\)$/, '$1, "")').replace(/^ENV\["([^"]+)"\]$/, 'ENV.fetch("$1", "")');
+  const lookup = lookupFor(name);
   const offset = string.range().start.index;
   const text = string.text();
   const content = stringContentRange(string)!;
@@ -446,9 +435,9 @@ function decorate(lookup: string, literal: SgNode, language: RuleLanguage): stri
   return lookup;
 }
 
-/** A Python str lookup as bytes; a soft lookup (`.get`) reads "" when unset, since None has no encode(). */
+/** A Python str value as bytes (the checked read is never None). */
 function asBytes(lookup: string): string {
-  return `${lookup.replace(/\.get\(("[^"]+")\)$/, '.get($1, "")')}.encode()`;
+  return `${lookup}.encode()`;
 }
 
 /** Whether two handles name the same node (ast-grep hands out a new object each time). */
