@@ -53,6 +53,9 @@ const stringContent = (node: SgNode | null | undefined): string | null => {
   return m ? m[2]! : null;
 };
 
+const PY_LITERALS = new Set(['string', 'concatenated_string', 'integer', 'float', 'true', 'false', 'none']);
+const JS_LITERALS = new Set(['string', 'number', 'true', 'false', 'null']);
+
 const PY_GETTER = /^(?:(?:os\.)?(?:environ\.get|getenv)|(?:[\w.]+\.)?(?:config|settings|conf|env|environ)\.get)$/i;
 
 function argumentsOf(call: SgNode): SgNode[] {
@@ -103,6 +106,9 @@ const python: Dialect = {
     if (kind === 'pair') return { sink: `${stringContent(parent.field('key')) ?? parent.field('key')?.text()}:`, how: 'setting' };
     if (kind === 'comparison_operator') {
       const operators = parent.children().filter((c) => !c.isNamed()).map((c) => c.text());
+      // FLAG == "1" is false when FLAG is missing: only a value that can itself be missing compares equal
+      const others = parent.namedChildren().filter((c) => c.id() !== node.id());
+      if (others.every((c) => PY_LITERALS.has(String(c.kind())))) return null;
       return operators.some((o) => o === '==' || o === '!=') ? { sink: operators.join(' '), how: 'comparison' } : null;
     }
     if (kind === 'argument_list') {
@@ -162,7 +168,11 @@ const javascript: Dialect = {
     }
     if (kind === 'assignment_expression' && parent.field('right')?.id() === node.id()) return { sink: parent.field('left')!.text(), how: 'setting' };
     if (kind === 'pair' && parent.field('value')?.id() === node.id()) return { sink: `${stringContent(parent.field('key')) ?? parent.field('key')?.text()}:`, how: 'setting' };
-    if (kind === 'binary_expression' && ['==', '===', '!=', '!=='].includes(parent.field('operator')?.text() ?? '')) return { sink: parent.field('operator')!.text(), how: 'comparison' };
+    if (kind === 'binary_expression' && ['==', '===', '!=', '!=='].includes(parent.field('operator')?.text() ?? '')) {
+      const other = parent.field('left')?.id() === node.id() ? parent.field('right') : parent.field('left');
+      if (other && (JS_LITERALS.has(String(other.kind())) || other.text() === 'undefined')) return null;
+      return { sink: parent.field('operator')!.text(), how: 'comparison' };
+    }
     if (kind === 'arguments') {
       const callee = parent.parent()?.field('function')?.text() ?? '';
       return /timingSafeEqual$/.test(callee) ? { sink: `${callee}()`, how: 'comparison' } : { sink: `${callee}()`, how: 'argument' };

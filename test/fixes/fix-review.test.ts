@@ -178,6 +178,7 @@ describe('credential reads that fail open', () => {
       '    if not ADMIN_PASSWORD:',
       '        raise RuntimeError("Set the environment variable ADMIN_PASSWORD")',
       '    return password == ADMIN_PASSWORD',
+      'app.run(debug=os.environ.get("FLASK_DEBUG") == "1")',
     ].join('\n');
     assert.deepEqual(flagged('settings.py', source), []);
   });
@@ -194,6 +195,7 @@ describe('credential reads that fail open', () => {
       'const port = process.env.PORT;',
       'function check(p) { return p === process.env.ADMIN_PASSWORD; }',
       'function later() { return jwt.sign(x, process.env.LATER_SECRET); }',
+      'const debug = process.env.DEBUG_TOKEN === "1";',
     ].join('\n');
     assert.deepEqual(flagged('server.ts', source), ['1 setting JWT_SECRET', '2 setting sessionSecret', '3 setting apiKey', '4 setting secret:', '9 comparison ===']);
   });
