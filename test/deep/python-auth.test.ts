@@ -184,6 +184,16 @@ describe('what guards a Python entry point', () => {
   });
 });
 
+describe('checks in the body', () => {
+  test('an if anywhere at the top of a handler that tests the caller and turns them away, or answers 401, guards it', async () => {
+    const handler = (check: string[]) =>
+      lines('from flask import Flask, request, session', 'app = Flask(__name__)', '@app.route("/notes", methods=["POST"])', 'def add():', '    data = request.get_json()', '    text = data["text"]', '    tags = data.get("tags", [])', '    owner = data.get("owner")', ...check, '    db.session.add(Note(text=text))', '    db.session.commit()', '    return "ok"');
+    assert.deepEqual(await guards({ 'app.py': handler(['    if not has_valid_token(request.headers.get("Authorization")):', '        return redirect("/login")']) }), ['add true']);
+    assert.deepEqual(await guards({ 'app.py': handler(['    if not request.headers.get("X-Api-Key"):', '        return {"error": "no key"}, 401']) }), ['add true']);
+    assert.deepEqual(await guards({ 'app.py': handler(['    if not text:', '        return redirect("/")']) }), ['add false'], 'a check of the input');
+  });
+});
+
 describe('routes declared elsewhere', () => {
   test("Flask's add_url_rule routes a view, with a guard wrapped around it there; Bottle's bare decorators route too", async () => {
     const views = lines('def wipe():', '    Note.query.delete()', '    db.session.commit()', '    return "ok"', 'def me():', '    return "me"');
@@ -263,6 +273,25 @@ describe('records fetched by a caller-chosen id', () => {
     assert.deepEqual(await check({ 'app/views.py': django('    account.email = data["email"]\n    account.save()'), 'app/urls.py': urls }, IDOR), [`${IDOR}@app/views.py:5`]);
     assert.deepEqual(await check({ 'app/views.py': django('    account.email = data["email"]\n    account.save()').replace('data["account_id"]', 'request.user.id'), 'app/urls.py': urls }, IDOR), []);
     assert.deepEqual(await check({ 'app/views.py': django('    Message.objects.create(sender=request.user, recipient=account, text=data["text"])'), 'app/urls.py': urls }, IDOR), [], 'a recipient named, not read');
+  });
+
+  test("Django and DRF generic views: every record to every signed-in user, unless the queryset is the caller's or an object permission decides", async () => {
+    const views = (bases: string, body: string[]) =>
+      lines(
+        'from django.contrib.auth.mixins import LoginRequiredMixin',
+        'from django.views.generic import UpdateView',
+        'from rest_framework import generics, permissions',
+        `class NoteEdit(${bases}):`,
+        '    model = Note',
+        '    fields = ["text"]',
+        ...body,
+      );
+    assert.deepEqual(await check({ 'notes/views.py': views('LoginRequiredMixin, UpdateView', []) }, IDOR), [`${IDOR}@notes/views.py:5`]);
+    assert.deepEqual(await check({ 'notes/views.py': views('LoginRequiredMixin, UpdateView', ['    def get_queryset(self):', '        return Note.objects.filter(owner=self.request.user)']) }, IDOR), []);
+    assert.deepEqual(await check({ 'notes/views.py': views('UpdateView', []) }, IDOR), [], 'open to anyone: a missing guard, not an ownership gap');
+    const drf = (permissions: string) => views('generics.RetrieveUpdateDestroyAPIView', [`    permission_classes = [${permissions}]`]).replace('    model = Note', '    queryset = Note.objects.all()');
+    assert.deepEqual(await check({ 'notes/views.py': drf('permissions.IsAuthenticated') }, IDOR), [`${IDOR}@notes/views.py:5`]);
+    assert.deepEqual(await check({ 'notes/views.py': drf('permissions.IsAuthenticated, IsOwner') }, IDOR), [], 'a permission of the project decides per record');
   });
 
   test('SQL with a WHERE clause on the id is a lookup; the caller among its parameters scopes it', async () => {

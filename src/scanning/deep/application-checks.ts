@@ -1,5 +1,5 @@
 import type { SgNode } from '@ast-grep/napi';
-import { adminWithoutAuthorization, loginWithoutAttemptLimit, stateChangingGet, missingAuthentication, missingCsrfProtection, objectByIdWithoutOwnership } from './checks/access.ts';
+import { adminWithoutAuthorization, genericViewWithoutOwnership, loginWithoutAttemptLimit, stateChangingGet, missingAuthentication, missingCsrfProtection, objectByIdWithoutOwnership } from './checks/access.ts';
 import { errorDetailsToClient, HASHES_PASSWORD, passwordInSerializedOutput, plaintextPasswordColumn, plaintextPasswordStorage } from './checks/exposure.ts';
 import { catastrophicRegexJs, errorDetailsToClientJs, objectByIdWithoutOwnershipJs } from './checks/js.ts';
 import { catastrophicRegex } from './checks/regex-dos.ts';
@@ -26,7 +26,7 @@ export const OFF_BY_DEFAULT = new Set([
   'javascript.deep.authz.admin-without-role-check',
 ]);
 
-const PYTHON_FILE_CHECKS = [errorDetailsToClient, plaintextPasswordStorage, plaintextPasswordColumn, passwordInSerializedOutput, objectByIdWithoutOwnership, catastrophicRegex];
+const PYTHON_FILE_CHECKS = [errorDetailsToClient, plaintextPasswordStorage, plaintextPasswordColumn, passwordInSerializedOutput, objectByIdWithoutOwnership, genericViewWithoutOwnership, catastrophicRegex];
 const JS_FILE_CHECKS = [errorDetailsToClientJs, objectByIdWithoutOwnershipJs, catastrophicRegexJs];
 
 type FileCheck = (context: { file: ProgramFile; root: SgNode; handlers: Handler[] }) => Candidate[];

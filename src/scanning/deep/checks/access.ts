@@ -392,3 +392,50 @@ export function objectByIdWithoutOwnership({ root, handlers }: FileContext): Can
   }
   return findings;
 }
+
+/** Django's and DRF's generic views that fetch one record by the key in the URL (`pk`, `slug`) for the caller to see or change. */
+const GENERIC_RECORD_VIEW =
+  /\b(?:DetailView|UpdateView|DeleteView|RetrieveAPIView|UpdateAPIView|DestroyAPIView|RetrieveUpdateAPIView|RetrieveDestroyAPIView|RetrieveUpdateDestroyAPIView|ModelViewSet|ReadOnlyModelViewSet)\b/;
+/** What demands a signed-in caller of a class view and nothing more: Django's mixin, DRF's IsAuthenticated. */
+const SIGNED_IN_ONLY = /\bLoginRequiredMixin\b|permission_classes\s*=\s*[[(]\s*(?:permissions\.)?IsAuthenticated(?:OrReadOnly)?\s*,?\s*[\])]/;
+/** What decides per record or per permission: a test of the caller, permissions, or the records narrowed to the caller. */
+const DECIDES_PER_RECORD = /UserPassesTestMixin|PermissionRequiredMixin|has_object_permission|check_object_permissions|\bdef\s+(?:get_queryset|get_object|test_func|dispatch|has_permission)\b[\s\S]*?(?:request\.user|current_user|owner|author)/;
+
+/**
+ * A Django or DRF generic view over a model, open to every signed-in user, that fetches the record the URL
+ * names from all of them: its queryset is not narrowed to the caller and no object permission decides, so
+ * any user reads or changes anyone's record by its key (IDOR).
+ */
+export function genericViewWithoutOwnership({ file, root }: FileContext): Candidate[] {
+  if (!file.imports.has('django') && !file.imports.has('rest_framework')) return [];
+  const findings: Candidate[] = [];
+  for (const cls of root.findAll({ rule: { kind: 'class_definition' } } as never)) {
+    const bases = cls.field('superclasses')?.text() ?? '';
+    const body = cls.field('body')?.text() ?? '';
+    const permissions = /^\s*permission_classes\s*=.*$/m.exec(body)?.[0] ?? '';
+    if (!GENERIC_RECORD_VIEW.test(bases) || !SIGNED_IN_ONLY.test(`${bases}\n${permissions}`) || DECIDES_PER_RECORD.test(`${bases}\n${body}`)) continue;
+    if (/\b(?:admin|staff|superuser)/i.test(`${cls.field('name')?.text()}\n${bases}`)) continue;
+    const source = (cls.field('body')?.children() ?? []).find((c) => /^(?:model|queryset)\s*=/.test(c.text()) && !/request\.user|owner|author/.test(c.text()));
+    if (!source) continue;
+    const name = cls.field('name')?.text() ?? '';
+    findings.push({
+      finding: {
+        checkId: 'python.deep.authz.object-by-id-without-ownership',
+        severity: 'high',
+        category: 'auth',
+        cwe: [CWE[639]],
+        title: 'Record fetched by a caller-chosen id with no ownership check',
+        message:
+          `${name} serves the record its URL names to any signed-in user: its queryset is every record (${source.text().trim()}), ` +
+          'not those of the caller, and no object permission decides, so any user reads or changes another\'s record by changing ' +
+          'the key. Narrow get_queryset() to the caller (filter(owner=self.request.user)) or add an object permission. If every ' +
+          'signed-in user may see every record of this model, this is by design.',
+        path: file.path,
+        startLine: lineOf(source),
+        endLine: lineOf(source),
+        text: `${name} ${source.text().trim()}`,
+      },
+    });
+  }
+  return findings;
+}
