@@ -2,7 +2,6 @@ import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../../shared/syntax.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
 import { argumentsOf, functionAround, keywordArgument, pythonImport, pythonImportsModule, replace } from '../edit-kit.ts';
-import { dependsOn } from '../app-facts.ts';
 import { escapingFallsShort, htmlContextAfter } from '../html-context.ts';
 import { htmlPieces, markupBeforeEach, type Piece } from './html-pieces.ts';
 
@@ -12,8 +11,7 @@ import { htmlPieces, markupBeforeEach, type Piece } from './html-pieces.ts';
 // Escaping is what makes a value safe only as text in the body or in a quoted attribute: a value put inside
 // <script> or <style>, into a URL, event-handler or unquoted attribute is refused with the reason
 // (html-context.ts). Markup(x) of what looks like rich text the app renders on purpose (a post's content,
-// rendered Markdown) is sanitized with nh3 where the app already depends on it, else refused: escaping it
-// would show its tags as text.
+// rendered Markdown) is refused: escaping it would show its tags as text; it needs a sanitizer.
 
 /** Values that look like markup or fixed text built elsewhere: escaping them would show tags as text. */
 const MARKUP_NAME = /(^|_)(html|template|content|body|page|markup|header|footer|row|table)s?$/i;
@@ -148,12 +146,6 @@ export const pythonEscapeHtml: Codemod = {
       const django = fn === 'mark_safe';
       const argument = argumentsOf(sink)[0];
       if (argument && RICH_TEXT.test(argument.text())) {
-        if (await dependsOn(context, 'nh3')) {
-          return {
-            edits: [replace(argument, `nh3.clean(${argument.text()})`), ...pythonImport(root!, text, 'import nh3', 'nh3')],
-            note: `Sanitized the rich text with nh3.clean() (already a dependency) before marking it safe (${fn}): formatting tags stay, scripts, event handlers and javascript: URLs are removed.`,
-          };
-        }
         return refuse(`${argument.text()} looks like rich text the app renders on purpose, which escaping would show as tags; sanitize it with an HTML sanitizer (nh3, bleach) where it is stored or rendered`);
       }
       const imports = django ? pythonImport(root!, text, 'from django.utils.html import escape', 'escape') : pythonImport(root!, text, 'from markupsafe import escape', 'escape');
