@@ -177,8 +177,10 @@ describe('autofix over HTTP on a real repository', () => {
     assert.equal(stored.status, 'completed');
     assert.deepEqual(stored.finding_outcomes.map((o: any) => [o.finding_id, o.fixed]), [[secret.id, true]]);
     assert.match(stored.finding_outcomes[0].detail, /now read from the environment/);
+    assert.match(diff.diff, /^\+if not STRIPE_KEY:\n\+ {4}raise RuntimeError\("Set the environment variable STRIPE_KEY: the app reads this credential from it"\)$/m);
     assert.deepEqual(stored.notes, [
-      'Set the environment variable STRIPE_KEY wherever app/payments.py runs (listed, without a value, in .env.example)',
+      'The app now needs the environment variable STRIPE_KEY: app/payments.py now stops when it loads, with an error naming STRIPE_KEY, if the variable is unset or empty. ' +
+        'Set it wherever app/payments.py runs (listed without a value in .env.example)',
       'Rotate the Stripe secret key that was committed in app/payments.py: it stays readable in the git history',
     ]);
     assert.match(diff.diff, /^\+STRIPE_KEY=$/m, 'the variable is listed in .env.example');
@@ -202,7 +204,7 @@ describe('autofix over HTTP on a real repository', () => {
     assert.equal(creation.body.base, 'main');
     assert.match(creation.body.body, /secrets\.stripe-secret-key/);
     assert.match(creation.body.body, /CWE-798/);
-    assert.match(creation.body.body, /\*\*Before merging:\*\*\n\n- \[ \] Set the environment variable STRIPE\\_KEY/);
+    assert.match(creation.body.body, /\*\*Before merging:\*\*\n\n- \[ \] The app now needs the environment variable STRIPE\\_KEY/);
     assert.match(creation.body.body, /- \[ \] Rotate the Stripe secret key/);
     const branchDiff = repo.git('diff', `${stored.source_base_commit_sha}..${pr.branch_name}`);
     assert.match(branchDiff, /^\+STRIPE_KEY = os\.environ\.get\("STRIPE_KEY"\)$/m);

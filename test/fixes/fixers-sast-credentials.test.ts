@@ -73,7 +73,7 @@ describe('SAST hard-coded credentials: moved to the environment by the secrets f
     ]);
   });
 
-  test('a default password of a function is read and checked before the definition; the same short word elsewhere is left alone (run by python3)', async () => {
+  test('a default password of a function is read when the function runs without it, so the module still imports; the same short word elsewhere is left alone (run by python3)', async () => {
     const text =
       "def add_admin(password='admin'):\n    '''Create an admin user'''\n    print('Adding new admin user')\n" +
       "    return {'username': 'admin', 'password': password}\n";
@@ -81,15 +81,18 @@ describe('SAST hard-coded credentials: moved to the environment by the secrets f
     assert.equal(outcomes[0].fixed, true, outcomes[0].note);
     assert.equal(
       after,
-      `import os\n\n${pyRead('PASSWORD', 'PASSWORD')}\n\ndef add_admin(password=PASSWORD):\n    '''Create an admin user'''\n    print('Adding new admin user')\n` +
-        "    return {'username': 'admin', 'password': password}\n",
+      "import os\n\ndef add_admin(password=None):\n    '''Create an admin user'''\n    if password is None:\n        password = os.environ.get(\"PASSWORD\")\n" +
+        `${pyCheck('password', 'PASSWORD', '        ')}    print('Adding new admin user')\n    return {'username': 'admin', 'password': password}\n`,
     );
     assertClean('manage.py', after, PYTHON_RULE);
-    const missing = runPython(workspace.dir, 'import manage');
-    assert.match(missing.output, /RuntimeError: Set the environment variable PASSWORD/);
-    const imported = runPython(workspace.dir, 'import manage; print(manage.add_admin()["password"])', { PASSWORD: 'from-env' });
+    assert.match(outcomes[0].userNotes![0], /^The app now needs the environment variable PASSWORD: add_admin\(\) in manage\.py now raises an error naming PASSWORD when it runs/);
+    const imported = runPython(workspace.dir, 'import manage; print(manage.add_admin("x")["username"])');
     assert.equal(imported.status, 0, imported.output);
-    assert.equal(imported.output.trim(), 'Adding new admin user\nfrom-env');
+    assert.equal(imported.output.trim(), 'Adding new admin user\nadmin');
+    const missing = runPython(workspace.dir, 'import manage; manage.add_admin()');
+    assert.match(missing.output, /RuntimeError: Set the environment variable PASSWORD/);
+    const set = runPython(workspace.dir, 'import manage; print(manage.add_admin()["password"])', { PASSWORD: 'from-env' });
+    assert.equal(set.output.trim(), 'Adding new admin user\nfrom-env');
   });
 
   test('two passwords in one file get two names, told apart by the user beside them; a function fails naming its variable (run by python3)', async () => {

@@ -51,6 +51,8 @@ export function requiredRead(
   soft: string,
 ): RequiredRead | { refused: string } {
   let read = soft;
+  const defaulted = language === 'python' && site.template === VALUE_SLOT ? defaultParameterRead(text, site.node, name, soft) : null;
+  if (defaulted) return defaulted;
   const statement = enclosingStatement(language, site.node);
   if (!statement) return { refused: 'the credential is not inside a statement the fixer can add a check beside' };
   const newline = newlineOf(text);
@@ -94,6 +96,49 @@ export function requiredRead(
     ],
     read: `${identifier} = ${read}`,
     stops,
+  };
+}
+
+/**
+ * A Python parameter's default runs when the module loads: a credential there becomes `None`, read and
+ * checked when the function runs, so only a call without the argument needs the variable.
+ */
+function defaultParameterRead(text: string, value: SgNode, name: string, read: string): RequiredRead | null {
+  const parameter = value.parent();
+  if (!parameter || !['default_parameter', 'typed_default_parameter'].includes(kindOf(parameter))) return null;
+  const field = fieldOf(parameter, 'value');
+  if (!field || field.range().start.index !== value.range().start.index) return null;
+  const fn = parameter.parent()?.parent();
+  const body = fn && kindOf(fn) === 'function_definition' ? fieldOf(fn, 'body') : null;
+  const param = fieldOf(parameter, 'name')?.text();
+  if (!body || !param || !/^\w+$/.test(param)) return null;
+  const statements = body.namedChildren().filter((c) => !kindOf(c).includes('comment'));
+  const docstring = statements[0] && kindOf(statements[0]) === 'expression_statement' && statements[0].namedChildren().length === 1 && kindOf(statements[0].namedChildren()[0]) === 'string';
+  const first = statements[docstring ? 1 : 0];
+  const after = docstring ? statements[0] : null;
+  const anchor = first ?? after;
+  if (!anchor || !startsItsLine(text, anchor)) return null;
+  const newline = newlineOf(text);
+  const indent = lineIndent(text, anchor.range().start.index);
+  const unit = indentUnit(text);
+  const block =
+    `${indent}if ${param} is None:${newline}${indent}${unit}${param} = ${read}${newline}` +
+    `${check('python', param, name, indent + unit, unit, newline)}${newline}`;
+  let at: number;
+  if (first) at = lineStartOf(text, first.range().start.index);
+  else {
+    const end = endOfLine(text, after!.range().end.index);
+    if (end === null) return null;
+    at = end + (text.startsWith('\r\n', end) ? 2 : text.startsWith('\n', end) ? 1 : 0);
+    if (at === end) return null;
+  }
+  return {
+    edits: [
+      { start: at, end: at, text: block },
+      { start: value.range().start.index, end: value.range().end.index, text: 'None' },
+    ],
+    read,
+    stops: { at: 'call', functionName: fieldOf(fn!, 'name')?.text() ?? null },
   };
 }
 
