@@ -1,5 +1,6 @@
 import { findInFiles, parse, type SgNode } from '@ast-grep/napi';
 import { astGrepLang, type ParserName } from '../../languages/index.ts';
+import { cheapFirst } from './cheap-first.ts';
 import type { AstRule } from './rule-set.ts';
 
 // Every ast-grep rule a file is checked against (pattern rules, taint sinks, sources, sanitizers) in one walk
@@ -195,9 +196,9 @@ export class CombinedMatcher {
   private readonly joined = new Map<string, JoinedRule>();
 
   constructor(entries: MatcherRule[]) {
-    this.entries = entries;
-    this.feasible = entries.map((e) => feasibility(e.rule));
-    this.renamed = entries.map((e, i) => (e.constraints ? undefined : (withPrefixedMetavariables(e.rule, `BWKE${i}_`) as AstRule | undefined)));
+    this.entries = entries.map((entry) => ({ ...entry, rule: cheapFirst(entry.rule) }));
+    this.feasible = this.entries.map((e) => feasibility(e.rule));
+    this.renamed = this.entries.map((e, i) => (e.constraints ? undefined : (withPrefixedMetavariables(e.rule, `BWKE${i}_`) as AstRule | undefined)));
   }
 
   get size(): number {

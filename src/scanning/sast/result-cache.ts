@@ -44,7 +44,7 @@ export function matchText(match: StoredMatch, source: string): string {
 export const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024;
 
 /** The files whose behaviour the cached results depend on, besides the rules (the secrets detector finds the credentials kept with them). */
-const ANALYSIS_CODE = ['analyze.ts', 'combined-matcher.ts', 'taint.ts', 'rule-set.ts', '../../languages', '../secrets'];
+const ANALYSIS_CODE = ['analyze.ts', 'combined-matcher.ts', 'cheap-first.ts', 'taint.ts', 'rule-set.ts', '../../languages', '../secrets'];
 
 let codeHash: string | undefined;
 
