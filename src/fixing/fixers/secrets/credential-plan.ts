@@ -42,7 +42,8 @@ const MAX_FILE_BYTES = 200 * 1024;
 const MAX_CREDENTIALS = 500;
 /** A file that holds none of these words has no credential a keyword rule reports. */
 const MAY_HOLD_CREDENTIAL = /secret|passw|passwd|pwd|token|key|auth|cred|bearer|session|cookie|signature|api/i;
-const SKIPPED_FOLDERS = new Set(['node_modules', 'vendor', 'venv', '.venv', 'env', 'virtualenv', 'site-packages', '__pycache__', 'dist', 'build', '.tox', 'bower_components', '.next', 'coverage']);
+/** Folders of others' code, builds, environments, and files served to browsers (whose credentials are never moved). */
+const SKIPPED_FOLDERS = new Set(['node_modules', 'vendor', 'venv', '.venv', 'env', 'virtualenv', 'site-packages', '__pycache__', 'dist', 'build', '.tox', 'bower_components', '.next', 'coverage', 'static', 'public', 'assets', 'wwwroot']);
 
 const PLANS = new WeakMap<RepoFacts, Promise<CredentialPlan>>();
 let credentialRules: RuleSet | undefined;
@@ -72,7 +73,7 @@ async function computePlan(dir: string, detect: DetectIn, nameOf: NameOf): Promi
   for await (const entry of walkTree(dir, '', { enter: (_rel, name) => !SKIPPED_FOLDERS.has(name) })) {
     if (entry.kind !== 'file' || credentials.length >= MAX_CREDENTIALS) continue;
     const parser = codeParserFor(entry.rel);
-    if (!parser || ++files > MAX_FILES) continue;
+    if (!parser || /\.min\.js$/i.test(entry.rel) || ++files > MAX_FILES) continue;
     const text = await readTreeText(dir, entry.rel, MAX_FILE_BYTES);
     if (!text || !MAY_HOLD_CREDENTIAL.test(text)) continue;
     let found: LocatedSecret[];

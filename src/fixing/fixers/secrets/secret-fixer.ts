@@ -213,7 +213,12 @@ async function listVariables(dir: string, facts: RepoFacts, plan: CredentialPlan
   }
   return {
     files,
-    where: (name) => ` (listed without a value in ${template}${composeOf.has(name) ? ` and passed to the app's services in ${composeOf.get(name)!.join(', ')}` : ''})`,
+    where: (name) => {
+      const compose = composeOf.get(name);
+      // A Dockerfile is not where a credential goes: the container gets it from its environment.
+      const container = !compose && facts.start.dockerfiles.length ? `; a container built from ${facts.start.dockerfiles[0].path} needs it passed in (docker run -e ${name})` : '';
+      return ` (listed without a value in ${template}${compose ? ` and passed to the app's services in ${compose.join(', ')}` : ''}${container})`;
+    },
   };
 }
 
