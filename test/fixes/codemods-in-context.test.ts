@@ -230,3 +230,25 @@ describe('a deep_ai_scan finding of a codemod\'s rule', () => {
     assert.deepEqual(await verifyFix(workspace.dir, [finding], outcome.changedFiles, new Map([['app.py', text]])), { stillDetected: [], unparsable: [] });
   });
 });
+
+describe('fixes that run on the Python the app declares', () => {
+  const ping = flask('import os\n\n@app.route("/p")\ndef p():\n    return os.popen("ping -c 1 " + request.args["host"]).read()\n');
+  const SHELL = 'python.lang.command-injection.shell-command';
+  test('os.popen().read() → subprocess.run(text=True) on a current Python, universal_newlines on 3.6, Popen().communicate() on Python 2', async () => {
+    for (const [repository, call] of [
+      [{}, 'subprocess.run(["ping", "-c", "1", "--", request.args["host"]], stdout=subprocess.PIPE, text=True).stdout'],
+      [{ 'runtime.txt': 'python-3.6.15\n' }, 'subprocess.run(["ping", "-c", "1", "--", request.args["host"]], stdout=subprocess.PIPE, universal_newlines=True).stdout'],
+      [{ 'Dockerfile': 'FROM python:2.7-slim\n' }, 'subprocess.Popen(["ping", "-c", "1", "--", request.args["host"]], stdout=subprocess.PIPE, universal_newlines=True).communicate()[0]'],
+    ] as [Record<string, string>, string][]) {
+      const { outcome, after } = await run('app.py', ping, SHELL, repository);
+      assert.equal(outcome.fixed, true, outcome.note);
+      assert.ok(after.includes(`    return ${call}\n`), after);
+    }
+  });
+  test('a random token on Python 2 → random.SystemRandom(), as there is no secrets module', () =>
+    fixes('tokens.py', 'import random\nreset_token = "".join(random.choice(alphabet) for _ in range(20))\n', 'python.lang.crypto.insecure-random',
+      'import random\nreset_token = "".join(random.SystemRandom().choice(alphabet) for _ in range(20))\n', { 'runtime.txt': 'python-2.7.18\n' }, /no secrets module/));
+  test('HTML escaped outside a framework on Python 2 → cgi.escape(…, True), as there is no html module', () =>
+    fixes('cgi_app.py', 'import os\nname = os.environ["QUERY_STRING"]\nprint "Content-Type: text/html"\nprint\nprint "<p>Hello " + name + "</p>"\n', XSS,
+      'import os\nimport cgi\nname = os.environ["QUERY_STRING"]\nprint "Content-Type: text/html"\nprint\nprint "<p>Hello " + cgi.escape(str(name), True) + "</p>"\n'));
+});

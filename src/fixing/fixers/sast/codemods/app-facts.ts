@@ -78,7 +78,7 @@ export async function declaredBelow(facts: Facts, name: string, minimum: string)
 
 /** Evidence that the application runs on Python 2 (a declared runtime, classifiers, print statements), or null. */
 export async function pythonTwoEvidence(facts: Facts, text: string): Promise<string | null> {
-  if (/^\s*print\s+["'\w]/m.test(text) && !/from\s+__future__\s+import\s+print_function/.test(text)) return 'the file uses print statements';
+  if (/^[ \t]*print[ \t]+(["'][^\n]*["']|[A-Za-z_][\w.]*)[ \t]*(%[^\n]*)?$/m.test(text) && !/from\s+__future__\s+import\s+print_function/.test(text)) return 'the file uses print statements';
   const runtime = (await facts.readFile('runtime.txt')) ?? '';
   if (/python-2\./.test(runtime)) return `runtime.txt declares ${runtime.trim()}`;
   const pipfile = (await facts.readFile('Pipfile')) ?? '';
@@ -89,6 +89,29 @@ export async function pythonTwoEvidence(facts: Facts, text: string): Promise<str
   const dockerfile = (await facts.readFile('Dockerfile')) ?? '';
   if (/^\s*FROM\s+\S*python:2/im.test(dockerfile)) return 'the Dockerfile runs Python 2';
   return null;
+}
+
+/** The Python version the repository declares for its runtime (runtime.txt, .python-version, Pipfile, Dockerfile), and where. */
+async function declaredPython(facts: Facts): Promise<{ version: string; where: string } | null> {
+  const sources: [string, RegExp][] = [
+    ['runtime.txt', /python-(\d+\.\d+)/],
+    ['.python-version', /^\s*(\d+\.\d+)/m],
+    ['Pipfile', /python_version\s*=\s*["'](\d+\.\d+)/],
+    ['Dockerfile', /^\s*FROM\s+\S*python:(\d+\.\d+)/im],
+  ];
+  for (const [file, pattern] of sources) {
+    const found = pattern.exec((await facts.readFile(file)) ?? '');
+    if (found) return { version: found[1]!, where: file };
+  }
+  return null;
+}
+
+/** Where the repository declares a Python older than `minimum` (3.7 for subprocess.run(text=)), or null. */
+export async function pythonBelow(facts: Facts, text: string, minimum: string): Promise<string | null> {
+  const two = await pythonTwoEvidence(facts, text);
+  if (two) return two;
+  const declared = await declaredPython(facts);
+  return declared && compare(declared.version, minimum) < 0 ? `${declared.where} declares Python ${declared.version}` : null;
 }
 
 const SOURCE = /\.(py|js|mjs|cjs|ts|jsx|tsx|html?|jinja2?|j2|tpl|ejs|hbs|pug|vue|conf|ya?ml|toml|ini|cfg|json)$|(^|\/)(Dockerfile|Procfile|nginx[^/]*)$/i;

@@ -2,6 +2,7 @@ import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../../shared/syntax.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
 import { argumentsOf, functionAround, keywordArgument, pythonImport, pythonImportsModule, replace } from '../edit-kit.ts';
+import { pythonTwoEvidence } from '../app-facts.ts';
 import { escapingFallsShort, htmlContextAfter } from '../html-context.ts';
 import { htmlPieces, markupBeforeEach, type Piece } from './html-pieces.ts';
 
@@ -28,6 +29,9 @@ function escaperFor(root: SgNode): Escaper {
   if (pythonImportsModule(root, 'flask') || pythonImportsModule(root, 'markupsafe')) return { wrap: (e) => `escape(${e})`, imports: (r, t) => pythonImport(r, t, 'from markupsafe import escape', 'escape') };
   return { wrap: (e) => `html.escape(${/^str\(/.test(e) ? e : `str(${e})`})`, imports: (r, t) => pythonImport(r, t, 'import html', 'html') };
 }
+
+/** Python 2 has no html module: cgi.escape(…, True) escapes the same characters, quotes included. */
+const PYTHON2_ESCAPER: Escaper = { wrap: (e) => `cgi.escape(${/^str\(/.test(e) ? e : `str(${e})`}, True)`, imports: (r, t) => pythonImport(r, t, 'import cgi', 'cgi') };
 
 /** Whether a value is data to escape; null when it looks like markup, which makes the rewrite unsafe. */
 function isData(value: SgNode): boolean | null {
@@ -139,7 +143,8 @@ export const pythonEscapeHtml: Codemod = {
   rules: ['python.lang.xss.response-from-request'],
   async rewrite(context) {
     const { node, root, text } = context;
-    const escaper = escaperFor(root!);
+    let escaper = escaperFor(root!);
+    if (!pythonImportsModule(root!, 'django') && !pythonImportsModule(root!, 'flask') && !pythonImportsModule(root!, 'markupsafe') && (await pythonTwoEvidence(context, text))) escaper = PYTHON2_ESCAPER;
     const sink = node!;
     const fn = kindOf(sink) === 'call' ? fieldOf(sink, 'function')!.text() : '';
     if (fn === 'Markup' || fn === 'mark_safe') {

@@ -1,6 +1,7 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../../shared/syntax.ts';
 import { argumentList, isLiteral, type Part } from '../built-string.ts';
+import { pythonBelow, pythonTwoEvidence } from '../app-facts.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
 import { argumentsOf, functionAround, keywordArgument, pythonImport, removeArgument, removeStatement, replace } from '../edit-kit.ts';
 import { operandHelper, optionGuard, OPERAND_HELPER } from './end-of-options.ts';
@@ -44,7 +45,8 @@ function whyNotMovable(value: SgNode, statement: SgNode): string | null {
 export const pythonShellArgv: Codemod = {
   name: 'python/shell-argv',
   rules: ['python.lang.command-injection.shell-command'],
-  rewrite({ node, root, text }) {
+  async rewrite(context) {
+    const { node, root, text } = context;
     const call = node!;
     const fn = fieldOf(call, 'function')!.text();
     const command = argumentsOf(call)[0];
@@ -93,7 +95,19 @@ export const pythonShellArgv: Codemod = {
       if (!read || kindOf(read) !== 'attribute' || fieldOf(read, 'attribute')?.text() !== 'read' || !readCall || kindOf(readCall) !== 'call' || argumentsOf(call).length > 1) {
         return refuse('the pipe os.popen() opens is used for more than reading its output; rewrite it with subprocess by hand');
       }
-      edits.push(replace(readCall, `subprocess.run(${list}, stdout=subprocess.PIPE, text=True).stdout`));
+      // subprocess.run(text=) is Python 3.7, run() 3.5; communicate() reads the output the same way everywhere.
+      const two = await pythonTwoEvidence(context, text);
+      const old = two ?? (await pythonBelow(context, text, '3.7'));
+      edits.push(
+        replace(
+          readCall,
+          two
+            ? `subprocess.Popen(${list}, stdout=subprocess.PIPE, universal_newlines=True).communicate()[0]`
+            : old
+              ? `subprocess.run(${list}, stdout=subprocess.PIPE, universal_newlines=True).stdout`
+              : `subprocess.run(${list}, stdout=subprocess.PIPE, text=True).stdout`,
+        ),
+      );
     } else return refuse(`${fn} is not rewritten by this codemod`);
     edits.push(...guardEdits, ...pythonImport(root!, text, 'import subprocess', 'subprocess'));
     return { edits, note: 'Ran the command from an argument list without a shell, so each value stays one argument.' };
