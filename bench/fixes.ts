@@ -7,8 +7,16 @@
 //   parses      every file it changes parses (no more syntax errors than before)
 //   gone        the finding's rule no longer reports it in the patched tree (the rescan of verify.ts)
 //   new         findings of any rule in the changed files that were not there before
+//   overlap    the fix was refused when asked for (409 FIX_OVERLAPS): another live fix of the repository
+//              already changes its lines, package or secret value
 // "verified" is completed ∧ applies ∧ parses ∧ gone ∧ no new finding. Figures are printed per rule and
 // per scan type, never asserted.
+//
+// Then, per repository, the completed fixes are applied together to the scanned commit (each fix is made
+// from it): every order of a set of up to 4, every pair sharing a file in both orders for a larger set, and
+// the whole set in the order the fixes completed. The conflicts (a diff that does not apply after
+// another) are counted and printed. So is whether each served (masked) diff applies on its own with plain
+// `git apply`, among the fixes whose own change neither removes nor adds a credential line.
 //
 // Which diff is checked: the API serves a fix's diff with every credential masked (on both sides), so a
 // diff that removes a committed secret cannot apply as served; that masking is deliberate and stays. What
@@ -40,6 +48,7 @@ import { analyzeSource } from '../src/scanning/sast/sast-engine.ts';
 import { toFixFinding } from '../src/fixing/fix-finding.ts';
 import { codeParserFor, parseCode, syntaxErrors } from '../src/fixing/fixers/shared/syntax.ts';
 import { verifyFix } from '../src/fixing/verify.ts';
+import { maskSecretsIn } from '../src/scanning/secrets/mask-text.ts';
 import { importOsv } from '../src/osv/import.ts';
 import { parserFor } from '../src/languages/index.ts';
 import { createHarness, testTokenBox } from '../test/support/api.ts';
@@ -87,6 +96,7 @@ function snapshot(name: string): string {
 interface Row {
   findings: number;
   noFixer: number;
+  overlap: number;
   completed: number;
   applies: number;
   parses: number;
@@ -95,7 +105,64 @@ interface Row {
   introduced: number;
   verified: number;
 }
-const empty = (): Row => ({ findings: 0, noFixer: 0, completed: 0, masked: 0, applies: 0, parses: 0, gone: 0, introduced: 0, verified: 0 });
+const empty = (): Row => ({ findings: 0, noFixer: 0, overlap: 0, completed: 0, masked: 0, applies: 0, parses: 0, gone: 0, introduced: 0, verified: 0 });
+/** Whether the diffs apply one after another to HEAD of `dir` (in an index of their own: the work tree is left alone). */
+function appliesInOrder(dir: string, diffs: string[]): boolean {
+  const index = path.join(os.tmpdir(), `bulwark-bench-fixes-index-${process.pid}`);
+  const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_INDEX_FILE: index };
+  try {
+    execFileSync('git', ['read-tree', 'HEAD'], { cwd: dir, env, stdio: 'pipe' });
+    for (const diff of diffs) execFileSync('git', ['apply', '--cached', '-'], { cwd: dir, env, input: diff, stdio: 'pipe', maxBuffer: 64 << 20 });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    fs.rmSync(index, { force: true });
+  }
+}
+
+function permutations<T>(items: T[]): T[][] {
+  if (items.length <= 1) return [items];
+  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+}
+
+/** Whether the fix's own change removes or adds a line holding a credential (its served diff then masks a changed line). */
+const changesCredentialLine = (diff: string) =>
+  diff.split('\n').some((line) => /^[-+](?![-+]{2} )/.test(line) && maskSecretsIn(line) !== line);
+
+interface CompletedFix {
+  id: string;
+  where: string;
+  diff: string;
+}
+
+/** The repository's completed fixes applied together: each checked order, and the pairs that do not apply one after the other. */
+const together = { repos: 0, setsApplying: 0, ordersChecked: 0, ordersFailing: 0, pairsChecked: 0, pairsConflicting: 0 };
+const servedFigures = { eligible: 0, applies: 0 };
+
+function checkTogether(name: string, dir: string, fixes: CompletedFix[]) {
+  if (fixes.length < 2) return;
+  together.repos++;
+  if (appliesInOrder(dir, fixes.map((f) => f.diff))) together.setsApplying++;
+  else if (values.verbose) console.log(`together   ${name}: the ${fixes.length} completed fixes do not apply in the order they completed`);
+  if (fixes.length <= 4) {
+    for (const order of permutations(fixes)) {
+      together.ordersChecked++;
+      if (!appliesInOrder(dir, order.map((f) => f.diff))) together.ordersFailing++;
+    }
+  }
+  const files = fixes.map((f) => new Set(changedFilesOf(f.diff)));
+  for (let i = 0; i < fixes.length; i++) {
+    for (let j = i + 1; j < fixes.length; j++) {
+      if (![...files[i]!].some((file) => files[j]!.has(file))) continue;
+      together.pairsChecked++;
+      if (appliesInOrder(dir, [fixes[i]!.diff, fixes[j]!.diff]) && appliesInOrder(dir, [fixes[j]!.diff, fixes[i]!.diff])) continue;
+      together.pairsConflicting++;
+      if (values.verbose) console.log(`conflict   ${fixes[i]!.where} (${fixes[i]!.id}) × ${fixes[j]!.where} (${fixes[j]!.id})`);
+    }
+  }
+}
+
 const byRule = new Map<string, Row>();
 const byType = new Map<string, Row>();
 const failures = new Map<string, number>();
@@ -144,6 +211,7 @@ try {
     const dir = snapshot(name);
     try {
       const unit = await harness.unit(org, [`github:bench/${name}@main`], name, [dir]);
+      const completedFixes: CompletedFix[] = [];
       const base = `/api/v1/repositories/${unit.id}`;
       for (const scanType of scanTypes) {
         const created = await harness.call('POST', `${base}/scans`, { body: { scan_type: scanType } });
@@ -177,7 +245,11 @@ try {
             body: { finding_ids: [finding.id], title: `Fix ${finding.check_id}`, instructions: 'Fix it without changing behaviour.', source_repo: `bench/${name}` },
           });
           if (fix.statusCode === 409) {
-            count('noFixer');
+            const refusal = fix.json().detail;
+            if (refusal?.error_code === 'FIX_OVERLAPS') {
+              count('overlap');
+              if (values.verbose) console.log(`overlap    ${name}/${finding.file_path}:${finding.start_line ?? '?'} ${finding.check_id}: ${refusal.detail}`);
+            } else count('noFixer');
             continue;
           }
           if (fix.statusCode !== 201) throw new Error(`fix of ${finding.id}: ${fix.statusCode} ${fix.body}`);
@@ -200,6 +272,12 @@ try {
           const stored = await harness.database.store.db.selectFrom('fixes').select('diff_ciphertext').where('id', '=', fixId).executeTakeFirstOrThrow();
           const diff = stored.diff_ciphertext ? testTokenBox.open(stored.diff_ciphertext) : served;
           if (diff !== served) count('masked');
+          completedFixes.push({ id: fixId, where, diff });
+          if (!changesCredentialLine(diff)) {
+            servedFigures.eligible++;
+            if (appliesInOrder(dir, [served])) servedFigures.applies++;
+            else if (values.verbose) console.log(`served     ${where}: the served diff does not apply with git apply`);
+          }
           const patch = path.join(os.tmpdir(), `bulwark-bench-fix-${fixId}.patch`);
           fs.writeFileSync(patch, diff);
           let applies = false;
@@ -233,6 +311,7 @@ try {
           git(dir, 'clean', '--quiet', '-fd');
         }
       }
+      checkTogether(name, dir, completedFixes);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -244,14 +323,19 @@ try {
 const pct = (n: number, d: number) => (d ? `${Math.round((100 * n) / d)}%` : '-');
 function table(title: string, rows: Map<string, Row>) {
   console.log(`\n${title}`);
-  const header = ['', 'findings', 'no fixer', 'completed', 'masked', 'applies', 'parses', 'gone', 'new found', 'verified', 'rate'];
-  const lines = [...rows.entries()].sort((a, b) => b[1].findings - a[1].findings || a[0].localeCompare(b[0])).map(([key, r]) => [key, r.findings, r.noFixer, r.completed, r.masked, r.applies, r.parses, r.gone, r.introduced, r.verified, pct(r.verified, r.findings)].map(String));
+  const header = ['', 'findings', 'no fixer', 'overlap', 'completed', 'masked', 'applies', 'parses', 'gone', 'new found', 'verified', 'rate'];
+  const lines = [...rows.entries()].sort((a, b) => b[1].findings - a[1].findings || a[0].localeCompare(b[0])).map(([key, r]) => [key, r.findings, r.noFixer, r.overlap, r.completed, r.masked, r.applies, r.parses, r.gone, r.introduced, r.verified, pct(r.verified, r.findings)].map(String));
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   for (const line of [header, ...lines]) console.log(line.map((cell, i) => (i ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  '));
 }
 console.log(`bench:fixes over ${repos.length} checkout(s) in ${reposDir} (${scanTypes.join(', ')}), ${Math.round((Date.now() - started) / 1000)} s`);
 table('per rule', byRule);
 table('per scan type', byType);
+console.log('\ncompleted fixes of one repository applied together (git apply, to the scanned commit)');
+console.log(`  repositories with 2+ completed fixes: ${together.repos}; whole set applies in completion order: ${together.setsApplying} of ${together.repos}`);
+console.log(`  orders checked (sets of up to 4): ${together.ordersChecked}, failing: ${together.ordersFailing}`);
+console.log(`  pairs sharing a file, checked both ways: ${together.pairsChecked}, conflicting: ${together.pairsConflicting}`);
+console.log(`served diffs (masked) applying on their own, of fixes changing no credential line: ${servedFigures.applies} of ${servedFigures.eligible} (${pct(servedFigures.applies, servedFigures.eligible)})`);
 if (failures.size) {
   console.log('\nwhy fixes failed (count, rule: reason)');
   for (const [reason, n] of [...failures.entries()].sort((a, b) => b[1] - a[1])) console.log(`${String(n).padStart(4)}  ${reason}`);

@@ -2,7 +2,8 @@ import path from 'node:path';
 import semver from 'semver';
 import { ECOSYSTEMS, type Ecosystem } from '../../../inventory/component.ts';
 import type { AdvisoryLookup } from '../../../osv/advisories.ts';
-import { affectedMatch } from '../../../osv/affected.ts';
+import { affectedMatch, nearestFixedVersion } from '../../../osv/affected.ts';
+import type { Advisory } from '../../../osv/advisories.ts';
 import { packageKey } from '../../../osv/package-key.ts';
 import { versionScheme } from '../../../osv/versions.ts';
 import { notFixed, type Fixer, type FixerOutcome, type FixFinding, type FixWorkspace } from '../../types.ts';
@@ -80,6 +81,8 @@ async function fixDependency(finding: FixFinding, workspace: FixWorkspace, optio
   const read: ReadFile = (file) => readTreeFile(workspace.dir, file);
   const text = await read(bump.file);
   if (text === null) return notFixed(`${bump.file} no longer exists, so ${bump.name} was not upgraded there`);
+  const together = options.advisories ? await fixedForEveryAdvisory(options.advisories, bump, finding.checkId) : undefined;
+  if (together) bump.fixed = together.version;
   const registry = options.registry ?? defaultPackageRegistry();
   const context: BumpContext = { registry, isClear: clearOf(options.advisories, bump), signal: workspace.signal };
   if (bumper === bumpNpmLock && options.advisories && semver.valid(bump.fixed)) {
@@ -99,7 +102,7 @@ async function fixDependency(finding: FixFinding, workspace: FixWorkspace, optio
   const originals = new Map<string, string | null>();
   for (const file of result.files.keys()) originals.set(file, file === bump.file ? text : await read(file));
   for (const [file, after] of result.files) if (after !== originals.get(file)) await writeTreeFile(workspace.dir, file, after);
-  let note = result.note;
+  let note = together?.note ? `${result.note}; ${together.note}` : result.note;
   if (bumper === bumpNpmLock) {
     const regenerated = await regenerateNpmLock({ dir: workspace.dir, lockFile: bump.file, pins: result.pins ?? [], npmUrl: registry.settings.npmUrl, signal: workspace.signal });
     if ('refused' in regenerated) {
@@ -115,6 +118,36 @@ async function fixDependency(finding: FixFinding, workspace: FixWorkspace, optio
   const majors = moves.filter((move) => crossesMajor(bump.ecosystem, move.from, move.to)).map(majorVersionNote);
   if (majors.length) note = `${note}; ${majors.join('; ')}`;
   return { fixed: changedFiles.includes(bump.file), changedFiles, note, ...(majors.length ? { userNotes: majors } : {}) };
+}
+
+const affects = (advisory: Advisory, ecosystem: Ecosystem, version: string) =>
+  advisory.affected.some((entry) => affectedMatch(entry, ecosystem, version).affected);
+
+/**
+ * One upgrade for every stored advisory of the package that affects the installed version: the finding's
+ * fixed version, raised while another advisory still affects it to that advisory's nearest fix (what the
+ * advisories themselves say, so it holds without the registry too), with a sentence naming the other
+ * advisories the upgrade fixes. Undefined when no other advisory affects the installed version.
+ */
+async function fixedForEveryAdvisory(lookup: AdvisoryLookup, bump: DependencyBump, advisoryId: string): Promise<{ version: string; note: string } | undefined> {
+  const key = packageKey(bump.ecosystem, bump.name);
+  const others = ((await lookup.forPackages(bump.ecosystem, [key])).get(key) ?? []).filter(
+    (advisory) => advisory.id !== advisoryId && !advisory.aliases.includes(advisoryId) && affects(advisory, bump.ecosystem, bump.installed),
+  );
+  if (!others.length) return undefined;
+  const scheme = versionScheme(bump.ecosystem);
+  let version = bump.fixed;
+  for (let round = 0; round < 50; round++) {
+    const blocking = others.find((advisory) => affects(advisory, bump.ecosystem, version));
+    if (!blocking) break;
+    const next = nearestFixedVersion(bump.ecosystem, blocking.affected.flatMap((entry) => affectedMatch(entry, bump.ecosystem, version).fixedVersions));
+    if (!next || !scheme.isValid(next) || !scheme.isValid(version) || scheme.compare(next, version) <= 0) break;
+    version = next;
+  }
+  const fixed = others.filter((advisory) => !affects(advisory, bump.ecosystem, version)).map((advisory) => advisory.id);
+  if (!fixed.length) return undefined;
+  const also = `the one upgrade also fixes ${fixed.join(', ')} of ${bump.name}`;
+  return { version, note: version === bump.fixed ? also : `${bump.name} goes to ${version} or later rather than ${bump.fixed}, so that ${also}` };
 }
 
 /** The smallest published npm version from the fixed one on that no stored advisory of the package affects. */
