@@ -125,6 +125,7 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
   }
   // The file's other credentials go in the same change, so that the fixes of this file's findings are one
   // change rather than several adding the same import where they would collide.
+  const ownDone = done.length;
   const alongside: string[] = [];
   for (const other of plan.credentials) {
     if (other.file !== file || values.has(other.value)) continue;
@@ -156,7 +157,7 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
     fixed: true,
     changedFiles: [file, ...listed.files],
     note:
-      `The ${what} in ${file} ${unique(done).join(' and ')}; ${REVOKE}` +
+      `The ${what} in ${file} ${unique(done.slice(0, ownDone || done.length)).join(' and ')}; ${REVOKE}` +
       (alongside.length ? `. The file's other committed credentials moved with it (${unique(alongside).join(', ')}), so every fix of this file makes this one change` : ''),
     userNotes: [
       ...variables.map((name) => variableNote(file, name, stops.get(name), listed.where(name))),
@@ -195,7 +196,7 @@ async function listVariables(dir: string, facts: RepoFacts, plan: CredentialPlan
   if (!writes) {
     return {
       files: [],
-      where: () => ` (the fix of the credential in ${owner!.file} line ${owner!.startLine} lists every variable these fixes introduce in ${template}; if that fix is not merged, add \`${variables.join('=`, `')}=\` there)`,
+      where: (name) => ` (the fix of the credential in ${owner!.file} line ${owner!.startLine} lists every variable these fixes introduce in ${template}; if that fix is not merged, add \`${name}=\` there)`,
     };
   }
   const byFile = new Map<string, string[]>([[file, variables]]);
