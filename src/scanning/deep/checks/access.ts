@@ -171,8 +171,8 @@ export function missingAuthentication(program: PythonProgram, hotspots: Hotspots
         (h.paths.length || h.operation
           ? ''
           : 'Its route is declared elsewhere (a router or URL table this analysis did not follow), so a guard there may cover it: check how it is reached. ') +
-        (besideGuarded ? '' : 'If it is meant to be public, this is by design; otherwise ') +
-        'Require a signed-in user (and the right role) before it runs.',
+        (besideGuarded ? 'Require' : 'If it is meant to be public, this is by design; otherwise require') +
+        ' a signed-in user (and the right role) before it runs.',
       path: h.file.path,
       startLine: h.line,
       endLine: h.line,
