@@ -145,36 +145,63 @@ describe('no feature removed', () => {
 
 const SSRF = 'python.lang.ssrf.outbound-request';
 describe('the SSRF guard holds across redirects and leaves fixed hosts alone', () => {
-  test('requests.get → fetch_public(requests.get, …): a redirect to an internal address raises ValueError before it is requested (run by python3)', async () => {
-    const vulnerable = `import requests\n${flask('@app.route("/p")\ndef p():\n    return requests.get(request.args["url"], timeout=5).text\n')}`;
-    const { outcome, after } = await run('app.py', vulnerable, SSRF);
-    assert.equal(outcome.fixed, true, outcome.note);
-    assert.match(after, /    return fetch_public\(requests\.get, request\.args\["url"\], timeout=5\)\.text\n$/);
-    assert.match(outcome.note, /follows redirects itself, checking each target the same way/);
-    assert.ok(!analyzeSource(rules, 'python', after).some((m) => m.rule.id === SSRF));
-    const helpers = after.slice(after.indexOf('def public_url'), after.indexOf('app = Flask'));
-    const script = [
-      'import ipaddress, socket, urllib.parse',
-      helpers,
-      'class R:',
-      '    def __init__(self, status, location=None):',
-      '        self.status_code, self.headers = status, ({"location": location} if location else {})',
-      'sent = []',
-      'def send(url, **kwargs):',
-      '    sent.append((url, kwargs.get("allow_redirects")))',
-      '    return {"http://8.8.8.8/a": R(302, "/b"), "http://8.8.8.8/b": R(200), "http://8.8.4.4/x": R(301, "http://169.254.169.254/latest")}[url]',
-      'print(fetch_public(send, "http://8.8.8.8/a", timeout=1).status_code)',
-      'try:',
-      '    fetch_public(send, "http://8.8.4.4/x")',
-      'except ValueError as e:',
-      '    print("refused", e)',
-      'print(sent)',
-    ].join('\n');
-    const out = spawnSync('python3', ['-c', script], { encoding: 'utf8' });
-    assert.equal(out.stdout, "200\nrefused the URL's host is not a public address\n[('http://8.8.8.8/a', False), ('http://8.8.8.8/b', False), ('http://8.8.4.4/x', False)]\n", out.stderr);
+  test('requests.get and requests.post → public_url() and a response hook that checks each redirect target before requests follows it (run by python3)', async () => {
+    for (const method of ['get', 'post']) {
+      const vulnerable = `import requests\n${flask(`@app.route("/p")\ndef p():\n    return requests.${method}(request.args["url"], timeout=5).text\n`)}`;
+      const { outcome, after } = await run('app.py', vulnerable, SSRF);
+      assert.equal(outcome.fixed, true, outcome.note);
+      assert.ok(after.endsWith(`    return requests.${method}(public_url(request.args["url"]), timeout=5, hooks={"response": public_redirect}).text\n`), after);
+      assert.match(outcome.note, /checks every redirect target the same way before requests follows it/);
+      assert.ok(!analyzeSource(rules, 'python', after).some((m) => m.rule.id === SSRF));
+      if (method === 'post') continue;
+      const helpers = after.slice(after.indexOf('def public_url'), after.indexOf('app = Flask'));
+      const script = [
+        'import ipaddress, socket, urllib.parse',
+        helpers,
+        'class R:',
+        '    def __init__(self, url, status, location=None):',
+        '        self.url, self.status_code, self.headers = url, status, ({"location": location} if location else {})',
+        'print(public_redirect(R("http://8.8.8.8/a", 302, "/b")).status_code)',
+        'print(public_redirect(R("http://8.8.8.8/a", 200)).status_code)',
+        'for location in ["http://169.254.169.254/latest", "http://127.0.0.1:8080/admin", "file:///etc/passwd"]:',
+        '    try:',
+        '        public_redirect(R("http://8.8.4.4/x", 301, location))',
+        '    except ValueError as e:',
+        '        print("refused", location)',
+      ].join('\n');
+      const out = spawnSync('python3', ['-c', script], { encoding: 'utf8' });
+      assert.equal(out.stdout, '302\n200\nrefused http://169.254.169.254/latest\nrefused http://127.0.0.1:8080/admin\nrefused file:///etc/passwd\n', out.stderr);
+      // With requests itself: a server that redirects to an internal one; the hook stops it before the second request.
+      const live = [
+        'import ipaddress, socket, urllib.parse, threading, http.server',
+        helpers,
+        'import requests',
+        'hits = []',
+        'class Internal(http.server.BaseHTTPRequestHandler):',
+        '    def do_GET(self):',
+        '        hits.append(self.path); self.send_response(200); self.end_headers()',
+        '    def log_message(self, *a): pass',
+        'internal = http.server.HTTPServer(("127.0.0.1", 0), Internal)',
+        'class Redirector(Internal):',
+        '    def do_GET(self):',
+        '        self.send_response(302); self.send_header("Location", "http://127.0.0.1:%d/secret" % internal.server_port); self.end_headers()',
+        'outer = http.server.HTTPServer(("127.0.0.1", 0), Redirector)',
+        'for s in (internal, outer): threading.Thread(target=s.serve_forever, daemon=True).start()',
+        'try:',
+        '    requests.get("http://127.0.0.1:%d/" % outer.server_port, timeout=5, hooks={"response": public_redirect})',
+        '    print("followed")',
+        'except ValueError:',
+        '    print("refused", hits)',
+      ].join('\n');
+      const requestsRun = spawnSync('python3', ['-c', 'import requests'], { encoding: 'utf8' });
+      if (requestsRun.status === 0) {
+        const followed = spawnSync('python3', ['-c', live], { encoding: 'utf8', timeout: 20_000 });
+        assert.equal(followed.stdout, 'refused []\n', followed.stderr);
+      }
+    }
   });
-  test('requests.post: refused, its redirects cannot be followed by hand as requests does', () =>
-    refuses('app.py', `import requests\n${flask('@app.route("/p")\ndef p():\n    return requests.post(request.args["url"], data={}).text\n')}`, SSRF, /requests follows redirects here.*POST/));
+  test('requests with its own hooks=: refused, the redirect check would have to join them by hand', () =>
+    refuses('app.py', `import requests\n${flask('@app.route("/p")\ndef p():\n    return requests.get(request.args["url"], hooks={"response": log}).text\n')}`, SSRF, /already passes its own hooks=/));
   test('a URL whose scheme and host are written in the code: not a request the caller can point elsewhere', () =>
     refuses('app.py', `import requests\n${flask('@app.route("/u")\ndef u():\n    return requests.get(f"https://api.example.com/users/{request.args[\'id\']}").text\n')}`, SSRF, /scheme and host are written in the code \(https:\/\/api\.example\.com\).*not a server-side request forgery to guard/));
   test('a Python 2 app: refused, the helper needs Python 3', () =>

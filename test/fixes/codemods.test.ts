@@ -278,7 +278,7 @@ describe('python output and configuration', () => {
   });
   test('requests with the URL as a keyword, and a client request(method, url) that follows no redirect: the URL is what gets checked', async () => {
     for (const [call, fixed] of [
-      ['requests.get(url=request.args["src"], timeout=2).content', 'fetch_public(requests.get, url=request.args["src"], timeout=2).content'],
+      ['requests.get(url=request.args["src"], timeout=2).content', 'requests.get(url=public_url(request.args["src"]), timeout=2, hooks={"response": public_redirect}).content'],
       ['http.request("GET", request.args["src"], redirect=False).data', 'http.request("GET", public_url(request.args["src"]), redirect=False).data'],
     ]) {
       const { outcome, after } = await runCodemod('app.py', flask(`@app.route("/i")\ndef i():\n    return ${call}\n`), 'python.lang.ssrf.outbound-request');

@@ -2,7 +2,7 @@ import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../../shared/syntax.ts';
 import { declaredBelow, pythonTwoEvidence } from '../app-facts.ts';
 import { refuse, type Codemod, type CodemodContext, type CodemodEdit } from '../codemod.ts';
-import { argumentsOf, keywordArgument, pythonHelper, pythonImport, pythonImportsModule, replace } from '../edit-kit.ts';
+import { appendArguments, argumentsOf, keywordArgument, pythonHelper, pythonImport, pythonImportsModule, replace } from '../edit-kit.ts';
 import { soleAssignment } from './strings.ts';
 
 // An outbound request to a URL from the request → the URL passed through public_url(), a small helper added
@@ -12,11 +12,11 @@ import { soleAssignment } from './strings.ts';
 //
 // A check of the first URL is only a guard when no redirect can take the request elsewhere, so each client
 // is handled by how it follows redirects:
-// - requests.get/head/options follow them (head only when told to): the call goes through fetch_public(),
-//   which follows redirects by hand and checks every target with public_url() before requesting it;
+// - requests follows them (head only when told to): the call gets a response hook, public_redirect(), which
+//   requests runs on every response before it follows its redirect, so each target is checked by
+//   public_url() before it is requested (requests' hooks= argument, in every 2.x release);
 // - urllib's urlopen follows them: it is opened through an opener whose redirect handler checks each target;
-// - requests' other methods, urllib3 and aiohttp follow them by default in ways a loop would not reproduce
-//   (a POST turned into a GET): the call is refused unless redirects are already off;
+// - urllib3 and aiohttp follow them by default: the call is refused unless redirects are already off;
 // - httpx (0.20 and later) and pycurl do not follow redirects unless told to.
 // A URL whose scheme and host are written in the code (only a path or query comes from the request) is not
 // a request the caller can point elsewhere: nothing to guard, and the codemod says so.
@@ -36,16 +36,12 @@ def ${PUBLIC_URL_HELPER}(url):
     return url
 `;
 
-const FETCH_PUBLIC = `
-def fetch_public(send, url, **kwargs):
-    """send(url, **kwargs) (requests.get, session.get, …) with redirects followed here, each target checked by public_url() before it is requested."""
-    kwargs["allow_redirects"] = False
-    for _ in range(30):
-        response = send(public_url(url), **kwargs)
-        if response.status_code not in (301, 302, 303, 307, 308) or "location" not in response.headers:
-            return response
-        url = urllib.parse.urljoin(str(url), response.headers["location"])
-    raise ValueError("too many redirects")
+const PUBLIC_REDIRECT = `
+def public_redirect(response, *args, **kwargs):
+    """A requests response hook: a redirect is followed only to a URL public_url() accepts, checked before it is requested."""
+    if response.status_code in (301, 302, 303, 307, 308) and "location" in response.headers:
+        public_url(urllib.parse.urljoin(response.url, response.headers["location"]))
+    return response
 `;
 
 const OPEN_PUBLIC = `
@@ -102,7 +98,7 @@ function submoduleImport(root: SgNode, text: string, module: string): CodemodEdi
   return pythonImport(root, text, `import ${module}`, module);
 }
 
-type Plan = { wrap: 'url' } | { wrap: 'call'; helper: 'fetch_public' | 'open_public' } | { refuse: string };
+type Plan = { wrap: 'url' } | { wrap: 'hook' } | { wrap: 'call'; helper: 'open_public' } | { refuse: string };
 
 /** How the client follows redirects, and so how the URL is guarded. */
 async function planFor(call: SgNode, context: CodemodContext): Promise<Plan> {
@@ -126,8 +122,9 @@ async function planFor(call: SgNode, context: CodemodContext): Promise<Plan> {
   if (redirectsOff) return { wrap: 'url' };
   if (isRequests) {
     if (method === 'head' && !redirects) return { wrap: 'url' };
-    if (['get', 'head', 'options'].includes(method)) return { wrap: 'call', helper: 'fetch_public' };
-    return { refuse: `${why('requests')}, and following a ${method === 'request' ? 'request' : method.toUpperCase()}'s redirects by hand would not turn it into a GET as requests does; pass allow_redirects=False if the app never needs them` };
+    if (keywordArgument(call, 'hooks')) return { refuse: `${why('requests')}, and the call already passes its own hooks=, which a redirect check would have to join by hand` };
+    if (argumentsOf(call).some((a) => kindOf(a) === 'dictionary_splat')) return { refuse: `${why('requests')}, and the call takes keyword arguments from a **dict, which may carry hooks= already` };
+    return { wrap: 'hook' };
   }
   if (pythonImportsModule(context.root!, 'urllib3')) return { refuse: `${why('urllib3')}; pass redirect=False if the app never needs them` };
   if (pythonImportsModule(context.root!, 'aiohttp')) return { refuse: `${why('aiohttp')}; pass allow_redirects=False if the app never needs them` };
@@ -156,15 +153,11 @@ export const pythonPublicUrl: Codemod = {
     if (plan.wrap === 'url') {
       edits.push(replace(url, `${PUBLIC_URL_HELPER}(${url.text()})`));
       how = `Fetched the URL only when it is http(s) and its host resolves to public addresses (${PUBLIC_URL_HELPER}); the client does not follow redirects here.`;
-    } else if (plan.helper === 'fetch_public') {
-      const fn = fieldOf(call, 'function')!;
-      const first = argumentsOf(call)[0];
-      edits.push(replace(fn, 'fetch_public'));
-      const open = fieldOf(call, 'arguments')!.range().start.index + 1;
-      edits.push(first ? { start: first.range().start.index, end: first.range().start.index, text: `${fn.text()}, ` } : { start: open, end: open, text: fn.text() });
+    } else if (plan.wrap === 'hook') {
+      edits.push(replace(url, `${PUBLIC_URL_HELPER}(${url.text()})`), appendArguments(call, ['hooks={"response": public_redirect}'], text));
       how =
-        `Sent the request through fetch_public(${fn.text()}, …), which fetches the URL only when it is http(s) and its host resolves to public addresses (${PUBLIC_URL_HELPER}) ` +
-        'and follows redirects itself, checking each target the same way; a redirect to an internal address now raises ValueError.';
+        `Fetched the URL only when it is http(s) and its host resolves to public addresses (${PUBLIC_URL_HELPER}), and gave the request a response hook ` +
+        '(public_redirect) that checks every redirect target the same way before requests follows it; a redirect to an internal address now raises ValueError.';
     } else {
       edits.push(replace(fieldOf(call, 'function')!, 'open_public'));
       how =
@@ -176,13 +169,13 @@ export const pythonPublicUrl: Codemod = {
     }
     // Insertions at one place come out last first: the helpers below their imports.
     const hasPublicUrl = pythonHelper(root!, text, PUBLIC_URL_HELPER, HELPER).length === 0;
-    if (plan.wrap === 'call') {
-      const own = plan.helper === 'fetch_public' ? FETCH_PUBLIC : OPEN_PUBLIC;
-      edits.push(...pythonHelper(root!, text, plan.helper, hasPublicUrl ? own : `${HELPER.trim()}\n\n\n${own.trim()}\n`));
+    if (plan.wrap !== 'url') {
+      const [name, own] = plan.wrap === 'hook' ? ['public_redirect', PUBLIC_REDIRECT] : ['open_public', OPEN_PUBLIC];
+      edits.push(...pythonHelper(root!, text, name, hasPublicUrl ? own : `${HELPER.trim()}\n\n\n${own.trim()}\n`));
     }
     edits.push(
-      ...(plan.wrap === 'call' ? [] : pythonHelper(root!, text, PUBLIC_URL_HELPER, HELPER)),
-      ...(plan.wrap === 'call' && plan.helper === 'open_public' ? submoduleImport(root!, text, 'urllib.request') : []),
+      ...(plan.wrap !== 'url' ? [] : pythonHelper(root!, text, PUBLIC_URL_HELPER, HELPER)),
+      ...(plan.wrap === 'call' ? submoduleImport(root!, text, 'urllib.request') : []),
       ...submoduleImport(root!, text, 'urllib.parse'),
       ...pythonImport(root!, text, 'import socket', 'socket'),
       ...pythonImport(root!, text, 'import ipaddress', 'ipaddress'),
