@@ -174,9 +174,13 @@ describe('secrets fixer: configuration the application reads', () => {
     const dir = repository({ 'services/worker.py': 'import os\nTOKEN = os.environ["SUPER_SECRET_TOKEN"]\n', 'app/auth.py': auth, 'app/client.py': client });
     const first = await fixApart(dir, detectorFinding('app/auth.py', auth, GHP));
     assert.match(readIn(first.workspace.dir, 'app/auth.py'), /^SUPER_SECRET_TOKEN = os\.environ\.get\("SUPER_SECRET_TOKEN"\)$/m);
+    assert.deepEqual(first.outcome.changedFiles, ['app/auth.py', 'app/client.py', '.env.example'], 'one fix moves the value wherever it is');
+    assert.match(readIn(first.workspace.dir, 'app/client.py'), /os\.environ\.get\("SUPER_SECRET_TOKEN"\)/, 'the value takes the name it has in app/auth.py, not TOKEN');
+    assert.match(first.outcome.note, /The same value was committed in app\/client\.py too, and is read there from the same variable/);
+    assert.equal(readIn(first.workspace.dir, '.env.example'), 'SUPER_SECRET_TOKEN=\n');
     const second = await fixApart(dir, detectorFinding('app/client.py', client, GHP));
-    assert.match(readIn(second.workspace.dir, 'app/client.py'), /os\.environ\.get\("SUPER_SECRET_TOKEN"\)/, 'the value takes the name it has in app/auth.py, not TOKEN');
-    assert.doesNotMatch(`${first.diff}${second.diff}`, /SUPER_SECRET_TOKEN_2/);
+    assert.match(readIn(second.workspace.dir, 'app/client.py'), /os\.environ\.get\("SUPER_SECRET_TOKEN"\)/);
+    assert.doesNotMatch(`${first.diff}${second.diff}`, /SUPER_SECRET_TOKEN_2|"TOKEN"/);
   });
 
   test('two fixes of one repository: one shared .env.example and the compose service list every variable once, and the diffs apply together in either order', async () => {

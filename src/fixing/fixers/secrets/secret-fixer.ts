@@ -151,19 +151,62 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
   if (broken) return notFixed(`The ${what} in ${file} was left in place: replacing it would not parse (line ${broken}); ${REVOKE}`);
 
   await writeTreeFile(workspace.dir, file, text);
+  // The same value in the repository's other files is the same credential: one fix moves it everywhere.
+  const elsewhere: Moved[] = [];
+  for (const other of unique(plan.credentials.filter((c) => c.file !== file && values.has(c.value)).map((c) => c.file))) {
+    const moved = await moveValuesIn(workspace.dir, other, values, plan, names);
+    if (moved) elsewhere.push(moved);
+  }
   const variables = unique([...names.values()]);
   const listed = variables.length ? await listVariables(workspace.dir, facts, plan, file, values, variables) : { files: [], where: () => '' };
   return {
     fixed: true,
-    changedFiles: [file, ...listed.files],
+    changedFiles: [file, ...elsewhere.map((m) => m.file), ...listed.files],
     note:
       `The ${what} in ${file} ${unique(done.slice(0, ownDone || done.length)).join(' and ')}; ${REVOKE}` +
-      (alongside.length ? `. The file's other committed credentials moved with it (${unique(alongside).join(', ')}), so every fix of this file makes this one change` : ''),
+      (alongside.length ? `. The file's other committed credentials moved with it (${unique(alongside).join(', ')}), so every fix of this file makes this one change` : '') +
+      (elsewhere.length ? `. The same value was committed in ${elsewhere.map((m) => m.file).join(', ')} too, and is read there from the same variable` : ''),
     userNotes: [
       ...variables.map((name) => variableNote(file, name, stops.get(name), listed.where(name))),
-      `Rotate the ${what} that was committed in ${file}: it stays readable in the git history`,
+      ...elsewhere.flatMap((m) => [...m.stops].map(([name, at]) => variableNote(m.file, name, at, listed.where(name)))),
+      `Rotate the ${what} that was committed in ${[file, ...elsewhere.map((m) => m.file)].join(', ')}: it stays readable in the git history`,
     ],
   };
+}
+
+interface Moved {
+  file: string;
+  /** The variables the file now reads, with when a missing one stops it. */
+  stops: Map<string, RequiredRead['stops'] | undefined>;
+}
+
+/** Moves every occurrence of the values in another file the plan found them in, under the names they took; null when nothing moved. */
+async function moveValuesIn(dir: string, file: string, values: Set<string>, plan: CredentialPlan, names: Map<string, string>): Promise<Moved | null> {
+  const original = await readTreeFile(dir, file);
+  if (original === null || !codeParserFor(file)) return null;
+  const taken = namesTaken(file, original, values, detectedSecrets(original));
+  const stops = new Map<string, RequiredRead['stops'] | undefined>();
+  let text = original;
+  for (const planned of plan.credentials.filter((c) => c.file === file && values.has(c.value))) {
+    for (let skip = 0; ; ) {
+      const at = occurrences(text, planned.value)[skip];
+      if (at === undefined) break;
+      const given = names.get(planned.value) ?? plan.nameOf(planned.value);
+      const change = changeFor(file, text, { rule: planned.rule, start: at, end: at + planned.value.length, startLine: lineOf(text, at) }, { taken, given });
+      if ('refused' in change) {
+        skip++;
+        continue;
+      }
+      text = change.text;
+      if (change.name) {
+        names.set(planned.value, change.name);
+        if (!stops.has(change.name)) stops.set(change.name, change.stops);
+      }
+    }
+  }
+  if (text === original || newSyntaxErrors(file, original, text)) return null;
+  await writeTreeFile(dir, file, text);
+  return { file, stops };
 }
 
 /** What the user must do about a variable, and what the app now does without it. */
@@ -200,7 +243,7 @@ async function listVariables(dir: string, facts: RepoFacts, plan: CredentialPlan
     };
   }
   const byFile = new Map<string, string[]>([[file, variables]]);
-  if (planned) for (const c of plan.credentials) byFile.set(c.file, unique([...(byFile.get(c.file) ?? []), c.name]));
+  if (planned) for (const c of plan.credentials) byFile.set(c.file, unique([...(byFile.get(c.file) ?? []), plan.nameOf(c.value) ?? c.name]));
   const all = unique([...byFile.values()].flat());
   const files: string[] = [];
   const changedTemplate = await listInEnvTemplate(dir, template, all);
