@@ -3,7 +3,7 @@ import { maskSecretsIn } from '../scanning/secrets/mask-text.ts';
 import { newId, nowIso } from '../ids.ts';
 import type { FindingOutcome } from '../fixing/types.ts';
 import { toFixFinding } from '../fixing/fix-finding.ts';
-import { firstOverlap } from '../fixing/fix-overlap.ts';
+import { firstOverlap, fixedByTheSameChange, sameChangeLookup, type ClaimingFix } from '../fixing/fix-overlap.ts';
 import { findingsByIds } from '../store/findings.ts';
 import { decodeJson } from '../store/json-columns.ts';
 import { CheckoutError } from '../scm/checkout-cache.ts';
@@ -12,6 +12,7 @@ import {
   claimFixBranch,
   claimPullRequestOpening,
   findingsOfFix,
+  findingsOfSameChange,
   fixOfUnit,
   insertFix,
   insertPullRequests,
@@ -162,12 +163,30 @@ function ensureFixable(findings: FindingRow[], options: FixCreateOptions): void 
  * secret value. The fixes of a repository then form one set whose diffs apply together; the diffs
  * themselves are held against each other again when a run completes (see fixing/fix-conflicts.ts).
  */
-async function ensureApartFromLiveFixes(db: Kysely<Database>, unit: Unit, source: SourceRepoRow, findings: FindingRow[]): Promise<void> {
-  if (!findings.length) return;
+async function ensureApartFromLiveFixes(db: Kysely<Database>, unit: Unit, source: SourceRepoRow, findings: FindingRow[]): Promise<ClaimingFix[]> {
+  if (!findings.length) return [];
   const live = await liveFixFindings(db, { unitId: unit.id, repo: source.full_name, provider: source.provider });
   const others = [...live].map(([fixId, rows]) => ({ fixId, findings: rows.map(toFixFinding) }));
   const overlap = firstOverlap(findings.map(toFixFinding), others);
   if (overlap) throw errors.fixOverlaps(overlap.findingId, overlap.fixId, overlap.reason);
+  return others;
+}
+
+/**
+ * The open findings of the source repository that the fix's change fixes too, folded into it so that one
+ * change is one fix: the other places of a secret value it moves, the other advisories of a package it
+ * upgrades in the same file. Findings another live fix claims stay out.
+ */
+async function findingsFixedAlong(db: Kysely<Database>, unit: Unit, source: SourceRepoRow, findings: FindingRow[], live: ClaimingFix[]): Promise<FindingRow[]> {
+  const mine = findings.map(toFixFinding);
+  const lookup = sameChangeLookup(mine);
+  const requested = new Set(findings.map((f) => f.id));
+  const candidates = await findingsOfSameChange(db, { unitId: unit.id, sourceRepoId: source.id }, lookup);
+  return candidates.filter((row) => {
+    if (requested.has(row.id)) return false;
+    const candidate = toFixFinding(row);
+    return fixedByTheSameChange(candidate, mine) && !firstOverlap([candidate], live);
+  });
 }
 
 /**
@@ -202,7 +221,11 @@ export async function createFix(
     ensureFixable(findings, options);
     const period = await consumeCredit(trx, principal.orgId, 'prs');
     // After the quota, so an exhausted quota is told first; the refusal rolls the credit back with the rest.
-    await ensureApartFromLiveFixes(trx, unit, source, findings);
+    const live = await ensureApartFromLiveFixes(trx, unit, source, findings);
+    for (const folded of await findingsFixedAlong(trx, unit, source, findings, live)) {
+      findings.push(folded);
+      findingIds.push(folded.id);
+    }
     const now = nowIso();
     const fix: FixRow = {
       id: newId(),

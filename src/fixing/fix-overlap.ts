@@ -35,7 +35,7 @@ export function claimsOf(finding: FixFinding): Claim[] {
       {
         kind: 'once',
         key: `dependency\0${ecosystem}\0${normalizedPackage(name)}\0${finding.filePath}`,
-        what: (fixId) => `fix ${fixId} already upgrades ${name} in ${finding.filePath}, to a version clear of every advisory known for it; one package is upgraded once`,
+        what: (fixId) => `fix ${fixId} already upgrades ${name} in ${finding.filePath}, to a version clear of every advisory known for it; one package is upgraded once, by one fix, which takes every open advisory of it in the file`,
       },
     ];
   }
@@ -44,7 +44,7 @@ export function claimsOf(finding: FixFinding): Claim[] {
     claims.push({
       kind: 'once',
       key: `secret\0${secretHash}`,
-      what: (fixId) => `fix ${fixId} already moves the same secret value; one value is moved by one fix (name every finding of it in that fix)`,
+      what: (fixId) => `fix ${fixId} already moves the same secret value; one value is moved by one fix, which takes every open finding of it`,
     });
   }
   if (finding.filePath) {
@@ -87,4 +87,22 @@ export function firstOverlap(findings: FixFinding[], others: ClaimingFix[]): Ove
     }
   }
   return undefined;
+}
+
+/** Whether a finding is fixed by the same single change as one of `findings`: the same secret value, or the same package of the same file. */
+export function fixedByTheSameChange(candidate: FixFinding, findings: FixFinding[]): boolean {
+  const keys = new Set(findings.flatMap(claimsOf).flatMap((claim) => (claim.kind === 'once' ? [claim.key] : [])));
+  return claimsOf(candidate).some((claim) => claim.kind === 'once' && keys.has(claim.key));
+}
+
+/** What to look up for findings `fixedByTheSameChange` might accept: the secrets' value hashes and the advisories' files. */
+export function sameChangeLookup(findings: FixFinding[]): { secretHashes: string[]; dependencyFiles: string[] } {
+  const secretHashes = new Set<string>();
+  const dependencyFiles = new Set<string>();
+  for (const finding of findings) {
+    const { package: name, ecosystem, secret_hash: hash } = finding.metadata;
+    if (typeof name === 'string' && typeof ecosystem === 'string') dependencyFiles.add(finding.filePath);
+    else if (typeof hash === 'string' && hash) secretHashes.add(hash);
+  }
+  return { secretHashes: [...secretHashes], dependencyFiles: [...dependencyFiles] };
 }

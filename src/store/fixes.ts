@@ -256,3 +256,34 @@ export async function completedFixesAtCommit(
 export async function lockFixCompletionsOfUnit(db: Kysely<Database>, unitId: string): Promise<void> {
   if (isPostgres(db)) await sql`select pg_advisory_xact_lock(hashtextextended(${`fix-completion:${unitId}`}, 0))`.execute(db);
 }
+
+/**
+ * The open findings of a unit's source repository, still detected, that one change fixes together with
+ * others: detected secrets of the given values (their anchor is the value's hash) and dependency advisories
+ * in the given files. The caller picks the ones that belong with its findings.
+ */
+export async function findingsOfSameChange(
+  db: Kysely<Database>,
+  source: { unitId: string; sourceRepoId: string },
+  of: { secretHashes: string[]; dependencyFiles: string[] },
+): Promise<FindingRow[]> {
+  if (!of.secretHashes.length && !of.dependencyFiles.length) return [];
+  return db
+    .selectFrom('findings')
+    .selectAll()
+    .where('unit_id', '=', source.unitId)
+    .where('source_repo_id', '=', source.sourceRepoId)
+    .where('scan_verdict', '=', 'present')
+    .where('status', '=', 'open')
+    .where((eb) =>
+      eb.or([
+        ...(of.secretHashes.length ? [eb.and([eb('category', '=', 'secrets'), eb('anchor', 'in', of.secretHashes)])] : []),
+        ...(of.dependencyFiles.length ? [eb.and([eb('category', '=', 'dependency'), eb('file_path', 'in', of.dependencyFiles)])] : []),
+      ]),
+    )
+    .orderBy('file_path')
+    .orderBy('start_line')
+    .orderBy('id')
+    .limit(500)
+    .execute();
+}

@@ -120,6 +120,9 @@ describe('fixes of one repository over HTTP', () => {
     assert.equal(secrets.length, 2, JSON.stringify(secrets.map((f) => f.file_path)));
     const first = await run([secrets[0].id]);
     assert.equal(first.status, 'completed', first.error_message ?? '');
+    assert.deepEqual(first.finding_ids, [secrets[0].id, secrets[1].id], 'the other place of the value is folded into the fix');
+    const moved = (await h.call('GET', `${base()}/fixes/${first.id}/diff`)).json().diff;
+    for (const file of ['seeds/one.py', 'seeds/two.py']) assert.match(moved, new RegExp(`^\\+\\+\\+ b/${file}$`, 'm'));
     const used = await prsUsed(h, orgKey);
     const fixesBefore = (await h.call('GET', `${base()}/fixes`)).json().total;
     for (const id of [secrets[1].id, secrets[0].id]) {

@@ -58,7 +58,8 @@ export async function fixRoutes(app: FastifyInstance, { deps, family }: { deps: 
           '409 NO_FIXER_AVAILABLE, with nothing stored or charged, when no LLM agent is configured and a finding has no ' +
           'deterministic fixer (or the fix names no findings). 409 FIX_OVERLAPS, with nothing stored or charged, when a ' +
           "finding's change is already claimed by another pending, running or completed fix of the same source repository " +
-          '(the same lines, package or secret value); fix_id names it. A fix that fails through no fault of the caller, or is ' +
+          '(the same lines, package or secret value); fix_id names it. The open findings the same change fixes (the other ' +
+          'places of a secret value, the other advisories of a package in the same file) are added to the fix. A fix that fails through no fault of the caller, or is ' +
           'cancelled before it starts, gives its credit back.',
         operationId: operationId(family, 'create_fix'),
         params: unitParams(family),
