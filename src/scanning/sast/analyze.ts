@@ -93,7 +93,8 @@ function planFor(ruleSet: RuleSet, language: RuleLanguage): LanguagePlan {
       // What sources, sanitizers and handler registrations find counts only in a file with a sink.
       sources: [...profile.sources, ...taintRules.flatMap((r) => r.sources)].map((rule) => add({ rule, supporting: true })),
       sanitizers: profile.sanitizers.map((rule) => add({ rule, supporting: true })),
-      ruleSanitizers: new Map(taintRules.map((r) => [r.id, r.sanitizers.map((rule) => add({ rule, supporting: true }))])),
+      // A rule's own sanitizers are mostly broad: every call but those of a few names, say.
+      ruleSanitizers: new Map(taintRules.map((r) => [r.id, r.sanitizers.map((rule) => add({ rule, supporting: true, broad: true }))])),
       registrations: profile.handlerRegistrations.map((rule) => add({ rule, supporting: true })),
     };
   }

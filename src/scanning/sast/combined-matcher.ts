@@ -8,12 +8,12 @@ import type { AstRule } from './rule-set.ts';
 // so every node found tells which rules found it: `any` stops at its first matching branch, so an `any` whose
 // branches are tagged with metavariables that spell each rule's number in binary names the first rule that
 // matches the node, and a second, with the branches reversed, the last one; the rare node that more rules
-// match is checked against those between one by one. The rules are joined in two groups, each with its own
-// first and last: the rules whose findings count (pattern rules, taint sinks) and the supporting ones
-// (sources, sanitizers), as a broad sanitizer matches most calls and a node it shares with a sink would
-// otherwise have every rule between them checked again, each check a compile of that rule. Each rule's
-// metavariables are renamed apart so that the `any`s never disagree over a name. ast-grep compiles a rule
-// anew on every call, and compiling (regexes above all) costs more than matching, so a batch of files is
+// match is checked against those between one by one. The rules are joined in groups, each with its own first
+// and last: the rules whose findings count (pattern rules, taint sinks), the supporting ones (sources,
+// sanitizers), and the broad supporting ones (a sanitizer that matches most calls), as a node a broad rule shares
+// with another would otherwise have every rule between them checked again, each check a compile of that rule.
+// Each rule's metavariables are renamed apart so that the `any`s never disagree over a name. ast-grep compiles
+// a rule anew on every call, and compiling (regexes above all) costs more than matching, so a batch of files is
 // matched with one call (`findInFiles`), which compiles the joined rule once and parses the files on native
 // threads.
 
@@ -26,6 +26,12 @@ export interface MatcherRule {
    * source or sanitizer matters only where there is a sink): elsewhere its matches are left unread.
    */
   supporting?: boolean;
+  /**
+   * A supporting rule that matches most nodes of a kind (a sanitizer named by what a call is not): such rules
+   * are tagged apart from the other supporting rules, as a node they share would have every rule between them
+   * checked again.
+   */
+  broad?: boolean;
 }
 
 /** Whether a text holds a word, as a whole word. */
@@ -245,11 +251,14 @@ export class CombinedMatcher {
     return { joint, alone };
   }
 
-  /** The groups of `joint` that have rules: those whose findings count, then the supporting ones. */
+  /** The groups of `joint` that have rules: those whose findings count, then the supporting ones, the broad ones last. */
   private groupsOf(joint: number[]): Group[] {
-    const decisive: Group = { members: joint.filter((i) => !this.entries[i].supporting), first: 'BWKA', last: 'BWKB', flag: 'BWKF' };
-    const supporting: Group = { members: joint.filter((i) => this.entries[i].supporting), first: 'BWKG', last: 'BWKH', flag: 'BWKI' };
-    return [decisive, supporting].filter((g) => g.members.length);
+    const groups: Group[] = [
+      { members: joint.filter((i) => !this.entries[i].supporting), first: 'BWKA', last: 'BWKB', flag: 'BWKF' },
+      { members: joint.filter((i) => this.entries[i].supporting && !this.entries[i].broad), first: 'BWKG', last: 'BWKH', flag: 'BWKI' },
+      { members: joint.filter((i) => this.entries[i].supporting && this.entries[i].broad), first: 'BWKJ', last: 'BWKK', flag: 'BWKL' },
+    ];
+    return groups.filter((g) => g.members.length);
   }
 
   /** Each rule and each tag is a utility rule, compiled once however often the `any`s name it. */
@@ -267,8 +276,10 @@ export class CombinedMatcher {
         const last = group.members.map((i, k) => tagged(i, k + 1, group.last)).reverse();
         return { all: [{ any: first }, { any: last }, { matches: group.flag }] };
       });
-      // A node of the first group may also be one of the second; one the first does not match must be.
-      const rule = parts.length === 1 ? parts[0] : { any: [{ all: [parts[0], { any: [parts[1], { matches: ANY_NODE }] }] }, parts[1]] };
+      // A node of one group may also be one of each later group; one no earlier group matches must be in this one.
+      const optional = (part: AstRule): AstRule => ({ any: [part, { matches: ANY_NODE }] });
+      const branches = parts.map((part, g) => (g === parts.length - 1 ? part : { all: [part, ...parts.slice(g + 1).map(optional)] }));
+      const rule = branches.length === 1 ? branches[0] : { any: branches };
       config = { utils, rule };
       if (this.joined.size > 64) this.joined.clear();
       this.joined.set(key, config);
@@ -283,9 +294,11 @@ export class CombinedMatcher {
    */
   private sort(nodes: SgNode[], joint: number[], result: Found[][], decided = false): void {
     const groups = this.groupsOf(joint);
-    const flags = groups.length > 1 ? groups.map((group) => nodes.map((node) => !!node.getMatch(group.flag))) : [nodes.map(() => true)];
+    const flagsOf = (group: Group) => (groups.length > 1 ? nodes.map((node) => !!node.getMatch(group.flag)) : nodes.map(() => true));
     const counts = groups[0].members.some((i) => !this.entries[i].supporting);
-    if (!decided && !(counts && flags[0].includes(true))) return;
+    const decisive = counts ? flagsOf(groups[0]) : undefined;
+    if (!decided && !decisive?.includes(true)) return;
+    const flags = groups.map((group, g) => (g === 0 && decisive ? decisive : flagsOf(group)));
     groups.forEach((group, g) => {
       const bits = Math.floor(Math.log2(group.members.length)) + 1;
       nodes.forEach((node, n) => {
