@@ -377,7 +377,9 @@ function readCompose(rel: string, text: string, facts: RepoFacts): void {
 
 /** Reads of the environment in code; `${X}` is left out, since in JavaScript it is any template interpolation. */
 const ENV_READS = [
-  /(?:\bos\.|(?<![\w.]))environ(?:\.get|\.setdefault|\.pop)?\s*[[(]\s*["']([A-Za-z_][A-Za-z0-9_]*)["']/g,
+  /\bos\.environ(?:\.get|\.setdefault|\.pop)?\s*[[(]\s*["']([A-Za-z_][A-Za-z0-9_]*)["']/g,
+  // A bare `environ` is `from os import environ`, or a WSGI request's environ, whose CGI keys are left out.
+  /(?<![\w.])environ(?:\.get|\.setdefault|\.pop)?\s*[[(]\s*["'](?!(?:PATH_INFO|QUERY_STRING|REQUEST_METHOD|SCRIPT_NAME|SERVER_NAME|SERVER_PORT|SERVER_PROTOCOL|CONTENT_TYPE|CONTENT_LENGTH|REMOTE_ADDR|REMOTE_HOST|REMOTE_USER|HTTP_\w+)["'])([A-Za-z_][A-Za-z0-9_]*)["']/g,
   /\b(?:getenv|Getenv|ENV\.fetch|GetEnvironmentVariable)\s*\(\s*["'`]([A-Za-z_][A-Za-z0-9_]*)["'`]/g,
   // django-environ's env("X"), env.str("X"); python-decouple's config("X").
   /(?<![\w.])(?:env(?:\.\w+)?|config)\s*\(\s*["']([A-Za-z_][A-Za-z0-9_]*)["']/g,

@@ -15,6 +15,7 @@ test('a Flask app on Python 2.7: the Dockerfile image, the pinned Flask, app.con
     'docker-compose.yml': 'services:\n  web:\n    build: .\n    environment:\n      - PORT=5000\n  db:\n    image: postgres:15\n',
     'requirements.txt': '# web\nFlask==0.12.2\nWerkzeug>=0.14,<1.0 ; python_version < "3"\nrequests\n',
     'app.py': 'import os\nfrom flask import Flask\napp = Flask(__name__)\napp.config["SECRET_KEY"] = "x"\nDB = os.environ.get("DATABASE_URL")\n',
+    'wsgi.py': 'def application(environ, start_response):\n    return environ["PATH_INFO"]\n',
   });
   assert.deepEqual(f.languages, ['python']);
   assert.deepEqual(f.runtimes.python, { spec: '2.7', lowest: '2.7', source: 'Dockerfile' });
@@ -25,7 +26,7 @@ test('a Flask app on Python 2.7: the Dockerfile image, the pinned Flask, app.con
   assert.equal(packageBelow(f, 'Flask', '1.0'), true);
   assert.equal(packageBelow(f, 'django', '2.1'), null);
   assert.deepEqual(f.config.flaskConfig, ['app.py']);
-  assert.deepEqual(f.config.envReads, { DATABASE_URL: ['app.py'] }, 'app.config["SECRET_KEY"] is not a read of the environment');
+  assert.deepEqual(f.config.envReads, { DATABASE_URL: ['app.py'] }, 'neither app.config["SECRET_KEY"] nor a WSGI environ key is a read of the environment');
   assert.deepEqual(f.start.dockerfiles, [{ path: 'Dockerfile', from: ['python:2.7-slim'], cmd: '["python", "app.py"]', entrypoint: null, env: ['FLASK_ENV', 'PORT'] }]);
   assert.deepEqual(f.start.compose, [
     {
