@@ -119,7 +119,7 @@ const MAX_FILES = 20_000;
 const MAX_CODE_FILES = 3_000;
 const MAX_FILE_BYTES = 512 * 1024;
 /** Folders that hold others' code, builds or environments, never the app's own. */
-const SKIPPED_FOLDERS = new Set(['node_modules', 'vendor', 'venv', '.venv', 'env', 'virtualenv', 'site-packages', '__pycache__', 'dist', 'build', '.tox', '.git', 'bower_components', '.next', 'coverage']);
+const SKIPPED_FOLDERS = new Set(['node_modules', 'vendor', 'venv', '.venv', 'virtualenv', 'site-packages', '__pycache__', 'dist', 'build', '.tox', '.git', 'bower_components', '.next', 'coverage']);
 /** Manifests and start files are read this many folders deep at most. */
 const MANIFEST_DEPTH = 3;
 

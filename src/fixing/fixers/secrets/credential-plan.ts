@@ -43,7 +43,7 @@ const MAX_CREDENTIALS = 500;
 /** A file that holds none of these words has no credential a keyword rule reports. */
 const MAY_HOLD_CREDENTIAL = /secret|passw|passwd|pwd|token|key|auth|cred|bearer|session|cookie|signature|api/i;
 /** Folders of others' code, builds, environments, and files served to browsers (whose credentials are never moved). */
-const SKIPPED_FOLDERS = new Set(['node_modules', 'vendor', 'venv', '.venv', 'env', 'virtualenv', 'site-packages', '__pycache__', 'dist', 'build', '.tox', 'bower_components', '.next', 'coverage', 'static', 'public', 'assets', 'wwwroot']);
+const SKIPPED_FOLDERS = new Set(['node_modules', 'vendor', 'venv', '.venv', 'virtualenv', 'site-packages', '__pycache__', 'dist', 'build', '.tox', 'bower_components', '.next', 'coverage', 'static', 'public', 'assets', 'wwwroot']);
 
 const PLANS = new WeakMap<RepoFacts, Promise<CredentialPlan>>();
 let credentialRules: RuleSet | undefined;
