@@ -4,9 +4,11 @@
 // read that fails open (fail-open.ts). Only the fix's texts are read: nothing of the checkout is run or
 // imported. A finding the unchanged file has as well is kept but marked preexisting, as it is not the
 // fix's doing (a module that did not parse before means the declared version is doubtful, not the fix).
+import fs from 'node:fs';
+import path from 'node:path';
 import { readRepoFacts } from '../src/fixing/repo-facts.ts';
 import { failOpenReads } from './fix-review/fail-open.ts';
-import { unavailableApis } from './fix-review/python-apis.ts';
+import { apiUses, unavailableApis } from './fix-review/python-apis.ts';
 import { checkSyntax, localPython3, planSyntaxCheck, versionText, type PythonVersion, type SyntaxProblem } from './fix-review/python-syntax.ts';
 
 export interface ChangedFile {
@@ -64,7 +66,8 @@ async function syntaxProblems(version: PythonVersion, files: { name: string; sou
 
 /**
  * The versions to check: the one the repository declares (the lowest it allows); with none declared, the
- * local Python 3, or 2.7 when an unchanged module parses as Python 2.7 and not as Python 3.
+ * local Python 3, or 2.7 when an unchanged module is Python 2 code: it parses as Python 2.7 and not as
+ * Python 3, or imports a module Python 3 does not have (urlparse, urllib2…).
  */
 async function versionsFor(checkout: string, befores: { name: string; source: string }[]): Promise<VersionToCheck[]> {
   const version = await declared(checkout);
@@ -77,7 +80,57 @@ async function versionsFor(checkout: string, befores: { name: string; source: st
     const moduleOf = py3.findIndex(Boolean);
     if (py2 && !py2[moduleOf]) return [{ major: 2, minor: 7, source: `none declared; ${befores[moduleOf]!.name} parses as Python 2.7, not as Python 3` }];
   }
+  const py2Only = python2OnlyImport(checkout, befores);
+  if (py2Only) return [{ major: 2, minor: 7, source: `none declared; ${py2Only}, which Python 3 does not have` }];
   return [{ ...local, source: 'none declared; the local Python 3' }];
+}
+
+const SKIPPED = new Set(['.git', 'node_modules', 'venv', '.venv', 'env', 'virtualenv', 'site-packages', '__pycache__', 'dist', 'build', '.tox']);
+const python2ByFolder = new Map<string, string | null>();
+
+/**
+ * Where the application uses a module only Python 2 has (`import urlparse`, `urllib2`): in the files the fix
+ * changes, else in the Python files of the top folder they are in (the whole checkout for a file at its root,
+ * as a repository of several small apps keeps each in a folder of its own); at most 2,000 files of up to
+ * 512 KiB, no link followed.
+ */
+function python2OnlyImport(checkout: string, befores: { name: string; source: string }[]): string | null {
+  const find = (name: string, source: string) => {
+    const use = apiUses(source).find((u) => u.entry.py3 === null);
+    return use ? `${name}:${use.line} uses ${use.entry.name}` : null;
+  };
+  for (const before of befores) {
+    const found = find(before.name, before.source);
+    if (found) return found;
+  }
+  for (const top of new Set(befores.map((b) => (b.name.includes('/') ? b.name.split('/')[0]! : '')))) {
+    const key = `${checkout}\0${top}`;
+    if (!python2ByFolder.has(key)) {
+      let found: string | null = null;
+      let files = 0;
+      const visit = (dir: string) => {
+        let entries: fs.Dirent[];
+        try {
+          entries = fs.readdirSync(path.join(checkout, dir), { withFileTypes: true });
+        } catch {
+          return;
+        }
+        for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+          if (found || files >= 2000) return;
+          const rel = path.join(dir, entry.name);
+          if (entry.isDirectory() && !SKIPPED.has(entry.name)) visit(rel);
+          else if (entry.isFile() && entry.name.endsWith('.py') && fs.statSync(path.join(checkout, rel)).size <= 512 << 10) {
+            files++;
+            found = find(rel, fs.readFileSync(path.join(checkout, rel), 'utf8'));
+          }
+        }
+      };
+      visit(top);
+      python2ByFolder.set(key, found);
+    }
+    if (python2ByFolder.get(key)) return python2ByFolder.get(key)!;
+  }
+  return null;
 }
 
 /** Marks as preexisting as many of `after`'s items of each key as `before` has. */
@@ -118,7 +171,7 @@ export async function reviewFix(checkout: string, files: ChangedFile[]): Promise
       const missing = unavailableApis(file.after!, version);
       const old = file.before === null ? [] : unavailableApis(file.before, version);
       for (const { item, preexisting } of markPreexisting(missing, old, (m) => m.why)) {
-        findings.push({ kind: 'api', file: file.path, line: item.use.line, version: label, preexisting, message: `${item.why} (Python ${label} declared in ${version.source})` });
+        findings.push({ kind: 'api', file: file.path, line: item.use.line, version: label, preexisting, message: `${item.why} (Python ${label}: ${version.source})` });
       }
     }
   }

@@ -130,7 +130,24 @@ function dottedText(node: SgNode): string | null {
 
 const matches = (used: string, name: string) => used === name || used.startsWith(`${name}.`);
 
-/** Where the module uses a name of PYTHON_APIS (the most specific entry for each use). */
+/**
+ * Whether a use sits in code written for either version: a try whose handler catches the import failing
+ * (`try: from shlex import quote` / `except ImportError: from pipes import quote`), or a branch on the
+ * version (`if sys.version_info >= (3,)`, `six.PY2`).
+ */
+function versionGuarded(node: SgNode): boolean {
+  for (const ancestor of node.ancestors()) {
+    const kind = String(ancestor.kind());
+    if (kind === 'try_statement') {
+      const handlers = ancestor.children().filter((c) => String(c.kind()) === 'except_clause');
+      if (handlers.some((h) => /^except\s*:|^except\s*\(?[^:]*\b(?:ImportError|ModuleNotFoundError|AttributeError|NameError|Exception)\b/.test(h.text()))) return true;
+    }
+    if ((kind === 'if_statement' || kind === 'elif_clause' || kind === 'conditional_expression') && /version_info|\bPY[23]\b|python_version|sys\.version\b/.test((ancestor.field('condition' as never) as SgNode | null)?.text() ?? ancestor.text().split('\n')[0]!)) return true;
+  }
+  return false;
+}
+
+/** Where the module uses a name of PYTHON_APIS (the most specific entry for each use), outside code written for either version. */
 export function apiUses(source: string): ApiUse[] {
   let root: SgNode;
   try {
@@ -138,13 +155,13 @@ export function apiUses(source: string): ApiUse[] {
   } catch {
     return [];
   }
-  const uses: ApiUse[] = [];
+  const uses: (ApiUse & { guarded: boolean })[] = [];
   const { aliases, imported } = importedNames(root);
   const plain = PYTHON_APIS.filter((e) => !e.keyword && !e.name.startsWith('.') && e.name !== 'f-string');
   const mostSpecific = (used: string) => plain.filter((e) => matches(used, e.name)).sort((a, b) => b.name.length - a.name.length)[0];
   for (const { name, node } of imported) {
     const entry = mostSpecific(name);
-    if (entry) uses.push({ entry, line: node.range().start.line + 1 });
+    if (entry) uses.push({ entry, line: node.range().start.line + 1, guarded: versionGuarded(node) });
   }
   for (const attribute of root.findAll({ rule: { kind: 'attribute' } })) {
     // only the outermost attribute of a chain (os.path.commonpath, not os.path inside it)
@@ -156,7 +173,7 @@ export function apiUses(source: string): ApiUse[] {
     if (!resolved) continue;
     const full = `${resolved}${text.slice(head.length)}`;
     const entry = mostSpecific(full);
-    if (entry) uses.push({ entry, line: attribute.range().start.line + 1 });
+    if (entry) uses.push({ entry, line: attribute.range().start.line + 1, guarded: versionGuarded(attribute) });
   }
   for (const call of root.findAll({ rule: { kind: 'call' } })) {
     const callee = call.field('function');
@@ -164,7 +181,7 @@ export function apiUses(source: string): ApiUse[] {
     const line = call.range().start.line + 1;
     if (callee.kind() === 'attribute') {
       const method = PYTHON_APIS.find((e) => e.name === `.${callee.field('attribute')?.text()}(`);
-      if (method) uses.push({ entry: method, line });
+      if (method) uses.push({ entry: method, line, guarded: versionGuarded(call) });
     }
     const text = callee.kind() === 'identifier' ? callee.text() : dottedText(callee);
     if (!text) continue;
@@ -172,13 +189,13 @@ export function apiUses(source: string): ApiUse[] {
     const full = aliases.has(head) ? `${aliases.get(head)}${text.slice(head.length)}` : null;
     if (!full) continue;
     const keywords = (call.field('arguments')?.children() ?? []).filter((c) => c.kind() === 'keyword_argument').map((c) => c.field('name')?.text());
-    for (const entry of PYTHON_APIS) if (entry.keyword && entry.name === full && keywords.includes(entry.keyword)) uses.push({ entry, line });
+    for (const entry of PYTHON_APIS) if (entry.keyword && entry.name === full && keywords.includes(entry.keyword)) uses.push({ entry, line, guarded: versionGuarded(call) });
   }
   const fString = PYTHON_APIS.find((e) => e.name === 'f-string')!;
   for (const start of root.findAll({ rule: { kind: 'string_start' } })) {
-    if (/^[a-eg-z]*f/i.test(start.text())) uses.push({ entry: fString, line: start.range().start.line + 1 });
+    if (/^[a-eg-z]*f/i.test(start.text())) uses.push({ entry: fString, line: start.range().start.line + 1, guarded: false });
   }
-  return uses;
+  return uses.filter((use) => !use.guarded).map(({ entry, line }) => ({ entry, line }));
 }
 
 /** Per use of a name the given version lacks: the use and why. */

@@ -124,6 +124,24 @@ describe('standard-library names the declared version lacks', () => {
     assert.deepEqual(uses, ['10:.is_relative_to(', '11:f-string', '4:html.escape', '5:secrets', '6:os.path.commonpath', '7:os.path.commonpath', '8:os.makedirs(exist_ok)', '9:hmac.compare_digest'].sort());
     assert.deepEqual(unavailableApis('import os\nos.path.commonpath([a])\n', { major: 3, minor: 6 }), []);
   });
+
+  test('code written for either version is not a use', () => {
+    const source = [
+      'try:',
+      '    from shlex import quote',
+      'except ImportError:',
+      '    from pipes import quote',
+      'try:',
+      '    import urlparse',
+      'except ImportError:',
+      '    import urllib.parse as urlparse',
+      'import sys',
+      'if sys.version_info >= (3, 6):',
+      '    import secrets',
+      'from shlex import quote as q',
+    ].join('\n');
+    assert.deepEqual(apiUses(source).map((u) => `${u.line}:${u.entry.name}`), ['12:shlex.quote']);
+  });
 });
 
 describe('credential reads that fail open', () => {
@@ -224,12 +242,16 @@ describe('reviewFix', () => {
     assert.ok(lines.some((l) => /^total\s+2\s+1\s+1\s+1\s+1\s+0$/.test(l)), lines.join('\n'));
   });
 
-  test('with no version declared, an app whose code is Python 2 is checked as 2.7, else as the local Python 3', { skip: !localPython3() && 'no python3' }, async () => {
+  test('with no version declared, an app whose code is Python 2 (its syntax, or a Python-2-only import) is checked as 2.7, else as the local Python 3', { skip: !localPython3() && 'no python3' }, async () => {
     const dir = checkout({ 'app.py': '' });
     const py2 = await reviewFix(dir, [{ path: 'app.py', before: 'print "a"\n', after: 'print "a"\nx = 1\n' }]);
     assert.equal(py2.versions[0]!.version, '2.7');
     assert.match(py2.versions[0]!.source, /parses as Python 2\.7, not as Python 3/);
     assert.deepEqual(py2.findings, []);
+    const imports = await reviewFix(dir, [{ path: 'views.py', before: 'from urlparse import urlparse\n', after: 'from urlparse import urlparse\nx = f"{y}"\n' }]);
+    assert.equal(imports.versions[0]!.version, '2.7');
+    assert.match(imports.versions[0]!.source, /views\.py:1 uses urlparse, which Python 3 does not have/);
+    assert.deepEqual(imports.findings.filter((f) => !f.preexisting).map((f) => f.kind).sort(), ['api', 'syntax']);
     const py3 = await reviewFix(dir, [{ path: 'app.py', before: 'print("a")\n', after: 'print("a")\nx = f"{y}"\n' }]);
     assert.match(py3.versions[0]!.source, /none declared; the local Python 3/);
     assert.deepEqual(py3.findings, []);
