@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { diffsConflict } from '../../src/fixing/fix-conflicts.ts';
 import { firstOverlap } from '../../src/fixing/fix-overlap.ts';
 import type { FixFinding } from '../../src/fixing/types.ts';
 import { SECRET_RULES } from '../../src/scanning/secrets/rules.ts';
@@ -74,6 +75,45 @@ describe('claims of findings, before any fixer runs', () => {
   test('a finding without a line claims its whole file', () => {
     const live = [{ fixId: 'F1', findings: [finding('a', 'app.py', null)] }];
     assert.equal(firstOverlap([finding('b', 'app.py', 300)], live)?.fixId, 'F1');
+  });
+});
+
+describe('two diffs of one commit tried together', () => {
+  const MODULE = ['import os', 'import sys', '', '', 'def a():', '    return 1', '', '', 'def b():', '    return 2', '', '', 'def c():', '    return 3', ''];
+
+  /** Whether the diffs of changing MODULE by `ours` and by `theirs` conflict, as a completing run asks. */
+  async function conflict(ours: (lines: string[]) => void, theirs: (lines: string[]) => void, theirFile = 'app.py'): Promise<boolean> {
+    const repo = TestRepo.create();
+    try {
+      const baseCommit = repo.commit({ 'app.py': MODULE.join('\n'), 'other.py': MODULE.join('\n') });
+      const diffOf = (file: string, change: (lines: string[]) => void) => {
+        const lines = [...MODULE];
+        change(lines);
+        fs.writeFileSync(path.join(repo.dir, file), lines.join('\n'));
+        const diff = repo.git('diff');
+        repo.git('checkout', '--quiet', '--', '.');
+        return diff;
+      };
+      const theirDiff = diffOf(theirFile, theirs);
+      const ourDiff = diffOf('app.py', ours);
+      execFileSync('git', ['apply', '-'], { cwd: repo.dir, input: ourDiff });
+      return await diffsConflict({ ours: ourDiff, theirs: theirDiff }, baseCommit, { cwd: repo.dir, timeoutMs: 10_000 });
+    } finally {
+      repo.remove();
+    }
+  }
+
+  test('different imports added at the same place conflict, in either order', async () => {
+    assert.equal(await conflict((l) => l.splice(2, 0, 'import shlex'), (l) => l.splice(2, 0, 'import html')), true);
+  });
+
+  test('changes far apart in one file, or in different files, stand apart', async () => {
+    assert.equal(await conflict((l) => (l[5] = '    return 10'), (l) => (l[13] = '    return 30')), false);
+    assert.equal(await conflict((l) => l.splice(2, 0, 'import shlex'), (l) => l.splice(2, 0, 'import html'), 'other.py'), false);
+  });
+
+  test("a change inside the other diff's context conflicts", async () => {
+    assert.equal(await conflict((l) => (l[5] = '    return 10'), (l) => (l[8] = 'def b(x=None):')), true);
   });
 });
 
