@@ -40,16 +40,3 @@ export function envNameForTarget(target: string): string | null {
 export function envNameForRule(ruleId: string): string {
   return RULE_NAMES[ruleId] ?? toEnvName(ruleId) ?? 'SECRET';
 }
-
-/** The variables code reads from the environment: `os.environ["X"]`, `getenv("X")`, `process.env.X`, `ENV.fetch("X")`, `${X}`… */
-export function namesReadFromEnvironment(text: string): string[] {
-  const names = new Set<string>();
-  const patterns = [
-    /(?:environ(?:\.get|\.setdefault)?|getenv|Getenv|ENV(?:\.fetch)?|GetEnvironmentVariable|env)\s*[[(]\s*["'`]([A-Za-z_][A-Za-z0-9_]*)["'`]/g,
-    /process\.env\.([A-Za-z_][A-Za-z0-9_]*)/g,
-    /process\.env\[\s*["'`]([A-Za-z_][A-Za-z0-9_]*)["'`]/g,
-    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-?][^}]*)?\}/g,
-  ];
-  for (const pattern of patterns) for (const match of text.matchAll(pattern)) names.add(match[1]);
-  return [...names];
-}
