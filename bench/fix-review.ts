@@ -1,9 +1,10 @@
 // A reviewer's reading of one fix, for bench:fixes: does each changed Python module still parse under the
-// Python version the application declares (the lowest, as the repository facts read it), does it reach for a
-// standard-library name one of those versions lacks (python-apis.ts), and does the fix add a credential
-// read that fails open (fail-open.ts). Only the fix's texts are read: nothing of the checkout is run or
-// imported. A finding the unchanged file has as well is kept but marked preexisting, as it is not the
-// fix's doing (a module that did not parse before means the declared version is doubtful, not the fix).
+// Python the application declares (the lowest its declarations allow, as the repository facts read them;
+// with none, 2.7 for Python 2 code, else the local Python 3), does it reach for a standard-library name
+// that version lacks (python-apis.ts), and does the fix add a credential read that fails open
+// (fail-open.ts). Only texts are read: nothing of the checkout is run or imported. A finding the unchanged
+// file has as well is kept but marked preexisting, as it is not the fix's doing (a module that did not
+// parse before means the declared version is doubtful, not the fix).
 import fs from 'node:fs';
 import path from 'node:path';
 import { readRepoFacts } from '../src/fixing/repo-facts.ts';
