@@ -227,6 +227,19 @@ describe('secrets fixer: values that are no credential are left alone, with why'
     assert.match(why('README.md', 'SECRET_KEY = "your-secret-key-here"\n', 'your-secret-key-here')!, /placeholder/);
   });
 
+  test("passwords of user records written into one string are the app's data, not a credential it uses", async () => {
+    const users = 'USERS_XML = """<users><user><name>admin</name><password>7en8aiDoh!x</password></user><user><name>dian</name><password>Qw3rty!9zz</password></user></users>"""\n';
+    const found = detectSecrets(users).find((m) => m.secret.includes('7en8aiDoh'));
+    assert.ok(found, 'the detector reports the first password');
+    const dir = repository({ 'db.py': users });
+    const workspace = copyOf(dir);
+    const finding = detectorFinding('db.py', users, found.secret);
+    const outcome = await fixerFor(finding)!.apply(finding, workspace);
+    assert.equal(outcome.fixed, false);
+    assert.match(outcome.note, /one of 2 passwords of user records written into one string, data of the app's accounts rather than a credential the code uses/);
+    assert.equal(readIn(workspace.dir, 'db.py'), users);
+  });
+
   test('a stand-in value the code signs with is the key in use', () => {
     assert.equal(why('app.py', 'app.config["SECRET_KEY"] = "your-secret-key-here"\n', 'your-secret-key-here'), null);
     assert.equal(why('app.py', 'app.secret_key = "changeme"\n', 'changeme'), null);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { LocatedSecret } from './secret-location.ts';
+import { codeParserFor, deepestNodeCovering, kindOf, parseCode } from '../shared/syntax.ts';
 
 // Secrets the fixer must not move to the environment: values that are no credential at all, and
 // credentials in code that runs in a browser, where no environment can keep them from the user.
@@ -41,6 +42,24 @@ export function notACredential(file: string, text: string, secret: LocatedSecret
   }
   if (KEYWORD_RULES.test(secret.rule.id) && TEST_PATH.test(file)) return 'the value is a test fixture, not a credential';
   return null;
+}
+
+/**
+ * Why the secret is one of several passwords written into one string (an XML or JSON table of user
+ * records the app loads as its data), or null: those are accounts of the app's users, not a credential
+ * the code uses, and no single variable can stand for the table.
+ */
+export function accountsTable(file: string, text: string, secret: LocatedSecret, all: LocatedSecret[]): string | null {
+  const parser = codeParserFor(file);
+  if (!parser) return null;
+  let node: ReturnType<typeof parseCode> | null = deepestNodeCovering(parseCode(parser, text), secret.start, secret.end);
+  while (node && !/string/.test(kindOf(node))) node = node.parent();
+  if (!node || /string_content|fragment/.test(kindOf(node))) node = node?.parent() ?? null;
+  if (!node) return null;
+  const { start, end } = { start: node.range().start.index, end: node.range().end.index };
+  const values = new Set(all.filter((s) => s.rule.id === secret.rule.id && s.start >= start && s.end <= end).map((s) => text.slice(s.start, s.end)));
+  if (values.size < 2) return null;
+  return `the value is one of ${values.size} passwords of user records written into one string, data of the app's accounts rather than a credential the code uses; if those accounts exist anywhere that matters, change their passwords there and load the records from outside the code`;
 }
 
 /** A JSON Web Token whose `exp` is past: it opens nothing any more, and the key that signed it is not in it. */

@@ -7,7 +7,7 @@ import { factsOf, type RepoFacts } from '../../repo-facts.ts';
 import { credentialPlan, type CredentialPlan } from './credential-plan.ts';
 import { listInCompose, listInEnvTemplate, templatePath } from './env-template.ts';
 import type { RequiredRead } from './required-setting.ts';
-import { notACredential, servedToBrowsers } from './secret-exemptions.ts';
+import { accountsTable, notACredential, servedToBrowsers } from './secret-exemptions.ts';
 import { moveSecretInCode, REDACTED, secretNameInCode, type NameChoice } from './secret-in-code.ts';
 import { inApiDescriptionExample } from './secret-in-api-description.ts';
 import { interpolatingFormatOf, referenceSecretInConfig } from './secret-in-config.ts';
@@ -90,6 +90,8 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
         `move the calls that need it to a server endpoint that holds the credential, then ${REVOKE}`,
     );
   }
+  const table = accountsTable(file, original, secrets[0], source.others(original));
+  if (table) return notFixed(`The ${what} in ${file} line ${secrets[0].startLine} was left in place: ${table}`);
   const unsupported = unsupportedFile(file, finding, original, secrets[0]);
   if (unsupported) return notFixed(`The ${what} in ${file} was left in place: ${unsupported}; ${REVOKE}`);
 
@@ -268,7 +270,7 @@ async function listVariables(dir: string, facts: RepoFacts, plan: CredentialPlan
 
 /** The name the fixer would give a credential of the tree, or null when it would not move it to the environment. */
 function plannedName(file: string, text: string, secret: LocatedSecret, others: LocatedSecret[]): string | null {
-  if (notACredential(file, text, secret) || servedToBrowsers(file, text, secret) || !codeParserFor(file)) return null;
+  if (notACredential(file, text, secret) || servedToBrowsers(file, text, secret) || !codeParserFor(file) || accountsTable(file, text, secret, others)) return null;
   const change = changeFor(file, text, secret, { taken: namesTaken(file, text, new Set([text.slice(secret.start, secret.end)]), others) });
   return 'refused' in change ? null : (change.name ?? null);
 }
