@@ -98,6 +98,9 @@ describe('cookie flags follow what the app does', () => {
   test('express-session with secure: false and no sign of HTTPS → "auto": Secure when the request came over HTTPS', () =>
     fixes('app.js', expressApp('app.use(session({ secret: process.env.S, cookie: { secure: false, httpOnly: true, sameSite: "lax" } }));'), 'javascript.express.cookie.insecure-cookie',
       expressApp('app.use(session({ secret: process.env.S, cookie: { secure: "auto", httpOnly: true, sameSite: "lax" } }));'), {}, /secure: "auto"/));
+  test('express-session options written one a line: the added flags one a line too', () =>
+    fixes('app.js', expressApp('app.use(session({\n  secret: process.env.S,\n  cookie: {\n    secure: false,\n    maxAge: 3600000\n  }\n}));'), 'javascript.express.cookie.insecure-cookie',
+      expressApp('app.use(session({\n  secret: process.env.S,\n  cookie: {\n    secure: "auto",\n    maxAge: 3600000,\n    httpOnly: true,\n    sameSite: "lax"\n  }\n}));')));
   test('res.cookie where the app runs an HTTPS server → secure: true', () =>
     fixes('app.js', expressApp('app.get("/l", (req, res) => {\n  res.cookie("sid", token);\n});'), 'javascript.express.cookie.insecure-cookie',
       expressApp('app.get("/l", (req, res) => {\n  res.cookie("sid", token, { httpOnly: true, secure: true, sameSite: "lax" });\n});'),

@@ -117,8 +117,15 @@ export const javascriptCookieFlags: Codemod = {
       const pairs = cookie.options.children().filter((c) => c.isNamed() && kindOf(c) !== 'comment');
       if (!pairs.length) edits.push(replace(cookie.options, `{ ${added.join(', ')} }`));
       else {
-        const end = pairs.at(-1)!.range().end.index;
-        edits.push({ start: end, end, text: `, ${added.join(', ')}` });
+        const last = pairs.at(-1)!;
+        const end = last.range().end.index;
+        // An object written one pair a line gets one added pair a line, at the same indentation.
+        const multiline = cookie.options.range().start.line !== last.range().start.line;
+        const indent = multiline ? /^[ \t]*/.exec(context.text.slice(context.text.lastIndexOf('\n', last.range().start.index) + 1))![0] : '';
+        const trailingComma = context.text[end] === ',';
+        const at = trailingComma ? end + 1 : end;
+        const text = multiline ? `${trailingComma ? '' : ','}${added.map((a) => `\n${indent}${a}`).join(',')}${trailingComma ? ',' : ''}` : `, ${added.join(', ')}`;
+        edits.push({ start: at, end: at, text });
       }
     }
     if (!edits.length) return refuse('the cookie already has every flag the app can take');

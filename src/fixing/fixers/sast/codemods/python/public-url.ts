@@ -162,7 +162,7 @@ export const pythonPublicUrl: Codemod = {
       edits.push(replace(fieldOf(call, 'function')!, 'open_public'));
       how =
         `Opened the URL through open_public(), which opens it only when it is http(s) and its host resolves to public addresses (${PUBLIC_URL_HELPER}) ` +
-        'and checks every redirect target the same way; a redirect to an internal address now raises ValueError. urlopen()\'s context= and cafile= are not passed on.';
+        'and checks every redirect target the same way; a redirect to an internal address now raises ValueError.';
       if (argumentsOf(call).some((a) => /^(context|cafile|capath|cadefault)$/.test(kindOf(a) === 'keyword_argument' ? fieldOf(a, 'name')!.text() : ''))) {
         return refuse('urlopen() is given a TLS context or CA file, which an opener takes differently; check redirects by hand');
       }
