@@ -13,9 +13,10 @@
 // per scan type, never asserted.
 //
 // Then, per repository, the completed fixes are applied together to the scanned commit (each fix is made
-// from it): every order of a set of up to 4, every pair sharing a file in both orders for a larger set, and
-// the whole set in the order the fixes completed. The conflicts (a diff that does not apply after
-// another) are counted and printed. So is whether each served (masked) diff applies on its own with plain
+// from it) as their pull requests merge (`git apply --3way`): every order of a set of up to 4, every pair
+// sharing a file in both orders for a larger set, and the whole set in the order the fixes completed. The
+// conflicts (a diff that does not merge after another) are counted and printed, and so are the pairs that
+// plain `git apply` in sequence refuses (its three lines of context must match exactly). So is whether each served (masked) diff applies on its own with plain
 // `git apply`, among the fixes whose own change neither removes nor adds a credential line.
 //
 // Which diff is checked: the API serves a fix's diff with every credential masked (on both sides), so a
@@ -106,13 +107,19 @@ interface Row {
   verified: number;
 }
 const empty = (): Row => ({ findings: 0, noFixer: 0, overlap: 0, completed: 0, masked: 0, applies: 0, parses: 0, gone: 0, introduced: 0, verified: 0 });
-/** Whether the diffs apply one after another to HEAD of `dir` (in an index of their own: the work tree is left alone). */
-function appliesInOrder(dir: string, diffs: string[]): boolean {
+/**
+ * Whether the diffs apply one after another to HEAD of `dir` (in an index of their own: the work tree is
+ * left alone), each after the first merged as a pull request would be (`--3way`) unless `plain`.
+ */
+function appliesInOrder(dir: string, diffs: string[], plain = false): boolean {
   const index = path.join(os.tmpdir(), `bulwark-bench-fixes-index-${process.pid}`);
   const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_INDEX_FILE: index };
   try {
     execFileSync('git', ['read-tree', 'HEAD'], { cwd: dir, env, stdio: 'pipe' });
-    for (const diff of diffs) execFileSync('git', ['apply', '--cached', '-'], { cwd: dir, env, input: diff, stdio: 'pipe', maxBuffer: 64 << 20 });
+    for (const [i, diff] of diffs.entries()) {
+      const args = ['apply', '--cached', ...(i > 0 && !plain ? ['--3way'] : []), '-'];
+      execFileSync('git', args, { cwd: dir, env, input: diff, stdio: 'pipe', maxBuffer: 64 << 20 });
+    }
     return true;
   } catch {
     return false;
@@ -137,7 +144,7 @@ interface CompletedFix {
 }
 
 /** The repository's completed fixes applied together: each checked order, and the pairs that do not apply one after the other. */
-const together = { repos: 0, setsApplying: 0, ordersChecked: 0, ordersFailing: 0, pairsChecked: 0, pairsConflicting: 0 };
+const together = { repos: 0, setsApplying: 0, ordersChecked: 0, ordersFailing: 0, pairsChecked: 0, pairsConflicting: 0, pairsPlainFailing: 0 };
 const servedFigures = { eligible: 0, applies: 0 };
 
 function checkTogether(name: string, dir: string, fixes: CompletedFix[]) {
@@ -156,7 +163,9 @@ function checkTogether(name: string, dir: string, fixes: CompletedFix[]) {
     for (let j = i + 1; j < fixes.length; j++) {
       if (![...files[i]!].some((file) => files[j]!.has(file))) continue;
       together.pairsChecked++;
-      if (appliesInOrder(dir, [fixes[i]!.diff, fixes[j]!.diff]) && appliesInOrder(dir, [fixes[j]!.diff, fixes[i]!.diff])) continue;
+      const pair = [fixes[i]!.diff, fixes[j]!.diff];
+      if (!appliesInOrder(dir, pair, true) || !appliesInOrder(dir, [...pair].reverse(), true)) together.pairsPlainFailing++;
+      if (appliesInOrder(dir, pair) && appliesInOrder(dir, [...pair].reverse())) continue;
       together.pairsConflicting++;
       if (values.verbose) console.log(`conflict   ${fixes[i]!.where} (${fixes[i]!.id}) × ${fixes[j]!.where} (${fixes[j]!.id})`);
     }
@@ -331,10 +340,11 @@ function table(title: string, rows: Map<string, Row>) {
 console.log(`bench:fixes over ${repos.length} checkout(s) in ${reposDir} (${scanTypes.join(', ')}), ${Math.round((Date.now() - started) / 1000)} s`);
 table('per rule', byRule);
 table('per scan type', byType);
-console.log('\ncompleted fixes of one repository applied together (git apply, to the scanned commit)');
+console.log('\ncompleted fixes of one repository merged together into the scanned commit (git apply --3way, as pull requests merge)');
 console.log(`  repositories with 2+ completed fixes: ${together.repos}; whole set applies in completion order: ${together.setsApplying} of ${together.repos}`);
 console.log(`  orders checked (sets of up to 4): ${together.ordersChecked}, failing: ${together.ordersFailing}`);
 console.log(`  pairs sharing a file, checked both ways: ${together.pairsChecked}, conflicting: ${together.pairsConflicting}`);
+console.log(`  the same pairs with plain git apply in sequence (exact context): ${together.pairsPlainFailing} do not apply`);
 console.log(`served diffs (masked) applying on their own, of fixes changing no credential line: ${servedFigures.applies} of ${servedFigures.eligible} (${pct(servedFigures.applies, servedFigures.eligible)})`);
 if (failures.size) {
   console.log('\nwhy fixes failed (count, rule: reason)');

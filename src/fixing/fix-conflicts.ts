@@ -2,9 +2,11 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { git, GitError, type GitOptions } from '../scm/git-command.ts';
 
-// Whether two diffs made from one commit apply together, in both orders, as `git apply` applies them:
-// a fix whose run touches lines beyond its findings (an import at the top of a file, a shared template)
-// is held against the repository's completed fixes this way before it completes.
+// Whether two diffs made from one commit merge, in both orders, as their pull requests would: one applied,
+// then the other with `git apply --3way` (a three-way merge with the base's blobs, as merging branches
+// does), so that changes a few lines apart merge while an import both add at the top of a file, a line both
+// append to a shared template or two changes of adjacent lines conflict. A fix whose run touches lines
+// beyond its findings is held against the repository's completed fixes this way before it completes.
 
 /** The repository paths a diff changes (either side), from its `---`/`+++` lines. */
 export function filesOfDiff(diff: string): Set<string> {
@@ -14,36 +16,42 @@ export function filesOfDiff(diff: string): Set<string> {
 }
 
 export interface DiffPair {
-  /** The diff of the fix about to complete: already applied in the work tree `options.cwd` and staged. */
+  /** The diff of the fix about to complete. */
   ours: string;
   theirs: string;
 }
 
 /**
- * Whether the other diff fails to apply after ours, or ours after it, on the base commit; false when
- * they change no file in common. `options.cwd` is a work tree at `base` with our diff applied.
+ * Whether the two diffs conflict: the other fails to merge after ours, or ours after it, on the base
+ * commit; false when they change no file in common, or when the other no longer applies to the base at
+ * all. `options.cwd` is a work tree of the repository (its index and files are left as they are).
  */
 export async function diffsConflict(pair: DiffPair, base: string, options: GitOptions & { cwd: string }): Promise<boolean> {
   const mine = filesOfDiff(pair.ours);
   if (![...filesOfDiff(pair.theirs)].some((file) => mine.has(file))) return false;
-  const check = async (diff: string, args: string[], env?: Record<string, string>) => {
+  // An index of its own, so the work tree and the fix's index stay as they are.
+  const index = path.join(options.cwd, '..', `${path.basename(options.cwd)}.overlap-index`);
+  const env = { ...options.env, GIT_INDEX_FILE: index };
+  const apply = async (diff: string, args: string[]) => {
     try {
-      await git(['apply', ...args, '-'], { ...options, input: diff, env: { ...options.env, ...env } });
+      await git(['apply', '--cached', ...args, '-'], { ...options, input: diff, env });
       return true;
     } catch (error) {
       if (error instanceof GitError) return false;
       throw error;
     }
   };
-  if (!(await check(pair.theirs, ['--check']))) return true;
-  // Theirs first: in an index of its own, so the work tree and the fix's index stay as they are.
-  const index = path.join(options.cwd, '..', `${path.basename(options.cwd)}.overlap-index`);
-  const env = { GIT_INDEX_FILE: index };
+  const mergesAfter = async (first: string, second: string): Promise<boolean | 'stale'> => {
+    await git(['read-tree', base], { ...options, env });
+    if (!(await apply(first, []))) return 'stale';
+    return apply(second, ['--3way']);
+  };
   try {
-    await git(['read-tree', base], { ...options, env: { ...options.env, ...env } });
+    const theirsAfterOurs = await mergesAfter(pair.ours, pair.theirs);
+    if (theirsAfterOurs === false) return true;
+    const oursAfterTheirs = await mergesAfter(pair.theirs, pair.ours);
     // A diff that no longer applies to its own base says nothing about this pair.
-    if (!(await check(pair.theirs, ['--cached'], env))) return false;
-    return !(await check(pair.ours, ['--cached', '--check'], env));
+    return oursAfterTheirs === false;
   } finally {
     await fs.rm(index, { force: true });
   }
@@ -82,7 +90,7 @@ export async function checkAgainstCompleted(
 export function conflictReason(conflict: { fixId: string; files: string[] }): string {
   const files = conflict.files.length ? conflict.files.join(', ') : 'the same files';
   return (
-    `its change conflicts with fix ${conflict.fixId}, completed earlier from the same commit: both change ${files} where the two diffs ` +
-    `would not apply one after the other; merge fix ${conflict.fixId} first, then scan again and fix what is left`
+    `its change conflicts with fix ${conflict.fixId}, completed earlier from the same commit: both change ${files} where the two ` +
+    `would not merge one after the other; merge fix ${conflict.fixId} first, then scan again and fix what is left`
   );
 }

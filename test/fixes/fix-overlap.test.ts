@@ -13,14 +13,14 @@ import { pollUntil, prsUsed, scanRepository } from '../support/helpers.ts';
 import { positiveSample } from '../support/secret-samples.ts';
 
 // The fixes of one repository form one set: a second fix of what a live fix already changes is refused
-// naming it (when asked for, by location; when its run completes, by trying the two diffs together), and
-// whatever set of fixes completes applies to the source commit in any order.
+// naming it (when asked for, by location; when its run completes, by merging the two diffs), and whatever
+// set of fixes completes merges into the source commit in any order, as their pull requests would.
 
 const TOKEN = positiveSample(SECRET_RULES.find((r) => r.id === 'github-pat')!, 91);
 
-const TOKENS_PY = `import hashlib
-import random
+const TOKENS_PY = `import random
 import string
+from hashlib import md5
 
 
 def reset_token():
@@ -28,7 +28,7 @@ def reset_token():
 
 
 def checksum(data):
-    return hashlib.md5(data).hexdigest()
+    return md5(data).hexdigest()
 
 
 def describe(user):
@@ -96,7 +96,6 @@ describe('two diffs of one commit tried together', () => {
       };
       const theirDiff = diffOf(theirFile, theirs);
       const ourDiff = diffOf('app.py', ours);
-      execFileSync('git', ['apply', '-'], { cwd: repo.dir, input: ourDiff });
       return await diffsConflict({ ours: ourDiff, theirs: theirDiff }, baseCommit, { cwd: repo.dir, timeoutMs: 10_000 });
     } finally {
       repo.remove();
@@ -112,8 +111,13 @@ describe('two diffs of one commit tried together', () => {
     assert.equal(await conflict((l) => l.splice(2, 0, 'import shlex'), (l) => l.splice(2, 0, 'import html'), 'other.py'), false);
   });
 
-  test("a change inside the other diff's context conflicts", async () => {
-    assert.equal(await conflict((l) => (l[5] = '    return 10'), (l) => (l[8] = 'def b(x=None):')), true);
+  test('changes of adjacent lines conflict; changes a few lines apart merge, as pull requests do', async () => {
+    assert.equal(await conflict((l) => (l[5] = '    return 10'), (l) => (l[4] = 'def a(x=None):')), true);
+    assert.equal(await conflict((l) => (l[5] = '    return 10'), (l) => (l[8] = 'def b(x=None):')), false);
+  });
+
+  test('the same import added at the same place merges', async () => {
+    assert.equal(await conflict((l) => { l.splice(2, 0, 'import shlex'); l[5] = '    return 10'; }, (l) => { l.splice(2, 0, 'import shlex'); l[13] = '    return 30'; }), false);
   });
 });
 
@@ -153,7 +157,7 @@ describe('fixes of one repository over HTTP', () => {
   }
 
   // One scenario, in order (the runner shuffles tests): each step's fixes stay live for the next.
-  test('a second fix of what a live fix changes is refused; the completed fixes apply together in any order', async () => {
+  test('a second fix of what a live fix changes is refused; the completed fixes merge together in any order', async () => {
     // One secret value in two files: the second fix is refused naming the first, nothing stored or charged.
     {
     const secrets = (await findings('secrets_scan')).filter((f) => f.file_path.startsWith('seeds/'));
@@ -177,27 +181,27 @@ describe('fixes of one repository over HTTP', () => {
     assert.equal(await prsUsed(h, orgKey), used, 'no credit taken');
     assert.equal((await h.call('GET', `${base()}/fixes`)).json().total, fixesBefore, 'no fix stored');
     }
-    // Two fixes adding the same import at the top of a file: the second to complete fails naming the first.
+    // Two fixes adding different imports at the top of a file: the second to complete fails naming the
+    // first. A third adding the same import as the first, and changing lines of its own, merges with it.
     {
-    const sast = (await findings('semgrep_scan')).filter((f) => f.file_path === 'app/tokens.py').sort((a, b) => a.start_line - b.start_line);
-    const random = sast.filter((f) => f.check_id === 'python.lang.crypto.insecure-random');
-    const hash = sast.find((f) => f.check_id === 'python.lang.crypto.weak-hash');
-    assert.equal(random.length, 2, JSON.stringify(sast.map((f) => [f.check_id, f.start_line])));
-    assert.ok(hash);
-    const first = await run([random[0].id]);
-    assert.equal(first.status, 'completed', first.error_message ?? '');
-    const apart = await run([hash.id]);
-    assert.equal(apart.status, 'completed', `a change a few lines below stands apart: ${apart.error_message}`);
-    const second = await run([random[1].id]);
-    assert.equal(second.status, 'failed');
-    assert.match(second.error_message, new RegExp(`conflicts with fix ${first.id}, completed earlier from the same commit: both change app/tokens\\.py`));
-    assert.equal((await h.call('GET', `${base()}/fixes/${second.id}/diff`)).json().diff, null, 'a refused fix keeps no diff');
-    assert.deepEqual(second.finding_outcomes.map((o: any) => o.fixed), [false]);
-    // The finding is fixed again in one fix with the other of its file: one change, no conflict with itself.
-    const row = await h.database.store.db.selectFrom('fixes').select('credit_refunded_at').where('id', '=', second.id).executeTakeFirstOrThrow();
-    assert.ok(row.credit_refunded_at, 'the refused fix gives its credit back');
+      const sast = (await findings('semgrep_scan')).filter((f) => f.file_path === 'app/tokens.py').sort((a, b) => a.start_line - b.start_line);
+      const random = sast.filter((f) => f.check_id === 'python.lang.crypto.insecure-random');
+      const hash = sast.find((f) => f.check_id === 'python.lang.crypto.weak-hash');
+      assert.equal(random.length, 2, JSON.stringify(sast.map((f) => [f.check_id, f.start_line])));
+      assert.ok(hash);
+      const first = await run([random[0].id]);
+      assert.equal(first.status, 'completed', first.error_message ?? '');
+      const second = await run([hash.id]);
+      assert.equal(second.status, 'failed');
+      assert.match(second.error_message, new RegExp(`conflicts with fix ${first.id}, completed earlier from the same commit: both change app/tokens\\.py`));
+      assert.equal((await h.call('GET', `${base()}/fixes/${second.id}/diff`)).json().diff, null, 'a refused fix keeps no diff');
+      assert.deepEqual(second.finding_outcomes.map((o: any) => o.fixed), [false]);
+      const row = await h.database.store.db.selectFrom('fixes').select('credit_refunded_at').where('id', '=', second.id).executeTakeFirstOrThrow();
+      assert.ok(row.credit_refunded_at, 'the refused fix gives its credit back');
+      const same = await run([random[1].id]);
+      assert.equal(same.status, 'completed', `the same import and a change lines away merge: ${same.error_message}`);
     }
-    // Every set of the completed fixes applies to the source commit in any order.
+    // Every set of the completed fixes merges into the source commit in any order.
     {
     const fixes = (await h.call('GET', `${base()}/fixes?limit=200`)).json().items.filter((f: any) => f.status === 'completed');
     assert.ok(fixes.length >= 3, `${fixes.length} completed`);
@@ -208,7 +212,7 @@ describe('fixes of one repository over HTTP', () => {
       diffs.set(fix.id, testTokenBox.open(row.diff_ciphertext!));
     }
     for (const order of permutations([...diffs.keys()])) {
-      const failed = applyInOrder(repo, baseCommit, order.map((id) => diffs.get(id)!));
+      const failed = mergeInOrder(repo, baseCommit, order.map((id) => diffs.get(id)!));
       assert.equal(failed, undefined, `order ${order.join(', ')}: ${failed}`);
     }
     }
@@ -220,20 +224,24 @@ function permutations<T>(items: T[]): T[][] {
   return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
 }
 
-/** Applies the diffs one after another to a clean work tree at `commit`; the error of the first that fails. */
-function applyInOrder(repo: TestRepo, commit: string, diffs: string[]): string | undefined {
-  const tree = fs.mkdtempSync(path.join(repo.dir, '..', 'bulwark-apply-'));
+/**
+ * Applies the diffs one after another to `commit` as their pull requests merge (`git apply --3way`, in an
+ * index of its own); the error of the first that does not merge.
+ */
+function mergeInOrder(repo: TestRepo, commit: string, diffs: string[]): string | undefined {
+  const index = path.join(repo.dir, '..', `${path.basename(repo.dir)}.merge-index`);
+  const env = { ...process.env, GIT_INDEX_FILE: index };
   try {
-    execFileSync('tar', ['-x', '-C', tree], { input: execFileSync('git', ['archive', commit], { cwd: repo.dir }) });
+    execFileSync('git', ['read-tree', commit], { cwd: repo.dir, env, stdio: 'pipe' });
     for (const diff of diffs) {
       try {
-        execFileSync('git', ['apply', '-'], { cwd: tree, input: diff, stdio: 'pipe' });
+        execFileSync('git', ['apply', '--cached', '--3way', '-'], { cwd: repo.dir, env, input: diff, stdio: 'pipe' });
       } catch (error) {
         return String((error as { stderr?: Buffer }).stderr ?? error);
       }
     }
     return undefined;
   } finally {
-    fs.rmSync(tree, { recursive: true, force: true });
+    fs.rmSync(index, { force: true });
   }
 }
