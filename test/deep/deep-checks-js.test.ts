@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { checkJsSources } from '../../src/scanning/deep/application-checks.ts';
+import { buildJsProgram } from '../../src/scanning/deep/js-program.ts';
 import { DeepEngine } from '../../src/scanning/deep/deep-engine.ts';
 import { SastEngine } from '../../src/scanning/sast/sast-engine.ts';
 
@@ -251,5 +252,34 @@ describe('whole-application checks (JavaScript/TypeScript)', () => {
       );
       assert.deepEqual(await idor({ 'app.js': app }), []);
     });
+  });
+
+  test('what guards a route: a check at the top of the handler that turns anonymous callers away, middleware that is not set-up', async () => {
+    const app = lines(
+      "const app = require('express')();",
+      'app.use(passport.initialize());',
+      'app.use(passport.session());',
+      "app.use('/', require('./routes/main')(passport));",
+      "app.use('/api', requireLogin);",
+      "app.get('/api/items', (req, res) => res.json([]));",
+      "app.get('/top', (req, res) => {",
+      "  if (!req.session.user) return res.status(401).end();",
+      '  res.json([]);',
+      '});',
+      "app.get('/love', (req, res) => {",
+      '  let id = 1;',
+      '  if (!req.query.id) { id = req.session.user.id; }',
+      '  res.json(id);',
+      '});',
+      "app.get('/token', (req, res) => {",
+      '  const claims = jwt.verify(req.headers.authorization, KEY);',
+      '  res.json(claims);',
+      '});',
+    );
+    const { handlers } = await buildJsProgram([{ path: 'app.js', text: app }]);
+    assert.deepEqual(
+      handlers.map((h) => `${h.paths[0]} ${h.guarded ? 'guarded' : 'open'}`),
+      ['/api/items guarded', '/top guarded', '/love open', '/token guarded'],
+    );
   });
 });

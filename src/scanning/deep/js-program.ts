@@ -20,8 +20,8 @@ export interface JsSource {
 const ROUTE_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'all', 'options', 'head']);
 /** Middleware, hooks and guards that demand a signed-in caller or a permission. */
 const GUARD = /auth|login|logged|passport|jwt|token|session|protect|permission|role|admin|guard|verify|ensure|require(?:d|s)?User|isUser/i;
-/** Checks at the top of a handler body that turn away an anonymous caller. */
-const BODY_GUARD = /req(?:uest)?\.(?:user|session\.user|isAuthenticated)|ctx\.state\.user|getServerSession|getToken\s*\(|getSession\s*\(|verify(?:Token|Jwt)?\s*\(|jwt\.verify|status\(\s*40[13]\s*\)|\b40[13]\b/;
+/** Calls at the top of a handler body that turn an anonymous caller away by themselves (they throw or answer). */
+const BODY_GUARD = /verify(?:Token|Jwt|Session|Auth\w*)?\s*\(|jwt\.verify|\b(?:require|ensure)(?:Auth|User|Login|Session|Admin)\w*\s*\(|authenticate\w*\s*\(/;
 const NEST_ROUTE = /^@(Get|Post|Put|Patch|Delete|All)\b/;
 
 const lineOf = (node: SgNode) => node.range().start.line + 1;
@@ -116,10 +116,23 @@ function parametersOf(fn: SgNode | undefined): string[] {
   return params ? (params.text().match(/[A-Za-z_$][\w$]*/g) ?? []) : [];
 }
 
+/** What a test of the caller reads: the signed-in user, the session, a token. */
+const CALLER_STATE = /\b(?:user|session|token|auth\w*|isAuthenticated|authorization|payload|claims|decoded)\b|getServerSession|getToken\s*\(|getSession\s*\(/i;
+
+/**
+ * Whether the top of a handler turns anonymous callers away: an `if` on the caller's user, session or token
+ * that answers 401/403, redirects or throws, or a call that verifies a token or session by itself.
+ */
 function guardedByBody(fn: SgNode | undefined): boolean {
   const body = fn?.field('body');
   const first = body?.kind() === 'statement_block' ? body.children().filter((c) => c.isNamed()).slice(0, 4) : body ? [body] : [];
-  return first.some((s) => BODY_GUARD.test(s.text()));
+  return first.some((s) => {
+    if (s.kind() === 'if_statement') {
+      const condition = s.field('condition')?.text() ?? '';
+      return CALLER_STATE.test(condition) && REJECTS.test(s.field('consequence')?.text() ?? '');
+    }
+    return BODY_GUARD.test(s.text()) && !/^\s*(?:if|for|while|switch)\b/.test(s.text());
+  });
 }
 
 function makeHandler(file: ProgramFile, node: SgNode, fn: SgNode | undefined, route: { name: string; methods: string[]; paths: string[] }, guarded: boolean, className?: string): Handler {
