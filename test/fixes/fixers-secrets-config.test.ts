@@ -202,6 +202,22 @@ describe('secrets fixer: configuration the application reads', () => {
     }
   });
 
+  test('alternative configurations in one file: every copy moves in one fix, read once and checked once', async () => {
+    const config = ['local', 'devel', 'docker']
+      .map((name, i) => `var config_${name} = {\n    "db": { "server": "postgres://postgres:postgres@10.0.0.${i + 1}" }\n}\n`)
+      .join('\n');
+    const match = detectSecrets(config)[0];
+    assert.ok(match, 'the detector reports the connection URL');
+    const dir = repository({ 'config.js': `${config}module.exports = config_local;\n` });
+    const { outcome, workspace } = await fixApart(dir, detectorFinding('config.js', `${config}module.exports = config_local;\n`, match.secret));
+    const fixed = readIn(workspace.dir, 'config.js');
+    assert.equal(fixed.match(/process\.env\.SERVER/g)?.length, 1, fixed);
+    assert.equal(fixed.match(/"server": SERVER \}/g)?.length, 3, fixed);
+    assert.doesNotMatch(fixed, /postgres:postgres/);
+    assert.equal(run(process.execPath, ['-e', 'console.log(require("./config.js").db.server)'], workspace.dir, { SERVER: 'postgres://u@h' }).output.trim(), 'postgres://u@h');
+    assert.ok(outcome.fixed);
+  });
+
   test('an existing template is the one shared: the line is added to it, not to a new one', async () => {
     const a = `API_TOKEN = "${GHP}"\n`;
     const dir = repository({ 'svc/api.py': a, '.env.sample': 'PORT=8080\n' });

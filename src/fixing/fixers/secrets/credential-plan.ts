@@ -40,7 +40,7 @@ export type DetectIn = (text: string) => LocatedSecret[];
 const MAX_FILES = 2_000;
 const MAX_FILE_BYTES = 200 * 1024;
 const MAX_CREDENTIALS = 500;
-/** A file that holds none of these words has no credential a keyword rule reports. */
+/** A file that holds none of these words has no credential a keyword rule of the SAST rules reports. */
 const MAY_HOLD_CREDENTIAL = /secret|passw|passwd|pwd|token|key|auth|cred|bearer|session|cookie|signature|api/i;
 /** Folders of others' code, builds, environments, and files served to browsers (whose credentials are never moved). */
 const SKIPPED_FOLDERS = new Set(['node_modules', 'vendor', 'venv', '.venv', 'virtualenv', 'site-packages', '__pycache__', 'dist', 'build', '.tox', 'bower_components', '.next', 'coverage', 'static', 'public', 'assets', 'wwwroot']);
@@ -75,10 +75,10 @@ async function computePlan(dir: string, detect: DetectIn, nameOf: NameOf): Promi
     const parser = codeParserFor(entry.rel);
     if (!parser || /\.min\.js$/i.test(entry.rel) || ++files > MAX_FILES) continue;
     const text = await readTreeText(dir, entry.rel, MAX_FILE_BYTES);
-    if (!text || !MAY_HOLD_CREDENTIAL.test(text)) continue;
+    if (!text) continue;
     let found: LocatedSecret[];
     try {
-      found = merge(detect(text), sastCredentialsIn(rules(), parser, text));
+      found = credentialsIn(entry.rel, text, detect);
     } catch {
       continue;
     }
@@ -95,6 +95,12 @@ async function computePlan(dir: string, detect: DetectIn, nameOf: NameOf): Promi
   const byValue = new Map<string, string>();
   for (const c of credentials) if (!byValue.has(c.value)) byValue.set(c.value, c.name);
   return { credentials, nameOf: (value) => byValue.get(value), owner: credentials[0] };
+}
+
+/** The credentials of a code file: the detector's, and the literals of the credential rules that report by default. */
+export function credentialsIn(file: string, text: string, detect: DetectIn): LocatedSecret[] {
+  const parser = codeParserFor(file);
+  return merge(detect(text), parser && MAY_HOLD_CREDENTIAL.test(text) ? sastCredentialsIn(rules(), parser, text) : []);
 }
 
 /** Both lists' secrets in position order, a rule's literal left out where the detector found a secret inside it. */

@@ -79,6 +79,15 @@ export function requiredRead(
     };
   }
 
+  // A checked module-level read of the same variable earlier in the file is used again.
+  const earlier = stops.at === 'start' ? checkedReadBefore(language, text, name, anchor.range().start.index) : null;
+  if (earlier) {
+    return {
+      edits: [{ start: site.node.range().start.index, end: site.node.range().end.index, text: site.template.replaceAll(VALUE_SLOT, earlier) }],
+      read: `${earlier}, read earlier in the file`,
+      stops,
+    };
+  }
   // A local name need only be free in its function; a module-level one in the whole file.
   const scope = stops.at === 'start' ? text : (statement.ancestors().find((a) => FUNCTIONS[language].includes(kindOf(a)))?.text() ?? text);
   const identifier = freeIdentifier(scope, stops.at === 'start' ? name : localName(language, name));
@@ -140,6 +149,16 @@ function defaultParameterRead(text: string, value: SgNode, name: string, read: s
     read,
     stops: { at: 'call', functionName: fieldOf(fn!, 'name')?.text() ?? null },
   };
+}
+
+/** The name of a checked read of `name` at module level before `offset` (`X = os.environ.get("NAME")` then its check). */
+function checkedReadBefore(language: FailClosedLanguage, text: string, name: string, offset: number): string | null {
+  const before = text.slice(0, offset);
+  const read =
+    language === 'python'
+      ? new RegExp(`^([A-Za-z_]\\w*) = \\w+\\.environ\\.get\\("${name}"\\)\\r?\\nif not \\1:`, 'm')
+      : new RegExp(`^const ([A-Za-z_$][\\w$]*) = process\\.env\\.${name};\\r?\\nif \\(!\\1\\) throw`, 'm');
+  return read.exec(before)?.[1] ?? null;
 }
 
 function check(language: FailClosedLanguage, target: string, name: string, indent: string, unit: string, newline: string): string {

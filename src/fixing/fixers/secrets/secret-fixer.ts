@@ -4,7 +4,7 @@ import { loadRuleSet, type RuleSet } from '../../../scanning/sast/rule-set.ts';
 import { detectSecrets } from '../../../scanning/secrets/detector.ts';
 import { looksLikeGeneratedSecret } from '../../../scanning/secrets/text-checks.ts';
 import { factsOf, type RepoFacts } from '../../repo-facts.ts';
-import { credentialPlan, type CredentialPlan } from './credential-plan.ts';
+import { credentialPlan, credentialsIn, type CredentialPlan } from './credential-plan.ts';
 import { listInCompose, listInEnvTemplate, templatePath } from './env-template.ts';
 import type { RequiredRead } from './required-setting.ts';
 import { accountsTable, notACredential, servedToBrowsers } from './secret-exemptions.ts';
@@ -15,7 +15,7 @@ import { moveSecretInCSharp } from './secret-in-csharp.ts';
 import { isCredentialRule, locateSastCredentials, sastCredentialsIn } from './sast-credential-location.ts';
 import { findingRule, isDetectedSecret, locateFindingSecrets, type LocatedSecret } from './secret-location.ts';
 import { codeParserFor, parseCode, syntaxErrors } from '../shared/syntax.ts';
-import { applyEdits } from '../shared/text-edits.ts';
+import { applyEdits, lineStarts } from '../shared/text-edits.ts';
 import { readTreeFile, writeTreeFile } from '../shared/tree-files.ts';
 
 // Moves a committed credential out of the code: source files read it from the environment instead,
@@ -127,16 +127,20 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
   }
   // The file's other credentials go in the same change, so that the fixes of this file's findings are one
   // change rather than several adding the same import where they would collide.
+  // What is left of them is found again after each change, since a change moves the rest.
   const ownDone = done.length;
   const alongside: string[] = [];
-  for (const other of plan.credentials) {
-    if (other.file !== file || values.has(other.value)) continue;
-    const at = occurrences(text, other.value)[0];
-    if (at === undefined) continue;
-    const change = apply({ rule: other.rule, start: at, end: at + other.value.length, startLine: lineOf(text, at) });
-    if (!('refused' in change)) {
-      values.add(other.value);
-      if (change.name) alongside.push(change.name);
+  const planned = new Set(plan.credentials.filter((c) => c.file === file).map((c) => c.value));
+  for (let refused = 0, rounds = 0; planned.size && rounds < plan.credentials.length + 1; rounds++) {
+    const next = credentialsIn(file, text, detectedSecrets).filter((s) => planned.has(text.slice(s.start, s.end)))[refused];
+    if (!next) break;
+    const value = text.slice(next.start, next.end);
+    const change = apply(next);
+    if ('refused' in change) refused++;
+    else {
+      values.add(value);
+      if (change.name && !names.has(value)) names.set(value, change.name);
+      if (change.name && !done.slice(0, ownDone).some((d) => d.includes(` ${change.name} `))) alongside.push(change.name);
     }
   }
   // The same value elsewhere in the file is the same credential: it goes too, under the same name. Only a
@@ -324,11 +328,12 @@ function namesTaken(file: string, text: string, ownValues: Set<string>, others: 
   return taken;
 }
 
-/** The detector's matches in the text, each at its first occurrence. */
+/** The detector's matches in the text, each where it was found (a value repeated on other lines is each of them). */
 function detectedSecrets(text: string): LocatedSecret[] {
   const found: LocatedSecret[] = [];
+  const starts = lineStarts(text);
   for (const match of detectSecrets(text)) {
-    const start = text.indexOf(match.secret);
+    const start = text.indexOf(match.secret, starts[match.startLine - 1] ?? 0);
     if (start !== -1) found.push({ rule: match.rule, start, end: start + match.secret.length, startLine: match.startLine });
   }
   return found;
