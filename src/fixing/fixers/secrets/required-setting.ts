@@ -6,12 +6,13 @@ import { lineIndent, lineStartOf, newlineOf, type TextEdit } from '../shared/tex
 // message naming it: a soft read that yields None, "" or undefined would flow into a comparison or a key
 // and let anyone in. The read is checked in the statement's own block, right after it when the value is
 // simply assigned (`SECRET_KEY = os.environ.get("SECRET_KEY")` and then `if not SECRET_KEY: raise …`), else
-// read into a name of its own just before the statement that uses it. Python's form runs on 2.7 and 3;
-// code at module level stops the app at start, code in a function stops that call.
+// read into a name of its own just before the statement that uses it (or reuses such a read made earlier in
+// the module); a Python parameter's default is read when the function runs without the argument. Python's
+// form runs on 2.7 and 3; code at module level stops the app at start, code in a function stops that call.
 
 export type FailClosedLanguage = 'python' | 'javascript';
 
-/** Where the value goes: the node replaced and the replacement, with `{{value}}` where the read stands. */
+/** Where the value goes: the node replaced and the replacement, with VALUE_SLOT where the read stands. */
 export interface ValueSite {
   node: SgNode;
   /** The replacement text with VALUE_SLOT where the checked value goes. */
