@@ -137,6 +137,7 @@ describe('semgrep_scan reports credentials in code through the secrets detector'
     assert.equal(outcome.fixed, true, outcome.note);
     const fixed = read(workspace, 'app.py');
     assert.ok(!fixed.includes(STRIPE));
-    assert.ok(fixed.includes(SIGNING), 'only the finding\u2019s credential moves');
+    assert.ok(!fixed.includes(SIGNING), 'the file\u2019s other credential moves in the same change, so the fixes of one file are one change');
+    assert.match(outcome.note, /The file's other committed credentials moved with it/);
   });
 });
