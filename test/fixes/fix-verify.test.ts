@@ -129,9 +129,11 @@ describe('verification: secrets', () => {
   const text = `API_TOKEN = "${GHP}"\nOTHER_TOKEN = "${GHP2}"\n`;
 
   test('the fixer\'s patch is clean; the secret it did not touch is still detected', async () => {
-    const tree = new Tree({ 'app.py': text });
+    // In another file: a fix of one credential of a file moves the file's others with it.
+    const other = `OTHER_TOKEN = "${GHP2}"\n`;
+    const tree = new Tree({ 'app.py': text.split('\n')[0] + '\n', 'other.py': other });
     const first = secretFinding('app.py', text, GHP);
-    const second = secretFinding('app.py', text, GHP2);
+    const second = secretFinding('other.py', other, GHP2);
     await tree.fix(first);
     assert.deepEqual(await tree.verify([first, second]), { stillDetected: [second.id], unparsable: [] });
     await tree.fix(second);
@@ -415,7 +417,14 @@ describe('verification: the secrets fixer on every detector rule', () => {
         // A literal that is the credential moves as a whole; one holding more (`key = "…"`) keeps the rest around a lookup.
         const after = tree.read(file)!;
         assert.ok(!after.includes(match.secret), rule.id);
-        assert.match(after, file.endsWith('.py') ? /^CONFIG = os\.environ\.get\("CONFIG"\)$|" \+ os\.environ\.get\("[A-Z_][A-Z0-9_]*", ""\) \+ "/m : /^export const config = process\.env\.CONFIG;$|\$\{process\.env\.[A-Z_][A-Z0-9_]*\}/m, rule.id);
+        // Either way the read is checked, so a missing variable stops the module naming it.
+        assert.match(
+          after,
+          file.endsWith('.py')
+            ? /^CONFIG = os\.environ\.get\("CONFIG"\)\nif not CONFIG:$|^([A-Z_][A-Z0-9_]*) = os\.environ\.get\("[A-Z_][A-Z0-9_]*"\)\nif not \1:\n[\s\S]*" \+ \1 \+ "/m
+            : /^export const config = process\.env\.CONFIG;\nif \(!config\) throw|^const ([A-Z_][A-Z0-9_]*) = process\.env\.[A-Z_][A-Z0-9_]*;\nif \(!\1\) throw[\s\S]*\$\{\1\}/m,
+          rule.id,
+        );
         assert.deepEqual(await tree.verify([finding]), { stillDetected: [], unparsable: [] }, rule.id);
       }
     });
