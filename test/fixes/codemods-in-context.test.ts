@@ -208,7 +208,7 @@ describe('the SSRF guard holds across redirects and leaves fixed hosts alone', (
   test('a URL whose scheme and host are written in the code: not a request the caller can point elsewhere', () =>
     refuses('app.py', `import requests\n${flask('@app.route("/u")\ndef u():\n    return requests.get(f"https://api.example.com/users/{request.args[\'id\']}").text\n')}`, SSRF, /scheme and host are written in the code \(https:\/\/api\.example\.com\).*not a server-side request forgery to guard/));
   test('a Python 2 app: refused, the helper needs Python 3', () =>
-    refuses('app.py', `import requests\n${flask('@app.route("/p")\ndef p():\n    return requests.get(request.args["url"]).text\n')}`, SSRF, /runs on Python 2 \(runtime\.txt declares python-2\.7\.18\)/, { 'runtime.txt': 'python-2.7.18\n' }));
+    refuses('app.py', `import requests\n${flask('@app.route("/p")\ndef p():\n    return requests.get(request.args["url"]).text\n')}`, SSRF, /runs on Python 2 \(runtime\.txt declares Python 2\.7\.18\)/, { 'runtime.txt': 'python-2.7.18\n' }));
 });
 
 const PATH = 'python.lang.path-traversal.file-access';
@@ -281,4 +281,8 @@ describe('fixes that run on the Python the app declares', () => {
   test('HTML escaped outside a framework on Python 2 → cgi.escape(…, True), as there is no html module', () =>
     fixes('cgi_app.py', 'import os\nname = os.environ["QUERY_STRING"]\nprint "Content-Type: text/html"\nprint\nprint "<p>Hello " + name + "</p>"\n', XSS,
       'import os\nimport cgi\nname = os.environ["QUERY_STRING"]\nprint "Content-Type: text/html"\nprint\nprint "<p>Hello " + cgi.escape(str(name), True) + "</p>"\n'));
+  test('HTML escaped outside a framework in code declared for Python 2 and 3 → html.escape where it exists, else cgi.escape', () =>
+    fixes('cgi_app.py', 'import os\nname = os.environ["QUERY_STRING"]\nprint("<p>Hello " + name + "</p>")\n', XSS,
+      'import os\ntry:\n    from html import escape as escape_html\nexcept ImportError:  # Python 2\n    from cgi import escape as escape_html\nname = os.environ["QUERY_STRING"]\nprint("<p>Hello " + escape_html(str(name), True) + "</p>")\n',
+      { 'setup.py': 'from setuptools import setup\nsetup(name="app", classifiers=["Programming Language :: Python :: 2.7", "Programming Language :: Python :: 3.6"])\n' }));
 });

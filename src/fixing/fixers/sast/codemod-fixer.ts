@@ -10,6 +10,7 @@ import { nodesSpanning, parseCode, syntaxErrors } from '../shared/syntax.ts';
 import { applyEdits, lineStarts } from '../shared/text-edits.ts';
 import { readTreeFile, writeTreeFile } from '../shared/tree-files.ts';
 import { treeFiles } from './tree-listing.ts';
+import { factsOf } from '../../repo-facts.ts';
 
 // Applies the catalog's codemod for a SAST finding (see codemods/index.ts). The file is parsed once, the
 // rule's matches nearest the finding's line are handed to the codemod, and its edits are written only when
@@ -68,6 +69,7 @@ async function applyCodemod(ruleSet: RuleSet, codemod: Codemod, finding: FixFind
       match: { start: site.start, end: site.end, text: site.match.text },
       readFile: (relative) => readTreeFile(workspace.dir, relative).catch(() => null),
       files,
+      facts: () => factsOf(workspace),
     });
     if ('refuse' in answer) return notFixed(`${codemod.name} does not fix ${finding.checkId} at ${file}:${site.match.startLine}: ${answer.refuse}`);
     const outside = answer.edits.find((edit) => !allowed(edit, site, root, text));

@@ -1,12 +1,13 @@
+import { allowsBelow } from '../../../repo-facts.ts';
 import type { CodemodContext } from './codemod.ts';
 
-// What a codemod needs to know about the application around the file it rewrites, read from the
-// repository: the versions it declares for its framework and for Python, whether it is served over
-// HTTPS, and what its pages' scripts read from document.cookie. Each answer errs on the side that keeps
-// the app working: a version is "below" only when the declaration rules the newer one out, HTTPS is
-// assumed only on evidence in the code or its server configuration.
+// What a codemod needs to know about the application around the file it rewrites: the versions it
+// declares for its framework and for Python (from the repository facts, repo-facts.ts), whether it is
+// served over HTTPS, and what its pages' scripts read from document.cookie. Each answer errs on the side
+// that keeps the app working: a declaration that allows a version older than an API is treated as that
+// version, HTTPS is assumed only on evidence in the code or its server configuration.
 
-type Facts = Pick<CodemodContext, 'readFile' | 'files'>;
+type Facts = Pick<CodemodContext, 'readFile' | 'files' | 'facts'>;
 
 const DEPENDENCY_FILES = /(^|\/)(requirements[^/]*\.(txt|in)|Pipfile|pyproject\.toml|setup\.py|setup\.cfg|package\.json)$/;
 
@@ -44,74 +45,28 @@ export async function dependsOn(facts: Facts, name: string): Promise<boolean> {
   return (await dependencyTexts(facts)).some((text) => listed.test(text));
 }
 
-const parts = (version: string) => version.split('.').map((p) => Number.parseInt(p, 10) || 0);
-function compare(a: string, b: string): number {
-  const [x, y] = [parts(a), parts(b)];
-  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
-  return 0;
-}
-
-/** Whether one constraint rules out every version from `minimum` on. */
-function excludes(constraint: string, minimum: string): boolean {
-  return constraint.split(',').some((clause) => {
-    const m = /^(===|==|<=|<|~=|\^|~)?v?([\d][\w.*]*)$/.exec(clause.replace(/^=(?=\d)/, '=='));
-    if (!m) return false;
-    const [, op = '==', version] = m;
-    const exact = version!.replace(/\.\*$/, '');
-    if (op === '<') return compare(version!, minimum) <= 0;
-    if (op === '<=') return compare(version!, minimum) < 0;
-    if (op === '==' || op === '===') return version!.includes('*') ? compare(`${exact}.9999`, minimum) < 0 : compare(version!, minimum) < 0;
-    // ~=1.4 allows 1.x, ~=1.4.2 allows 1.4.x; ^1.2 allows 1.x; ~1.2 allows 1.2.x.
-    const fixed = op === '~=' ? parts(version!).slice(0, -1) : op === '^' ? parts(version!).slice(0, 1) : parts(version!).slice(0, 2);
-    const highest = [...fixed, 9999].join('.');
-    return compare(highest, minimum) < 0;
-  });
-}
-
 /**
- * The version the repository declares for `name` when it rules out `minimum` and everything later
- * (`Django==1.11.29` against 2.1), else null: unpinned, unlisted or allowing it.
+ * The declaration of `name` (`==1.11.29`, `>=0.12`, `4.13.4`) when it allows a version older than
+ * `minimum` (Django 1.11 against 2.1), else null: at or above it, or not declared with a version.
  */
 export async function declaredBelow(facts: Facts, name: string, minimum: string): Promise<string | null> {
-  return (await declaredConstraints(facts, name)).find((c) => excludes(c, minimum)) ?? null;
+  const declared = (await facts.facts()).packages[name.toLowerCase()];
+  return allowsBelow(declared, minimum) ? declared!.spec : null;
 }
 
-/** Evidence that the application runs on Python 2 (a declared runtime, classifiers, print statements), or null. */
+/** Where the application is declared to run on (or written for) Python 2, or null. */
 export async function pythonTwoEvidence(facts: Facts, text: string): Promise<string | null> {
   if (/^[ \t]*print[ \t]+(["'][^\n]*["']|[A-Za-z_][\w.]*)[ \t]*(%[^\n]*)?$/m.test(text) && !/from\s+__future__\s+import\s+print_function/.test(text)) return 'the file uses print statements';
-  const runtime = (await facts.readFile('runtime.txt')) ?? '';
-  if (/python-2\./.test(runtime)) return `runtime.txt declares ${runtime.trim()}`;
-  const pipfile = (await facts.readFile('Pipfile')) ?? '';
-  if (/python_version\s*=\s*["']2\./.test(pipfile)) return 'the Pipfile declares Python 2';
-  const setup = (await facts.readFile('setup.py')) ?? '';
-  if (/Programming Language :: Python :: 2/.test(setup) && !/Programming Language :: Python :: 3/.test(setup)) return 'setup.py declares Python 2 only';
-  if (/python_requires\s*=\s*["'][^"']*<\s*3/.test(setup)) return 'setup.py requires Python below 3';
-  const dockerfile = (await facts.readFile('Dockerfile')) ?? '';
-  if (/^\s*FROM\s+\S*python:2/im.test(dockerfile)) return 'the Dockerfile runs Python 2';
-  return null;
-}
-
-/** The Python version the repository declares for its runtime (runtime.txt, .python-version, Pipfile, Dockerfile), and where. */
-async function declaredPython(facts: Facts): Promise<{ version: string; where: string } | null> {
-  const sources: [string, RegExp][] = [
-    ['runtime.txt', /python-(\d+\.\d+)/],
-    ['.python-version', /^\s*(\d+\.\d+)/m],
-    ['Pipfile', /python_version\s*=\s*["'](\d+\.\d+)/],
-    ['Dockerfile', /^\s*FROM\s+\S*python:(\d+\.\d+)/im],
-  ];
-  for (const [file, pattern] of sources) {
-    const found = pattern.exec((await facts.readFile(file)) ?? '');
-    if (found) return { version: found[1]!, where: file };
-  }
-  return null;
+  const python = (await facts.facts()).runtimes.python;
+  return allowsBelow(python, '3') ? `${python!.source}${python!.source.startsWith('Python 2 syntax') ? '' : ` declares Python ${python!.spec}`}` : null;
 }
 
 /** Where the repository declares a Python older than `minimum` (3.7 for subprocess.run(text=)), or null. */
 export async function pythonBelow(facts: Facts, text: string, minimum: string): Promise<string | null> {
   const two = await pythonTwoEvidence(facts, text);
   if (two) return two;
-  const declared = await declaredPython(facts);
-  return declared && compare(declared.version, minimum) < 0 ? `${declared.where} declares Python ${declared.version}` : null;
+  const python = (await facts.facts()).runtimes.python;
+  return allowsBelow(python, minimum) ? `${python!.source} declares Python ${python!.spec}` : null;
 }
 
 const SOURCE = /\.(py|js|mjs|cjs|ts|jsx|tsx|html?|jinja2?|j2|tpl|ejs|hbs|pug|vue|conf|ya?ml|toml|ini|cfg|json)$|(^|\/)(Dockerfile|Procfile|nginx[^/]*)$/i;

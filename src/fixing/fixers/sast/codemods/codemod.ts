@@ -1,5 +1,6 @@
 import type { SgNode } from '@ast-grep/napi';
 import type { ParserName } from '../../../../languages/index.ts';
+import type { RepoFacts } from '../../../repo-facts.ts';
 import type { TextEdit } from '../../shared/text-edits.ts';
 
 // A codemod rewrites one SAST finding the way a reviewer would: it gets the file parsed once and the node
@@ -23,6 +24,8 @@ export interface CodemodContext {
   readFile(relative: string): Promise<string | null>;
   /** The repository's files (repository-relative, dependency and VCS folders left out), to look for what the app does elsewhere. */
   files(): Promise<string[]>;
+  /** What the repository declares about itself: interpreter and package versions (see repo-facts.ts). */
+  facts(): Promise<RepoFacts>;
 }
 
 export interface CodemodEdits {

@@ -1,5 +1,5 @@
 import type { CodemodContext } from './codemod.ts';
-import { declaredBelow, declaredConstraints } from './app-facts.ts';
+import { declaredBelow } from './app-facts.ts';
 
 // Which web framework sets a cookie, and the first version of it whose cookie API takes SameSite: the
 // argument passed to an older version is a TypeError at the first request (Python) or silently dropped,
@@ -13,7 +13,7 @@ export interface SameSiteSupport {
   declaredBelow: string | null;
 }
 
-type Facts = Pick<CodemodContext, 'readFile' | 'files'>;
+type Facts = Pick<CodemodContext, 'readFile' | 'files' | 'facts'>;
 
 const PYTHON_SAMESITE: Record<string, [string, string]> = {
   django: ['Django', '2.1'], // HttpResponse.set_cookie(samesite=)
@@ -21,16 +21,19 @@ const PYTHON_SAMESITE: Record<string, [string, string]> = {
   werkzeug: ['Werkzeug', '0.14'], // Response.set_cookie(samesite=), which Flask's responses are
 };
 
+/** A package with its declaration as a reader writes it: `Django==1.11.29`, `Flask >=0.12` reads `Flask>=0.12`, a bare version gets a space. */
+const named = (name: string, spec: string) => (/^[\d^~]/.test(spec) ? `${name} ${spec}` : `${name}${spec}`);
+
 /** The SameSite support of the Python framework a file sets its cookie with (Django, aiohttp, else Flask's Werkzeug). */
 export async function pythonSameSite(facts: Facts, text: string): Promise<SameSiteSupport> {
   const imported = /^\s*(from|import)\s+django\b/m.test(text) ? 'django' : /^\s*(from|import)\s+aiohttp\b/m.test(text) ? 'aiohttp' : 'werkzeug';
   const [framework, since] = PYTHON_SAMESITE[imported]!;
   let below = await declaredBelow(facts, framework, since);
-  if (below) below = `${framework}${below}`;
+  if (below) below = named(framework, below);
   // Flask before 1.0 did not require a Werkzeug with SameSite, so with no Werkzeug declared it may lack it.
   if (!below && imported === 'werkzeug') {
     const flask = await declaredBelow(facts, 'Flask', '1.0');
-    if (flask && !(await declaredConstraints(facts, 'Werkzeug')).length) below = `Flask${flask}, which does not require a Werkzeug of 0.14 or later`;
+    if (flask && !(await facts.facts()).packages['werkzeug']) below = `${named('Flask', flask)}, which does not require a Werkzeug of 0.14 or later`;
   }
   return { framework, since, declaredBelow: below };
 }

@@ -1,5 +1,6 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../../shared/syntax.ts';
+import { newlineOf } from '../../../shared/text-edits.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
 import { argumentsOf, functionAround, keywordArgument, pythonImport, pythonImportsModule, replace } from '../edit-kit.ts';
 import { pythonTwoEvidence } from '../app-facts.ts';
@@ -30,8 +31,16 @@ function escaperFor(root: SgNode): Escaper {
   return { wrap: (e) => `html.escape(${/^str\(/.test(e) ? e : `str(${e})`})`, imports: (r, t) => pythonImport(r, t, 'import html', 'html') };
 }
 
-/** Python 2 has no html module: cgi.escape(…, True) escapes the same characters, quotes included. */
+/** Python 2 has no html module: cgi.escape(…, True) escapes the same characters, quotes included (gone from 3.8). */
 const PYTHON2_ESCAPER: Escaper = { wrap: (e) => `cgi.escape(${/^str\(/.test(e) ? e : `str(${e})`}, True)`, imports: (r, t) => pythonImport(r, t, 'import cgi', 'cgi') };
+/** Code declared for Python 2 and 3 alike: html.escape where it exists, else cgi.escape; both take quote as the second argument. */
+const EITHER_PYTHON_ESCAPER: Escaper = {
+  wrap: (e) => `escape_html(${/^str\(/.test(e) ? e : `str(${e})`}, True)`,
+  imports: (r, t) => {
+    const nl = newlineOf(t);
+    return pythonImport(r, t, `try:${nl}    from html import escape as escape_html${nl}except ImportError:  # Python 2${nl}    from cgi import escape as escape_html`, 'escape_html');
+  },
+};
 
 /** Whether a value is data to escape; null when it looks like markup, which makes the rewrite unsafe. */
 function isData(value: SgNode): boolean | null {
@@ -144,7 +153,8 @@ export const pythonEscapeHtml: Codemod = {
   async rewrite(context) {
     const { node, root, text } = context;
     let escaper = escaperFor(root!);
-    if (!pythonImportsModule(root!, 'django') && !pythonImportsModule(root!, 'flask') && !pythonImportsModule(root!, 'markupsafe') && (await pythonTwoEvidence(context, text))) escaper = PYTHON2_ESCAPER;
+    const python2 = !pythonImportsModule(root!, 'django') && !pythonImportsModule(root!, 'flask') && !pythonImportsModule(root!, 'markupsafe') ? await pythonTwoEvidence(context, text) : null;
+    if (python2) escaper = python2 === 'the file uses print statements' ? PYTHON2_ESCAPER : EITHER_PYTHON_ESCAPER;
     const sink = node!;
     const fn = kindOf(sink) === 'call' ? fieldOf(sink, 'function')!.text() : '';
     if (fn === 'Markup' || fn === 'mark_safe') {

@@ -73,7 +73,7 @@ function arithmeticIntent(call: SgNode): string | null {
 export const pythonLiteralEval: Codemod = {
   name: 'python/literal-eval',
   rules: ['python.lang.code-injection.eval'],
-  async rewrite({ node, root, text, readFile, files }) {
+  async rewrite({ node, root, text, readFile, files, facts }) {
     const call = node!;
     const fn = fieldOf(call, 'function')!.text();
     if (fn !== 'eval') return refuse(`${fn}() runs statements, which no data parser can stand for; dispatch on an allow-list instead`);
@@ -82,7 +82,7 @@ export const pythonLiteralEval: Codemod = {
     if (use) return refuse(`eval() reaches code by name here (${use}), which no literal can stand for; map the accepted names to their objects in an allow-list instead`);
     const arithmetic = arithmeticIntent(call);
     if (arithmetic) {
-      if (await dependsOn({ readFile, files }, 'simpleeval')) {
+      if (await dependsOn({ readFile, files, facts }, 'simpleeval')) {
         return {
           edits: [replace(fieldOf(call, 'function')!, 'simple_eval'), ...pythonImport(root!, text, 'from simpleeval import simple_eval', 'simple_eval')],
           note: `Evaluated the expression with simpleeval's simple_eval (already a dependency), which computes arithmetic and comparisons but reaches no names, attributes or imports (${arithmetic}); other Python now raises an error instead of running.`,

@@ -1,7 +1,7 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../../shared/syntax.ts';
 import { lineStartOf, newlineOf } from '../../../shared/text-edits.ts';
-import { declaredBelow, declaredConstraints } from '../app-facts.ts';
+import { allowsBelow } from '../../../../repo-facts.ts';
 import { refuse, type Codemod, type CodemodContext, type CodemodEdit } from '../codemod.ts';
 import { argumentsOf, callAround, functionAround, pythonHelper, pythonImport, pythonImportsModule, replace, statementOf } from '../edit-kit.ts';
 import { soleAssignment } from './strings.ts';
@@ -27,21 +27,26 @@ def path_inside(folder, *names):
     return path
 `;
 
-/** Where safe_join is imported from, by the Werkzeug (or Flask) the repository declares. */
-async function werkzeugSafeJoin(facts: CodemodContext): Promise<{ statement: (nl: string) => string; where: string }> {
-  const before2 = await declaredBelow(facts, 'Werkzeug', '2.0');
-  const flaskBefore1 = await declaredBelow(facts, 'Flask', '1.0');
-  if (before2 || (flaskBefore1 && !(await declaredConstraints(facts, 'Werkzeug')).length)) {
-    return { statement: () => 'from werkzeug.security import safe_join', where: `werkzeug.security, as the declared ${before2 ? `Werkzeug${before2}` : `Flask${flaskBefore1}`} has it` };
-  }
-  // Flask 1.x allows Werkzeug 1 (werkzeug.security) and 2.1+ (werkzeug.utils); anything else installs a Werkzeug with werkzeug.utils.
-  const flaskOne = (await declaredBelow(facts, 'Flask', '2.0')) && !(await declaredConstraints(facts, 'Werkzeug')).length;
-  const werkzeugOpen = (await declaredConstraints(facts, 'Werkzeug')).some((c) => !/^(==|>=|~=|===)\s*([2-9]|\d\d)/.test(c));
-  if (!flaskOne && !werkzeugOpen) return { statement: () => 'from werkzeug.utils import safe_join', where: 'werkzeug.utils' };
-  return {
-    statement: (nl) => `try:${nl}    from werkzeug.utils import safe_join${nl}except ImportError:  # Werkzeug before 2.0${nl}    from werkzeug.security import safe_join`,
+/**
+ * Where safe_join is imported from, by the Werkzeug (or Flask) the repository declares: werkzeug.security
+ * for a Werkzeug pinned before 2.0, werkzeug.utils from 2.0 on, and both in turn where the declaration
+ * allows either side (Flask 1.x allows Werkzeug 1 and 2.1+; an unpinned Werkzeug is the newest).
+ */
+async function werkzeugSafeJoin(context: CodemodContext): Promise<{ statement: (nl: string) => string; where: string }> {
+  const { packages } = await context.facts();
+  const werkzeug = packages['werkzeug'];
+  const flask = packages['flask'];
+  const utils = { statement: () => 'from werkzeug.utils import safe_join', where: 'werkzeug.utils' };
+  const either = {
+    statement: (nl: string) => `try:${nl}    from werkzeug.utils import safe_join${nl}except ImportError:  # Werkzeug before 2.0${nl}    from werkzeug.security import safe_join`,
     where: 'werkzeug.utils, or werkzeug.security on Werkzeug before 2.0',
   };
+  if (werkzeug) {
+    if (!allowsBelow(werkzeug, '2.0')) return utils;
+    if (/^={2,3}\s*[01]\./.test(werkzeug.spec)) return { statement: () => 'from werkzeug.security import safe_join', where: `werkzeug.security, as the declared Werkzeug${werkzeug.spec} has it` };
+    return either;
+  }
+  return allowsBelow(flask, '2.0') ? either : utils;
 }
 
 /** The folder and the parts joined to it: os.path.join(folder, …) or "folder/" + name. */
