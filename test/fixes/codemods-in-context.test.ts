@@ -124,6 +124,9 @@ describe('escaping follows the output context', () => {
     refuses('app.py', flask('@app.route("/s")\ndef s():\n    name = request.args.get("name")\n    return "<script>var user = \'%s\';</script>" % name\n'), XSS, /inside <script>/));
   test('a value as an href: refused, escaping does not stop javascript: URLs', () =>
     refuses('app.py', flask('@app.route("/a")\ndef a():\n    url = request.args.get("next")\n    return f\'<a href="{url}">continue</a>\'\n'), XSS, /URL or style attribute.*javascript: URLs/));
+  test('a value inside a quoted attribute whose text has its own name=value (a meta refresh): escaped as a quoted attribute', () =>
+    fixes('app.py', flask('@app.route("/r")\ndef r():\n    target = request.args.get("to")\n    return "<meta http-equiv=\\"refresh\\" content=\\"0; url=%s\\"/>" % target\n'), XSS,
+      flask('@app.route("/r")\ndef r():\n    target = request.args.get("to")\n    return "<meta http-equiv=\\"refresh\\" content=\\"0; url=%s\\"/>" % escape(target)\n').replace('request\n', 'request\nfrom markupsafe import escape\n')));
   test('an unquoted attribute: refused', () =>
     refuses('app.py', flask('@app.route("/u")\ndef u():\n    c = request.args.get("c")\n    return "<div class=" + c + ">x</div>"\n'), XSS, /unquoted attribute/));
   test('Markup() of rich text: refused, escaping would show its tags; Markup() of a name is escaped', async () => {

@@ -17,12 +17,31 @@ export function htmlContextAfter(before: string): HtmlContext {
   if (lastOpen('style') > lastClose('style') && lower.indexOf('>', lastOpen('style')) !== -1) return 'style';
   const tagStart = before.lastIndexOf('<');
   if (tagStart === -1 || before.lastIndexOf('>') > tagStart) return 'body';
-  const inTag = before.slice(tagStart);
-  const attribute = /([\w:-]+)\s*=\s*(\\?["']?)$/.exec(inTag);
+  const attribute = openAttribute(before.slice(tagStart));
   if (!attribute) return 'tag';
-  if (/^on/i.test(attribute[1]!)) return 'event-handler';
-  if (URL_ATTRIBUTES.test(attribute[1]!) || /^style$/i.test(attribute[1]!)) return 'url-attribute';
-  return attribute[2] ? 'quoted-attribute' : 'unquoted-attribute';
+  if (/^on/i.test(attribute.name)) return 'event-handler';
+  if (URL_ATTRIBUTES.test(attribute.name) || /^style$/i.test(attribute.name)) return 'url-attribute';
+  return attribute.quoted ? 'quoted-attribute' : 'unquoted-attribute';
+}
+
+/** The attribute whose value the end of a tag's text is in (`<a title="x`), read quote by quote, or null between attributes. */
+function openAttribute(tag: string): { name: string; quoted: boolean } | null {
+  let quote: string | null = null;
+  let name = '';
+  for (let i = 0; i < tag.length; i++) {
+    const c = tag[i]!;
+    if (quote) {
+      if (c === quote) quote = null;
+      continue;
+    }
+    if ((c === '"' || c === "'") && /=\s*\\?$/.test(tag.slice(0, i))) {
+      name = /([\w:-]+)\s*=\s*\\?$/.exec(tag.slice(0, i))?.[1] ?? '';
+      quote = c;
+    }
+  }
+  if (quote) return { name, quoted: true };
+  const unquoted = /([\w:-]+)\s*=\s*([^\s"'>]*)$/.exec(tag);
+  return unquoted ? { name: unquoted[1]!, quoted: false } : null;
 }
 
 /** Why HTML escaping does not make a value safe in that context, or null where it does. */
