@@ -218,6 +218,15 @@ describe('secrets fixer: configuration the application reads', () => {
     assert.ok(outcome.fixed);
   });
 
+  test('fixes of two credentials of one file make the same change, whichever finding they start from', async () => {
+    const seed = 'users = [\n    {"email": "a@corp.example", "password": "Adm1n-Pa55w0rd-2019!"},\n    {"email": "j@corp.example", "password": "Jx7-yankees-suck-42"},\n]\n';
+    const dir = repository({ 'seed.py': seed });
+    const first = await fixApart(dir, detectorFinding('seed.py', seed, 'Adm1n-Pa55w0rd-2019!'));
+    const second = await fixApart(dir, detectorFinding('seed.py', seed, 'Jx7-yankees-suck-42'));
+    assert.equal(second.diff, first.diff);
+    assert.match(first.diff, /^\+A_PASSWORD = os\.environ\.get\("A_PASSWORD"\)$[\s\S]*^\+J_PASSWORD = os\.environ\.get\("J_PASSWORD"\)$/m);
+  });
+
   test('an existing template is the one shared: the line is added to it, not to a new one', async () => {
     const a = `API_TOKEN = "${GHP}"\n`;
     const dir = repository({ 'svc/api.py': a, '.env.sample': 'PORT=8080\n' });

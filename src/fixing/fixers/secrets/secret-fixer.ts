@@ -103,6 +103,7 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
   const taken = namesTaken(file, original, values, source.others(original));
   let text = original;
   const done: string[] = [];
+  const didOf = new Map<string, string>();
   const apply = (secret: LocatedSecret): FileChange => {
     const value = text.slice(secret.start, secret.end);
     // The name this value took earlier in the file, else the one it takes across the repository.
@@ -111,6 +112,7 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
     if ('refused' in change) return change;
     text = change.text;
     done.push(change.did);
+    if (!didOf.has(value)) didOf.set(value, change.did);
     if (change.name) {
       names.set(value, change.name);
       taken.add(change.name);
@@ -118,6 +120,23 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
     }
     return change;
   };
+  // The file's other credentials go in the same change, so that the fixes of this file's findings are one
+  // change rather than several adding the same import where they would collide. Where the plan holds the
+  // finding's own credential, all of them move in the order of the file, so that each of those fixes makes
+  // exactly the same change; what is left is found again after each change, since a change moves the rest.
+  const ownValues = new Set(values);
+  const planned = new Set(plan.credentials.filter((c) => c.file === file).map((c) => c.value));
+  const together = planned.size > 0 && [...ownValues].every((v) => planned.has(v));
+  for (let refused = 0, rounds = 0; together && rounds < plan.credentials.length + 1; rounds++) {
+    const next = credentialsIn(file, text, detectedSecrets).filter((s) => planned.has(text.slice(s.start, s.end)))[refused];
+    if (!next) break;
+    const value = text.slice(next.start, next.end);
+    const change = apply(next);
+    if ('refused' in change) {
+      if (ownValues.has(value)) return notFixed(`The ${what} in ${file} line ${next.startLine} was left in place: ${change.refused}; ${REVOKE}`);
+      refused++;
+    } else values.add(value);
+  }
   // One secret at a time: an edit (an added import) moves the others, so each is located again.
   for (let i = 0; i < secrets.length; i++) {
     const [next] = source.locate(text);
@@ -125,24 +144,15 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
     const change = apply(next);
     if ('refused' in change) return notFixed(`The ${what} in ${file} line ${next.startLine} was left in place: ${change.refused}; ${REVOKE}`);
   }
-  // The file's other credentials go in the same change, so that the fixes of this file's findings are one
-  // change rather than several adding the same import where they would collide.
-  // What is left of them is found again after each change, since a change moves the rest.
-  const ownDone = done.length;
-  const alongside: string[] = [];
-  const planned = new Set(plan.credentials.filter((c) => c.file === file).map((c) => c.value));
-  for (let refused = 0, rounds = 0; planned.size && rounds < plan.credentials.length + 1; rounds++) {
+  for (let refused = 0, rounds = 0; !together && planned.size && rounds < plan.credentials.length + 1; rounds++) {
     const next = credentialsIn(file, text, detectedSecrets).filter((s) => planned.has(text.slice(s.start, s.end)))[refused];
     if (!next) break;
     const value = text.slice(next.start, next.end);
-    const change = apply(next);
-    if ('refused' in change) refused++;
-    else {
-      values.add(value);
-      if (change.name && !names.has(value)) names.set(value, change.name);
-      if (change.name && !done.slice(0, ownDone).some((d) => d.includes(` ${change.name} `))) alongside.push(change.name);
-    }
+    if ('refused' in apply(next)) refused++;
+    else values.add(value);
   }
+  const ownNames = new Set([...ownValues].map((v) => names.get(v)).filter((n): n is string => !!n));
+  const alongside = unique([...names].filter(([v, n]) => !ownValues.has(v) && !ownNames.has(n)).map(([, n]) => n));
   // The same value elsewhere in the file is the same credential: it goes too, under the same name. Only a
   // value that could not be anything else: `admin` or `secret` elsewhere is a user name, a word of a message.
   for (const value of values) {
@@ -169,7 +179,7 @@ async function fixSecret(finding: FixFinding, workspace: FixWorkspace, what: str
     fixed: true,
     changedFiles: [file, ...elsewhere.map((m) => m.file), ...listed.files],
     note:
-      `The ${what} in ${file} ${unique(done.slice(0, ownDone || done.length)).join(' and ')}; ${REVOKE}` +
+      `The ${what} in ${file} ${unique([...ownValues].map((v) => didOf.get(v)).filter((d): d is string => !!d)).join(' and ') || unique(done).join(' and ')}; ${REVOKE}` +
       (alongside.length ? `. The file's other committed credentials moved with it (${unique(alongside).join(', ')}), so every fix of this file makes this one change` : '') +
       (elsewhere.length ? `. The same value was committed in ${elsewhere.map((m) => m.file).join(', ')} too, and is read there from the same variable` : ''),
     userNotes: [
