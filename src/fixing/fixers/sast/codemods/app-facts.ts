@@ -9,40 +9,11 @@ import type { CodemodContext } from './codemod.ts';
 
 type Facts = Pick<CodemodContext, 'readFile' | 'files' | 'facts'>;
 
-const DEPENDENCY_FILES = /(^|\/)(requirements[^/]*\.(txt|in)|Pipfile|pyproject\.toml|setup\.py|setup\.cfg|package\.json)$/;
-
-/** The repository's dependency declarations, outermost first. */
-async function dependencyTexts(facts: Facts): Promise<string[]> {
-  const names = (await facts.files()).filter((f) => DEPENDENCY_FILES.test(f) && !/(^|\/)(node_modules|\.?venv|site-packages)\//.test(f));
-  names.sort((a, b) => a.split('/').length - b.split('/').length);
-  const texts: string[] = [];
-  for (const name of names.slice(0, 20)) {
-    const text = await facts.readFile(name);
-    if (text) texts.push(text);
-  }
-  return texts;
-}
-
 const escapeName = (name: string) => name.replace(/[.*+?^${}()|[\]\\-]/g, (c) => (c === '-' ? '[-_.]' : `\\${c}`));
 
-/** The version constraints a repository declares for a package (`==1.11.29`, `<2.0`, `~=0.12`, `^4.17.1`). */
-export async function declaredConstraints(facts: Facts, name: string): Promise<string[]> {
-  const found: string[] = [];
-  const requirement = new RegExp(`^\\s*['"]?${escapeName(name)}(\\[[^\\]]*\\])?\\s*((?:[=<>!~]=?|===)\\s*[\\w.*]+(?:\\s*,\\s*(?:[=<>!~]=?)\\s*[\\w.*]+)*)`, 'gim');
-  const toml = new RegExp(`^\\s*['"]?${escapeName(name)}['"]?\\s*=\\s*['"]([^'"]+)['"]`, 'gim');
-  const json = new RegExp(`"${escapeName(name)}"\\s*:\\s*"([^"]+)"`, 'gi');
-  for (const text of await dependencyTexts(facts)) {
-    for (const m of text.matchAll(requirement)) found.push(m[2]!.replace(/\s+/g, ''));
-    for (const m of text.matchAll(toml)) if (m[1] !== '*') found.push(m[1]!.replace(/\s+/g, ''));
-    for (const m of text.matchAll(json)) found.push(m[1]!.replace(/\s+/g, ''));
-  }
-  return found;
-}
-
-/** Whether a dependency declaration names the package at all, pinned or not. */
+/** Whether the repository declares the package at all, pinned or not. */
 export async function dependsOn(facts: Facts, name: string): Promise<boolean> {
-  const listed = new RegExp(`^\\s*['"]?${escapeName(name)}(\\[[^\\]]*\\])?\\s*(['"]|[=<>!~;,\\s]|$)|"${escapeName(name)}"\\s*:`, 'im');
-  return (await dependencyTexts(facts)).some((text) => listed.test(text));
+  return (await facts.facts()).packages[name.toLowerCase()] !== undefined;
 }
 
 /**
