@@ -57,6 +57,24 @@ describe('whole-application checks (JavaScript/TypeScript)', () => {
     assert.ok(!limited.some((f) => f.startsWith('auth.login-without')), 'a rate limiter in the application');
   });
 
+  test('an open route that only reads is no missing authentication, even with an injection finding in it; one running a command is', async () => {
+    const app = expressApp().replace(
+      "app.get('/about', (req, res) => res.send('about'));",
+      lines(
+        "app.get('/orders', async (req, res) => {",
+        "  const rows = await db.query('SELECT * FROM orders WHERE item = ' + req.query.item);",
+        '  res.json(rows);',
+        '});',
+        "app.get('/diagnose', (req, res) => {",
+        "  require('child_process').exec('ping -c 1 ' + req.query.host, (e, out) => res.send(out));",
+        '});',
+      ),
+    );
+    const found = await check({ 'server.js': app }, { 'server.js': [18, 22] });
+    assert.ok(!found.includes('auth.missing-authentication@server.js:17'), found.join('\n'));
+    assert.ok(found.includes('auth.missing-authentication@server.js:21'), found.join('\n'));
+  });
+
   test('a guard on the router or the whole app covers its routes', async () => {
     const guarded = expressApp().replace('const app = express();', "const app = express();\napp.use(passport.authenticate('session'));");
     const found = await check({ 'server.js': guarded });

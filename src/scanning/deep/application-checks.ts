@@ -24,6 +24,7 @@ export const OFF_BY_DEFAULT = new Set([
   'python.deep.crypto.plaintext-password-column',
   'python.deep.data.password-in-serialized-output',
   'javascript.deep.authz.admin-without-role-check',
+  'javascript.deep.auth.missing-authentication',
 ]);
 
 const PYTHON_FILE_CHECKS = [errorDetailsToClient, plaintextPasswordStorage, plaintextPasswordColumn, passwordInSerializedOutput, objectByIdWithoutOwnership, genericViewWithoutOwnership, catastrophicRegex];

@@ -15,10 +15,6 @@ const CSRF_PROTECTION =
   /CSRFProtect\s*\(|csrf\.init_app|SeaSurf\s*\(|\bFlaskForm\b|CsrfViewMiddleware|aiohttp_csrf\.setup|middlewares\s*=\s*\[[^\]]*csrf|CSRFMiddleware|fastapi_csrf|starlette_csrf|csrf_protect\s*\(/;
 const USES_SESSIONS = /\bsession\s*\[|\bsession\.get\(|flask_login|login_user\s*\(|set_cookie\s*\(|SESSION_|aiohttp_session|get_session\s*\(|session_middleware|request\.session\b/;
 const PUBLIC_ENTRY = /^(?:index|home|main|root|health|healthz|ping|status|about|static|favicon|robots|docs|openapi|swagger|hello|welcome|get|head|options)$|^(?:login|log_in|logout|log_out|signin|sign_in|signout|sign_out|signup|sign_up|register|registration|reset|forgot|verify|confirm|callback|oauth|activate)(?:_|\b)/i;
-/** What makes an unguarded entry point worth a finding: it changes data, runs code or commands, or hands out files. */
-const SENSITIVE_EFFECT =
-  /\.commit\s*\(|\.add\s*\(|\.(?:delete|update|insert|replace)(?:One|Many|ById)?\s*\(|\.save\s*\(|\.create\s*\(|\.drop_all\s*\(|\.create_all\s*\(|\bINSERT\s+INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b|\bDROP\s+TABLE\b|subprocess\.|os\.system|os\.popen|\beval\s*\(|\bexec\s*\(|pickle\.loads|yaml\.load|send_file|send_from_directory|\.execute\s*\(|\.destroy\s*\(|\.remove\s*\(|\.insert\w*\s*\(|\.query\s*\(|child_process|\bspawn\s*\(|fs\.(?:write|unlink|rm)|res\.(?:download|sendFile)\s*\(/i;
-
 /** A new account made from the submitted password (a model built or created with it): a sign-up, whose password is chosen, not guessed. */
 const CREATES_ACCOUNT = /(?:\.create|create_user|\b[A-Z]\w*)\s*\((?:[^()]|\([^()]*\))*\bpass(?:word|wd)?\s*=/;
 
@@ -182,14 +178,28 @@ export function missingAuthentication(program: PythonProgram, hotspots: Hotspots
   return findings;
 }
 
-/** What a JavaScript handler does that calls for authentication: a serious finding in it, a method that changes, an effect. */
+/** Writes of a JavaScript handler: ORM and driver writes (Sequelize, Mongoose, MongoDB, Prisma, TypeORM), SQL that changes rows, removed or written files. */
+const SCRIPT_WRITES =
+  /\.(?:save|create|destroy|remove|bulkCreate|upsert|increment|decrement)\s*\(|\.(?:delete|update|insert|replace)(?:One|Many|ById)?\s*\(|\.find(?:One|ById)And(?:Update|Delete|Remove|Replace)\s*\(|\bINSERT\s+INTO\b|\bUPDATE\s+\w+\s+SET\b|\bDELETE\s+FROM\b|\bDROP\s+TABLE\b|\bfs\.(?:write|append|unlink|rm)\w*\s*\(/i;
+/** Running commands or code, and handing out files. */
+const SCRIPT_RUNS_OR_SERVES = /child_process|\bexec(?:Sync|File)?\s*\(|\bspawn(?:Sync)?\s*\(|\beval\s*\(|\bnew\s+Function\s*\(|\bvm\.run\w*\s*\(|\bres\.(?:download|sendFile)\s*\(/;
+/** Lines of serious static findings that matter more when anyone may reach them: code, commands, deserialization, XML entities, files. */
+const SCRIPT_REACHABLE_SINK = /\beval\s*\(|\bexec|\bspawn|child_process|\bvm\.|Function\s*\(|serializ|parseXml|libxml|readFile|createReadStream|sendFile|download|require\s*\(/;
+
+/**
+ * What a JavaScript handler does that calls for authentication, in a phrase for the message, or nothing when
+ * it only reads. As for Python, a query that reads, or an injection finding on a read, is not reason enough:
+ * the injection is its own finding, and most read-only routes are public by design.
+ */
 function scriptEffectOf(h: PythonProgram['handlers'][number], hotspots: Hotspots): string | undefined {
-  const dangerous = (hotspots[h.file.path] ?? []).some((line) => line >= h.line && line <= h.endLine);
+  const body = h.body.replace(/^[^\n]*\n/, '');
+  const lines = h.body.split('\n');
+  const sinkHere = (hotspots[h.file.path] ?? []).some((line) => line >= h.defLine && line <= h.endLine && SCRIPT_REACHABLE_SINK.test(lines[line - h.defLine] ?? ''));
+  if (sinkHere || SCRIPT_RUNS_OR_SERVES.test(body)) return 'runs commands or code, or hands out files';
   // Answering POST is no effect by itself (a page that renders a template for any method): what it does is.
   // PUT, PATCH and DELETE say they change something.
-  return dangerous || h.methods.some((m) => m === 'PUT' || m === 'PATCH' || m === 'DELETE') || SENSITIVE_EFFECT.test(h.body.replace(/^[^\n]*\n/, ''))
-    ? 'changes data, runs commands or hands out files'
-    : undefined;
+  if (SCRIPT_WRITES.test(body) || h.methods.some((m) => m === 'PUT' || m === 'PATCH' || m === 'DELETE')) return 'changes stored data';
+  return undefined;
 }
 
 /** Parameters that name one record: ids, and the names that identify a user. */
