@@ -9,6 +9,9 @@
 //   new         findings of any rule in the changed files that were not there before
 //   overlap    the fix was refused when asked for (409 FIX_OVERLAPS): another live fix of the repository
 //              already changes its lines, package or secret value
+//   review      a reviewer's reading (fix-review.ts): each changed Python module parses under the Python the
+//               application declares, uses no standard-library name that version lacks, and reads no credential
+//               in a way that fails open (a missing value flowing into a key or a comparison)
 // "verified" is completed ∧ applies ∧ parses ∧ gone ∧ no new finding. Figures are printed per rule and
 // per scan type, never asserted.
 //
@@ -53,6 +56,7 @@ import { maskSecretsIn } from '../src/scanning/secrets/mask-text.ts';
 import { importOsv } from '../src/osv/import.ts';
 import { parserFor } from '../src/languages/index.ts';
 import { createHarness, testTokenBox } from '../test/support/api.ts';
+import { FixReviewTally, reviewFix } from './fix-review.ts';
 
 const PROJECT = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -175,6 +179,7 @@ function checkTogether(name: string, dir: string, fixes: CompletedFix[]) {
 const byRule = new Map<string, Row>();
 const byType = new Map<string, Row>();
 const failures = new Map<string, number>();
+const reviews = new FixReviewTally();
 
 function changedFilesOf(diff: string): string[] {
   return [...diff.matchAll(/^\+\+\+ b\/(.+)$/gm)].map((m) => m[1]!);
@@ -316,6 +321,9 @@ try {
           if (added) count('introduced');
           if (parses && gone && !added) count('verified');
           if (values.verbose) console.log(`${parses && gone && !added ? 'verified ' : 'unverified'} ${where}${added ? ` (+${added} new)` : ''}`);
+          const review = await reviewFix(dir, files.map((file) => ({ path: file, before: originals.get(file) ?? null, after: fs.existsSync(path.join(dir, file)) ? texts.get(file)! : null })));
+          reviews.add(name, review);
+          if (values.verbose) for (const f of review.findings.filter((f) => !f.preexisting)) console.log(`  review    ${f.kind} ${f.file}:${f.line ?? '?'} ${f.message}`);
           git(dir, 'checkout', '--quiet', '--', '.');
           git(dir, 'clean', '--quiet', '-fd');
         }
@@ -346,6 +354,7 @@ console.log(`  orders checked (sets of up to 4): ${together.ordersChecked}, fail
 console.log(`  pairs sharing a file, checked both ways: ${together.pairsChecked}, conflicting: ${together.pairsConflicting}`);
 console.log(`  the same pairs with plain git apply in sequence (exact context): ${together.pairsPlainFailing} do not apply`);
 console.log(`served diffs (masked) applying on their own, of fixes changing no credential line: ${servedFigures.applies} of ${servedFigures.eligible} (${pct(servedFigures.applies, servedFigures.eligible)})`);
+for (const line of reviews.lines()) console.log(line);
 if (failures.size) {
   console.log('\nwhy fixes failed (count, rule: reason)');
   for (const [reason, n] of [...failures.entries()].sort((a, b) => b[1] - a[1])) console.log(`${String(n).padStart(4)}  ${reason}`);
