@@ -57,15 +57,58 @@ export async function diffsConflict(pair: DiffPair, base: string, options: GitOp
   }
 }
 
-/** The completed fixes a run's diff was held against, and the one it conflicts with (if any). */
+/**
+ * Whether every change of our diff is already in theirs (the same diff, or one that theirs holds): each
+ * file ours changes ends as theirs leaves it, or, on the base commit with theirs applied, ours merges
+ * without changing anything more. `options.cwd` is a work tree of the repository (its index and files are
+ * left as they are).
+ */
+export async function diffContainedIn(pair: DiffPair, base: string, options: GitOptions & { cwd: string }): Promise<boolean> {
+  if (pair.ours === pair.theirs) return true;
+  const theirs = filesOfDiff(pair.theirs);
+  const ours = [...filesOfDiff(pair.ours)];
+  if (!ours.every((file) => theirs.has(file))) return false;
+  const index = path.join(options.cwd, '..', `${path.basename(options.cwd)}.contained-index`);
+  const env = { ...options.env, GIT_INDEX_FILE: index };
+  const run = async (args: string[], input?: string): Promise<string | undefined> => {
+    try {
+      return await git(args, { ...options, env, ...(input === undefined ? {} : { input }) });
+    } catch (error) {
+      if (error instanceof GitError) return undefined;
+      throw error;
+    }
+  };
+  /** The tree of the base with the diffs applied in turn (the later ones merged three ways), undefined when one does not apply. */
+  const treeWith = async (...diffs: string[]): Promise<string | undefined> => {
+    await git(['read-tree', base], { ...options, env });
+    for (const [i, diff] of diffs.entries()) {
+      if ((await run(['apply', '--cached', ...(i ? ['--3way'] : []), '-'], diff)) === undefined) return undefined;
+    }
+    return (await run(['write-tree']))?.trim();
+  };
+  const blobsOf = async (tree: string) => run(['ls-tree', '-r', '-z', tree, '--', ...ours]);
+  try {
+    const withTheirs = await treeWith(pair.theirs);
+    if (withTheirs === undefined) return false;
+    const withOurs = await treeWith(pair.ours);
+    if (withOurs !== undefined && (await blobsOf(withOurs)) === (await blobsOf(withTheirs))) return true;
+    return (await treeWith(pair.theirs, pair.ours)) === withTheirs;
+  } finally {
+    await fs.rm(index, { force: true });
+  }
+}
+
+/** The completed fixes a run's diff was held against, and the one it conflicts with or whose change already holds it (if any). */
 export interface ConflictCheck {
   checked: Set<string>;
   conflict?: { fixId: string; files: string[] };
+  /** A completed fix whose diff already makes every change of ours. */
+  madeBy?: { fixId: string; files: string[] };
 }
 
 /**
  * Holds our diff against each completed fix of the repository made from the same commit that is not in
- * `checked` yet, adding each to it; stops at the first that conflicts.
+ * `checked` yet, adding each to it; stops at the first whose diff already holds ours, or that conflicts.
  */
 export async function checkAgainstCompleted(
   ours: string,
@@ -76,12 +119,18 @@ export async function checkAgainstCompleted(
 ): Promise<ConflictCheck> {
   for (const other of others) {
     if (checked.has(other.id)) continue;
-    const conflicts = await diffsConflict({ ours, theirs: other.diff }, base, options);
-    checked.add(other.id);
-    if (conflicts) {
+    const pair = { ours, theirs: other.diff };
+    const files = () => {
       const theirs = filesOfDiff(other.diff);
-      return { checked, conflict: { fixId: other.id, files: [...filesOfDiff(ours)].filter((f) => theirs.has(f)) } };
+      return [...filesOfDiff(ours)].filter((f) => theirs.has(f));
+    };
+    if (await diffContainedIn(pair, base, options)) {
+      checked.add(other.id);
+      return { checked, madeBy: { fixId: other.id, files: files() } };
     }
+    const conflicts = await diffsConflict(pair, base, options);
+    checked.add(other.id);
+    if (conflicts) return { checked, conflict: { fixId: other.id, files: files() } };
   }
   return { checked };
 }
@@ -92,5 +141,14 @@ export function conflictReason(conflict: { fixId: string; files: string[] }): st
   return (
     `its change conflicts with fix ${conflict.fixId}, completed earlier from the same commit: both change ${files} where the two ` +
     `would not merge one after the other; merge fix ${conflict.fixId} first, then scan again and fix what is left`
+  );
+}
+
+/** Why a run whose every change a completed fix already makes does not complete, naming that fix. */
+export function alreadyMadeReason(madeBy: { fixId: string; files: string[] }): string {
+  const files = madeBy.files.length ? ` in ${madeBy.files.join(', ')}` : '';
+  return (
+    `its change is already made by fix ${madeBy.fixId}, completed earlier from the same commit: that fix's diff holds every change ` +
+    `this one makes${files}, so merging fix ${madeBy.fixId} fixes this finding too and a second pull request would repeat it`
   );
 }

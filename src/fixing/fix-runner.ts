@@ -27,7 +27,7 @@ import { maskDiff } from './diff-mask.ts';
 import { toFixFinding } from './fix-finding.ts';
 import { readRepoFacts } from './repo-facts.ts';
 import { decodeJson, encodeJson } from '../store/json-columns.ts';
-import { checkAgainstCompleted, conflictReason } from './fix-conflicts.ts';
+import { alreadyMadeReason, checkAgainstCompleted, conflictReason } from './fix-conflicts.ts';
 import { isGitControlPath, writeTreeFile } from '../scm/work-tree.ts';
 import { FixError, type FindingOutcome, type FixAgent, type Fixer, type FixerOutcome, type FixFinding, type FixWorkspace, type VerificationResult } from './types.ts';
 
@@ -389,7 +389,8 @@ function explainNothingChanged(findings: FixFinding[], changes: Changes): string
 /**
  * Ends a verified run. A diff is first held against the diffs of the repository's other completed fixes
  * made from the same commit: one that does not apply together with them, in either order, fails naming
- * the fix it conflicts with, and nothing of it is kept. Fixes of one unit complete one at a time, so a
+ * the fix it conflicts with, and one whose every change such a fix already makes fails naming that fix;
+ * nothing of either is kept and its credit is given back. Fixes of one unit complete one at a time, so a
  * fix that completed while this one was checked is checked too.
  */
 async function completeRun(deps: FixRunnerDeps, fix: FixRow, verified: RunOutcome, workspace: RunWorkspace): Promise<void> {
@@ -408,9 +409,9 @@ async function refuseConflicts(deps: FixRunnerDeps, fix: FixRow, outcome: RunOut
   const others = (await completedFixesAtCommit(deps.db, sourceOf(fix), workspace.base, fix.id))
     .filter((other) => !checked.has(other.id))
     .map((other) => ({ id: other.id, diff: deps.tokenBox.open(other.diff_ciphertext!) }));
-  const { conflict } = await checkAgainstCompleted(deps.tokenBox.open(sealed), others, workspace.base, workspace.options, checked);
-  if (!conflict) return outcome;
-  const why = conflictReason(conflict);
+  const { conflict, madeBy } = await checkAgainstCompleted(deps.tokenBox.open(sealed), others, workspace.base, workspace.options, checked);
+  if (!conflict && !madeBy) return outcome;
+  const why = madeBy ? alreadyMadeReason(madeBy) : conflictReason(conflict!);
   const outcomes = decodeJson<FindingOutcome[]>(outcome.changes.finding_outcomes ?? null, []).map((o) => ({ ...o, fixed: false, detail: why }));
   return { status: 'failed', changes: { error_message: why, finding_outcomes: encodeJson(outcomes), notes: encodeJson([]) } };
 }
