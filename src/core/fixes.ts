@@ -174,20 +174,36 @@ async function ensureApartFromLiveFixes(db: Kysely<Database>, unit: Unit, source
 
 /**
  * The open findings of the source repository that the fix's change fixes too, folded into it so that one
- * change is one fix: the other places of a secret value it moves, the other advisories of a package it
- * upgrades in the same file. Findings another live fix claims stay out.
+ * change is one fix: the other places of a secret value it moves, the other credentials of the code files
+ * it moves one from (the credential fixer moves a file's credentials together), the other advisories of a
+ * package it upgrades in the same file. What is folded in widens the change (a folded credential's value is
+ * moved from its other files too), so the fold is repeated until it takes nothing more. Findings another
+ * live fix claims stay out.
  */
 async function findingsFixedAlong(db: Kysely<Database>, unit: Unit, source: SourceRepoRow, findings: FindingRow[], live: ClaimingFix[]): Promise<FindingRow[]> {
   const mine = findings.map(toFixFinding);
-  const lookup = sameChangeLookup(mine);
-  const requested = new Set(findings.map((f) => f.id));
-  const candidates = await findingsOfSameChange(db, { unitId: unit.id, sourceRepoId: source.id }, lookup);
-  return candidates.filter((row) => {
-    if (requested.has(row.id)) return false;
-    const candidate = toFixFinding(row);
-    return fixedByTheSameChange(candidate, mine) && !firstOverlap([candidate], live);
-  });
+  const taken = new Set(findings.map((f) => f.id));
+  const folded: FindingRow[] = [];
+  for (let round = 0; round < MAX_FOLD_ROUNDS && taken.size < MAX_FOLDED; round++) {
+    const candidates = await findingsOfSameChange(db, { unitId: unit.id, sourceRepoId: source.id }, sameChangeLookup(mine));
+    const added = candidates.filter((row) => {
+      if (taken.has(row.id)) return false;
+      const candidate = toFixFinding(row);
+      return fixedByTheSameChange(candidate, mine) && !firstOverlap([candidate], live);
+    });
+    if (!added.length) break;
+    for (const row of added.slice(0, MAX_FOLDED - taken.size)) {
+      taken.add(row.id);
+      folded.push(row);
+      mine.push(toFixFinding(row));
+    }
+  }
+  return folded;
 }
+
+/** Bounds of the fold: rounds of widening, and findings in one fix. */
+const MAX_FOLD_ROUNDS = 8;
+const MAX_FOLDED = 500;
 
 /**
  * Stores a pending fix for the given findings, taking one `prs` credit, writing `fix_created` events and

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { codeParserFor } from './fixers/shared/syntax.ts';
 import type { FixFinding } from './types.ts';
 
 // Fixes of one repository form one set that applies together: a fix never claims what another live fix of
@@ -26,6 +27,17 @@ export interface Overlap {
 
 const normalizedPackage = (name: string) => name.toLowerCase().replace(/[-_.]+/g, '-');
 
+/**
+ * The code file whose committed credentials fixing this finding moves, if any: the credential fixer moves
+ * every credential of a code file in one change (fixers/secrets/credential-plan.ts), so fixes of two
+ * credentials of one file would make the same change. A secret only in the git history changes no file.
+ */
+function credentialFileOf(finding: FixFinding): string | undefined {
+  if (finding.category !== 'secrets' || !finding.filePath || finding.metadata.source === 'history') return undefined;
+  const file = path.posix.normalize(finding.filePath);
+  return codeParserFor(file) ? file : undefined;
+}
+
 /** What fixing the finding changes, as far as its record tells before any fixer runs. */
 export function claimsOf(finding: FixFinding): Claim[] {
   const { package: name, ecosystem, secret_hash: secretHash } = finding.metadata;
@@ -45,6 +57,15 @@ export function claimsOf(finding: FixFinding): Claim[] {
       kind: 'once',
       key: `secret\0${secretHash}`,
       what: (fixId) => `fix ${fixId} already moves the same secret value; one value is moved by one fix, which takes every open finding of it`,
+    });
+  }
+  const credentialFile = credentialFileOf(finding);
+  if (credentialFile) {
+    claims.push({
+      kind: 'once',
+      key: `credentials\0${credentialFile}`,
+      what: (fixId) =>
+        `fix ${fixId} already moves the committed credentials of ${credentialFile}, this one among them; every credential of a file moves in one change, by one fix, which takes every open finding of the file's credentials`,
     });
   }
   if (finding.filePath) {
@@ -89,20 +110,39 @@ export function firstOverlap(findings: FixFinding[], others: ClaimingFix[]): Ove
   return undefined;
 }
 
-/** Whether a finding is fixed by the same single change as one of `findings`: the same secret value, or the same package of the same file. */
+/**
+ * Whether a finding is fixed by the same single change as one of `findings`: the same secret value, the
+ * credentials of the same code file, or the same package of the same file.
+ */
 export function fixedByTheSameChange(candidate: FixFinding, findings: FixFinding[]): boolean {
   const keys = new Set(findings.flatMap(claimsOf).flatMap((claim) => (claim.kind === 'once' ? [claim.key] : [])));
   return claimsOf(candidate).some((claim) => claim.kind === 'once' && keys.has(claim.key));
 }
 
-/** What to look up for findings `fixedByTheSameChange` might accept: the secrets' value hashes and the advisories' files. */
-export function sameChangeLookup(findings: FixFinding[]): { secretHashes: string[]; dependencyFiles: string[] } {
+/** What to look up for findings `fixedByTheSameChange` might accept. */
+export interface SameChangeLookup {
+  /** The hashes of the secret values the fix moves. */
+  secretHashes: string[];
+  /** The files whose other advisories of the package the fix upgrades. */
+  dependencyFiles: string[];
+  /** The code files whose committed credentials the fix moves. */
+  credentialFiles: string[];
+}
+
+/** What to look up for findings `fixedByTheSameChange` might accept: the secrets' value hashes, the advisories' files, the credentials' code files. */
+export function sameChangeLookup(findings: FixFinding[]): SameChangeLookup {
   const secretHashes = new Set<string>();
   const dependencyFiles = new Set<string>();
+  const credentialFiles = new Set<string>();
   for (const finding of findings) {
     const { package: name, ecosystem, secret_hash: hash } = finding.metadata;
-    if (typeof name === 'string' && typeof ecosystem === 'string') dependencyFiles.add(finding.filePath);
-    else if (typeof hash === 'string' && hash) secretHashes.add(hash);
+    if (typeof name === 'string' && typeof ecosystem === 'string') {
+      dependencyFiles.add(finding.filePath);
+      continue;
+    }
+    if (typeof hash === 'string' && hash) secretHashes.add(hash);
+    const credentialFile = credentialFileOf(finding);
+    if (credentialFile) credentialFiles.add(credentialFile);
   }
-  return { secretHashes: [...secretHashes], dependencyFiles: [...dependencyFiles] };
+  return { secretHashes: [...secretHashes], dependencyFiles: [...dependencyFiles], credentialFiles: [...credentialFiles] };
 }

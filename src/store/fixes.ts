@@ -259,15 +259,15 @@ export async function lockFixCompletionsOfUnit(db: Kysely<Database>, unitId: str
 
 /**
  * The open findings of a unit's source repository, still detected, that one change fixes together with
- * others: detected secrets of the given values (their anchor is the value's hash) and dependency advisories
- * in the given files. The caller picks the ones that belong with its findings.
+ * others: detected secrets of the given values (their anchor is the value's hash), the credentials of the given
+ * code files and dependency advisories in the given files. The caller picks the ones that belong with its findings.
  */
 export async function findingsOfSameChange(
   db: Kysely<Database>,
   source: { unitId: string; sourceRepoId: string },
-  of: { secretHashes: string[]; dependencyFiles: string[] },
+  of: { secretHashes: string[]; dependencyFiles: string[]; credentialFiles: string[] },
 ): Promise<FindingRow[]> {
-  if (!of.secretHashes.length && !of.dependencyFiles.length) return [];
+  if (!of.secretHashes.length && !of.dependencyFiles.length && !of.credentialFiles.length) return [];
   return db
     .selectFrom('findings')
     .selectAll()
@@ -279,6 +279,7 @@ export async function findingsOfSameChange(
       eb.or([
         ...(of.secretHashes.length ? [eb.and([eb('category', '=', 'secrets'), eb('anchor', 'in', of.secretHashes)])] : []),
         ...(of.dependencyFiles.length ? [eb.and([eb('category', '=', 'dependency'), eb('file_path', 'in', of.dependencyFiles)])] : []),
+        ...(of.credentialFiles.length ? [eb.and([eb('category', '=', 'secrets'), eb('file_path', 'in', of.credentialFiles)])] : []),
       ]),
     )
     .orderBy('file_path')
