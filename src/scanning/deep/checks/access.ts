@@ -381,11 +381,7 @@ export function objectByIdWithoutOwnership({ root, handlers }: FileContext): Can
       handler: h,
       needs: 'guarded',
       finding: {
-        checkId: 'python.deep.authz.object-by-id-without-ownership',
-        severity: 'high',
-        category: 'auth',
-        cwe: [CWE[639]],
-        title: 'Record fetched by a caller-chosen id with no ownership check',
+        ...ownershipFinding(),
         message:
           `${h.className ? `${h.className}.` : ''}${h.name} looks a record up by an id the caller sends and never checks that it ` +
           "belongs to the signed-in user, so any user can read or change another's records by changing the id. Scope the lookup to " +
@@ -402,6 +398,15 @@ export function objectByIdWithoutOwnership({ root, handlers }: FileContext): Can
   }
   return findings;
 }
+
+/** What every finding of a record served without an ownership check shares. */
+const ownershipFinding = (): Pick<ApplicationFinding, 'checkId' | 'severity' | 'category' | 'cwe' | 'title'> => ({
+  checkId: 'python.deep.authz.object-by-id-without-ownership',
+  severity: 'high',
+  category: 'auth',
+  cwe: [CWE[639]],
+  title: 'Record fetched by a caller-chosen id with no ownership check',
+});
 
 /** Django's and DRF's generic views that fetch one record by the key in the URL (`pk`, `slug`) for the caller to see or change. */
 const GENERIC_RECORD_VIEW =
@@ -430,11 +435,7 @@ export function genericViewWithoutOwnership({ file, root }: FileContext): Candid
     const name = cls.field('name')?.text() ?? '';
     findings.push({
       finding: {
-        checkId: 'python.deep.authz.object-by-id-without-ownership',
-        severity: 'high',
-        category: 'auth',
-        cwe: [CWE[639]],
-        title: 'Record fetched by a caller-chosen id with no ownership check',
+        ...ownershipFinding(),
         message:
           `${name} serves the record its URL names to any signed-in user: its queryset is every record (${source.text().trim()}), ` +
           'not those of the caller, and no object permission decides, so any user reads or changes another\'s record by changing ' +
