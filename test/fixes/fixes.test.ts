@@ -150,7 +150,8 @@ for (const family of FAMILIES) {
     describe('read', () => {
       test('lists the unit’s fixes newest first, filtered by finding_id', async () => {
         const { unit, base } = await freshUnit();
-        const [f1, f2] = [await h.finding(unit), await h.finding(unit)];
+        // In files of their own: a live fix of a credential of a code file claims the file's other credentials.
+        const [f1, f2] = [await h.finding(unit, { file_path: 'src/one.js' }), await h.finding(unit, { file_path: 'src/two.js' })];
         // A live fix claims its findings' lines (409 FIX_OVERLAPS), so each fix ends before the next takes them.
         const ended = async (fix: { id: string }) => {
           await h.database.store.db.updateTable('fixes').set({ status: 'failed' }).where('id', '=', fix.id).execute();
