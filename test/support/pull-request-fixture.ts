@@ -118,7 +118,7 @@ export async function createPullRequestFixture(options: { provider: CodeHostName
   const finding = (overrides: Partial<FindingRow>): FindingRow => findingRow(unit, { commit_sha: remote.base, ...overrides });
   const findings = [
     finding({ severity: 'medium', check_id: 'hardcoded-region', cwe: '["CWE-547"]', start_line: 2, end_line: 2 }),
-    finding({}),
+    finding({ start_line: 3, end_line: 3 }),
   ];
   await db.insertInto('findings').values(findings).execute();
   const cacheRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-pr-cache-'));
