@@ -154,7 +154,7 @@ describe('Idempotency-Key', () => {
     const missing = { ...FIX, finding_ids: ['no-such-finding'] };
     expectApiError(await post(url, missing, 'fix-2'), 404, 'NOT_FOUND');
     expectApiError(await post(url, missing, 'fix-2'), 404, 'NOT_FOUND');
-    await h.finding(unit, { id: 'no-such-finding' });
+    await h.finding(unit, { id: 'no-such-finding', file_path: 'src/settings.js' });
     expectStatus(await post(url, missing, 'fix-2'), 201);
     assert.equal(await used('prs'), before + 2);
   });
