@@ -239,8 +239,9 @@ describe('scopes: a key without the route scope gets 403 INSUFFICIENT_SCOPE and 
       only.set(scope, (await h.key(org, [scope], `only ${scope}`)).key);
     }
     // One fixture per family: the positive checks cancel and refine its fix.
-    // Their routes address a second finding: a fix of the pending fix's own finding is refused (FIX_OVERLAPS).
-    const withSecondFinding = async (target: Target) => ({ ...target, finding: (await h.finding(target.unit)).id });
+    // Their routes address a second finding, in a file of its own: a fix of the pending fix's own finding, or of
+    // another credential of its file, is refused (FIX_OVERLAPS).
+    const withSecondFinding = async (target: Target) => ({ ...target, finding: (await h.finding(target.unit, { file_path: 'src/second.js' })).id });
     targets.set('repositories', await withSecondFinding(await fixture(h, org, 'github:acme/api@main')));
     targets.set('applications', await withSecondFinding(await fixture(h, org, 'github:acme/web@main')));
   });
