@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { pollUntil, scanRepository } from '../support/helpers.ts';
+import { pollUntil, retireFixesOf, scanRepository } from '../support/helpers.ts';
 import { createHarness, type Harness, type TestOrg } from '../support/api.ts';
 import { FIXED_LINE, VULNERABLE_DB_JS, VULNERABLE_LINE } from '../support/fix-agent-fixture.ts';
 import { TestRepo } from '../support/git-repo.ts';
@@ -51,6 +51,8 @@ describe('the fix agent through the API, against a scripted OpenAI-compatible mo
     const findings = (await h.call('GET', `${base()}/findings?scan_type=semgrep_scan&limit=200`)).json().items as any[];
     const sql = findings.find((f) => f.file_path === 'src/db.js' && f.start_line === 5 && /CWE-89/.test(f.cwe.join()));
     assert.ok(sql, `no SQL injection at src/db.js:5 in ${JSON.stringify(findings.map((f) => [f.check_id, f.start_line]))}`);
+    // Each test fixes it afresh, whatever fix an earlier test left on it.
+    await retireFixesOf(h, [sql.id]);
     return sql;
   }
 

@@ -10,7 +10,7 @@ import { SECRET_RULES } from '../../src/scanning/secrets/rules.ts';
 import { maskSecret } from '../../src/scanning/secrets/text-checks.ts';
 import { fixJobKey } from '../../src/fixing/fix-runner.ts';
 import { importOsv } from '../../src/osv/import.ts';
-import { pollUntil, prsUsed, scanRepository } from '../support/helpers.ts';
+import { pollUntil, prsUsed, retireFixesOf, scanRepository } from '../support/helpers.ts';
 import { createHarness, testTokenBox, type Harness, type TestOrg } from '../support/api.ts';
 import { startGitHubStandIn, type StandIn } from '../support/code-host-standins.ts';
 import { TestRepo } from '../support/git-repo.ts';
@@ -127,21 +127,8 @@ describe('autofix over HTTP on a real repository', () => {
 
   const waitFor = (url: string, done: (body: any) => boolean) => pollUntil(h, url, done);
 
-  /**
-   * The tests fix the fixture's findings afresh, in any order: fixes an earlier test left live on them are
-   * retired first, as a second fix of a live fix's finding is refused (FIX_OVERLAPS, see fix-overlap.test.ts).
-   */
-  async function retireFixesOf(findingIds: string[]) {
-    await h.database.store.db
-      .updateTable('fixes')
-      .set({ status: 'cancelled' })
-      .where('id', 'in', (eb) => eb.selectFrom('fix_findings').select('fix_id').where('finding_id', 'in', findingIds))
-      .where('status', 'in', ['pending', 'running', 'completed', 'pr_creation_failed'])
-      .execute();
-  }
-
   async function runFix(findingIds: string[], title: string) {
-    await retireFixesOf(findingIds);
+    await retireFixesOf(h, findingIds);
     const created = await h.call('POST', `${base()}/fixes`, {
       body: { finding_ids: findingIds, title, instructions: 'Fix it without changing behaviour.', source_repo: 'acme/shop' },
     });
@@ -304,7 +291,7 @@ describe('autofix over HTTP on a real repository', () => {
     const db = h.database.store.db;
     const unit = await getUnit(db, org.id, unitId);
     const principal = (await authenticate(db, org.key))!;
-    await retireFixesOf([secret.id]);
+    await retireFixesOf(h, [secret.id]);
     const view = await createFix(db, principal, unit, { finding_ids: [secret.id], title: 'Crash test', instructions: 'x', source_repo: 'acme/shop' }, {
       dispatch: async () => {},
       agentConfigured: false,

@@ -96,3 +96,16 @@ export async function waitFor<T>(what: string, seconds: number, probe: () => Pro
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/**
+ * Retires (cancels) the live fixes of `findingIds`, so a test can fix them afresh whatever an earlier test
+ * left: a second fix of a live fix's finding is refused (FIX_OVERLAPS, see fix-overlap.test.ts).
+ */
+export async function retireFixesOf(h: Harness, findingIds: string[]): Promise<void> {
+  await h.database.store.db
+    .updateTable('fixes')
+    .set({ status: 'cancelled' })
+    .where('id', 'in', (eb) => eb.selectFrom('fix_findings').select('fix_id').where('finding_id', 'in', findingIds))
+    .where('status', 'in', ['pending', 'running', 'completed', 'pr_creation_failed'])
+    .execute();
+}
