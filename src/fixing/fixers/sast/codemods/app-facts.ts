@@ -1,4 +1,4 @@
-import { allowsBelow } from '../../../repo-facts.ts';
+import { allowsBelow, packageBelow, pythonBelow as declaresPythonBelow } from '../../../repo-facts.ts';
 import type { CodemodContext } from './codemod.ts';
 
 // What a codemod needs to know about the application around the file it rewrites: the versions it
@@ -21,8 +21,8 @@ export async function dependsOn(facts: Facts, name: string): Promise<boolean> {
  * `minimum` (Django 1.11 against 2.1), else null: at or above it, or not declared with a version.
  */
 export async function declaredBelow(facts: Facts, name: string, minimum: string): Promise<string | null> {
-  const declared = (await facts.facts()).packages[name.toLowerCase()];
-  return allowsBelow(declared, minimum) ? declared!.spec : null;
+  const known = await facts.facts();
+  return packageBelow(known, name, minimum) ? known.packages[name.toLowerCase()]!.spec : null;
 }
 
 /** Where the application is declared to run on (or written for) Python 2, or null. */
@@ -36,8 +36,9 @@ export async function pythonTwoEvidence(facts: Facts, text: string): Promise<str
 export async function pythonBelow(facts: Facts, text: string, minimum: string): Promise<string | null> {
   const two = await pythonTwoEvidence(facts, text);
   if (two) return two;
-  const python = (await facts.facts()).runtimes.python;
-  return allowsBelow(python, minimum) ? `${python!.source} declares Python ${python!.spec}` : null;
+  const known = await facts.facts();
+  const python = known.runtimes.python;
+  return declaresPythonBelow(known, minimum) ? `${python!.source} declares Python ${python!.spec}` : null;
 }
 
 const SOURCE = /\.(py|js|mjs|cjs|ts|jsx|tsx|html?|jinja2?|j2|tpl|ejs|hbs|pug|vue|conf|ya?ml|toml|ini|cfg|json)$|(^|\/)(Dockerfile|Procfile|nginx[^/]*)$/i;
