@@ -6,6 +6,7 @@ import type { Database } from './schema.ts';
 import { currentCancelSignal, RequestCancelledError } from '../core/cancellation.ts';
 import { countingWrites, postgresChangeEpoch, sqliteChangeEpoch, type ChangeEpoch, type WriteCount } from './change-epoch.ts';
 import { sqliteWorkerDialect } from './sqlite-adapter.ts';
+import { introspectingCurrentSchema } from './current-schema-introspector.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -66,7 +67,7 @@ export function openStore(settings: Pick<Settings, 'databaseUrl' | 'dataDir'>): 
       return pool;
     };
     const writes: WriteCount = { count: 0 };
-    const db = new Kysely<Database>({ dialect: countingWrites(new PostgresDialect({ pool }), writes), plugins: [skipCancelled] });
+    const db = new Kysely<Database>({ dialect: countingWrites(introspectingCurrentSchema(new PostgresDialect({ pool })), writes), plugins: [skipCancelled] });
     return {
       db,
       dialect: 'postgres',

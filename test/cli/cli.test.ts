@@ -95,8 +95,7 @@ async function emptyDatabase(): Promise<{ env: Env; cleanup(): Promise<void> }> 
   url.searchParams.set('options', `-c search_path=${schema}`);
   return {
     env: { DATABASE_URL: url.toString(), BULWARK_DATA_DIR: dataDir },
-    // The schema stays, like createTestDatabase's: dropping it now would race other files' migrations,
-    // whose catalog introspection reads every schema. The run's database goes at the end of the run.
+    // The schema stays, like createTestDatabase's: the run's database goes, with all of them, at the end of the run.
     async cleanup() {
       removeDir();
     },

@@ -2,9 +2,7 @@ import crypto from 'node:crypto';
 import pg from 'pg';
 
 // A run of the suite on PostgreSQL (scripts/test.ts) works in a database of its own, created at the start
-// and dropped at the end, so runs sharing a server never see or drop each other's schemas. (Schemas with
-// a run prefix in one shared database are not enough: migrations introspect every schema of their
-// database, and another run dropping one of its own in the middle of that fails the query.)
+// and dropped at the end, so runs sharing a server never see or drop each other's schemas.
 
 /** The server used when BULWARK_TEST_POSTGRES_URL is unset; its database only serves to create run databases. */
 export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';

@@ -65,8 +65,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     env: { DATABASE_URL: databaseUrl, BULWARK_DATA_DIR: dataDir, BULWARK_OSV_SYNC_HOURS: NO_OSV_SYNC },
     dataDir,
     store,
-    // The schema stays until the run ends (scripts/test.ts drops the run's whole database): dropping it
-    // now would race other files' migrations, whose catalog introspection reads every schema.
+    // The schema stays until the run ends: scripts/test.ts drops the run's whole database at once.
     async cleanup() {
       await store.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
