@@ -132,7 +132,7 @@ describe('escaping follows the output context', () => {
   test('Markup() of rich text: refused, escaping would show its tags; Markup() of a name is escaped', async () => {
     const view = (value: string) => flask(`from markupsafe import Markup\n\n@app.route("/p")\ndef p():\n    ${value} = request.form["${value}"]\n    return Markup(${value})\n`);
     await refuses('app.py', view('post_content'), XSS, /post_content looks like rich text the app renders on purpose.*sanitizer/);
-    await fixes('app.py', view('nickname'), XSS, view('nickname').replace('return Markup(nickname)', 'return escape(nickname)').replace('import Markup\n', 'import Markup\nfrom markupsafe import escape\n'));
+    await fixes('app.py', view('nickname'), XSS, view('nickname').replace('return Markup(nickname)', 'return escape(nickname)').replace('request\n', 'request\nfrom markupsafe import escape\n'));
   });
   test('Jinja |safe inside <script>: refused with the tojson filter named; on rich text: refused', async () => {
     await refuses('templates/p.html', '<script>\n  var user = {{ user | safe }};\n</script>\n', 'template.jinja.xss.safe-filter', /inside <script>.*tojson/);
@@ -160,7 +160,7 @@ describe('the SSRF guard holds across redirects and leaves fixed hosts alone', (
       assert.match(outcome.note, /checks every redirect target the same way before requests follows it/);
       assert.ok(!analyzeSource(rules, 'python', after).some((m) => m.rule.id === SSRF));
       if (method === 'post') continue;
-      const helpers = after.slice(after.indexOf('def public_url'), after.indexOf('app = Flask'));
+      const helpers = after.slice(after.indexOf('def public_url'), after.indexOf('@app.route'));
       const script = [
         'import ipaddress, socket, urllib.parse',
         helpers,
@@ -237,7 +237,7 @@ describe('version-aware path and SQL fixes', () => {
   const SQL = 'python.lang.sqli.string-built-query';
   test('SQLAlchemy session.execute() of a plain string → text() with its value bound by name', () =>
     fixes('models.py', flask('from flask_sqlalchemy import SQLAlchemy\n\n@app.route("/u")\ndef u():\n    name = request.args["name"]\n    return str(db.session.execute("SELECT * FROM users WHERE name = \'" + name + "\'").fetchall())\n'), SQL,
-      flask('from flask_sqlalchemy import SQLAlchemy\n\n@app.route("/u")\ndef u():\n    name = request.args["name"]\n    return str(db.session.execute(text("SELECT * FROM users WHERE name = :name"), {"name": name}).fetchall())\n').replace('SQLAlchemy\n', 'SQLAlchemy\nfrom sqlalchemy import text\n')));
+      flask('from flask_sqlalchemy import SQLAlchemy\n\n@app.route("/u")\ndef u():\n    name = request.args["name"]\n    return str(db.session.execute(text("SELECT * FROM users WHERE name = :name"), {"name": name}).fetchall())\n').replace('request\n', 'request\nfrom sqlalchemy import text\n')));
   test('a text() clause given to Query.filter() → its values bound on the clause with bindparams(), never a dict passed to filter()', () =>
     fixes('models.py', flask('from sqlalchemy import text\n\n@app.route("/u")\ndef u():\n    name = request.args["name"]\n    return str(User.query.filter(text(f"name = \'{name}\'")).all())\n'), SQL,
       flask('from sqlalchemy import text\n\n@app.route("/u")\ndef u():\n    name = request.args["name"]\n    return str(User.query.filter(text("name = :name").bindparams(name=name)).all())\n')));
@@ -283,7 +283,7 @@ describe('fixes that run on the Python the app declares', () => {
       'import random\nreset_token = "".join(random.SystemRandom().choice(alphabet) for _ in range(20))\n', { 'runtime.txt': 'python-2.7.18\n' }, /no secrets module/));
   test('HTML escaped outside a framework on Python 2 → cgi.escape(…, True), as there is no html module', () =>
     fixes('cgi_app.py', 'import os\nname = os.environ["QUERY_STRING"]\nprint "Content-Type: text/html"\nprint\nprint "<p>Hello " + name + "</p>"\n', XSS,
-      'import os\nimport cgi\nname = os.environ["QUERY_STRING"]\nprint "Content-Type: text/html"\nprint\nprint "<p>Hello " + cgi.escape(str(name), True) + "</p>"\n'));
+      'import cgi\nimport os\nname = os.environ["QUERY_STRING"]\nprint "Content-Type: text/html"\nprint\nprint "<p>Hello " + cgi.escape(str(name), True) + "</p>"\n'));
   test('HTML escaped outside a framework in code declared for Python 2 and 3 → html.escape where it exists, else cgi.escape', () =>
     fixes('cgi_app.py', 'import os\nname = os.environ["QUERY_STRING"]\nprint("<p>Hello " + name + "</p>")\n', XSS,
       'import os\ntry:\n    from html import escape as escape_html\nexcept ImportError:  # Python 2\n    from cgi import escape as escape_html\nname = os.environ["QUERY_STRING"]\nprint("<p>Hello " + escape_html(str(name), True) + "</p>")\n',

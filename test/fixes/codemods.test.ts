@@ -165,10 +165,10 @@ describe('python output and configuration', () => {
       flask(`@app.route("/y")\ndef y():\n    return yaml.safe_load(request.data)\n`)));
   test('eval of data → ast.literal_eval: literals evaluate the same', () =>
     fixes('app.py', flask(`@app.route("/c")\ndef c():\n    return str(eval(request.args["v"]))\n`), 'python.lang.code-injection.eval',
-      flask(`@app.route("/c")\ndef c():\n    return str(ast.literal_eval(request.args["v"]))\n`).replace('request\n', 'request\nimport ast\n')));
+      `import ast\n${flask(`@app.route("/c")\ndef c():\n    return str(ast.literal_eval(request.args["v"]))\n`)}`));
   test('eval of data whose result is used as a mapping → ast.literal_eval: the same dict methods work', () =>
     fixes('app.py', flask(`@app.route("/c")\ndef c():\n    options = eval(request.args["o"])\n    return str(options.get("page"))\n`), 'python.lang.code-injection.eval',
-      flask(`@app.route("/c")\ndef c():\n    options = ast.literal_eval(request.args["o"])\n    return str(options.get("page"))\n`).replace('request\n', 'request\nimport ast\n')));
+      `import ast\n${flask(`@app.route("/c")\ndef c():\n    options = ast.literal_eval(request.args["o"])\n    return str(options.get("page"))\n`)}`));
   test('eval that reaches a class or function by name is refused: no literal can stand for it', async () => {
     await refuses('app.py', flask(`@app.route("/m")\ndef m():\n    model = eval(request.args["class"])\n    return str(model.objects.all())\n`), 'python.lang.code-injection.eval', /model\.objects is read.*allow-list/);
     await refuses('app.py', flask(`@app.route("/f")\ndef f():\n    return str(eval(request.args["fn"])())\n`), 'python.lang.code-injection.eval', /is called/);
@@ -210,10 +210,10 @@ describe('python output and configuration', () => {
       `from flask import Flask, request\nimport subprocess\n\napp = Flask(__name__)\n\n@app.route("/c")\ndef c():\n    subprocess.call(["cp", "--", request.args["a"], request.args["b"]])\n`));
   test('subprocess.run(shell=True) → the argument list without a shell: output options and the captured text stay', () =>
     fixes('app.py', flask(`@app.route("/d")\ndef d():\n    return subprocess.run("nslookup " + request.args["d"], shell=True, stdout=subprocess.PIPE, text=True).stdout\n`), 'python.lang.command-injection.shell-command',
-      flask(`@app.route("/d")\ndef d():\n    return subprocess.run(["nslookup", as_operand(request.args["d"])], stdout=subprocess.PIPE, text=True).stdout\n`).replace('request\n\napp', `request\n${HELPER}\n\napp`)));
+      flask(`@app.route("/d")\ndef d():\n    return subprocess.run(["nslookup", as_operand(request.args["d"])], stdout=subprocess.PIPE, text=True).stdout\n`).replace('\n@app.route', `${HELPER}\n\n@app.route`)));
   test('a command string built before the call → the list built in the call, its variable gone: the same arguments on every run of a loop', () =>
     fixes('app.py', flask(`@app.route("/e")\ndef e():\n    word = request.args["w"]\n    cmd = "echo " + word\n    for _ in range(3):\n        os.system(cmd)\n`), 'python.lang.command-injection.shell-command',
-      `from flask import Flask, request\nimport subprocess\n\napp = Flask(__name__)\n\n@app.route("/e")\ndef e():\n    word = request.args["w"]\n    for _ in range(3):\n        subprocess.call(["echo", as_operand(word)])\n`.replace('import subprocess\n', `import subprocess\n${HELPER}\n`)));
+      `from flask import Flask, request\nimport subprocess\n\napp = Flask(__name__)\n\n@app.route("/e")\ndef e():\n    word = request.args["w"]\n    for _ in range(3):\n        subprocess.call(["echo", as_operand(word)])\n`.replace('\n@app.route', `${HELPER}\n\n@app.route`)));
   test('a command whose value changes between its assignment and the call is refused: building it later would change it', () =>
     refuses('app.py', flask(`@app.route("/e")\ndef e():\n    word = request.args["w"]\n    cmd = "echo " + word\n    word = word.upper()\n    os.system(cmd)\n`), 'python.lang.command-injection.shell-command', /word is assigned again/));
   test('the shell rule: an argument list with a fixed program is no command injection; a shell -c list and a program from input are', () => {
@@ -227,11 +227,11 @@ describe('python output and configuration', () => {
     const vulnerable = flask('@app.route("/go")\ndef go():\n    return redirect(request.args.get("next"))\n');
     const { outcome, after } = await runCodemod('app.py', vulnerable, 'python.lang.open-redirect.redirect');
     assert.equal(outcome.fixed, true, outcome.note);
-    assert.match(after, /^from flask import Flask, request\n\n\ndef same_site_location\(location, fallback="\/"\):\n/);
+    assert.match(after, /^from flask import Flask, request\n\napp = Flask\(__name__\)\n\n\ndef same_site_location\(location, fallback="\/"\):\n/);
     assert.match(after, /return redirect\(same_site_location\(request\.args\.get\("next"\)\)\)\n$/);
     assert.equal(syntaxErrors(parseCode('python', after)).count, 0);
     assert.ok(!analyzeSource(rules, 'python', after).some((m) => m.rule.id === 'python.lang.open-redirect.redirect'));
-    const helper = after.slice(after.indexOf('def same_site_location'), after.indexOf('app = Flask'));
+    const helper = after.slice(after.indexOf('def same_site_location'), after.indexOf('@app.route'));
     const cases = ['/account?tab=2', '/', '//evil.example/x', 'https://evil.example/', '/\\evil.example', '/\t/evil.example', 'javascript:alert(1)', ''];
     const run = spawnSync('python3', ['-c', `${helper}\nimport json, sys\nprint(json.dumps([same_site_location(c) for c in json.loads(sys.argv[1])]))`, JSON.stringify(cases)], { encoding: 'utf8' });
     assert.deepEqual(JSON.parse(run.stdout), ['/account?tab=2', '/', '/', '/', '/', '/', '/', '/'], run.stderr);
@@ -264,13 +264,13 @@ describe('python output and configuration', () => {
     const vulnerable = flask('@app.route("/fetch")\ndef fetch():\n    url = request.args.get("url", "")\n    return urllib.request.urlopen(url).read()\n');
     const { outcome, after } = await runCodemod('app.py', vulnerable, 'python.lang.ssrf.outbound-request');
     assert.equal(outcome.fixed, true, outcome.note);
-    assert.match(after, /^from flask import Flask, request\nimport ipaddress\nimport socket\nimport urllib\.parse\nimport urllib\.request\n\n\ndef public_url\(url\):\n/);
+    assert.match(after, /^from flask import Flask, request\nimport ipaddress\nimport socket\nimport urllib\.parse\nimport urllib\.request\n\napp = Flask\(__name__\)\n\n\ndef public_url\(url\):\n/);
     assert.match(after, /\n\n\ndef open_public\(url, \*args, \*\*kwargs\):\n/);
     assert.match(after, /    return open_public\(url\)\.read\(\)\n$/);
     assert.match(outcome.note, /checks every redirect target the same way/);
     assert.equal(syntaxErrors(parseCode('python', after)).count, 0);
     assert.ok(!analyzeSource(rules, 'python', after).some((m) => m.rule.id === 'python.lang.ssrf.outbound-request'));
-    const helper = after.slice(after.indexOf('def public_url'), after.indexOf('app = Flask'));
+    const helper = after.slice(after.indexOf('def public_url'), after.indexOf('@app.route'));
     // Literal addresses only, so the check needs no DNS.
     const cases = ['https://93.184.216.34/a?b=1', 'http://8.8.8.8:8080/', 'http://127.0.0.1/admin', 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.5/', 'http://[::1]/', 'file:///etc/passwd', 'gopher://8.8.8.8/', 'http:///x'];
     const run = spawnSync('python3', ['-c', `import ipaddress, socket, urllib.parse\n${helper}\nimport json, sys\nout = []\nfor url in json.loads(sys.argv[1]):\n    try:\n        out.append(public_url(url))\n    except ValueError:\n        out.append(None)\nprint(json.dumps(out))`, JSON.stringify(cases)], { encoding: 'utf8' });
@@ -359,7 +359,7 @@ describe('python argument lists → "--" before the values', () => {
   });
 
   test('an option after the value, or a program that does not read "--" (nslookup, echo, python) → as_operand(value): values not starting with "-" pass unchanged (run by python3)', async () => {
-    const helped = (list: string) => ping(list).replace('request\n\napp', `request\n${HELPER}\n\napp`);
+    const helped = (list: string) => ping(list).replace('\n@app.route', `${HELPER}\n\n@app.route`);
     await fixes('app.py', ping(`["ping", ip, "-c", "4"]`), ARGV, helped(`["ping", as_operand(ip), "-c", "4"]`));
     await fixes('app.py', ping(`["nslookup", ip]`), ARGV, helped(`["nslookup", as_operand(ip)]`));
     await fixes('app.py', ping(`["python3", "tool.py", ip]`), ARGV, helped(`["python3", "tool.py", as_operand(ip)]`));
@@ -379,11 +379,11 @@ describe('javascript', () => {
     const vulnerable = 'const express = require("express");\nconst app = express();\n\napp.get("/go", (req, res) => {\n  res.redirect(302, req.query.next);\n});\n';
     const { outcome, after } = await runCodemod('app.js', vulnerable, 'javascript.lang.open-redirect.redirect');
     assert.equal(outcome.fixed, true, outcome.note);
-    assert.match(after, /^const express = require\("express"\);\n\nfunction sameSiteLocation\(location, fallback = "\/"\) \{\n/);
+    assert.match(after, /^const express = require\("express"\);\nconst app = express\(\);\n\nfunction sameSiteLocation\(location, fallback = "\/"\) \{\n/);
     assert.ok(after.endsWith('  res.redirect(302, sameSiteLocation(req.query.next));\n});\n'), after);
     assert.equal(syntaxErrors(parseCode('javascript', after)).count, 0);
     assert.ok(!analyzeSource(rules, 'javascript', after).some((m) => m.rule.id === 'javascript.lang.open-redirect.redirect'));
-    const helper = after.slice(after.indexOf('function sameSiteLocation'), after.indexOf('const app'));
+    const helper = after.slice(after.indexOf('function sameSiteLocation'), after.indexOf('app.get'));
     const cases = ['/account?tab=2', '/', '//evil.example/x', 'https://evil.example/', '/\\evil.example', '/\t/evil.example', 'javascript:alert(1)', ''];
     const run = spawnSync(process.execPath, ['-e', `${helper}\nconsole.log(JSON.stringify(JSON.parse(process.argv[1]).map((c) => sameSiteLocation(c))))`, JSON.stringify(cases)], { encoding: 'utf8' });
     assert.deepEqual(JSON.parse(run.stdout), ['/account?tab=2', '/', '/', '/', '/', '/', '/', '/'], run.stderr);
@@ -402,10 +402,10 @@ describe('javascript', () => {
     const { outcome, after } = await runCodemod('app.js', vulnerable, 'javascript.express.xss.response-from-request');
     assert.equal(outcome.fixed, true, outcome.note);
     assert.ok(after.includes('  res.send("<h1>Hello " + escapeHtml(req.query.name) + "</h1><p>" + `${escapeHtml(req.query.greeting)} x${2}` + "</p>");\n'), after);
-    assert.match(after, /^const express = require\("express"\);\n\nfunction escapeHtml\(value\) \{\n/);
+    assert.match(after, /^const express = require\("express"\);\nconst app = express\(\);\n\nfunction escapeHtml\(value\) \{\n/);
     assert.equal(syntaxErrors(parseCode('javascript', after)).count, 0);
     assert.ok(!analyzeSource(rules, 'javascript', after).some((m) => m.rule.id === 'javascript.express.xss.response-from-request'));
-    const helper = after.slice(after.indexOf('function escapeHtml'), after.indexOf('const app'));
+    const helper = after.slice(after.indexOf('function escapeHtml'), after.indexOf('app.get'));
     const run = spawnSync(process.execPath, ['-e', `${helper}\nconsole.log(JSON.stringify(JSON.parse(process.argv[1]).map(escapeHtml)))`, JSON.stringify(['Ada Lovelace', '<script>x</script>', `a"b'c&d`, 42])], { encoding: 'utf8' });
     assert.deepEqual(JSON.parse(run.stdout), ['Ada Lovelace', '&#60;script&#62;x&#60;/script&#62;', 'a&#34;b&#39;c&#38;d', '42'], run.stderr);
   });
@@ -432,10 +432,10 @@ describe('javascript', () => {
     const { outcome, after } = await runCodemod('app.js', vulnerable, 'javascript.lang.path-traversal.file-access');
     assert.equal(outcome.fixed, true, outcome.note);
     assert.ok(after.includes('  const data = await fs.promises.readFile(pathInside("/var/data/", `${req.params.name}.txt`), "utf8");\n'), after);
-    assert.match(after, /^const fs = require\("fs"\);\nconst express = require\("express"\);\nconst path = require\("node:path"\);\n\nfunction pathInside\(folder, \.\.\.names\) \{\n/);
+    assert.match(after, /^const fs = require\("fs"\);\nconst express = require\("express"\);\nconst path = require\("node:path"\);\nconst app = express\(\);\n\nfunction pathInside\(folder, \.\.\.names\) \{\n/);
     assert.equal(syntaxErrors(parseCode('javascript', after)).count, 0);
     assert.ok(!analyzeSource(rules, 'javascript', after).some((m) => m.rule.id === 'javascript.lang.path-traversal.file-access'));
-    const helper = after.slice(after.indexOf('function pathInside'), after.indexOf('const app'));
+    const helper = after.slice(after.indexOf('function pathInside'), after.indexOf('app.get'));
     const cases = [['/var/data/', 'report.txt'], ['/var/data', 'sub/a.txt'], ['/var/data/', '../../etc/passwd'], ['/var/data', 'sub/../../data2/x'], ['/var/data', '/etc/passwd']];
     const run = spawnSync(process.execPath, ['-e', `const path = require("node:path");\n${helper}\nconsole.log(JSON.stringify(JSON.parse(process.argv[1]).map(([f, n]) => { try { return pathInside(f, n); } catch { return null; } })))`, JSON.stringify(cases)], { encoding: 'utf8' });
     assert.deepEqual(JSON.parse(run.stdout), ['/var/data/report.txt', '/var/data/sub/a.txt', null, null, '/var/data/etc/passwd'], run.stderr);
@@ -450,10 +450,10 @@ describe('javascript', () => {
     const { outcome, after } = await runCodemod('app.js', vulnerable, 'javascript.lang.ssrf.outbound-request');
     assert.equal(outcome.fixed, true, outcome.note);
     assert.ok(after.includes('  const page = await fetch(await publicUrl(req.query.url));\n'), after);
-    assert.match(after, /^const express = require\("express"\);\nconst dns = require\("node:dns"\);\nconst net = require\("node:net"\);\n\nasync function publicUrl\(url\) \{\n/);
+    assert.match(after, /^const express = require\("express"\);\nconst dns = require\("node:dns"\);\nconst net = require\("node:net"\);\nconst app = express\(\);\n\nasync function publicUrl\(url\) \{\n/);
     assert.equal(syntaxErrors(parseCode('javascript', after)).count, 0);
     assert.ok(!analyzeSource(rules, 'javascript', after).some((m) => m.rule.id === 'javascript.lang.ssrf.outbound-request'));
-    const helper = after.slice(after.indexOf('async function publicUrl'), after.indexOf('const app'));
+    const helper = after.slice(after.indexOf('async function publicUrl'), after.indexOf('app.get'));
     // Literal addresses only, so the check needs no DNS.
     const cases = ['https://93.184.216.34/a?b=1', 'http://8.8.8.8:8080/', 'http://127.0.0.1/admin', 'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.5/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'file:///etc/passwd', 'http://0.0.0.0/'];
     const script = `const dns = require("node:dns");\nconst net = require("node:net");\n${helper}\nPromise.all(JSON.parse(process.argv[1]).map((u) => publicUrl(u).catch(() => null))).then((r) => console.log(JSON.stringify(r)));`;

@@ -18,8 +18,10 @@ import { positiveSample } from '../support/secret-samples.ts';
 
 const TOKEN = positiveSample(SECRET_RULES.find((r) => r.id === 'github-pat')!, 91);
 
-const TOKENS_PY = `import random
-import string
+// Its imports are not in sorted order, so an import of secrets and one of sha256 from hashlib both sort
+// before the first, into one gap: the one case where two fixes' new imports still conflict.
+const TOKENS_PY = `import string
+import random
 from hashlib import md5
 
 
@@ -181,8 +183,8 @@ describe('fixes of one repository over HTTP', () => {
     assert.equal(await prsUsed(h, orgKey), used, 'no credit taken');
     assert.equal((await h.call('GET', `${base()}/fixes`)).json().total, fixesBefore, 'no fix stored');
     }
-    // Two fixes adding different imports at the top of a file: the second to complete fails naming the
-    // first. A third adding the same import as the first, and changing lines of its own, merges with it.
+    // Two fixes adding different imports into the same gap of a file's imports: the second to complete fails
+    // naming the first. A third adding the same import as the first, and changing lines of its own, merges with it.
     {
       const sast = (await findings('semgrep_scan')).filter((f) => f.file_path === 'app/tokens.py').sort((a, b) => a.start_line - b.start_line);
       const random = sast.filter((f) => f.check_id === 'python.lang.crypto.insecure-random');

@@ -74,7 +74,12 @@ async function applyCodemod(ruleSet: RuleSet, codemod: Codemod, finding: FixFind
     if ('refuse' in answer) return notFixed(`${codemod.name} does not fix ${finding.checkId} at ${file}:${site.match.startLine}: ${answer.refuse}`);
     const outside = answer.edits.find((edit) => !allowed(edit, site, root, text));
     if (outside) return notFixed(`${codemod.name} would change ${file} outside the finding's statement at line ${lineAt(text, outside.start)}, so nothing was written`);
-    for (const edit of answer.edits) if (!edits.some((e) => e.start === edit.start && e.end === edit.end && e.text === edit.text)) edits.push(edit);
+    for (const edit of answer.edits) {
+      // A helper goes above the statement that uses it: sites in two statements add it once, above the first.
+      const same = edits.findIndex((e) => e.text === edit.text && ((e.start === edit.start && e.end === edit.end) || (e.topLevel && edit.topLevel && e.start === e.end && edit.start === edit.end)));
+      if (same === -1) edits.push(edit);
+      else if (edit.start < edits[same]!.start) edits[same] = edit;
+    }
     notes.push(answer.note);
   }
   let after: string;

@@ -5,7 +5,9 @@ import { lineStartOf, newlineOf } from '../../shared/text-edits.ts';
 import type { CodemodEdit } from './codemod.ts';
 
 // Small tree helpers the codemods share: the statement a node sits in, replacing a node, and adding an
-// import or a helper function at the top of a module without touching anything else.
+// import or a helper function to a module without touching anything else. Every fix of a finding is a diff
+// of its own that must merge with the other fixes of the file, so additions go where another fix's are
+// unlikely to: an import at its sorted place among the imports, a helper above the statement using it.
 
 const STATEMENT_PARENTS = new Set(['module', 'block', 'program', 'statement_block', 'switch_case', 'switch_default', 'else_clause', 'source_file', 'statement_list']);
 
@@ -120,14 +122,55 @@ export function pythonImportsModule(root: SgNode, module: string): boolean {
   return pattern.test(root.text());
 }
 
-/** Where a new top-level line goes: after the last top-level import, else after a docstring, else at the top. */
-function pythonImportOffset(root: SgNode, text: string): { offset: number; lead: string } {
-  const nl = newlineOf(text);
-  const top = root.children();
-  const imports = top.filter((c) => PY_IMPORTS.has(kindOf(c)));
-  const last = imports.at(-1) ?? (top[0] && kindOf(top[0]) === 'expression_statement' && kindOf(top[0].child(0)!) === 'string' ? top[0] : undefined);
-  if (!last) return { offset: 0, lead: '' };
-  return { offset: lineEnd(text, last.range().end.index), lead: nl };
+/** A Python import's sort key: `__future__` first, relative imports (`from . import x`) last, else by module name. */
+function pythonImportKey(statement: string): string | undefined {
+  const m = /^\s*(?:from\s+(\.*)([\w.]*)\s+import\b|import\s+([\w.]+))/.exec(statement);
+  if (!m) return undefined;
+  const module = (m[3] ?? m[2] ?? '').toLowerCase();
+  const section = module === '__future__' ? '0' : m[1] ? '2' : '1';
+  // `import x` before `from x import …`, as isort writes them.
+  return `${section}${m[1] ?? ''}${module}\u0000${m[3] === undefined ? 1 : 0}`;
+}
+
+/** Where the module's header ends: its shebang and encoding lines, then its docstring. */
+function pythonHeaderEnd(root: SgNode, text: string): number {
+  let end = 0;
+  for (const child of root.children()) {
+    const kind = kindOf(child);
+    if (kind === 'comment' && /^#!|coding[:=]/.test(child.text()) && child.range().start.line <= 1) end = lineEnd(text, child.range().end.index);
+    else if (kind === 'expression_statement' && kindOf(child.child(0)!) === 'string') return lineEnd(text, child.range().end.index);
+    else if (kind !== 'comment') break;
+  }
+  return end;
+}
+
+/**
+ * The module's first run of top-level imports (comments may stand between them): the ones a new import
+ * is sorted among. Imports after other code, or inside try/if blocks, are left where they are.
+ */
+function importBlock(root: SgNode, isImport: (statement: SgNode) => boolean): SgNode[] {
+  const block: SgNode[] = [];
+  for (const child of root.children()) {
+    if (isImport(child)) block.push(child);
+    else if (block.length && kindOf(child) !== 'comment') break;
+  }
+  return block;
+}
+
+/**
+ * Where a new import line goes: at the start of the first import of the block that sorts after it, else
+ * after the block's last import (a statement that sorts nowhere, such as a try/except import, goes there
+ * too), else after `headerEnd`. Two fixes that add different imports thus mostly change different gaps of
+ * the block, and merge.
+ */
+function importSlot(block: SgNode[], text: string, key: ((statement: string) => string | undefined), statement: string, headerEnd: number): number {
+  const own = key(statement);
+  if (own !== undefined) {
+    const next = block.find((b) => (key(b.text()) ?? '') > own);
+    if (next) return lineStartOf(text, next.range().start.index);
+  }
+  const last = block.at(-1);
+  return last ? lineEnd(text, last.range().end.index) : headerEnd;
 }
 
 function lineEnd(text: string, offset: number): number {
@@ -135,22 +178,60 @@ function lineEnd(text: string, offset: number): number {
   return i === -1 ? text.length : i + 1;
 }
 
-/** Adds `statement` (e.g. `import secrets`) unless `binds` is already imported. */
-export function pythonImport(root: SgNode, text: string, statement: string, binds: string): CodemodEdit[] {
-  if (pythonImports(root, binds)) return [];
+/** An inserted line at `offset`, with a line break before it when it goes after a last line that has none. */
+function lineAt(text: string, offset: number, line: string): CodemodEdit {
   const nl = newlineOf(text);
-  const { offset } = pythonImportOffset(root, text);
-  const needsBreak = offset === text.length && !text.endsWith('\n') && offset > 0;
-  return [{ start: offset, end: offset, text: `${needsBreak ? nl : ''}${statement}${nl}`, topLevel: true }];
+  const needsBreak = offset === text.length && offset > 0 && !text.endsWith('\n');
+  return { start: offset, end: offset, text: `${needsBreak ? nl : ''}${line}${nl}`, topLevel: true };
 }
 
-/** Adds a top-level helper function after the imports unless one of that name exists already. */
-export function pythonHelper(root: SgNode, text: string, name: string, source: string): CodemodEdit[] {
-  if (root.children().some((c) => kindOf(c) === 'function_definition' && fieldOf(c, 'name')?.text() === name)) return [];
+/**
+ * Where a helper function goes: right before the top-level statement that uses it (with the comment lines
+ * just above that statement), so helpers of fixes in different functions, and imports, land apart; after
+ * the imports when that statement comes before their end.
+ */
+function helperSlot(root: SgNode, text: string, usedBy: SgNode, importsEnd: number): number {
+  let top = usedBy;
+  while (top.parent()?.parent()) top = top.parent()!;
+  let offset = lineStartOf(text, top.range().start.index);
+  const comment = kindOf(root) === 'module' ? /^[ \t]*#/ : /^[ \t]*(\/\/|\/\*|\*)/;
+  while (offset > importsEnd) {
+    const above = lineStartOf(text, offset - 1);
+    if (!comment.test(text.slice(above, offset))) break;
+    offset = above;
+  }
+  return Math.max(offset, importsEnd);
+}
+
+/** A helper's text for `offset`: `blankLines` empty lines above it (counting those already there) and below it. */
+function helperText(text: string, offset: number, body: string, blankLines: number): string {
   const nl = newlineOf(text);
-  const { offset } = pythonImportOffset(root, text);
-  const body = source.trim().split('\n').join(nl);
-  return [{ start: offset, end: offset, text: `${nl}${nl}${body}${nl}${offset === 0 ? nl + nl : nl}`, topLevel: true }];
+  let blanksAbove = 0;
+  for (let at = offset; at > 0 && blanksAbove < blankLines; blanksAbove++) {
+    const above = lineStartOf(text, at - 1);
+    if (!/^[ \t]*\r?\n$/.test(text.slice(above, at))) break;
+    at = above;
+  }
+  const lead = offset === 0 ? '' : nl.repeat(blankLines - blanksAbove);
+  const trail = offset === text.length ? nl : nl.repeat(blankLines + 1);
+  return `${lead}${body}${trail}`;
+}
+
+/** Adds `statement` (e.g. `import secrets`) at its sorted place among the module's imports, unless `binds` is already imported. */
+export function pythonImport(root: SgNode, text: string, statement: string, binds: string): CodemodEdit[] {
+  if (pythonImports(root, binds)) return [];
+  const block = importBlock(root, (c) => PY_IMPORTS.has(kindOf(c)));
+  return [lineAt(text, importSlot(block, text, pythonImportKey, statement, pythonHeaderEnd(root, text)), statement)];
+}
+
+/** Adds a top-level helper function above the statement that uses it (`usedBy`), unless one of that name exists already. */
+export function pythonHelper(root: SgNode, text: string, name: string, source: string, usedBy: SgNode): CodemodEdit[] {
+  if (root.children().some((c) => kindOf(c) === 'function_definition' && fieldOf(c, 'name')?.text() === name)) return [];
+  const block = importBlock(root, (c) => PY_IMPORTS.has(kindOf(c)));
+  const importsEnd = block.length ? lineEnd(text, block.at(-1)!.range().end.index) : pythonHeaderEnd(root, text);
+  const offset = helperSlot(root, text, usedBy, importsEnd);
+  const body = source.trim().split('\n').join(newlineOf(text));
+  return [{ start: offset, end: offset, text: helperText(text, offset, body, 2), topLevel: true }];
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -163,21 +244,28 @@ export function isEsModule(root: SgNode): boolean {
   return root.children().some((c) => kindOf(c) === 'import_statement' || kindOf(c) === 'export_statement');
 }
 
-/** Adds `import name from "module"` or `const name = require("module")` unless `name` is bound at the top already. */
-export function jsImport(root: SgNode, text: string, name: string, module: string): CodemodEdit[] {
-  if (boundByImport(text, name)) return [];
-  const nl = newlineOf(text);
-  const statement = isEsModule(root) ? `import ${name} from "${module}";` : `const ${name} = require("${module}");`;
-  const offset = jsImportOffset(root, text);
-  return [{ start: offset, end: offset, text: `${statement}${nl}`, topLevel: true }];
+/** A JavaScript import's sort key: its module specifier (`import … from "x"`, `require("x")`). */
+function jsImportKey(statement: string): string | undefined {
+  return /(?:\bfrom\s*|\brequire\(\s*|^\s*import\s*)(['"`])(.*?)\1/.exec(statement)?.[2]!.toLowerCase();
 }
 
-/** Where a line goes after a JavaScript module's imports (and its "use …" directive): the start of a line. */
-function jsImportOffset(root: SgNode, text: string): number {
-  const imports = root.children().filter((c) => JS_IMPORT.test(c.text()));
-  const directive = root.children().find((c) => kindOf(c) === 'expression_statement' && /^['"]use (strict|client|server)['"]/.test(c.text()));
-  const after = imports.at(-1) ?? directive;
-  return after ? lineEnd(text, after.range().end.index) : 0;
+/** Where the module's header ends: its `#!` line, then a "use strict" / "use client" / "use server" directive. */
+function jsHeaderEnd(root: SgNode, text: string): number {
+  let end = 0;
+  for (const child of root.children()) {
+    if (kindOf(child) === 'hash_bang_line' || (kindOf(child) === 'expression_statement' && /^['"]use (strict|client|server)['"]/.test(child.text()))) end = lineEnd(text, child.range().end.index);
+    else if (kindOf(child) !== 'comment') break;
+  }
+  return end;
+}
+
+const jsImportBlock = (root: SgNode) => importBlock(root, (c) => JS_IMPORT.test(c.text()));
+
+/** Adds `import name from "module"` or `const name = require("module")` at its sorted place among the imports, unless `name` is bound at the top already. */
+export function jsImport(root: SgNode, text: string, name: string, module: string): CodemodEdit[] {
+  if (boundByImport(text, name)) return [];
+  const statement = isEsModule(root) ? `import ${name} from "${module}";` : `const ${name} = require("${module}");`;
+  return [lineAt(text, importSlot(jsImportBlock(root), text, jsImportKey, statement, jsHeaderEnd(root, text)), statement)];
 }
 
 /** Whether a line of the file binds `name` by an import, a require or a destructuring of one. */
@@ -187,16 +275,16 @@ function boundByImport(text: string, name: string): boolean {
 }
 
 /**
- * Adds a top-level helper function after the imports unless the module declares or imports that name
- * already. `source` writes it with TypeScript annotations or without, as the file's parser reads.
+ * Adds a top-level helper function above the statement that uses it (`usedBy`) unless the module declares
+ * or imports that name already. `source` writes it with TypeScript annotations or without, as the file's
+ * parser reads.
  */
-export function jsHelper(root: SgNode, text: string, parser: ParserName, name: string, source: (typed: boolean) => string): CodemodEdit[] {
+export function jsHelper(root: SgNode, text: string, parser: ParserName, name: string, source: (typed: boolean) => string, usedBy: SgNode): CodemodEdit[] {
   const declared = (c: SgNode) => kindOf(c) === 'function_declaration' && fieldOf(c, 'name')?.text() === name;
   if (boundByImport(text, name) || root.children().some((c) => declared(c) || (kindOf(c) === 'export_statement' && c.children().some(declared)))) return [];
-  const nl = newlineOf(text);
-  const offset = jsImportOffset(root, text);
-  const body = source(parser === 'typescript' || parser === 'tsx').trim().split('\n').join(nl);
-  // One blank line on each side: the line after the imports may be blank already.
-  const after = /^\r?\n/.test(text.slice(offset)) ? nl : `${nl}${nl}`;
-  return [{ start: offset, end: offset, text: offset === 0 ? `${body}${nl}${nl}` : `${nl}${body}${after}`, topLevel: true }];
+  const block = jsImportBlock(root);
+  const importsEnd = block.length ? lineEnd(text, block.at(-1)!.range().end.index) : jsHeaderEnd(root, text);
+  const offset = helperSlot(root, text, usedBy, importsEnd);
+  const body = source(parser === 'typescript' || parser === 'tsx').trim().split('\n').join(newlineOf(text));
+  return [{ start: offset, end: offset, text: helperText(text, offset, body, 1), topLevel: true }];
 }

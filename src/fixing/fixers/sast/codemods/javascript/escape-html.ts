@@ -95,7 +95,7 @@ export const javascriptEscapeHtml: Codemod = {
     return {
       edits: [
         ...values.map((v) => ({ ...replace(v, `${ESCAPE_HELPER}(${v.text()})`), ...(related ? { related } : {}) })),
-        ...jsHelper(root!, text, parser, ESCAPE_HELPER, helperSource),
+        ...jsHelper(root!, text, parser, ESCAPE_HELPER, helperSource, node!),
       ],
       note: `Escaped ${values.length} value(s) put into the HTML (${ESCAPE_HELPER}), so markup in them is shown as text.`,
     };

@@ -64,7 +64,7 @@ export const javascriptPathInside: Codemod = {
     if (!rewritten) return refuse(NO_FOLDER);
     const edits: CodemodEdit[] = [
       { ...replace(target, rewritten), ...(related ? { related } : {}) },
-      ...jsHelper(root!, text, parser, PATH_INSIDE_HELPER, helperSource),
+      ...jsHelper(root!, text, parser, PATH_INSIDE_HELPER, helperSource, node!),
       ...jsImport(root!, text, 'path', 'node:path'),
     ];
     return {

@@ -53,7 +53,7 @@ export const javascriptPublicUrl: Codemod = {
       // Insertions at one place come out last first: the imports, then the helper.
       edits: [
         replace(url, `await ${PUBLIC_URL_HELPER}(${url.text()})`),
-        ...jsHelper(root!, text, parser, PUBLIC_URL_HELPER, helperSource),
+        ...jsHelper(root!, text, parser, PUBLIC_URL_HELPER, helperSource, node!),
         ...jsImport(root!, text, 'net', 'node:net'),
         ...jsImport(root!, text, 'dns', 'node:dns'),
       ],

@@ -40,7 +40,7 @@ export const javascriptSameSiteRedirect: Codemod = {
     if (!location || kindOf(location) === 'spread_element') return refuse('the location is not an argument or value the codemod reads');
     if (kindOf(location) === 'call_expression' && fieldOf(location, 'function')?.text() === SAME_SITE_HELPER) return refuse(`the location already goes through ${SAME_SITE_HELPER}()`);
     return {
-      edits: [replace(location, `${SAME_SITE_HELPER}(${location.text()})`), ...jsHelper(root!, text, parser, SAME_SITE_HELPER, helperSource)],
+      edits: [replace(location, `${SAME_SITE_HELPER}(${location.text()})`), ...jsHelper(root!, text, parser, SAME_SITE_HELPER, helperSource, node!)],
       note: `Redirected only to paths on this site (${SAME_SITE_HELPER}); a location elsewhere now goes to "/". Allow-list other hosts by hand if the app needs them.`,
     };
   },

@@ -23,7 +23,7 @@ export const javascriptSecureRandom: Codemod = {
     const call = node!;
     if (kindOf(call) !== 'call_expression' || call.text().replace(/\s+/g, '') !== 'Math.random()') return refuse('the match is not a Math.random() call');
     return {
-      edits: [replace(call, `${SECURE_RANDOM_HELPER}()`), ...jsHelper(root!, text, parser, SECURE_RANDOM_HELPER, helperSource)],
+      edits: [replace(call, `${SECURE_RANDOM_HELPER}()`), ...jsHelper(root!, text, parser, SECURE_RANDOM_HELPER, helperSource, node!)],
       note: `Drew the value from the platform's cryptographic generator (${SECURE_RANDOM_HELPER}, Web Crypto) instead of Math.random(); it needs browsers or Node 19 and later.`,
     };
   },

@@ -24,8 +24,8 @@ def as_operand(value):
     return value
 `;
 
-export function operandHelper(root: SgNode, text: string): CodemodEdit[] {
-  return pythonHelper(root, text, OPERAND_HELPER, HELPER_SOURCE);
+export function operandHelper(root: SgNode, text: string, usedBy: SgNode): CodemodEdit[] {
+  return pythonHelper(root, text, OPERAND_HELPER, HELPER_SOURCE, usedBy);
 }
 
 /** How the values of an argument list (the program first) are kept from being options. */
@@ -69,7 +69,7 @@ export const pythonEndOfOptions: Codemod = {
       };
     }
     return {
-      edits: [...guard.wrap.map((i) => replace(items[i]!, `${OPERAND_HELPER}(${items[i]!.text()})`)), ...operandHelper(root!, text)],
+      edits: [...guard.wrap.map((i) => replace(items[i]!, `${OPERAND_HELPER}(${items[i]!.text()})`)), ...operandHelper(root!, text, node!)],
       note: `${program} does not end its options at "--", so each value passed to it goes through ${OPERAND_HELPER}(), which refuses one starting with "-".`,
     };
   },

@@ -167,14 +167,14 @@ export const pythonPublicUrl: Codemod = {
         return refuse('urlopen() is given a TLS context or CA file, which an opener takes differently; check redirects by hand');
       }
     }
-    // Insertions at one place come out last first: the helpers below their imports.
-    const hasPublicUrl = pythonHelper(root!, text, PUBLIC_URL_HELPER, HELPER).length === 0;
+    // Insertions at one place come out last first: public_url above the helper that calls it.
+    const hasPublicUrl = pythonHelper(root!, text, PUBLIC_URL_HELPER, HELPER, call).length === 0;
     if (plan.wrap !== 'url') {
       const [name, own] = plan.wrap === 'hook' ? ['public_redirect', PUBLIC_REDIRECT] : ['open_public', OPEN_PUBLIC];
-      edits.push(...pythonHelper(root!, text, name, hasPublicUrl ? own : `${HELPER.trim()}\n\n\n${own.trim()}\n`));
+      edits.push(...pythonHelper(root!, text, name, hasPublicUrl ? own : `${HELPER.trim()}\n\n\n${own.trim()}\n`, call));
     }
     edits.push(
-      ...(plan.wrap !== 'url' ? [] : pythonHelper(root!, text, PUBLIC_URL_HELPER, HELPER)),
+      ...(plan.wrap !== 'url' ? [] : pythonHelper(root!, text, PUBLIC_URL_HELPER, HELPER, call)),
       ...(plan.wrap === 'call' ? submoduleImport(root!, text, 'urllib.request') : []),
       ...submoduleImport(root!, text, 'urllib.parse'),
       ...pythonImport(root!, text, 'import socket', 'socket'),

@@ -86,7 +86,7 @@ export const pythonSafeJoin: Codemod = {
       return {
         edits: [
           { ...replace(target, `path_inside(${[built.folder, ...built.parts].join(', ')})`), ...(origin ? { related: origin.statement } : {}) },
-          ...pythonHelper(root!, text, 'path_inside', PATH_INSIDE),
+          ...pythonHelper(root!, text, 'path_inside', PATH_INSIDE, target),
           ...pythonImport(root!, text, 'import os', 'os'),
         ],
         note: 'Joined the path with a path_inside() helper, which gives the same path for names inside the folder and raises ValueError for one that leaves it.',

@@ -26,7 +26,7 @@ export const pythonSameSiteRedirect: Codemod = {
     const location = argumentsOf(call)[0];
     if (!location || kindOf(location) === 'keyword_argument') return refuse('the location is not the first argument');
     return {
-      edits: [replace(location, `${SAME_SITE_HELPER}(${location.text()})`), ...pythonHelper(root!, text, SAME_SITE_HELPER, HELPER)],
+      edits: [replace(location, `${SAME_SITE_HELPER}(${location.text()})`), ...pythonHelper(root!, text, SAME_SITE_HELPER, HELPER, call)],
       note: `Redirected only to paths on this site (${SAME_SITE_HELPER}); a location elsewhere now goes to "/". Allow-list other hosts by hand if the app needs them.`,
     };
   },

@@ -77,7 +77,7 @@ export const pythonShellArgv: Codemod = {
         : 'wrap' in guard
           ? split.map((arg, i) => (guard.wrap.includes(i) ? [{ expr: `${OPERAND_HELPER}(${(arg[0] as { expr: string }).expr})` }, ...arg.slice(1)] : arg))
           : split;
-    const guardEdits = 'wrap' in guard ? operandHelper(root!, text) : [];
+    const guardEdits = 'wrap' in guard ? operandHelper(root!, text, node!) : [];
     const list = argvText(args, quoteStyle(target));
     // The list goes into the call itself, where the rule sees a fixed program; the variable that only
     // carried the command string goes with its assignment.
