@@ -4,7 +4,7 @@ import { git, GitError, type GitOptions } from '../scm/git-command.ts';
 
 // Whether two diffs made from one commit merge, in both orders, as their pull requests would: one applied,
 // then the other with `git apply --3way` (a three-way merge with the base's blobs, as merging branches
-// does), so that changes a few lines apart merge while an import both add at the top of a file, a line both
+// does), so that changes a few lines apart merge while imports both add at one place of a file, a line both
 // append to a shared template or two changes of adjacent lines conflict. A fix whose run touches lines
 // beyond its findings is held against the repository's completed fixes this way before it completes.
 
