@@ -275,6 +275,22 @@ ${routes}`;
     });
   }
 
+  test('a finding whose line lies between two matches in two functions: both are fixed and the helper is added once, above the first', async () => {
+    const text = 'function sessionToken() {\n  return Math.random().toString(36).slice(2); }\n\nfunction resetToken() { return Math.random().toString(36).slice(2); }\n';
+    const { repo } = repoWith('r.js', text);
+    const match = analyzeSource(rules, 'javascript', text).find((m) => m.rule.id === 'javascript.lang.crypto.insecure-random')!;
+    const finding: FixFinding = {
+      id: 'f', scanType: 'deep_ai_scan', checkId: match.rule.id, severity: match.rule.severity, title: null, message: match.rule.message,
+      filePath: 'r.js', startLine: 3, endLine: 3, cwe: match.rule.cwe, metadata: {},
+    };
+    const outcome = await codemodFixer.apply(finding, { dir: repo.dir, signal: new AbortController().signal, step: async () => {} });
+    assert.equal(outcome.fixed, true, outcome.note);
+    const result = fs.readFileSync(path.join(repo.dir, 'r.js'), 'utf8');
+    assert.equal(result.match(/function secureRandom/g)?.length, 1, result);
+    assert.ok(result.startsWith('function secureRandom()'), result);
+    assert.equal(result.match(/return secureRandom\(\)/g)?.length, 2, result);
+  });
+
   test('"use strict" and no imports: a require goes below the directive, a helper above the function using it, and the two merge', async () => {
     const text = '"use strict";\n\nfunction token() {\n  return Math.random().toString(36).slice(2);\n}\n\nmodule.exports = { token };\n';
     const { repo, base, diffOf } = repoWith('token.js', text);
