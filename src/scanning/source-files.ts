@@ -1,6 +1,6 @@
 import ignore, { type Ignore } from 'ignore';
 import { isLockfileName } from '../inventory/lockfiles.ts';
-import { looksBinary, PathRefused, readTreeBytes, readTreeText, walkTree as walkWorkTree } from '../scm/work-tree.ts';
+import { looksBinary, PathRefused, readTreeBytes, type CheckedFolders, readTreeText, walkTree as walkWorkTree } from '../scm/work-tree.ts';
 
 const VENDORED_DIRS = new Set([
   '.git', '.hg', '.svn', 'node_modules', 'bower_components', 'jspm_packages', 'vendor', 'third_party', 'third-party',
@@ -39,7 +39,7 @@ export function skipReason(relativePath: string): string | undefined {
   return undefined;
 }
 
-export { looksBinary };
+export { looksBinary, type CheckedFolders };
 
 export type SourceText = { text: string } | { skipped: 'empty' | 'too large' | 'binary' | 'not a regular file'; size: number };
 
@@ -47,8 +47,8 @@ export type SourceText = { text: string } | { skipped: 'empty' | 'too large' | '
  * A file's text by repository path, unless it is empty, larger than `maxBytes` (checked before reading),
  * binary, or not a regular file reached without a symbolic link (src/scm/work-tree.ts).
  */
-export async function readSourceText(dir: string, relative: string, maxBytes = MAX_FILE_BYTES): Promise<SourceText> {
-  const read = await readTreeBytes(dir, relative, maxBytes).catch((err: unknown) => {
+export async function readSourceText(dir: string, relative: string, maxBytes = MAX_FILE_BYTES, folders?: CheckedFolders): Promise<SourceText> {
+  const read = await readTreeBytes(dir, relative, maxBytes, folders).catch((err: unknown) => {
     if (err instanceof PathRefused) return null;
     throw err;
   });

@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
@@ -42,7 +42,17 @@ export function isGitControlPath(rel: string): boolean {
  * Resolves a repository-relative path under `root` without following any symbolic link. Refuses non-strings,
  * NUL, absolute paths, `..` escapes, anything in `.git`, and every path with a symbolic link on the way.
  */
-export async function resolveInTree(root: string, input: unknown, what = 'path'): Promise<TreePath> {
+export async function resolveInTree(root: string, input: unknown, what = 'path', folders?: CheckedFolders): Promise<TreePath> {
+  return (await resolveWithStat(root, input, what, folders)).path;
+}
+
+/**
+ * Folders of one tree already found to be real folders (not links) during one operation over many of its
+ * files (a scan's batch), so each file costs one look at itself rather than one per folder on its way.
+ */
+export type CheckedFolders = Set<string>;
+
+async function resolveWithStat(root: string, input: unknown, what: string, folders?: CheckedFolders): Promise<{ path: TreePath; stat?: Stats }> {
   if (typeof input !== 'string') throw new PathRefused(`${what} must be a string`);
   if (input.includes('\0')) throw new PathRefused(`${what} must not contain NUL characters`);
   if (path.isAbsolute(input) || path.posix.isAbsolute(input) || /^[a-zA-Z]:[\\/]/.test(input)) {
@@ -54,30 +64,36 @@ export async function resolveInTree(root: string, input: unknown, what = 'path')
   if (segments.some(isGitFolderName)) throw new PathRefused(`${what} "${input}": the .git folder is not accessible`);
   const rel = segments.join('/');
   let current = root;
+  let stat: Stats | undefined;
   for (let i = 0; i < segments.length; i++) {
     current = path.join(current, segments[i]);
-    let stat;
+    const last = i === segments.length - 1;
+    if (!last && folders?.has(current)) continue;
     try {
       stat = await fs.lstat(current);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return { rel, abs: path.join(root, ...segments), exists: false };
+      if (code === 'ENOENT') return { path: { rel, abs: path.join(root, ...segments), exists: false } };
       if (code === 'ENOTDIR') throw new PathRefused(`${what} "${input}": ${segments.slice(0, i).join('/')} is a file, not a folder`);
       throw new PathRefused(`${what} "${input}" cannot be read (${code ?? 'error'})`);
     }
     if (stat.isSymbolicLink()) {
       throw new PathRefused(`${what} "${input}": ${segments.slice(0, i + 1).join('/')} is a symbolic link, which is not followed`);
     }
-    if (i < segments.length - 1 && !stat.isDirectory()) {
+    if (!last && !stat.isDirectory()) {
       throw new PathRefused(`${what} "${input}": ${segments.slice(0, i + 1).join('/')} is a file, not a folder`);
     }
+    if (!last) folders?.add(current);
   }
-  return { rel, abs: current, exists: true };
+  return { path: { rel, abs: current, exists: true }, stat };
 }
 
-/** Opens a resolved path read-only if it is a regular file and still the one resolved (no link, no swap). */
-async function openRegular(file: TreePath, flags: number): Promise<fs.FileHandle> {
-  const before = await fs.lstat(file.abs).catch(() => null);
+/**
+ * Opens a resolved path if it is a regular file and still the one resolved (no link, no swap); `looked` is
+ * what the resolution found there, when it looked at the path itself. Gives the open file's own stat too.
+ */
+async function openRegular(file: TreePath, flags: number, looked?: Stats): Promise<{ handle: fs.FileHandle; stat: Stats }> {
+  const before = looked ?? (await fs.lstat(file.abs).catch(() => null));
   if (!before?.isFile()) throw new PathRefused(`"${file.rel}" is not a regular file`);
   let handle: fs.FileHandle;
   try {
@@ -90,7 +106,7 @@ async function openRegular(file: TreePath, flags: number): Promise<fs.FileHandle
     await handle.close();
     throw new PathRefused(`"${file.rel}" changed while it was opened`);
   }
-  return handle;
+  return { handle, stat: after };
 }
 
 export interface TreeFileBytes {
@@ -104,13 +120,13 @@ export interface TreeFileBytes {
  * A regular file of the tree, read only when at most `maxBytes`; null when it does not exist. Throws
  * PathRefused for everything else (a link on the way, a folder, a FIFO or device, an escape).
  */
-export async function readTreeBytes(root: string, input: unknown, maxBytes: number): Promise<TreeFileBytes | null> {
-  const file = await resolveInTree(root, input);
+export async function readTreeBytes(root: string, input: unknown, maxBytes: number, folders?: CheckedFolders): Promise<TreeFileBytes | null> {
+  const { path: file, stat: looked } = await resolveWithStat(root, input, 'path', folders);
   if (!file.exists) return null;
   if (file.rel === '') throw new PathRefused('path must name a file');
-  const handle = await openRegular(file, constants.O_RDONLY);
+  const { handle, stat } = await openRegular(file, constants.O_RDONLY, looked);
   try {
-    const { size } = await handle.stat();
+    const { size } = stat;
     if (size > maxBytes) return { path: file, size };
     const bytes = Buffer.alloc(size);
     let read = 0;
@@ -149,7 +165,7 @@ export async function writeTreeFile(root: string, input: unknown, text: string, 
   if (file.rel === '') throw new PathRefused('path must name a file');
   if (isGitControlPath(file.rel)) throw new PathRefused(`"${file.rel}" controls how git treats the repository, which a fix never changes`);
   if (file.exists) {
-    const handle = await openRegular(file, constants.O_WRONLY);
+    const { handle } = await openRegular(file, constants.O_WRONLY);
     try {
       await handle.truncate(0);
       await handle.write(text, 0, 'utf8');

@@ -177,6 +177,18 @@ describe('symbolic links in a scanned repository', () => {
       assert.equal((await readTreeBytes(dir, 'app.py', 10))?.bytes, undefined, 'nothing is read past the limit');
     });
 
+    test('reads sharing the folders they checked still refuse a link below a checked folder', async () => {
+      fs.writeFileSync(path.join(dir, 'leak', 'real.py'), 'x = 1\n');
+      const folders = new Set<string>();
+      assert.equal((await readTreeBytes(dir, 'leak/real.py', 1024, folders))?.bytes?.toString(), 'x = 1\n');
+      assert.ok(folders.has(path.join(dir, 'leak')), 'the folder on the way is remembered');
+      await assert.rejects(readTreeBytes(dir, 'leak/other-org/app.py', 1 << 20, folders), /leak\/other-org is a symbolic link/);
+      await assert.rejects(readTreeBytes(dir, 'leak/encryption.key', 1 << 20, folders), /leak\/encryption.key is a symbolic link/);
+      await assert.rejects(readTreeBytes(dir, 'leak/passwd', 1 << 20, folders), /is a symbolic link/);
+      assert.ok(![...folders].some((folder) => folder.includes('other-org')), 'a link is never remembered as a folder');
+      fs.rmSync(path.join(dir, 'leak', 'real.py'));
+    });
+
     test('engines list and read no link: secrets, SAST and the dependency inventory see only the checkout', async () => {
       assert.deepEqual((await listFiles(dir, await loadIgnore(dir))).sort(), ['app.py', 'requirements.txt']);
       const secrets = await new SecretsEngine({ historyDepth: 0, pool: null }).scan({ dir, fingerprintKey: Buffer.alloc(32, 1) });

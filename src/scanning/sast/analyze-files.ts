@@ -4,7 +4,7 @@ import pLimit from 'p-limit';
 import { collectGarbage } from '../../observability/collect-garbage.ts';
 import type { RawFinding } from '../engine.ts';
 import { hashParts, normalizeMatch, snippetOf } from '../match-identity.ts';
-import { MAX_FILE_BYTES, readSourceText } from '../source-files.ts';
+import { MAX_FILE_BYTES, readSourceText, type CheckedFolders } from '../source-files.ts';
 import { ruleLanguageOf, type ParserName } from '../../languages/index.ts';
 import { analyzeSource, analyzeSources, type SastMatch } from './analyze.ts';
 import { detectSecrets, type SecretMatch } from '../secrets/detector.ts';
@@ -155,6 +155,7 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
   /** The credentials the secrets detector finds in a code file (a template is markup: the secrets scan reads it). */
   const credentialsIn = (parser: ParserName, text: string, file: string): SecretMatch[] => (ruleLanguageOf(parser) === 'template' ? [] : detectSecrets(text, file));
   const enabledRules = new Set(request.enabledRules ?? []);
+  const folders: CheckedFolders = new Set();
   const findingsOf = (matches: SastMatch[], credentials: SecretMatch[], file: string, parser: ParserName, text: string): RawFinding[] => {
     // Rules that are off go before the credentials are placed: a line only an off rule flags still gets its credential.
     const findings = matches.filter((m) => !m.rule.offByDefault || enabledRules.has(m.rule.id)).map((m) => sastFinding(m, file, text));
@@ -164,7 +165,7 @@ export async function analyzeFiles(request: AnalyzeFilesRequest): Promise<Analyz
   /** A file's outcome when it is skipped or cached; otherwise what analyzing it needs. */
   const readFile = async ({ path: file, parser }: AnalyzeFilesRequest['files'][number]): Promise<FileOutcome | Omit<Pending, 'at'>> => {
     const isScript = ruleLanguageOf(parser) === 'javascript';
-    const source = await readSourceText(request.dir, file, isScript ? MAX_SCRIPT_BYTES : MAX_FILE_BYTES);
+    const source = await readSourceText(request.dir, file, isScript ? MAX_SCRIPT_BYTES : MAX_FILE_BYTES, folders);
     if ('skipped' in source) {
       const bundle = isScript && source.skipped === 'too large' && source.size <= MAX_FILE_BYTES;
       const note = bundle ? `skipped ${file}: at ${Math.round(source.size / 1024)} KiB it looks like a bundled library rather than application code` : undefined;
