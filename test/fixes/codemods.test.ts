@@ -148,7 +148,7 @@ describe('python output and configuration', () => {
     fixes('views/a.ejs', '<p><%- comment.body %></p>\n', 'template.ejs.xss.unescaped-output', '<p><%= comment.body %></p>\n'));
   test('debug flag from the environment: development keeps its debugger with FLASK_DEBUG=1', () =>
     fixes('app.py', 'from flask import Flask\napp = Flask(__name__)\napp.run(host="0.0.0.0", debug=True)\n', 'python.flask.config.debug-enabled',
-      'from flask import Flask\nimport os\napp = Flask(__name__)\napp.run(host="0.0.0.0", debug=os.environ.get("FLASK_DEBUG") == "1")\n'));
+      'import os\nfrom flask import Flask\napp = Flask(__name__)\napp.run(host="0.0.0.0", debug=os.environ.get("FLASK_DEBUG") == "1")\n'));
   test('Django DEBUG from the environment: development keeps its error pages with DJANGO_DEBUG=1', () =>
     fixes('mysite/settings.py', 'import os\nDEBUG = True\nALLOWED_HOSTS = []\n', 'python.django.config.debug-enabled',
       'import os\nDEBUG = os.environ.get("DJANGO_DEBUG") == "1"\nALLOWED_HOSTS = []\n'));
@@ -207,13 +207,13 @@ describe('python output and configuration', () => {
     fixes('c.py', 'import ssl\nctx = ssl._create_unverified_context()\n', 'python.ssl.tls.unverified-context', 'import ssl\nctx = ssl.create_default_context()\n'));
   test('os.system of a built command → subprocess.call of an argument list: the same program gets the same arguments for ordinary values', () =>
     fixes('app.py', flask(`@app.route("/c")\ndef c():\n    os.system("cp %s %s" % (request.args["a"], request.args["b"]))\n`), 'python.lang.command-injection.shell-command',
-      `from flask import Flask, request\nimport subprocess\n\napp = Flask(__name__)\n\n@app.route("/c")\ndef c():\n    subprocess.call(["cp", "--", request.args["a"], request.args["b"]])\n`));
+      `import subprocess\nfrom flask import Flask, request\n\napp = Flask(__name__)\n\n@app.route("/c")\ndef c():\n    subprocess.call(["cp", "--", request.args["a"], request.args["b"]])\n`));
   test('subprocess.run(shell=True) → the argument list without a shell: output options and the captured text stay', () =>
     fixes('app.py', flask(`@app.route("/d")\ndef d():\n    return subprocess.run("nslookup " + request.args["d"], shell=True, stdout=subprocess.PIPE, text=True).stdout\n`), 'python.lang.command-injection.shell-command',
       flask(`@app.route("/d")\ndef d():\n    return subprocess.run(["nslookup", as_operand(request.args["d"])], stdout=subprocess.PIPE, text=True).stdout\n`).replace('\n@app.route', `${HELPER}\n\n@app.route`)));
   test('a command string built before the call → the list built in the call, its variable gone: the same arguments on every run of a loop', () =>
     fixes('app.py', flask(`@app.route("/e")\ndef e():\n    word = request.args["w"]\n    cmd = "echo " + word\n    for _ in range(3):\n        os.system(cmd)\n`), 'python.lang.command-injection.shell-command',
-      `from flask import Flask, request\nimport subprocess\n\napp = Flask(__name__)\n\n@app.route("/e")\ndef e():\n    word = request.args["w"]\n    for _ in range(3):\n        subprocess.call(["echo", as_operand(word)])\n`.replace('\n@app.route', `${HELPER}\n\n@app.route`)));
+      `import subprocess\nfrom flask import Flask, request\n\napp = Flask(__name__)\n\n@app.route("/e")\ndef e():\n    word = request.args["w"]\n    for _ in range(3):\n        subprocess.call(["echo", as_operand(word)])\n`.replace('\n@app.route', `${HELPER}\n\n@app.route`)));
   test('a command whose value changes between its assignment and the call is refused: building it later would change it', () =>
     refuses('app.py', flask(`@app.route("/e")\ndef e():\n    word = request.args["w"]\n    cmd = "echo " + word\n    word = word.upper()\n    os.system(cmd)\n`), 'python.lang.command-injection.shell-command', /word is assigned again/));
   test('the shell rule: an argument list with a fixed program is no command injection; a shell -c list and a program from input are', () => {
@@ -264,7 +264,7 @@ describe('python output and configuration', () => {
     const vulnerable = flask('@app.route("/fetch")\ndef fetch():\n    url = request.args.get("url", "")\n    return urllib.request.urlopen(url).read()\n');
     const { outcome, after } = await runCodemod('app.py', vulnerable, 'python.lang.ssrf.outbound-request');
     assert.equal(outcome.fixed, true, outcome.note);
-    assert.match(after, /^from flask import Flask, request\nimport ipaddress\nimport socket\nimport urllib\.parse\nimport urllib\.request\n\napp = Flask\(__name__\)\n\n\ndef public_url\(url\):\n/);
+    assert.match(after, /^import ipaddress\nimport socket\nimport urllib\.parse\nimport urllib\.request\nfrom flask import Flask, request\n\napp = Flask\(__name__\)\n\n\ndef public_url\(url\):\n/);
     assert.match(after, /\n\n\ndef open_public\(url, \*args, \*\*kwargs\):\n/);
     assert.match(after, /    return open_public\(url\)\.read\(\)\n$/);
     assert.match(outcome.note, /checks every redirect target the same way/);

@@ -18,18 +18,18 @@ import { positiveSample } from '../support/secret-samples.ts';
 
 const TOKEN = positiveSample(SECRET_RULES.find((r) => r.id === 'github-pat')!, 91);
 
-// Its imports are not in sorted order, so an import of secrets and one of sha256 from hashlib both sort
-// before the first, into one gap: the one case where two fixes' new imports still conflict.
-const TOKENS_PY = `import string
-import random
-from hashlib import md5
+// Its one top-level import is random's (md5 is imported where it is used), so an import of secrets and
+// one of sha256 from hashlib both sort after it, into one gap: the case where two fixes' new imports still
+// conflict.
+const TOKENS_PY = `import random
 
 
 def reset_token():
-    return "".join(random.choice(string.ascii_letters) for _ in range(32))
+    return "".join(random.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(32))
 
 
 def checksum(data):
+    from hashlib import md5
     return md5(data).hexdigest()
 
 

@@ -137,6 +137,8 @@ def lookup():
     const result = await mergesCleanly('app.py', APP, xss, shell, repo, base);
     sortedPython(result, 'from markupsafe import escape');
     sortedPython(result, 'import subprocess');
+    // As isort keeps a section: `import x` lines first, then `from x import` lines, each group by module.
+    assert.ok(result.startsWith('import os\nimport sqlite3\nimport subprocess\n\nfrom flask import Flask, redirect, request\nfrom markupsafe import escape\n\n'), result);
     assert.match(result, /return "<h1>Hello " \+ escape\(name\) \+ "<\/h1>"/);
     assert.match(result, /subprocess\.call\(\["tar", "czf", "\/tmp\/backup\.tgz", /);
   });

@@ -122,15 +122,19 @@ export function pythonImportsModule(root: SgNode, module: string): boolean {
   return pattern.test(root.text());
 }
 
-/** A Python import's sort key: `__future__` first, relative imports (`from . import x`) last, else by module name. */
-function pythonImportKey(statement: string): string | undefined {
+/**
+ * A Python import's sort keys, in the two orders files keep: `__future__` first and relative imports
+ * (`from . import x`) last, then either every `import x` before the `from x import …` lines (isort's
+ * default) or both by module name alone; the imported names break ties.
+ */
+const PYTHON_IMPORT_ORDERS = [true, false].map((importsFirst) => (statement: string): string | undefined => {
   const m = /^\s*(?:from\s+(\.*)([\w.]*)\s+import\b|import\s+([\w.]+))/.exec(statement);
   if (!m) return undefined;
   const module = (m[3] ?? m[2] ?? '').toLowerCase();
   const section = module === '__future__' ? '0' : m[1] ? '2' : '1';
-  // `import x` before `from x import …`, as isort writes them.
-  return `${section}${m[1] ?? ''}${module}\u0000${m[3] === undefined ? 1 : 0}`;
-}
+  const kind = m[3] === undefined ? '1' : '0';
+  return `${section}${importsFirst ? kind : ''}${m[1] ?? ''}${module}\u0000${kind}\u0000${statement.trim().toLowerCase()}`;
+});
 
 /** Where the module's header ends: its shebang and encoding lines, then its docstring. */
 function pythonHeaderEnd(root: SgNode, text: string): number {
@@ -157,20 +161,39 @@ function importBlock(root: SgNode, isImport: (statement: SgNode) => boolean): Sg
   return block;
 }
 
+/** How many pairs of the keys are out of order. */
+function inversions(keys: string[]): number {
+  let count = 0;
+  keys.forEach((a, i) => keys.slice(i + 1).forEach((b) => (count += a > b ? 1 : 0)));
+  return count;
+}
+
 /**
- * Where a new import line goes: at the start of the first import of the block that sorts after it, else
- * after the block's last import (a statement that sorts nowhere, such as a try/except import, goes there
- * too), else after `headerEnd`. Two fixes that add different imports thus mostly change different gaps of
- * the block, and merge.
+ * Where a new import line goes among the block: in the order the block keeps best (of `orders`), at the gap
+ * that leaves it least out of order: for a sorted block, right before the first import that sorts after
+ * it. Between two groups of imports (a blank or comment line apart), it joins the group above when it is
+ * written like that group's last import (`import x` or `from x import`), else the group below. With no
+ * block, it goes at `headerEnd`; a statement that sorts nowhere (a try/except import) after the block.
+ * Two fixes that add different imports thus mostly change different gaps of the block, and merge.
  */
-function importSlot(block: SgNode[], text: string, key: ((statement: string) => string | undefined), statement: string, headerEnd: number): number {
-  const own = key(statement);
-  if (own !== undefined) {
-    const next = block.find((b) => (key(b.text()) ?? '') > own);
-    if (next) return lineStartOf(text, next.range().start.index);
-  }
+function importSlot(block: SgNode[], text: string, orders: ((statement: string) => string | undefined)[], statement: string, headerEnd: number): number {
   const last = block.at(-1);
-  return last ? lineEnd(text, last.range().end.index) : headerEnd;
+  if (!last) return headerEnd;
+  const keyed = orders.map((order) => ({ own: order(statement), keys: block.map((b) => order(b.text()) ?? '') }));
+  const { own, keys } = keyed.reduce((best, k) => (inversions(k.keys) < inversions(best.keys) ? k : best));
+  if (own === undefined) return lineEnd(text, last.range().end.index);
+  let gap = 0;
+  let fewest = Infinity;
+  for (let g = 0; g <= keys.length; g++) {
+    const misplaced = keys.slice(0, g).filter((k) => k > own).length + keys.slice(g).filter((k) => k < own).length;
+    if (misplaced < fewest) [gap, fewest] = [g, misplaced];
+  }
+  const above = block[gap - 1];
+  const below = block[gap];
+  if (!below) return lineEnd(text, above!.range().end.index);
+  if (!above) return lineStartOf(text, below.range().start.index);
+  const style = (s: string) => /^\s*from\s/.test(s);
+  return style(above.text()) === style(statement) || style(below.text()) !== style(statement) ? lineEnd(text, above.range().end.index) : lineStartOf(text, below.range().start.index);
 }
 
 function lineEnd(text: string, offset: number): number {
@@ -221,7 +244,7 @@ function helperText(text: string, offset: number, body: string, blankLines: numb
 export function pythonImport(root: SgNode, text: string, statement: string, binds: string): CodemodEdit[] {
   if (pythonImports(root, binds)) return [];
   const block = importBlock(root, (c) => PY_IMPORTS.has(kindOf(c)));
-  return [lineAt(text, importSlot(block, text, pythonImportKey, statement, pythonHeaderEnd(root, text)), statement)];
+  return [lineAt(text, importSlot(block, text, PYTHON_IMPORT_ORDERS, statement, pythonHeaderEnd(root, text)), statement)];
 }
 
 /** Adds a top-level helper function above the statement that uses it (`usedBy`), unless one of that name exists already. */
@@ -265,7 +288,7 @@ const jsImportBlock = (root: SgNode) => importBlock(root, (c) => JS_IMPORT.test(
 export function jsImport(root: SgNode, text: string, name: string, module: string): CodemodEdit[] {
   if (boundByImport(text, name)) return [];
   const statement = isEsModule(root) ? `import ${name} from "${module}";` : `const ${name} = require("${module}");`;
-  return [lineAt(text, importSlot(jsImportBlock(root), text, jsImportKey, statement, jsHeaderEnd(root, text)), statement)];
+  return [lineAt(text, importSlot(jsImportBlock(root), text, [jsImportKey], statement, jsHeaderEnd(root, text)), statement)];
 }
 
 /** Whether a line of the file binds `name` by an import, a require or a destructuring of one. */
