@@ -41,7 +41,7 @@
 // counted under "why fixes failed".
 //
 //   npm run bench:fixes -- [--repos DIR] [--only a,b] [--types semgrep_scan,secrets_scan,sbom_scan]
-//                          [--rules PREFIX] [--max-per-repo N] [--osv PATH] [--verbose]
+//                          [--rules PREFIX,…] [--max-per-repo N] [--osv PATH] [--verbose]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -243,7 +243,8 @@ try {
           findings.push(...page.items);
           if (!page.has_next) break;
         }
-        if (values.rules) findings = findings.filter((f) => f.check_id.startsWith(values.rules!));
+        const prefixes = values.rules?.split(',').filter(Boolean);
+        if (prefixes?.length) findings = findings.filter((f) => prefixes.some((prefix) => f.check_id.startsWith(prefix)));
         findings = findings.slice(0, Number(values['max-per-repo']));
         for (const finding of findings) {
           const rule = byRule.get(finding.check_id) ?? empty();
