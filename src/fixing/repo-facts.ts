@@ -131,7 +131,7 @@ async function collectFacts(dir: string): Promise<RepoFacts> {
   for await (const entry of walkTree(dir, '', { enter: (_rel, name) => !SKIPPED_FOLDERS.has(name), maxEntries: MAX_FILES })) {
     if (entry.kind !== 'file') continue;
     const depth = entry.rel.split('/').length - 1;
-    if (depth <= MANIFEST_DEPTH && isManifest(path.posix.basename(entry.rel))) manifests.push(entry.rel);
+    if ((depth <= MANIFEST_DEPTH && isManifest(path.posix.basename(entry.rel))) || CI_FILE.test(entry.rel)) manifests.push(entry.rel);
     if (CODE.test(entry.rel) && code.length < MAX_CODE_FILES) code.push(entry.rel);
   }
   const read = (rel: string) => readTreeText(dir, rel, MAX_FILE_BYTES);
@@ -214,6 +214,7 @@ interface ManifestSink {
 }
 
 function readManifest(rel: string, base: string, text: string, sink: ManifestSink): void {
+  if (CI_FILE.test(rel)) return readCi(rel, text, sink);
   if (/^requirements.*\.txt$/.test(base)) return readRequirements(text, sink);
   if (/^\.env\./i.test(base)) return void sink.facts.config.envTemplates.push(rel);
   if (/Dockerfile|Containerfile/i.test(base)) return readDockerfile(rel, text, sink);
@@ -329,20 +330,71 @@ function readPyproject(text: string, sink: ManifestSink): void {
   if (versions.length && typeof project['requires-python'] !== 'string') sink.runtime('python', `>=${versions.sort(compareVersions)[0]}`);
 }
 
+/**
+ * Continuous-integration files at the root: the interpreter versions a project is tested on are versions it
+ * runs on. Travis's `python:`/`node_js:`, GitHub Actions' `python-version:`/`node-version:` (in a setup step or
+ * a matrix), tox's `envlist` (`py27`, `py310`), and `python:`/`node:` images of GitLab CI and Azure Pipelines.
+ */
+const CI_FILE = /^(?:\.travis\.ya?ml|tox\.ini|\.gitlab-ci\.ya?ml|azure-pipelines\.ya?ml|\.github\/workflows\/[^/]+\.ya?ml)$/;
+
+function readCi(rel: string, text: string, sink: ManifestSink): void {
+  const version = (runtime: Runtime, value: unknown) => {
+    for (const v of Array.isArray(value) ? value : [value]) {
+      // Versions only: `${{ matrix.python-version }}`, `nightly`, `lts/*` name none.
+      const m = typeof v === 'string' ? /^\s*v?(\d+(?:\.\d+)*)(?:\.x)?\s*$/.exec(v) : null;
+      if (m) sink.runtime(runtime, m[1]);
+    }
+  };
+  if (rel === 'tox.ini') {
+    const envlist = /^\s*envlist\s*=\s*((?:.*)(?:\n[ \t]+.*)*)/m.exec(text)?.[1] ?? '';
+    for (const m of envlist.matchAll(/\bpy(\d)(\d+)?\b/g)) sink.runtime('python', m[2] ? `${m[1]}.${m[2]}` : m[1]);
+    return;
+  }
+  // Every scalar as written (the failsafe schema): YAML would read `3.10` as the number 3.1.
+  const doc = parseYaml(text, { schema: 'failsafe' }) as unknown;
+  const visit = (node: unknown) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+      if (rel.startsWith('.travis') && key === 'python') version('python', value);
+      else if (rel.startsWith('.travis') && key === 'node_js') version('node', value);
+      else if (key === 'python-version') version('python', value);
+      else if (key === 'node-version') version('node', value);
+      else if (key === 'image') imageRuntime(typeof value === 'string' ? value : (value as { name?: unknown })?.name, sink);
+      visit(value);
+    }
+  };
+  visit(doc);
+}
+
+/** The interpreter a container image names by its tag (`python:3.8-slim`, `node:18`), if any. */
+function imageRuntime(image: unknown, sink: ManifestSink): void {
+  if (typeof image !== 'string') return;
+  const tagged = /^(?:[\w.-]+\/)?(?:library\/)?(python|node|pypy)(?::([^@\s]+))?/.exec(image);
+  const version = tagged?.[2] && /^v?(\d+(?:\.\d+)*)/.exec(tagged[2])?.[1];
+  if (tagged && version) sink.runtime(tagged[1] === 'node' ? 'node' : 'python', version);
+}
+
 function readDockerfile(rel: string, text: string, sink: ManifestSink): void {
   const lines = text.replace(/\\\r?\n/g, ' ').split(/\r?\n/);
   const facts: DockerfileFacts = { path: rel, from: [], cmd: null, entrypoint: null, env: [] };
+  /** `ARG NAME=default`: a FROM that names `${NAME}` (or `$NAME`) runs on the default unless the build says otherwise. */
+  const args = new Map<string, string>();
   for (const line of lines) {
-    const m = /^\s*(FROM|CMD|ENTRYPOINT|ENV)\s+(.+?)\s*$/i.exec(line);
+    const m = /^\s*(FROM|CMD|ENTRYPOINT|ENV|ARG)\s+(.+?)\s*$/i.exec(line);
     if (!m) continue;
     const [, instruction, rest] = m;
     switch (instruction.toUpperCase()) {
+      case 'ARG': {
+        const arg = /^([A-Za-z_][A-Za-z0-9_]*)=["']?([^"'\s]*)/.exec(rest);
+        if (arg) args.set(arg[1], arg[2]);
+        break;
+      }
       case 'FROM': {
-        const image = rest.split(/\s+/).find((w) => !w.startsWith('--'))!;
+        const written = rest.split(/\s+/).find((w) => !w.startsWith('--'))!;
+        const image = written.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}?/g, (whole, name: string) => args.get(name) ?? whole);
         facts.from.push(image);
-        const tagged = /^(?:[\w.-]+\/)?(?:library\/)?(python|node|pypy)(?::([^@\s]+))?/.exec(image);
-        const version = tagged?.[2] && /^v?(\d+(?:\.\d+)*)/.exec(tagged[2])?.[1];
-        if (tagged && version) sink.runtime(tagged[1] === 'node' ? 'node' : 'python', version);
+        imageRuntime(image, sink);
         break;
       }
       case 'CMD':

@@ -72,6 +72,28 @@ test('setup.py and its classifiers; Python 2 told by the code when nothing decla
   assert.equal(modern.runtimes.python, undefined, 'prose in a docstring is not a print statement');
 });
 
+test('the versions a project is tested on in CI, and a Dockerfile FROM built from an ARG, are versions it runs on', async () => {
+  const travis = await facts({ '.travis.yml': 'language: python\npython: 2.7\ninstall:\n  - make install\n', 'manage.py': 'import os\n' });
+  assert.deepEqual(travis.runtimes.python, { spec: '2.7', lowest: '2.7', source: '.travis.yml' });
+  assert.equal(pythonBelow(travis, '3'), true);
+  const actions = await facts({
+    '.github/workflows/test.yml':
+      'jobs:\n  test:\n    strategy:\n      matrix:\n        python-version: ["3.10", "3.8"]\n        node-version: [18.x]\n    steps:\n' +
+      '      - uses: actions/setup-python@v5\n        with:\n          python-version: ${{ matrix.python-version }}\n',
+  });
+  assert.equal(actions.runtimes.python?.lowest, '3.8', '3.10 stays 3.10, not the number 3.1');
+  assert.equal(actions.runtimes.node?.lowest, '18.0.0');
+  const tox = await facts({ 'tox.ini': '[tox]\nenvlist =\n    py36,\n    {py310,py311}-django\n\n[testenv]\ndeps = pytest\n' });
+  assert.equal(tox.runtimes.python?.lowest, '3.6');
+  const gitlab = await facts({ '.gitlab-ci.yml': 'test:\n  image: python:3.9-slim\n  script: pytest\n' });
+  assert.equal(gitlab.runtimes.python?.lowest, '3.9');
+  const arg = await facts({ 'Dockerfile': 'ARG PYTHON_VERSION=3.7\nFROM python:${PYTHON_VERSION}-alpine\nCMD ["python", "app.py"]\n' });
+  assert.deepEqual(arg.runtimes.python, { spec: '3.7', lowest: '3.7', source: 'Dockerfile' });
+  assert.deepEqual(arg.start.dockerfiles[0].from, ['python:3.7-alpine']);
+  const nested = await facts({ 'docs/.travis.yml': 'python: 2.7\n', 'app.py': 'print("x")\n' });
+  assert.equal(nested.runtimes.python, undefined, 'only the repository root\'s CI files speak for the app');
+});
+
 test('a Node app: engines, .nvmrc, the lock, dotenv and process.env reads', async () => {
   const f = await facts({
     'package.json': JSON.stringify({ engines: { node: '>=16' }, dependencies: { express: '^4.17.1', dotenv: '^16.0.0' } }),
