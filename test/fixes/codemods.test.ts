@@ -427,6 +427,24 @@ describe('javascript', () => {
   test('Math.random() in TypeScript → the typed helper: it parses and the rule is gone', () =>
     fixes('otp.ts', 'export function generateOtp(): string {\n  return String(Math.floor(Math.random() * 1000000)).padStart(6, "0");\n}\n', 'javascript.lang.crypto.insecure-random',
       'function secureRandom(): number {\n  // A float in [0, 1) like Math.random(), from the platform\'s cryptographic generator.\n  return crypto.getRandomValues(new Uint32Array(1))[0]! / 2 ** 32;\n}\n\nexport function generateOtp(): string {\n  return String(Math.floor(secureRandom() * 1000000)).padStart(6, "0");\n}\n'));
+  test('Math.random() in a module that runs on Node → Node\'s crypto.randomBytes, there in every Node version (run by node without a crypto global)', async () => {
+    const vulnerable = 'const express = require("express");\nconst router = express.Router();\n\nfunction newResetToken() {\n  return Math.random().toString(36).slice(2);\n}\nmodule.exports = { newResetToken };\n';
+    const { outcome, after } = await runCodemod('tokens.js', vulnerable, 'javascript.lang.crypto.insecure-random');
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.match(outcome.note ?? '', /crypto\.randomBytes/);
+    assert.ok(after.includes('const crypto = require("crypto");\n'), after);
+    assert.ok(after.includes('  return crypto.randomBytes(4).readUInt32BE(0) / 4294967296;\n'), after);
+    assert.ok(!after.includes('getRandomValues'), after);
+    assert.ok(!analyzeSource(rules, 'javascript', after).some((m) => m.rule.id === 'javascript.lang.crypto.insecure-random'));
+    // As on a Node older than 19: no Web Crypto global; express stands in as an empty module.
+    const program = `globalThis.crypto = undefined;\nconst require = (name) => (name === "crypto" ? module.require("crypto") : { Router: () => ({}) });\n${after}\nconst values = Array.from({ length: 1000 }, () => secureRandom());\nconsole.log(JSON.stringify({ inRange: values.every((v) => v >= 0 && v < 1), distinct: new Set(values).size, token: /^[0-9a-z]{4,}$/.test(newResetToken()) }))`;
+    const run = spawnSync(process.execPath, ['-e', `(function (module) {\n${program}\n})(module);`], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(run.stdout), { inRange: true, distinct: 1000, token: true }, run.stderr);
+    const bound = 'import cryptoModule from "node:crypto";\n\nexport function newResetToken() {\n  return Math.random().toString(36).slice(2);\n}\n';
+    const reused = await runCodemod('codes.mjs', bound, 'javascript.lang.crypto.insecure-random');
+    assert.ok(reused.after.includes('  return cryptoModule.randomBytes(4).readUInt32BE(0) / 4294967296;\n'), reused.after);
+    assert.equal((reused.after.match(/from "node:crypto"/g) ?? []).length, 1, 'the module\'s own import is reused');
+  });
   test('a file path joined from a folder and request data → pathInside(): the same path for names inside the folder, an Error for names leaving it (run by node)', async () => {
     const vulnerable = 'const fs = require("fs");\nconst express = require("express");\nconst app = express();\n\napp.get("/read", async (req, res) => {\n  const data = await fs.promises.readFile("/var/data/" + req.params.name + ".txt", "utf8");\n  res.type("text/plain").send(data);\n});\n';
     const { outcome, after } = await runCodemod('app.js', vulnerable, 'javascript.lang.path-traversal.file-access');
