@@ -41,7 +41,10 @@
 // counted under "why fixes failed".
 //
 //   npm run bench:fixes -- [--repos DIR] [--only a,b] [--types semgrep_scan,secrets_scan,sbom_scan]
-//                          [--rules PREFIX,…] [--max-per-repo N] [--osv PATH] [--verbose]
+//                          [--rules PREFIX,…] [--max-per-repo N] [--osv PATH] [--verbose] [--diffs DIR]
+//
+// --diffs DIR writes each completed fix's diff, its notes above it, to DIR/<repository>/<rule>--<file>-<line>.diff,
+// for reading the fixes as the application's maintainer would.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -68,6 +71,7 @@ const { values } = parseArgs({
     'max-per-repo': { type: 'string', default: '1000' },
     osv: { type: 'string' },
     verbose: { type: 'boolean', default: false },
+    diffs: { type: 'string' },
   },
 });
 
@@ -288,6 +292,13 @@ try {
           const diff = stored.diff_ciphertext ? testTokenBox.open(stored.diff_ciphertext) : served;
           if (diff !== served) count('masked');
           completedFixes.push({ id: fixId, where, diff });
+          if (values.diffs) {
+            const { notes } = await harness.database.store.db.selectFrom('fixes').select('notes').where('id', '=', fixId).executeTakeFirstOrThrow();
+            const noteLines = (typeof notes === 'string' ? (JSON.parse(notes) as string[]) : ((notes as string[] | null) ?? [])).join('\n');
+            const file = path.join(values.diffs, name, `${finding.check_id}--${String(finding.file_path).replace(/[/\\]/g, '_')}-${finding.start_line ?? 0}.diff`);
+            fs.mkdirSync(path.dirname(file), { recursive: true });
+            fs.writeFileSync(file, `${noteLines.replace(/^/gm, '# ')}\n${diff}`);
+          }
           if (!changesCredentialLine(diff)) {
             servedFigures.eligible++;
             if (appliesInOrder(dir, [served])) servedFigures.applies++;
