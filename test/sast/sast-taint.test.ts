@@ -84,6 +84,23 @@ describe('taint propagation (Python)', () => {
     assert.equal(analyzeSource(ruleSet, 'python', source('_list_dir')).filter((m) => m.rule.id === CMDI).length, 0);
     assert.equal(analyzeSource(ruleSet, 'python', source('list_dir')).filter((m) => m.rule.id === CMDI).length, 1);
   });
+
+  test("a helper that returns request data taints its result, whatever it is passed", () => {
+    const helper = 'def user_input(request):\n    if request.method == "GET":\n        return request.GET.get("q", "")\n    return request.POST.get("q", "")\n\ndef constant(request):\n    return "ls"\n';
+    const lines = (call: string) =>
+      analyzeSource(ruleSet, 'python', `${helper}\ndef listing(request):\n    os.system("ls " + ${call})\n`).filter((m) => m.rule.id === CMDI).map((m) => m.startLine);
+    assert.deepEqual(lines('user_input(request)'), [10]);
+    assert.deepEqual(lines('constant(request)'), []);
+  });
+
+  test("a view made by a factory: the factory's parameters are fixed when the route is registered, its own are request data", () => {
+    const factory = (view: string) => `def view_for(name):\n    ${view}\n        os.system("ls " + name)\n        os.system("ls " + page)\n    return view\n`;
+    const lines = (view: string) => analyzeSource(ruleSet, 'python', factory(view)).filter((m) => m.rule.id === CMDI).map((m) => m.startLine);
+    assert.deepEqual(lines('def view(request, page):'), [4]);
+    assert.deepEqual(lines('@app.route("/p")\n    def view(page):'), [5]);
+    // A nested function that takes no request is not known to be a view: it sees what the factory was given.
+    assert.deepEqual(lines('def view(page):'), [3, 4]);
+  });
 });
 
 describe('taint per entry, past checks and conditions (Python)', () => {

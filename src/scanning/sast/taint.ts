@@ -83,6 +83,11 @@ export class TaintAnalyzer {
    * data: most calls never do.
    */
   private summaries = new Map<FunctionInfo, ParamSummary[]>();
+  /**
+   * Names of the file's functions that return request data of their own (`def user_input(request): return
+   * request.GET.get("q")`), for the rules being traced: made on first need.
+   */
+  private requestReturners: Set<string> | undefined;
   /** Functions whose summary is being made: a call to one from within reads as an unknown function. */
   private readonly summarizing = new Set<FunctionInfo>();
   private readonly sinkMatches: TaintMatches['sinkMatches'];
@@ -276,15 +281,38 @@ export class TaintAnalyzer {
       this.mentions.set(id, (mention = { words: new Set(node.text().match(WORDS)), start: r.start.index, end: r.end.index }));
     }
     for (const name of state) if (mention.words.has(name)) return true;
+    for (const name of this.returnersOfRequestData()) if (mention.words.has(name)) return true;
+    return this.sourceWithin(mention.start, mention.end);
+  }
+
+  /** Whether a source starts between two offsets of the text. */
+  private sourceWithin(start: number, end: number): boolean {
     const starts = this.sourceStarts;
     let low = 0;
     let high = starts.length;
     while (low < high) {
       const middle = (low + high) >> 1;
-      if (starts[middle] < mention.start) low = middle + 1;
+      if (starts[middle] < start) low = middle + 1;
       else high = middle;
     }
-    return low < starts.length && starts[low] <= mention.end;
+    return low < starts.length && starts[low] <= end;
+  }
+
+  /** The functions whose return value is request data whatever their arguments (see requestReturners). */
+  private returnersOfRequestData(): Set<string> {
+    if (this.requestReturners) return this.requestReturners;
+    const found = (this.requestReturners = new Set<string>());
+    for (const [name, fn] of this.byName) {
+      const r = fn.node.range();
+      if (!this.sourceWithin(r.start.index, r.end.index)) continue;
+      this.summarizing.add(fn);
+      try {
+        if (this.run(fn.node, new Set()).returns) found.add(name);
+      } finally {
+        this.summarizing.delete(fn);
+      }
+    }
+    return found;
   }
 
   /** tainted(), for an expression a run evaluates: most answer false at mayCarry. */
@@ -304,7 +332,7 @@ export class TaintAnalyzer {
       const read = this.readKey(node);
       if (read && state.has(`${read.base}[]`)) return read.keys.some((key) => state.has(`${read.base}[${key}]`));
       const fn = this.summarizedFunction(node);
-      if (fn) return this.args(node).some((arg, i) => this.tainted(this.argValue(arg), state) && this.summaryOf(fn, i).returns);
+      if (fn) return this.returnersOfRequestData().has(fn.name!) || this.args(node).some((arg, i) => this.tainted(this.argValue(arg), state) && this.summaryOf(fn, i).returns);
       const callee = this.field(node, this.syntax.calls.callee);
       const receiver = callee ? this.field(callee, 'object') : null;
       if (receiver && this.tainted(receiver, state)) return true;
@@ -702,6 +730,7 @@ export class TaintAnalyzer {
       this.active = new Set(group);
       this.eventsOfScope = new Map();
       this.summaries = new Map();
+      this.requestReturners = undefined;
       this.cleaners = this.ruleSanitizerIds.get(group[0].id) ?? new Set();
       // A hit that only public-function parameters explain, reaching the sink as such a parameter, is a
       // wrapper. The trace without those parameters is run only for a hit that could be one.
@@ -716,6 +745,7 @@ export class TaintAnalyzer {
     this.active = new Set();
     this.eventsOfScope = new Map();
     this.summaries = new Map();
+    this.requestReturners = undefined;
     this.cleaners = new Set();
     const hits = new Map<number, TaintHit>();
     for (const rule of this.rules) for (const hit of traced.get(rule) ?? []) hits.set(hit.sink.id(), hit);
@@ -761,21 +791,45 @@ export class TaintAnalyzer {
     return root ?? undefined;
   }
 
+  /**
+   * A function defined inside another that the framework calls with a request: a handler, or one taking
+   * the request (`def view(request)` returned by a factory). The enclosing function ran before, when the
+   * route was registered, so its parameters are configuration there, not request data.
+   */
+  private isNestedView(fn: FunctionInfo): boolean {
+    if (!this.owner(fn.node)) return false;
+    return fn.isHandler || fn.params.some((p) => this.profile.frameworkParams.includes(p) && !this.syntax.receivers.includes(p));
+  }
+
   /** Sinks reached from sources and handler parameters, and from public functions' parameters when `publicParams`. */
   private trace(publicParams: boolean): TaintHit[] {
     const hits = new Map<string, TaintHit>();
     const moduleRun = this.run(undefined, new Set());
     for (const hit of moduleRun.hits) hits.set(hitKey(hit.rule, hit.sink), hit);
+    // Per function, what is tainted at its end: with public parameters seeded (`outer`), and without them
+    // (`requestOnly`, only for functions with a nested view: what such a view inherits).
     const outer = new Map<number, Set<string>>();
+    const requestOnly = new Map<number, Set<string>>();
+    const views = this.functions.filter((fn) => this.isNestedView(fn));
     const sorted = [...this.functions].sort((a, b) => a.node.range().start.index - b.node.range().start.index);
     for (const fn of sorted) {
       const parent = this.owner(fn.node);
       const inherited = parent ? (outer.get(this.idOf(parent)) ?? new Set<string>()) : moduleRun.state;
-      const initial = new Set(inherited);
-      const untrusted = fn.isHandler || (publicParams && this.profile.untrustedParams && !!fn.name && !fn.name.startsWith('_'));
-      if (untrusted) for (const p of fn.params) if (!this.profile.frameworkParams.includes(p) && !this.syntax.receivers.includes(p)) initial.add(p);
+      const inheritedFromRequest = parent ? (requestOnly.get(this.idOf(parent)) ?? inherited) : moduleRun.state;
+      const seed = (from: Set<string>, publicToo: boolean) => {
+        const initial = new Set(from);
+        const untrusted = fn.isHandler || (publicToo && this.profile.untrustedParams && !!fn.name && !fn.name.startsWith('_'));
+        if (untrusted) for (const p of fn.params) if (!this.profile.frameworkParams.includes(p) && !this.syntax.receivers.includes(p)) initial.add(p);
+        return initial;
+      };
+      const initial = seed(this.isNestedView(fn) ? inheritedFromRequest : inherited, publicParams);
       const result = this.run(fn.node, initial);
       outer.set(this.idOf(fn.node), result.state);
+      if (views.some((view) => view !== fn && this.within(view.node, fn.node))) {
+        const fromRequest = seed(inheritedFromRequest, false);
+        const same = fromRequest.size === initial.size && [...fromRequest].every((name) => initial.has(name));
+        requestOnly.set(this.idOf(fn.node), same ? result.state : this.run(fn.node, fromRequest).state);
+      }
       for (const hit of result.hits) hits.set(hitKey(hit.rule, hit.sink), hit);
     }
     return [...hits.values()];
