@@ -171,17 +171,17 @@ export const KINDS: Record<string, Kind> = {
         "import { refuse, type Codemod } from '../codemod.ts';",
         "import { replace } from '../edit-kit.ts';",
         '',
-        '// autoescape=False → autoescape=True: the template engine escapes what templates print again.',
+        '// verify=False → verify=True: the HTTP client checks the server\'s certificate again.',
         '',
         `export const ${codemod}: Codemod = {`,
         `  name: 'python/${name}',`,
-        "  rules: ['python.lang.templates.autoescape-disabled'],",
+        "  rules: ['python.requests.tls.verify-disabled'],",
         '  rewrite({ node }) {',
         "    const value = node && fieldOf(node, 'value');",
-        "    if (!value || value.text() !== 'False') return refuse('autoescape is not set to the literal False here');",
+        "    if (!value || value.text() !== 'False') return refuse('verify is not set to the literal False here');",
         '    return {',
         "      edits: [replace(value, 'True')],",
-        "      note: 'Turned autoescaping on; a value meant as HTML must now be marked safe where it is made.',",
+        "      note: 'Turned certificate verification on; a server with a self-signed certificate needs its CA bundle passed as verify=.',",
         '    };',
         '  },',
         '};',
@@ -192,9 +192,9 @@ export const KINDS: Record<string, Kind> = {
       const tests = 'test/fixes/codemods.test.ts';
       write(tests, `${read(tests)}
 describe('python/${name}', () => {
-  test('autoescape=False → True: the same templates render, their values escaped', () =>
-    fixes('web/views.py', 'env = jinja2.Environment(loader=loader, autoescape=False)\\n', 'python.lang.templates.autoescape-disabled',
-      'env = jinja2.Environment(loader=loader, autoescape=True)\\n'));
+  test('verify=False → True: the same request is made, the certificate checked', () =>
+    fixes('web/client.py', 'requests.get(url, verify=False)\\n', 'python.requests.tls.verify-disabled',
+      'requests.get(url, verify=True)\\n'));
 });
 `);
     },

@@ -42,23 +42,23 @@ const SAMPLES: Record<string, { name: string; live: string }> = {
       assert.equal(run.status, 0, 'its test opens a pull request: ' + run.stdout + run.stderr);`,
   },
   codemod: {
-    name: 'autoescape-on',
+    name: 'verify-on',
     live: `
       const { codemodFor } = await import('./src/fixing/fixers/sast/codemods/index.ts');
       const { codemodFixer } = await import('./src/fixing/fixers/sast/codemod-fixer.ts');
       const { loadRuleSet } = await import('./src/scanning/sast/rule-set.ts');
       const { analyzeSource } = await import('./src/scanning/sast/sast-engine.ts');
-      const rule = 'python.lang.templates.autoescape-disabled';
-      assert.equal(codemodFor(rule)?.name, 'python/autoescape-on', 'the catalog has it for its rule');
-      const text = 'env = jinja2.Environment(loader=loader, autoescape=False)\\n';
+      const rule = 'python.requests.tls.verify-disabled';
+      assert.equal(codemodFor(rule)?.name, 'python/verify-on', 'the catalog has it for its rule');
+      const text = 'requests.get(url, verify=False)\\n';
       const match = analyzeSource(loadRuleSet([]), 'python', text).find((m) => m.rule.id === rule);
       const dir = fs.mkdtempSync('codemod-');
-      fs.writeFileSync(dir + '/views.py', text);
-      const finding = { id: 'f1', scanType: 'semgrep_scan', checkId: rule, severity: 'medium', title: null, message: '', filePath: 'views.py',
+      fs.writeFileSync(dir + '/client.py', text);
+      const finding = { id: 'f1', scanType: 'semgrep_scan', checkId: rule, severity: 'medium', title: null, message: '', filePath: 'client.py',
         startLine: match.startLine, endLine: match.endLine, cwe: match.rule.cwe, metadata: {} };
       const outcome = await codemodFixer.apply(finding, { dir, signal: new AbortController().signal, step: async () => {} });
       assert.equal(outcome.fixed, true, outcome.note);
-      assert.equal(fs.readFileSync(dir + '/views.py', 'utf8'), 'env = jinja2.Environment(loader=loader, autoescape=True)\\n');`,
+      assert.equal(fs.readFileSync(dir + '/client.py', 'utf8'), 'requests.get(url, verify=True)\\n');`,
   },
   status: {
     name: 'expired',
