@@ -289,3 +289,60 @@ describe('fixes that run on the Python the app declares', () => {
       'import os\ntry:\n    from html import escape as escape_html\nexcept ImportError:  # Python 2\n    from cgi import escape as escape_html\nname = os.environ["QUERY_STRING"]\nprint("<p>Hello " + escape_html(str(name), True) + "</p>")\n',
       { 'setup.py': 'from setuptools import setup\nsetup(name="app", classifiers=["Programming Language :: Python :: 2.7", "Programming Language :: Python :: 3.6"])\n' }));
 });
+
+describe('autoescape turned on for the templates the environment renders', () => {
+  const AUTOESCAPE = 'python.lang.templates.autoescape-disabled';
+  const env = (loader: string) => `from jinja2 import Environment, FileSystemLoader, PackageLoader\n\nenv = Environment(loader=${loader}, autoescape=False)\n`;
+  const withSelect = (loader: string, call: string) => `from jinja2 import Environment, FileSystemLoader, PackageLoader\nfrom jinja2 import select_autoescape\n\nenv = Environment(loader=${loader}, autoescape=${call})\n`;
+  test('.html templates → select_autoescape(), imported; the note says trusted HTML must now be marked |safe or Markup', () =>
+    fixes('web/app.py', env('FileSystemLoader("templates")'), AUTOESCAPE, withSelect('FileSystemLoader("templates")', 'select_autoescape()'),
+      { 'web/templates/index.html': '<h1>{{ title }}</h1>\n' }, /select_autoescape\(\).*\.html, \.htm, \.xml.*\|safe.*Markup/));
+  test('HTML templates named .jinja2 (which select_autoescape() alone would leave unescaped) → their suffix is added', () =>
+    fixes('shop/app.py', env('PackageLoader("shop", "templates")'), AUTOESCAPE, withSelect('PackageLoader("shop", "templates")', 'select_autoescape(["html", "htm", "xml", "jinja2"])'),
+      { 'shop/templates/base.jinja2': '<html><body>{% block body %}{% endblock %}</body></html>\n', 'shop/templates/mail.txt': 'Hello {{ name }}\n' }));
+  test('a module imported whole → jinja2.select_autoescape(), nothing imported', () =>
+    fixes('app.py', 'import jinja2\n\nenv = jinja2.Environment(loader=jinja2.FileSystemLoader("templates"), autoescape=False)\n', AUTOESCAPE,
+      'import jinja2\n\nenv = jinja2.Environment(loader=jinja2.FileSystemLoader("templates"), autoescape=jinja2.select_autoescape())\n', { 'templates/a.html': '<p>{{ a }}</p>\n' }));
+  test('a Jinja2 older than 2.9 (no select_autoescape) → True, and the note says text templates are escaped too', () =>
+    fixes('app.py', env('FileSystemLoader("templates")'), AUTOESCAPE, env('FileSystemLoader("templates")').replace('autoescape=False', 'autoescape=True'),
+      { 'requirements.txt': 'Jinja2==2.8\n' }, /older than 2\.9.*text templates included/));
+  test('refused: an environment whose templates are all text (.sql, .txt), or a NativeEnvironment', async () => {
+    await refuses('reports.py', env('FileSystemLoader("queries")'), AUTOESCAPE, /\.sql, \.txt in queries\) are not HTML/,
+      { 'queries/daily.sql': 'SELECT * FROM sales WHERE day = {{ day }}\n', 'queries/readme.txt': 'Queries\n' });
+    await refuses('calc.py', 'from jinja2.nativetypes import NativeEnvironment\n\nenv = NativeEnvironment(autoescape=False)\n', AUTOESCAPE, /renders Python values/);
+  });
+});
+
+describe('ALLOWED_HOSTS = ["*"] → host names from a required environment variable', () => {
+  const HOSTS = 'python.django.config.allowed-hosts-any';
+  const required = (name: string, identifier: string, parse: string) =>
+    `${identifier} = os.environ.get("${name}")\nif not ${identifier}:\n    raise RuntimeError("Set the environment variable ${name}: the app reads the host names the site is served under from it")\nALLOWED_HOSTS = ${parse}\n`;
+  test('DJANGO_ALLOWED_HOSTS, comma-separated; listed in .env.example and the compose service; the settings stop without it', async () => {
+    const file = 'mysite/settings.py';
+    const vulnerable = 'from pathlib import Path\n\nDEBUG = False\nALLOWED_HOSTS = ["*"]\n';
+    const workspace = workTree({ [file]: vulnerable, 'docker-compose.yml': 'services:\n  web:\n    build: .\n    environment:\n      - DEBUG=0\n' });
+    const match = analyzeSource(rules, 'python', vulnerable).find((m) => m.rule.id === HOSTS)!;
+    const finding: FixFinding = { id: 'f1', scanType: 'semgrep_scan', checkId: HOSTS, severity: 'low', title: null, message: '', filePath: file, startLine: match.startLine, endLine: match.endLine, cwe: [], metadata: {} };
+    const outcome = await fixerFor(finding)!.apply(finding, workspace);
+    assert.equal(outcome.fixed, true, outcome.note);
+    const fixed = read(workspace, file);
+    assert.equal(fixed, `import os\nfrom pathlib import Path\n\nDEBUG = False\n${required('DJANGO_ALLOWED_HOSTS', 'DJANGO_ALLOWED_HOSTS', '[host.strip() for host in DJANGO_ALLOWED_HOSTS.split(",") if host.strip()]')}`);
+    assert.ok(!analyzeSource(rules, 'python', fixed).some((m) => m.rule.id === HOSTS), 'the rule no longer fires');
+    assert.deepEqual(outcome.changedFiles, [file, '.env.example', 'docker-compose.yml']);
+    assert.equal(read(workspace, '.env.example'), 'DJANGO_ALLOWED_HOSTS=\n');
+    assert.match(read(workspace, 'docker-compose.yml'), /- DJANGO_ALLOWED_HOSTS=\$\{DJANGO_ALLOWED_HOSTS\}\n$/);
+    assert.match(outcome.note, /comma-separated.*stops when it loads.*localhost,127\.0\.0\.1,\[::1\], the hosts Django allows by itself when DEBUG is on/);
+    assert.match(outcome.userNotes!.join('\n'), /Set the environment variable DJANGO_ALLOWED_HOSTS wherever mysite\/settings\.py runs \(listed without a value in \.env\.example and passed to the app's services in docker-compose\.yml\)/);
+    const settings = (hosts?: string) =>
+      spawnSync('python3', ['-c', `exec(open(${JSON.stringify(path.join(workspace.dir, file))}).read()); print(ALLOWED_HOSTS)`], { encoding: 'utf8', env: { PATH: process.env.PATH, ...(hosts === undefined ? {} : { DJANGO_ALLOWED_HOSTS: hosts }) } });
+    assert.equal(settings('example.com, www.example.com,').stdout, "['example.com', 'www.example.com']\n");
+    assert.match(settings().stderr, /RuntimeError: Set the environment variable DJANGO_ALLOWED_HOSTS/);
+    assert.notEqual(settings('').status, 0, 'an empty variable stops the settings too');
+  });
+  test('the variable the repository already reads for its hosts, split as it splits it (by spaces)', () =>
+    fixes('mysite/settings/base.py', 'import os\n\nALLOWED_HOSTS = ["*"]\n', HOSTS,
+      `import os\n\n${required('ALLOWED_HOSTS', 'ALLOWED_HOSTS_VALUE', 'ALLOWED_HOSTS_VALUE.split()')}`,
+      { 'mysite/settings/production.py': 'import os\nALLOWED_HOSTS = os.environ.get("ALLOWED_HOSTS", "").split(" ")\n' }, /separated by spaces \(example\.com www\.example\.com\)/));
+  test('refused: ALLOWED_HOSTS set in a settings class', () =>
+    refuses('mysite/settings.py', 'from configurations import Configuration\n\nclass Prod(Configuration):\n    ALLOWED_HOSTS = ["*"]\n', HOSTS, /class body/));
+});

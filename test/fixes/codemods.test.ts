@@ -368,6 +368,54 @@ describe('python argument lists → "--" before the values', () => {
   });
 });
 
+describe('python response headers that turn a browser protection off → not sent', () => {
+  const HEADERS = 'python.lang.headers.browser-protection-disabled';
+  test('an assignment to the response headers: the statement goes, the response is still returned', () =>
+    fixes('app.py', flask('@app.after_request\ndef headers(response):\n    response.headers["X-XSS-Protection"] = "0"\n    return response\n'), HEADERS,
+      flask('@app.after_request\ndef headers(response):\n    return response\n')));
+  test('send_header in a BaseHTTPRequestHandler: the call goes, the other headers are still sent', () =>
+    fixes('server.py', 'class Handler(BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.send_response(200)\n        self.send_header("Content-Type", "text/html")\n        self.send_header("X-XSS-Protection", "0")\n        self.end_headers()\n', HEADERS,
+      'class Handler(BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.send_response(200)\n        self.send_header("Content-Type", "text/html")\n        self.end_headers()\n'));
+  test('a WSGI header appended as a (name, value) tuple: HSTS max-age=0 goes, the list is still returned', () =>
+    fixes('wsgi.py', 'def app(environ, start_response):\n    headers = [("Content-Type", "text/html")]\n    headers.append(("Strict-Transport-Security", "max-age=0"))\n    start_response("200 OK", headers)\n    return [b"ok"]\n', HEADERS,
+      'def app(environ, start_response):\n    headers = [("Content-Type", "text/html")]\n    start_response("200 OK", headers)\n    return [b"ok"]\n'));
+  test('a pair of a headers dict on its own line goes with its line; the other headers stay', () =>
+    fixes('app.py', 'SECURITY_HEADERS = {\n    "X-Frame-Options": "DENY",\n    "X-XSS-Protection": "0",\n    "X-Content-Type-Options": "nosniff",\n}\n', HEADERS,
+      'SECURITY_HEADERS = {\n    "X-Frame-Options": "DENY",\n    "X-Content-Type-Options": "nosniff",\n}\n'));
+  test('elements of one-line literals go with their comma: a dict pair, a tuple in a list, both headers at once', async () => {
+    await fixes('app.py', 'HEADERS = {"X-XSS-Protection": "0", "X-Frame-Options": "DENY"}\n', HEADERS, 'HEADERS = {"X-Frame-Options": "DENY"}\n');
+    await fixes('app.py', 'HEADERS = [("X-Frame-Options", "DENY"), ("Strict-Transport-Security", "max-age=0; includeSubDomains")]\n', HEADERS, 'HEADERS = [("X-Frame-Options", "DENY")]\n');
+    await fixes('app.py', 'def f(resp):\n    resp.headers.update({"X-XSS-Protection": "0", "Strict-Transport-Security": "max-age=0"})\n    return resp\n', HEADERS,
+      'def f(resp):\n    resp.headers.update({})\n    return resp\n');
+  });
+  test('the note says which header is no longer sent and what the browser does instead', async () => {
+    const { outcome } = await runCodemod('app.py', 'def f(response):\n    response["Strict-Transport-Security"] = "max-age=0"\n    return response\n', HEADERS);
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.match(outcome.note, /Strict-Transport-Security: max-age=0 is no longer sent/);
+    assert.match(outcome.note, /real max-age is for you to decide/);
+  });
+  test('an if that only decides whether to send the header (its condition reading values) goes with it', () =>
+    fixes('app.py', 'def after(response):\n    enabled = session.get("xss_filter", False)\n    if not enabled:\n        response.headers["X-XSS-Protection"] = 0\n\n    return response\n', HEADERS,
+      'def after(response):\n    enabled = session.get("xss_filter", False)\n\n    return response\n'));
+  test('headers sent by the statements next to it go in the same change, so the fixes of both findings are one change', async () => {
+    const vulnerable = 'def app(environ, start_response):\n    headers = [("Content-Type", "text/html")]\n    headers.append(("X-XSS-Protection", "0"))\n    headers.append(("Strict-Transport-Security", "max-age=0"))\n    start_response("200 OK", headers)\n';
+    const fixed = 'def app(environ, start_response):\n    headers = [("Content-Type", "text/html")]\n    start_response("200 OK", headers)\n';
+    await fixes('wsgi.py', vulnerable, HEADERS, fixed);
+    const { outcome } = await runCodemod('wsgi.py', vulnerable, HEADERS);
+    assert.match(outcome.note, /X-XSS-Protection: 0 is no longer sent.*Strict-Transport-Security: max-age=0 is no longer sent/);
+  });
+  test('a call over several lines goes whole, and another finding a statement further on is left to its own fix', async () => {
+    const { outcome, after } = await runCodemod('server.py', 'class Handler(BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.send_header(\n            "X-XSS-Protection", "0"\n        )\n        self.log_request()\n        self.send_header("Strict-Transport-Security", "max-age=0")\n        self.end_headers()\n', HEADERS);
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.equal(after, 'class Handler(BaseHTTPRequestHandler):\n    def do_GET(self):\n        self.log_request()\n        self.send_header("Strict-Transport-Security", "max-age=0")\n        self.end_headers()\n');
+  });
+  test('refused: the header sent as the only statement of its block, or with a computed value', async () => {
+    await refuses('app.py', 'def f(response):\n    response.headers["X-XSS-Protection"] = "0"\n', HEADERS, /only one in its block/);
+    await refuses('app.py', 'def f(response):\n    if legacy_browser(response):\n        response.headers["X-XSS-Protection"] = "0"\n    return response\n', HEADERS, /only one in its block/);
+    await refuses('app.py', 'def f(response, legacy):\n    response.headers["X-XSS-Protection"] = "0" if legacy else "1"\n    return response\n', HEADERS, /computed/);
+  });
+});
+
 describe('javascript', () => {
   test('res.cookie without options: the same cookie with secure (from the request\'s protocol), httpOnly and sameSite', () =>
     fixes('app.js', 'app.get("/l", (req, res) => {\n  res.cookie("session", token);\n});\n', 'javascript.express.cookie.insecure-cookie',

@@ -11,12 +11,14 @@ import { applyEdits, lineStarts } from '../shared/text-edits.ts';
 import { readTreeFile, writeTreeFile } from '../shared/tree-files.ts';
 import { treeFiles } from './tree-listing.ts';
 import { factsOf } from '../../repo-facts.ts';
+import { listInCompose, listInEnvTemplate, templatePath } from '../secrets/env-template.ts';
 
 // Applies the catalog's codemod for a SAST finding (see codemods/index.ts). The file is parsed once, the
 // rule's matches nearest the finding's line are handed to the codemod, and its edits are written only when
 // they pass four checks: every edit stays inside the finding's statement, a statement the codemod names
 // as building the finding's value, or an import or helper added between top-level statements; the file
 // parses as well as before; the rule no longer fires there; and no other rule reports more than before.
+// Environment variables the rewritten code requires are listed where a moved credential's are (env-template.ts).
 
 /** How far a match may have moved from the finding's line (an earlier fix in the file added lines). */
 const NEARBY_LINES = 3;
@@ -56,6 +58,7 @@ async function applyCodemod(ruleSet: RuleSet, codemod: Codemod, finding: FixFind
 
   const edits: CodemodEdit[] = [];
   const notes: string[] = [];
+  const variables: string[] = [];
   let listing: Promise<string[]> | undefined;
   const files = () => (listing ??= treeFiles(workspace.dir));
   for (const site of located) {
@@ -81,6 +84,7 @@ async function applyCodemod(ruleSet: RuleSet, codemod: Codemod, finding: FixFind
       else if (edit.start < edits[same]!.start) edits[same] = edit;
     }
     notes.push(answer.note);
+    variables.push(...(answer.variables ?? []));
   }
   let after: string;
   try {
@@ -91,7 +95,21 @@ async function applyCodemod(ruleSet: RuleSet, codemod: Codemod, finding: FixFind
   const problem = checkResult(ruleSet, parser, finding.checkId, text, after, before, edits, located);
   if (problem) return notFixed(`${codemod.name} does not fix ${finding.checkId} at ${file}:${located[0]!.match.startLine}: ${problem}`);
   await writeTreeFile(workspace.dir, file, after);
-  return { fixed: true, changedFiles: [file], note: `${[...new Set(notes)].join(' ')} (${codemod.name}, ${file}:${located[0]!.match.startLine})` };
+  const note = `${[...new Set(notes)].join(' ')} (${codemod.name}, ${file}:${located[0]!.match.startLine})`;
+  if (!variables.length) return { fixed: true, changedFiles: [file], note };
+  const listed = await listVariables(workspace, file, [...new Set(variables)]);
+  return { fixed: true, changedFiles: [file, ...listed.files], note, userNotes: listed.notes };
+}
+
+/** Lists the variables a codemod's code now requires where the secrets fixer lists a credential's: the environment template and compose services. */
+async function listVariables(workspace: FixWorkspace, file: string, names: string[]): Promise<{ files: string[]; notes: string[] }> {
+  const facts = await factsOf(workspace);
+  const template = templatePath(facts);
+  const files = [await listInEnvTemplate(workspace.dir, template, names)].filter((f): f is string => f !== null);
+  const compose = await listInCompose(workspace.dir, facts, file, names);
+  files.push(...compose);
+  const where = `listed without a value in ${template}${compose.length ? ` and passed to the app's services in ${compose.join(', ')}` : ''}`;
+  return { files, notes: names.map((name) => `Set the environment variable ${name} wherever ${file} runs (${where})`) };
 }
 
 /** The rule's matches on the finding's line, or else the nearest within a few lines, with their nodes. */
@@ -134,7 +152,9 @@ function checkResult(ruleSet: RuleSet, parser: ParserName, ruleId: string, text:
   if (parser !== 'template' && syntaxErrors(parseCode(parser, after)).count > syntaxErrors(parseCode(parser, text)).count) return 'the result would not parse';
   const now = analyzeSource(ruleSet, parser, after);
   const moved = (offset: number) => offset + edits.filter((e) => e.end <= offset).reduce((sum, e) => sum + e.text.length - (e.end - e.start), 0);
-  const regions = sites.map((site) => {
+  // A site whose statement an edit deletes whole has nothing left to fire on.
+  const kept = sites.filter((site) => !edits.some((e) => e.text === '' && e.start <= site.span.start && site.span.end <= e.end));
+  const regions = kept.map((site) => {
     const start = moved(site.span.start);
     const grown = edits.filter((e) => site.span.start <= e.start && e.end <= site.span.end).reduce((sum, e) => sum + e.text.length - (e.end - e.start), 0);
     return { from: lineAt(after, start), to: lineAt(after, start + site.span.end - site.span.start + grown) };

@@ -17,6 +17,8 @@ export interface ValueSite {
   node: SgNode;
   /** The replacement text with VALUE_SLOT where the checked value goes. */
   template: string;
+  /** What the variable holds, for the message a missing one stops the app with: a credential unless said. */
+  holds?: string;
 }
 
 export const VALUE_SLOT = '\u0000value\u0000';
@@ -34,8 +36,8 @@ export function softRead(language: FailClosedLanguage, name: string, binding: st
 }
 
 /** The message a missing variable stops the app with. */
-export function missingMessage(name: string): string {
-  return `Set the environment variable ${name}: the app reads this credential from it`;
+export function missingMessage(name: string, holds = 'this credential'): string {
+  return `Set the environment variable ${name}: the app reads ${holds} from it`;
 }
 
 /**
@@ -52,7 +54,7 @@ export function requiredRead(
   soft: string,
 ): RequiredRead | { refused: string } {
   let read = soft;
-  const defaulted = language === 'python' && site.template === VALUE_SLOT ? defaultParameterRead(text, site.node, name, soft) : null;
+  const defaulted = language === 'python' && site.template === VALUE_SLOT ? defaultParameterRead(text, site.node, name, soft, site.holds) : null;
   if (defaulted) return defaulted;
   const statement = enclosingStatement(language, site.node);
   if (!statement) return { refused: 'the credential is not inside a statement the fixer can add a check beside' };
@@ -73,7 +75,7 @@ export function requiredRead(
     return {
       edits: [
         { start: site.node.range().start.index, end: site.node.range().end.index, text: read },
-        { start: lineEnd, end: lineEnd, text: `${newline}${check(language, target, name, indent, indentUnit(text), newline)}` },
+        { start: lineEnd, end: lineEnd, text: `${newline}${check(language, target, name, indent, indentUnit(text), newline, site.holds)}` },
       ],
       read,
       stops,
@@ -98,7 +100,7 @@ export function requiredRead(
   // Before a Python definition, the blank lines PEP 8 asks for between top-level (two) or nested (one) definitions.
   const definition = language === 'python' && ['function_definition', 'class_definition', 'decorated_definition'].includes(kindOf(anchor));
   const gap = definition ? newline.repeat(indent ? 1 : 2) : '';
-  const hoisted = `${indent}${declaration}${newline}${check(language, identifier, name, indent, indentUnit(text), newline)}${newline}${gap}`;
+  const hoisted = `${indent}${declaration}${newline}${check(language, identifier, name, indent, indentUnit(text), newline, site.holds)}${newline}${gap}`;
   return {
     edits: [
       { start: at, end: at, text: hoisted },
@@ -113,7 +115,7 @@ export function requiredRead(
  * A Python parameter's default runs when the module loads: a credential there becomes `None`, read and
  * checked when the function runs, so only a call without the argument needs the variable.
  */
-function defaultParameterRead(text: string, value: SgNode, name: string, read: string): RequiredRead | null {
+function defaultParameterRead(text: string, value: SgNode, name: string, read: string, holds?: string): RequiredRead | null {
   const parameter = value.parent();
   if (!parameter || !['default_parameter', 'typed_default_parameter'].includes(kindOf(parameter))) return null;
   const field = fieldOf(parameter, 'value');
@@ -133,7 +135,7 @@ function defaultParameterRead(text: string, value: SgNode, name: string, read: s
   const unit = indentUnit(text);
   const block =
     `${indent}if ${param} is None:${newline}${indent}${unit}${param} = ${read}${newline}` +
-    `${check('python', param, name, indent + unit, unit, newline)}${newline}`;
+    `${check('python', param, name, indent + unit, unit, newline, holds)}${newline}`;
   let at: number;
   if (first) at = lineStartOf(text, first.range().start.index);
   else {
@@ -162,8 +164,8 @@ function checkedReadBefore(language: FailClosedLanguage, text: string, name: str
   return read.exec(before)?.[1] ?? null;
 }
 
-function check(language: FailClosedLanguage, target: string, name: string, indent: string, unit: string, newline: string): string {
-  const message = JSON.stringify(missingMessage(name));
+function check(language: FailClosedLanguage, target: string, name: string, indent: string, unit: string, newline: string, holds?: string): string {
+  const message = JSON.stringify(missingMessage(name, holds));
   if (language === 'python') return `${indent}if not ${target}:${newline}${indent}${unit}raise RuntimeError(${message})`;
   return `${indent}if (!${target}) throw new Error(${message});`;
 }

@@ -32,6 +32,8 @@ export interface CodemodEdits {
   edits: CodemodEdit[];
   /** What the rewrite did, in one sentence for the fix's record (and what the user must still do). */
   note: string;
+  /** Environment variables the rewritten code requires: listed without a value in the repository's environment template and compose services (env-template.ts). */
+  variables?: string[];
 }
 
 /**

@@ -19,7 +19,10 @@ import { javascriptSha256Hash } from './javascript/sha256-hash.ts';
 import { phpEscapeEcho } from './php/escape-echo.ts';
 import { phpEscapeShellArg } from './php/escape-shell-arg.ts';
 import { phpUnserializeNoClasses } from './php/unserialize-no-classes.ts';
+import { pythonAllowedHostsFromEnv } from './python/allowed-hosts-from-env.ts';
+import { pythonAutoescapeOn } from './python/autoescape-on.ts';
 import { pythonDebugFromEnv } from './python/debug-from-env.ts';
+import { pythonDropDisablingHeader } from './python/drop-disabling-header.ts';
 import { pythonSessionCookieFlags } from './python/session-cookie-flags.ts';
 import { pythonEndOfOptions } from './python/end-of-options.ts';
 import { pythonEscapeHtml } from './python/escape-html.ts';
@@ -69,7 +72,10 @@ export const CODEMODS: readonly Codemod[] = [
   phpEscapeEcho,
   phpEscapeShellArg,
   phpUnserializeNoClasses,
+  pythonAllowedHostsFromEnv,
+  pythonAutoescapeOn,
   pythonDebugFromEnv,
+  pythonDropDisablingHeader,
   pythonSessionCookieFlags,
   pythonEndOfOptions,
   pythonEscapeHtml,
