@@ -119,7 +119,7 @@ const XSS = 'python.lang.xss.response-from-request';
 describe('escaping follows the output context', () => {
   test('a value in the body and one in a quoted attribute are escaped', () =>
     fixes('app.py', flask('@app.route("/h")\ndef h():\n    name = request.args.get("name")\n    return "<p title=\\"" + name + "\\">Hello " + name + "</p>"\n'), XSS,
-      flask('@app.route("/h")\ndef h():\n    name = request.args.get("name")\n    return "<p title=\\"" + escape(name) + "\\">Hello " + escape(name) + "</p>"\n').replace('request\n', 'request\nfrom markupsafe import escape\n')));
+      flask('@app.route("/h")\ndef h():\n    name = request.args.get("name")\n    return "<p title=\\"" + str(escape(name)) + "\\">Hello " + str(escape(name)) + "</p>"\n').replace('request\n', 'request\nfrom markupsafe import escape\n')));
   test('a value inside <script>: refused, HTML escaping is not JavaScript escaping', () =>
     refuses('app.py', flask('@app.route("/s")\ndef s():\n    name = request.args.get("name")\n    return "<script>var user = \'%s\';</script>" % name\n'), XSS, /inside <script>/));
   test('a value as an href: refused, escaping does not stop javascript: URLs', () =>

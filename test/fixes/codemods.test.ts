@@ -57,6 +57,7 @@ async function refuses(file: string, vulnerable: string, ruleId: string, reason:
 }
 
 const HELPER = '\n\ndef as_operand(value):\n    """A command argument that a program cannot read as an option."""\n    value = str(value)\n    if value.startswith("-"):\n        raise ValueError("a command argument may not start with \'-\'")\n    return value\n';
+const XSS = 'python.lang.xss.response-from-request';
 const flask = (body: string) => `from flask import Flask, request\n\napp = Flask(__name__)\n\n${body}`;
 
 describe('the catalog', () => {
@@ -139,9 +140,31 @@ describe('python output and configuration', () => {
     refuses('app.py', flask(`@app.route("/p")\ndef p():\n    return make_response("<div>" + render_row(request.args["r"]) + "</div>")\n`), 'python.lang.xss.response-from-request', /markup/));
   test('HTML appended to a page before it is sent → the appended value escaped where it is added: the page and plain text show the same', () =>
     fixes('app.py', flask(`@app.route("/s")\ndef s():\n    page = load_page()\n    page += "<p>You searched " + request.args["q"] + "</p>"\n    return make_response(page)\n`), 'python.lang.xss.response-from-request',
-      `from flask import Flask, request\nfrom markupsafe import escape\n\napp = Flask(__name__)\n\n@app.route("/s")\ndef s():\n    page = load_page()\n    page += "<p>You searched " + escape(request.args["q"]) + "</p>"\n    return make_response(page)\n`));
+      `from flask import Flask, request\nfrom markupsafe import escape\n\napp = Flask(__name__)\n\n@app.route("/s")\ndef s():\n    page = load_page()\n    page += "<p>You searched " + str(escape(request.args["q"])) + "</p>"\n    return make_response(page)\n`));
   test('a fragment appended to a page before it is sent is refused: it may itself be markup', () =>
     refuses('app.py', flask(`@app.route("/s")\ndef s():\n    page = load_page()\n    page += render_row(request.args["r"])\n    return make_response(page)\n`), 'python.lang.xss.response-from-request', /may itself be markup/));
+  test('HTML built inside bytes(…, "utf-8") or .encode(): the value is escaped inside the string, the markup and the encoding stay', async () => {
+    const handler = (write: string) => `from http.server import BaseHTTPRequestHandler\n\nclass Handler(BaseHTTPRequestHandler):\n    def do_GET(self):\n        name = self.path\n        self.wfile.write(${write})\n`;
+    await fixes('server.py', handler('bytes("<p>Hello %s</p>" % name, "utf-8")'), XSS, `import html\n${handler('bytes("<p>Hello %s</p>" % html.escape(str(name)), "utf-8")')}`);
+    await fixes('server.py', handler('("<p>Hello " + name + "</p>").encode()'), XSS, `import html\n${handler('("<p>Hello " + html.escape(str(name)) + "</p>").encode()')}`);
+  });
+  test('line breaks turned into <br>: the text is escaped before the replacement, so the <br> stays markup (and MarkupSafe\'s result is made a str, which would escape the <br>)', async () => {
+    await fixes('app.py', flask(`@app.route("/e")\ndef e():\n    out = request.args.get("out")\n    return "<p>Result: " + (str(out).replace("\\n", "\\n<br>") if out else "") + "</p>"\n`), XSS,
+      flask(`@app.route("/e")\ndef e():\n    out = request.args.get("out")\n    return "<p>Result: " + (str(escape(str(out))).replace("\\n", "\\n<br>") if out else "") + "</p>"\n`).replace('request\n', 'request\nfrom markupsafe import escape\n'));
+    await fixes('views.py', `from django.http import HttpResponse\n\ndef notes(request):\n    return HttpResponse("<pre>" + lookup(request.GET["host"]).replace("\\r\\n", "<br>").replace("\\n", "<br>") + "</pre>")\n`, XSS,
+      `from django.http import HttpResponse\nfrom django.utils.html import escape\n\ndef notes(request):\n    return HttpResponse("<pre>" + escape(lookup(request.GET["host"])).replace("\\r\\n", "<br>").replace("\\n", "<br>") + "</pre>")\n`);
+  });
+  test('a replacement of other text than line breaks is refused: escaping first could change what it finds', () =>
+    refuses('app.py', flask(`@app.route("/e")\ndef e():\n    return "<p>" + str(request.args["q"]).replace("amp", "<b>amp</b>") + "</p>"\n`), XSS, /may itself be markup/));
+  test('HTML assigned on each branch of a try/except: the data is escaped where it is put in, the fixed text stays', () =>
+    fixes('views.py', `from django.http import HttpResponse\n\ndef greet(request):\n    try:\n        message = "<p>Hello " + request.GET["name"] + "</p>"\n    except KeyError:\n        message = "<p>Hello</p>"\n    return HttpResponse(message)\n`, XSS,
+      `from django.http import HttpResponse\nfrom django.utils.html import escape\n\ndef greet(request):\n    try:\n        message = "<p>Hello " + escape(request.GET["name"]) + "</p>"\n    except KeyError:\n        message = "<p>Hello</p>"\n    return HttpResponse(message)\n`));
+  test('HTML assigned on each branch, one from a helper, or assigned and then appended to: refused', async () => {
+    await refuses('views.py', `from django.http import HttpResponse\n\ndef greet(request):\n    if request.GET.get("plain"):\n        message = f"<p>Hello {request.GET['name']}</p>"\n    else:\n        message = render_row(request.GET["name"])\n    return HttpResponse(message)\n`, XSS, /may itself be markup/);
+    await refuses('views.py', `from django.http import HttpResponse\n\ndef greet(request):\n    message = "<p>"\n    if request.GET.get("plain"):\n        message = "<p>Hi "\n    message += request.GET["name"]\n    return HttpResponse(message)\n`, XSS, /assigned more than once/);
+  });
+  test('a value after branches that leave it in different attributes is refused: its context cannot be told', () =>
+    refuses('app.py', flask(`@app.route("/l")\ndef l():\n    q = request.args["q"]\n    return "<a " + ("title=\\"" if request.args.get("t") else "href=\\"") + q + "\\">x</a>"\n`), XSS, /which branch/));
   test('jinja | safe removed: plain text renders the same', () =>
     fixes('templates/a.html', '<h1>Hello, {{ name | safe }}</h1>\n', 'template.jinja.xss.safe-filter', '<h1>Hello, {{ name }}</h1>\n'));
   test('EJS <%- → <%=: the value still renders', () =>

@@ -5,7 +5,7 @@ import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
 import { argumentsOf, functionAround, keywordArgument, pythonImport, pythonImportsModule, replace } from '../edit-kit.ts';
 import { pythonTwoEvidence } from '../app-facts.ts';
 import { escapingFallsShort, htmlContextAfter } from '../html-context.ts';
-import { htmlPieces, markupBeforeEach, type Piece } from './html-pieces.ts';
+import { branchesOf, convertedText, htmlPieces, markupBeforeEach, type Piece } from './html-pieces.ts';
 
 // HTML built from values → the same HTML with each value escaped where it is put in (concatenation,
 // % and format() arguments, f-string fields), with the framework's own escape (Django's, MarkupSafe's in
@@ -14,6 +14,9 @@ import { htmlPieces, markupBeforeEach, type Piece } from './html-pieces.ts';
 // <script> or <style>, into a URL, event-handler or unquoted attribute is refused with the reason
 // (html-context.ts). Markup(x) of what looks like rich text the app renders on purpose (a post's content,
 // rendered Markdown) is refused: escaping it would show its tags as text; it needs a sanitizer.
+// The string is read through conversions of its type (bytes(s, "utf-8"), s.encode(), str(s)) and the
+// branches of a conditional; text whose line breaks are turned into <br> (`str(v).replace("\n", "<br>")`)
+// is escaped before the replacement, so the added <br> stays markup.
 
 /** Values that look like markup or fixed text built elsewhere: escaping them would show tags as text. */
 const MARKUP_NAME = /(^|_)(html|template|content|body|page|markup|header|footer|row|table)s?$/i;
@@ -21,13 +24,14 @@ const CONSTANT = /^[A-Z][A-Z0-9_]*$/;
 const VALUE_KINDS = new Set(['identifier', 'attribute', 'subscript', 'call', 'integer', 'float']);
 
 interface Escaper {
-  wrap(expression: string): string;
+  /** `asText`: the result is concatenated to or replaced in as a plain str (MarkupSafe's Markup would escape the other side). */
+  wrap(expression: string, asText?: boolean): string;
   imports(root: SgNode, text: string): CodemodEdit[];
 }
 
 function escaperFor(root: SgNode): Escaper {
   if (pythonImportsModule(root, 'django')) return { wrap: (e) => `escape(${e})`, imports: (r, t) => pythonImport(r, t, 'from django.utils.html import escape', 'escape') };
-  if (pythonImportsModule(root, 'flask') || pythonImportsModule(root, 'markupsafe')) return { wrap: (e) => `escape(${e})`, imports: (r, t) => pythonImport(r, t, 'from markupsafe import escape', 'escape') };
+  if (pythonImportsModule(root, 'flask') || pythonImportsModule(root, 'markupsafe')) return { wrap: (e, asText) => (asText ? `str(escape(${e}))` : `escape(${e})`), imports: (r, t) => pythonImport(r, t, 'from markupsafe import escape', 'escape') };
   return { wrap: (e) => `html.escape(${/^str\(/.test(e) ? e : `str(${e})`})`, imports: (r, t) => pythonImport(r, t, 'import html', 'html') };
 }
 
@@ -44,7 +48,7 @@ const EITHER_PYTHON_ESCAPER: Escaper = {
 
 /** Whether a value is data to escape; null when it looks like markup, which makes the rewrite unsafe. */
 function isData(value: SgNode): boolean | null {
-  if (kindOf(value) === 'string' || kindOf(value) === 'concatenated_string') return false;
+  if (['string', 'concatenated_string', 'none', 'true', 'false'].includes(kindOf(value))) return false;
   if (!VALUE_KINDS.has(kindOf(value))) return null;
   if (kindOf(value) === 'call' && !/^(str|int|float|request\.[\w.]+\.get|[\w.]+\.get|[\w.]+\.get_argument)$/.test(fieldOf(value, 'function')?.text() ?? '')) return null;
   if (/(^|\.)escape\(|^escape$/.test(value.text())) return false;
@@ -53,11 +57,49 @@ function isData(value: SgNode): boolean | null {
   return MARKUP_NAME.test(name) ? null : true;
 }
 
+/** Line breaks (or other white space) replaced by markup: `v.replace("\n", "<br>")`. */
+const WHITESPACE_LITERAL = /^[rRuU]?(["'])(\\[nrt]|[ \t])+\1$/;
+
+/**
+ * The plain text in `text.replace("\n", "<br>\n")` (and chains of such replacements): what is replaced is
+ * only white space, which escaping leaves as it is, so escaping `text` first keeps the added markup.
+ */
+function textWithBreaks(node: SgNode): SgNode | null {
+  if (kindOf(node) !== 'call') return null;
+  const fn = fieldOf(node, 'function')!;
+  const args = argumentsOf(node);
+  if (kindOf(fn) !== 'attribute' || fieldOf(fn, 'attribute')?.text() !== 'replace' || args.length !== 2) return null;
+  if (!WHITESPACE_LITERAL.test(args[0]!.text()) || kindOf(args[1]!) !== 'string' || args[1]!.children().some((c) => kindOf(c) === 'interpolation')) return null;
+  const text = fieldOf(fn, 'object')!;
+  return textWithBreaks(text) ?? text;
+}
+
+/** Whether the escaped value is concatenated with + or has its line breaks replaced: it must stay a plain str. */
+function usedAsText(value: SgNode): boolean {
+  let node = value;
+  while (kindOf(node.parent()!) === 'parenthesized_expression') node = node.parent()!;
+  const parent = node.parent()!;
+  if (kindOf(parent) === 'binary_operator' && fieldOf(parent, 'operator')?.text() === '+') return true;
+  return kindOf(parent) === 'attribute' && fieldOf(parent, 'attribute')?.text() === 'replace';
+}
+
 /** The values put into an HTML string, or null when one of them may be markup. */
 function valuesOf(builder: SgNode): SgNode[] | null {
   const kind = kindOf(builder);
   let candidates: SgNode[] = [];
   if (kind === 'parenthesized_expression') return valuesOf(builder.children().find((c) => c.isNamed())!);
+  const converted = convertedText(builder);
+  if (converted) return valuesOf(converted);
+  if (kind === 'conditional_expression') {
+    const [yes, no] = branchesOf(builder).map(valuesOf);
+    return yes && no ? [...yes, ...no] : null;
+  }
+  const text = textWithBreaks(builder);
+  if (text) {
+    if (kindOf(text) === 'string') return [];
+    if (/(^|\.)escape\(|^escape$/.test(text.text())) return [];
+    return MARKUP_NAME.test(text.text().replace(/\(.*$/s, '').split('.').at(-1)!) ? null : [text];
+  }
   if (kind === 'binary_operator' && fieldOf(builder, 'operator')?.text() === '+') {
     const left = valuesOf(fieldOf(builder, 'left')!);
     const right = valuesOf(fieldOf(builder, 'right')!);
@@ -71,10 +113,16 @@ function valuesOf(builder: SgNode): SgNode[] | null {
     candidates = argumentsOf(builder).map((a) => (kindOf(a) === 'keyword_argument' ? fieldOf(a, 'value')! : a));
   } else if (kind === 'string') {
     candidates = builder.children().filter((c) => kindOf(c) === 'interpolation').map((i) => fieldOf(i, 'expression') ?? i.children().find((c) => c.isNamed())!);
-  } else if (VALUE_KINDS.has(kind)) candidates = [builder];
+  } else if (VALUE_KINDS.has(kind) || kind === 'none') candidates = [builder];
   else return null;
   const data: SgNode[] = [];
   for (const value of candidates) {
+    if (kindOf(value) === 'conditional_expression' || textWithBreaks(value)) {
+      const inner = valuesOf(value);
+      if (inner === null) return null;
+      data.push(...inner);
+      continue;
+    }
     const verdict = isData(value);
     if (verdict === null) return null;
     if (verdict) data.push(value);
@@ -85,10 +133,11 @@ function valuesOf(builder: SgNode): SgNode[] | null {
 /** Why escaping would not make one of the values safe where it is put, or null. */
 function contextProblem(pieces: Piece[] | null, values: SgNode[]): string | null {
   if (!pieces) return null;
-  const before = markupBeforeEach(pieces);
+  const { before } = markupBeforeEach(pieces);
   for (const value of values) {
     const markup = before.get(value.range().start.index);
     if (markup === undefined) continue;
+    if (markup === null) return `${value.text()}: the markup before it depends on which branch ran earlier, so its HTML context cannot be told`;
     const problem = escapingFallsShort(htmlContextAfter(markup));
     if (problem) return `${value.text()}: ${problem}`;
   }
@@ -134,13 +183,15 @@ function assembledIn(variable: SgNode, sink: SgNode): { statement: SgNode; value
     .filter((a) => fieldOf(a, 'left')?.text() === name && a.range().end.index <= sink.range().start.index);
   if (functionAround(writes[0] ?? sink)?.id() !== scope.id() || writes.some((w) => functionAround(w)?.id() !== scope.id())) return elsewhere;
   const assembled: { statement: SgNode; values: SgNode[] }[] = [];
+  // Assigned on each branch (if/else, try/except) and never appended to: whichever runs, its values are escaped.
+  const alternatives = writes.length > 1 && writes.every((w) => kindOf(w) === 'assignment');
   for (const [i, write] of writes.entries()) {
     const augmented = kindOf(write) === 'augmented_assignment';
     if (augmented && write.children().find((c) => !c.isNamed())?.text() !== '+=') return elsewhere;
-    if (!augmented && i > 0) return `${name} is assigned more than once before it is sent, so which HTML is sent cannot be told`;
+    if (!augmented && i > 0 && !alternatives) return `${name} is assigned more than once before it is sent, so which HTML is sent cannot be told`;
     const right = fieldOf(write, 'right')!;
     const values = valuesOf(right);
-    if (values === null && !augmented && ['call', 'identifier', 'attribute'].includes(kindOf(right))) continue; // the page itself
+    if (values === null && i === 0 && !alternatives && ['call', 'identifier', 'attribute'].includes(kindOf(right))) continue; // the page itself
     if (values === null) return 'a value added to the HTML may itself be markup (a helper call, a template or a fragment), so escaping it would change the page';
     if (values.length) assembled.push({ statement: write, values });
   }
@@ -171,11 +222,12 @@ export const pythonEscapeHtml: Codemod = {
     if (kindOf(builder) === 'identifier') {
       const assembled = assembledIn(builder, sink);
       if (typeof assembled === 'string') return refuse(assembled);
-      const pieces = writesOf(builder, sink).map((w) => htmlPieces(fieldOf(w, 'right')!) ?? [{ text: '' }]).flat();
+      const writes = writesOf(builder, sink).map((w) => htmlPieces(fieldOf(w, 'right')!) ?? [{ text: '' }]);
+      const pieces: Piece[] = writes.length > 1 && writesOf(builder, sink).every((w) => kindOf(w) === 'assignment') ? [{ branches: writes }] : writes.flat();
       const problem = contextProblem(pieces, assembled.flatMap((a) => a.values));
       if (problem) return refuse(problem);
       return {
-        edits: [...assembled.flatMap(({ statement, values }) => values.map((v) => ({ ...replace(v, escaper.wrap(v.text())), related: statement }))), ...escaper.imports(root!, text)],
+        edits: [...assembled.flatMap(({ statement, values }) => values.map((v) => ({ ...replace(v, escaper.wrap(v.text(), usedAsText(v))), related: statement }))), ...escaper.imports(root!, text)],
         note: `Escaped ${assembled.reduce((n, a) => n + a.values.length, 0)} value(s) added to the HTML in ${builder.text()}, so markup in them is shown as text.`,
       };
     }
@@ -185,7 +237,7 @@ export const pythonEscapeHtml: Codemod = {
     const problem = contextProblem(htmlPieces(builder), values);
     if (problem) return refuse(problem);
     return {
-      edits: [...values.map((v) => replace(v, escaper.wrap(v.text()))), ...escaper.imports(root!, text)],
+      edits: [...values.map((v) => replace(v, escaper.wrap(v.text(), usedAsText(v)))), ...escaper.imports(root!, text)],
       note: `Escaped ${values.length} value(s) put into the HTML, so markup in them is shown as text.`,
     };
   },

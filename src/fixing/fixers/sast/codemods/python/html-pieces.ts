@@ -1,12 +1,41 @@
 import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../../shared/syntax.ts';
 import { argumentsOf } from '../edit-kit.ts';
+import { htmlContextAfter } from '../html-context.ts';
 
 // The markup and the values of HTML built in Python, in document order: string literals (f-string text
 // included) give their text, and each value put in by `+`, `%`, format() or an f-string field is a value
 // piece. What markup precedes a value tells its HTML context (html-context.ts).
 
-export type Piece = { text: string } | { value: SgNode };
+/** Text, a value put in, or a choice between branches (`a if c else b`), each read in the same place. */
+export type Piece = { text: string } | { value: SgNode } | { branches: Piece[][] };
+
+const BUILT = new Set(['string', 'concatenated_string', 'binary_operator', 'parenthesized_expression', 'conditional_expression']);
+
+/** Whether a node builds a string from literal text (a literal, concatenation, %, format(), a conditional of them). */
+function buildsText(node: SgNode): boolean {
+  return BUILT.has(kindOf(node)) || (kindOf(node) === 'call' && /\.format$/.test(fieldOf(node, 'function')?.text() ?? ''));
+}
+
+/**
+ * The string built inside a conversion that changes only its type: `bytes(s, "utf-8")`, `s.encode(…)`,
+ * `str(s)`; null when the node is no such conversion of a built string.
+ */
+export function convertedText(node: SgNode): SgNode | null {
+  if (kindOf(node) !== 'call') return null;
+  const fn = fieldOf(node, 'function')!;
+  const args = argumentsOf(node);
+  let inner: SgNode | null | undefined = null;
+  if ((fn.text() === 'bytes' || fn.text() === 'str') && args[0] && kindOf(args[0]) !== 'keyword_argument') inner = args[0];
+  else if (kindOf(fn) === 'attribute' && fieldOf(fn, 'attribute')?.text() === 'encode') inner = fieldOf(fn, 'object');
+  return inner && buildsText(inner) ? inner : null;
+}
+
+/** The branches of `a if c else b`, the condition left out. */
+export function branchesOf(node: SgNode): [SgNode, SgNode] {
+  const [first, , second] = node.children().filter((c) => c.isNamed());
+  return [first!, second!];
+}
 
 const UNESCAPE: Record<string, string> = { n: '\n', t: '\t', '"': '"', "'": "'", '\\': '\\' };
 
@@ -49,6 +78,12 @@ function splitTemplate(template: SgNode, pattern: RegExp, fill: (placeholder: st
 /** The pieces of an HTML builder, or null when its markup cannot be read (a template from elsewhere). */
 export function htmlPieces(node: SgNode): Piece[] | null {
   const kind = kindOf(node);
+  const converted = convertedText(node);
+  if (converted) return htmlPieces(converted);
+  if (kind === 'conditional_expression') {
+    const branches = branchesOf(node).map(htmlPieces);
+    return branches.every((b) => b) ? [{ branches: branches as Piece[][] }] : null;
+  }
   if (kind === 'string') return stringText(node);
   if (kind === 'concatenated_string') return node.children().filter((c) => kindOf(c) === 'string').flatMap(stringText);
   if (kind === 'parenthesized_expression') {
@@ -84,16 +119,22 @@ export function htmlPieces(node: SgNode): Piece[] | null {
   return [{ value: node }];
 }
 
-/** The markup before each value of the pieces, values in between read as plain text. */
-export function markupBeforeEach(pieces: Piece[]): Map<number, string> {
-  const before = new Map<number, string>();
-  let markup = '';
+/**
+ * The markup before each value of the pieces, values in between read as plain text; null for a value after
+ * branches that leave the HTML in different contexts, where which markup precedes it cannot be told.
+ */
+export function markupBeforeEach(pieces: Piece[], before = new Map<number, string | null>(), start: string | null = ''): { before: Map<number, string | null>; markup: string | null } {
+  let markup = start;
   for (const piece of pieces) {
-    if ('text' in piece) markup += piece.text;
-    else {
+    if ('text' in piece) markup = markup === null ? null : markup + piece.text;
+    else if ('value' in piece) {
       before.set(piece.value.range().start.index, markup);
-      markup += 'x';
+      if (markup !== null) markup += 'x';
+    } else {
+      const ends = piece.branches.map((branch) => markupBeforeEach(branch, before, markup).markup);
+      const contexts = new Set(ends.map((end) => (end === null ? null : htmlContextAfter(end))));
+      markup = contexts.size === 1 && !contexts.has(null) ? ends[0]! : null;
     }
   }
-  return before;
+  return { before, markup };
 }
