@@ -3,7 +3,7 @@ import { astGrepLang, parserFor, registerLanguages } from '../../languages/index
 import type { FileVisitor, Handler, ProgramFile, PythonProgram } from './python-program.ts';
 import { requestCallsOf, type RequestCallSyntax } from './request-calls.ts';
 import { withoutComments } from './source-text.ts';
-import { TreeRelease } from './tree-release.ts';
+import { TreeRelease } from '../tree-release.ts';
 
 // The program model of a JavaScript or TypeScript web application: its files with the packages they
 // import, and its entry points — Express, Koa-router and Fastify routes (`app.get('/path', …middleware,

@@ -3,7 +3,7 @@ import { registerLanguages } from '../../languages/index.ts';
 import { requestCallsOf, type RequestCall, type RequestCallSyntax } from './request-calls.ts';
 import { withoutComments } from './source-text.ts';
 import { authenticatorsOf, BODY_GUARD, GUARD_WORDS, guardHolds, guardsAsStatement, isGuardDecorator, OPEN_TO_ANYONE, sameModule, scopedGuardsOf, type ScopedGuard } from './python-guards.ts';
-import { TreeRelease } from './tree-release.ts';
+import { TreeRelease } from '../tree-release.ts';
 
 // The program model of a Python web application that the whole-application checks read: its files with
 // their imports, and its entry points (request handlers of Flask, Quart, FastAPI, Sanic, Django, DRF,
