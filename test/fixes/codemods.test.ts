@@ -163,6 +163,8 @@ describe('python output and configuration', () => {
     await refuses('views.py', `from django.http import HttpResponse\n\ndef greet(request):\n    if request.GET.get("plain"):\n        message = f"<p>Hello {request.GET['name']}</p>"\n    else:\n        message = render_row(request.GET["name"])\n    return HttpResponse(message)\n`, XSS, /may itself be markup/);
     await refuses('views.py', `from django.http import HttpResponse\n\ndef greet(request):\n    message = "<p>"\n    if request.GET.get("plain"):\n        message = "<p>Hi "\n    message += request.GET["name"]\n    return HttpResponse(message)\n`, XSS, /assigned more than once/);
   });
+  test('a variable that holds HTML built in the function is refused where it is put in: escaping it would show its tags', () =>
+    refuses('app.py', flask(`@app.route("/n")\ndef n():\n    name = f"<b>{request.args['n']}</b>"\n    page = "<p>Hello %s</p>" % name\n    return make_response(page)\n`), XSS, /may itself be markup/));
   test('a value after branches that leave it in different attributes is refused: its context cannot be told', () =>
     refuses('app.py', flask(`@app.route("/l")\ndef l():\n    q = request.args["q"]\n    return "<a " + ("title=\\"" if request.args.get("t") else "href=\\"") + q + "\\">x</a>"\n`), XSS, /which branch/));
   test('jinja | safe removed: plain text renders the same', () =>

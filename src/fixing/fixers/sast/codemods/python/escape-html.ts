@@ -54,6 +54,7 @@ function isData(value: SgNode): boolean | null {
   if (/(^|\.)escape\(|^escape$/.test(value.text())) return false;
   const name = value.text().replace(/\(.*$/s, '').split('.').at(-1)!;
   if (kindOf(value) === 'identifier' && CONSTANT.test(name)) return false;
+  if (kindOf(value) === 'identifier' && assignedMarkup(value)) return null;
   return MARKUP_NAME.test(name) ? null : true;
 }
 
@@ -81,6 +82,11 @@ function usedAsText(value: SgNode): boolean {
   const parent = node.parent()!;
   if (kindOf(parent) === 'binary_operator' && fieldOf(parent, 'operator')?.text() === '+') return true;
   return kindOf(parent) === 'attribute' && fieldOf(parent, 'attribute')?.text() === 'replace';
+}
+
+/** Whether a variable was assigned HTML built in its function before this use (`name = "<b>%s</b>" % x`): it is markup, escaped where it is built. */
+function assignedMarkup(variable: SgNode): boolean {
+  return writesOf(variable, variable).some((write) => (htmlPieces(fieldOf(write, 'right')!) ?? []).some((piece) => 'text' in piece && /<[a-zA-Z\/!]/.test(piece.text)));
 }
 
 /** The values put into an HTML string, or null when one of them may be markup. */
