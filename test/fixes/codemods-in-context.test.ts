@@ -278,6 +278,20 @@ describe('fixes that run on the Python the app declares', () => {
       assert.ok(after.includes(`    return ${call}\n`), after);
     }
   });
+  test('a statement keeping a table name: an f-string on Python 3.6 and later, str.format() where CI tests on Python 2.7; the command list likewise', async () => {
+    const view = 'def show(request):\n    table = User._meta.db_table\n    return User.objects.raw("SELECT * FROM %s WHERE id=\'%s\'" % (table, request.GET["id"]))\n';
+    for (const [repository, statement] of [
+      [{ 'requirements.txt': 'Django==3.2\n' }, `User.objects.raw(f"SELECT * FROM {table} WHERE id=%s", [request.GET["id"]])`],
+      [{ 'requirements.txt': 'Django==1.11\n', '.travis.yml': 'language: python\npython: 2.7\n' }, `User.objects.raw("SELECT * FROM {} WHERE id=%s".format(table), [request.GET["id"]])`],
+    ] as [Record<string, string>, string][]) {
+      const { outcome, after } = await run('views.py', view, 'python.lang.sqli.string-built-query', repository);
+      assert.equal(outcome.fixed, true, outcome.note);
+      assert.ok(after.includes(`    return ${statement}\n`), after);
+    }
+    const { outcome, after } = await run('app.py', flask('import os\n\n@app.route("/p")\ndef p():\n    os.system("ping -c 1 " + request.args["host"] + ".example.org")\n    return "ok"\n'), SHELL, { '.travis.yml': 'python: "2.7"\n' });
+    assert.equal(outcome.fixed, true, outcome.note);
+    assert.ok(after.includes('subprocess.call(["ping", "-c", "1", "--", "{}.example.org".format(request.args["host"])])'), after);
+  });
   test('a random token on Python 2 → random.SystemRandom(), as there is no secrets module', () =>
     fixes('tokens.py', 'import random\nreset_token = "".join(random.choice(alphabet) for _ in range(20))\n', 'python.lang.crypto.insecure-random',
       'import random\nreset_token = "".join(random.SystemRandom().choice(alphabet) for _ in range(20))\n', { 'runtime.txt': 'python-2.7.18\n' }, /no secrets module/));

@@ -2,7 +2,7 @@ import type { SgNode } from '@ast-grep/napi';
 import { fieldOf, kindOf } from '../../../shared/syntax.ts';
 import { parameterize, statementParts, type Parameterized, type PlaceholderStyle } from '../built-string.ts';
 import { refuse, type Codemod, type CodemodContext, type CodemodEdit } from '../codemod.ts';
-import { declaredBelow } from '../app-facts.ts';
+import { declaredBelow, pythonBelow } from '../app-facts.ts';
 import { appendArguments, argumentsOf, pythonImport, replace } from '../edit-kit.ts';
 import { builtValue, moduleConstant, pythonJoin, pythonString, quoteStyle } from './strings.ts';
 
@@ -38,8 +38,8 @@ async function driverStyle(context: CodemodContext): Promise<PlaceholderStyle | 
   return null;
 }
 
-function paramsText(parameterized: Parameterized, shape: 'tuple' | 'list' | 'dict', like: string): string {
-  const values = parameterized.params.map((p) => pythonJoin(p.pieces, like));
+function paramsText(parameterized: Parameterized, shape: 'tuple' | 'list' | 'dict', like: string, fStrings: boolean): string {
+  const values = parameterized.params.map((p) => pythonJoin(p.pieces, like, { fStrings }));
   if (shape === 'dict') return `{${parameterized.params.map((p, i) => `${pythonString(p.name, like)}: ${values[i]}`).join(', ')}}`;
   if (shape === 'list') return `[${values.join(', ')}]`;
   return values.length === 1 ? `(${values[0]},)` : `(${values.join(', ')})`;
@@ -119,17 +119,18 @@ export const pythonParameterizedSql: Codemod = {
       return refuse('a value of the statement changes between building it and running it');
     }
     const like = quoteStyle(target);
+    const fStrings = !(await pythonBelow(context, context.text, '3.6'));
     const shape = style === 'named' ? 'dict' : /\.raw$/.test(callee) ? 'list' : 'tuple';
-    const statement = parameterized.names.length ? pythonJoin(statementParts(parameterized), like) : pythonString(parameterized.sql, like);
+    const statement = parameterized.names.length ? pythonJoin(statementParts(parameterized), like, { fStrings }) : pythonString(parameterized.sql, like);
     const edits: CodemodEdit[] = [{ ...replace(target, wrapInText && !related ? `text(${statement})` : statement), ...(related ? { related } : {}) }];
     if (clause) {
-      const values = parameterized.params.map((p) => `${p.name}=${pythonJoin(p.pieces, like)}`);
+      const values = parameterized.params.map((p) => `${p.name}=${pythonJoin(p.pieces, like, { fStrings })}`);
       if (parameterized.params.some((p) => !/^[A-Za-z_]\w*$/.test(p.name))) return refuse('a parameter name is not a Python identifier, so it cannot be bound with bindparams()');
       const end = textCall!.range().end.index;
       edits.push({ start: end, end, text: `.bindparams(${values.join(', ')})` });
     } else {
       if (wrapInText && related) edits.push(replace(query, `text(${query.text()})`));
-      edits.push(appendArguments(runner, [paramsText(parameterized, shape, like)], context.text));
+      edits.push(appendArguments(runner, [paramsText(parameterized, shape, like, fStrings)], context.text));
     }
     if (wrapInText) edits.push(...pythonImport(context.root!, context.text, 'from sqlalchemy import text', 'text'));
     const how = clause ? 'values bound on the text() clause with bindparams()' : wrapInText ? 'bound :name parameters of a text() clause' : style === 'named' ? 'bound :name parameters' : style === 'qmark' ? '? placeholders' : '%s placeholders';

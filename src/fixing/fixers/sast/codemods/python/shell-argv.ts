@@ -14,9 +14,9 @@ import { builtValue, moduleConstant, pythonJoin, quoteStyle } from './strings.ts
 // the program's options, so a value starting with "-" is no option either; the program sees the same
 // arguments for ordinary values.
 
-function argvText(args: Part[][], like: string): string {
+function argvText(args: Part[][], like: string, fStrings: boolean): string {
   const asText = (part: Part): Part => (isLiteral(part) || !/^(int|float)\(/.test(part.expr) ? part : { expr: `str(${part.expr})` });
-  return `[${args.map((arg) => pythonJoin(arg.map(asText), like)).join(', ')}]`;
+  return `[${args.map((arg) => pythonJoin(arg.map(asText), like, { fStrings })).join(', ')}]`;
 }
 
 /**
@@ -78,7 +78,7 @@ export const pythonShellArgv: Codemod = {
           ? split.map((arg, i) => (guard.wrap.includes(i) ? [{ expr: `${OPERAND_HELPER}(${(arg[0] as { expr: string }).expr})` }, ...arg.slice(1)] : arg))
           : split;
     const guardEdits = 'wrap' in guard ? operandHelper(root!, text, node!) : [];
-    const list = argvText(args, quoteStyle(target));
+    const list = argvText(args, quoteStyle(target), !(await pythonBelow(context, text, '3.6')));
     // The list goes into the call itself, where the rule sees a fixed program; the variable that only
     // carried the command string goes with its assignment.
     const edits: CodemodEdit[] = related ? [removeStatement(related, text)] : [];

@@ -191,12 +191,24 @@ export function pythonString(text: string, like = '"'): string {
   return `${q}${body}${q}`;
 }
 
-/** An expression joining literal text and values into one string (an f-string when it has both). */
-export function pythonJoin(pieces: Part[], like = '"'): string {
+/**
+ * An expression joining literal text and values into one string when it has both: an f-string, or, for code
+ * that must run on a Python older than 3.6 (`fStrings: false`), the same text through str.format(), which
+ * formats each value as an f-string field does.
+ */
+export function pythonJoin(pieces: Part[], like = '"', { fStrings = true } = {}): string {
   if (pieces.length === 1 && !isLiteral(pieces[0]!)) return pieces[0]!.expr;
   if (pieces.every(isLiteral)) return pythonString(pieces.map((p) => (p as { literal: string }).literal).join(''), like);
-  const body = pieces.map((p) => (isLiteral(p) ? pythonString(p.literal, '"').slice(1, -1).replaceAll('{', '{{').replaceAll('}', '}}') : `{${p.expr}}`)).join('');
-  const quote = pieces.some((p) => !isLiteral(p) && p.expr.includes('"')) ? "'" : '"';
+  // Before Python 3.12 a field may not hold the quote its f-string is written in.
+  const quote = fStrings && pieces.some((p) => !isLiteral(p) && p.expr.includes('"')) ? "'" : '"';
+  const literal = (text: string) =>
+    text.replaceAll('\\', '\\\\').replaceAll(quote, `\\${quote}`).replaceAll('\n', '\\n').replaceAll('\t', '\\t').replaceAll('\r', '\\r').replaceAll('{', '{{').replaceAll('}', '}}');
+  if (!fStrings) {
+    const body = pieces.map((p) => (isLiteral(p) ? literal(p.literal) : '{}')).join('');
+    const values = pieces.filter((p) => !isLiteral(p)).map((p) => (p as { expr: string }).expr);
+    return `${quote}${body}${quote}.format(${values.join(', ')})`;
+  }
+  const body = pieces.map((p) => (isLiteral(p) ? literal(p.literal) : `{${p.expr}}`)).join('');
   return `f${quote}${body}${quote}`;
 }
 
