@@ -104,6 +104,15 @@ describe('pull request titles and bodies', () => {
     assert.ok(message.includes(`Before merging:\n- ${notes[0]}\n- ${notes[1]}\n`), message);
   });
 
+  test('the body says what the fix changed for each finding it fixed, behaviour changes included', () => {
+    const findings = [finding({ id: 'cookie', check_id: 'python.lang.session.cookie-readable-by-scripts', file_path: 'app.py', start_line: 20, end_line: 20 }), finding({ id: 'sql' })];
+    const changed = [{ findingId: 'cookie', detail: 'Set HttpOnly on the session cookie: scripts of the page can no longer read it (python/cookie-flags, app.py:20)' }];
+    const body = pullRequestBody(content({ findings, changed }));
+    assert.ok(body.includes('**What changed:**\n\n- `python.lang.session.cookie-readable-by-scripts app.py:20`: Set HttpOnly on the session cookie: scripts of the page can no longer read it \\(python/cookie-flags, app.py:20\\)\n'), body);
+    assert.ok(body.indexOf('**What changed:**') < body.indexOf('**Verification:**'));
+    assert.ok(!pullRequestBody(content({})).includes('What changed'), 'no section without changes to tell');
+  });
+
   test('without findings or verification the body still says what it is', () => {
     const body = pullRequestBody(content({ findings: [], verification: null }));
     assert.ok(body.startsWith('This pull request applies a security fix prepared by Bulwark.'));

@@ -19,6 +19,8 @@ export interface PullRequestContent {
   notes?: string[];
   /** The findings the fix did not fix, with why. */
   notFixed?: { findingId: string; detail: string }[];
+  /** What the fix changed for each finding it fixed, behaviour changes included, as its fixer said. */
+  changed?: { findingId: string; detail: string }[];
 }
 
 function capitalize(text: string): string {
@@ -123,6 +125,14 @@ export function pullRequestBody(content: PullRequestContent): string {
     for (const finding of sortedFindings(findings)) {
       const cwes = cweNumbers(finding.cwe).map(cweLink).join(', ') || '—';
       lines.push(`| ${escapeMarkdown(capitalize(finding.severity))} | ${codeCell(finding.check_id)} | ${cwes} | ${codeCell(findingLocation(finding))} |`);
+    }
+    lines.push('');
+  }
+  const changed = (content.changed ?? []).map((c) => ({ ...c, finding: findings.find((f) => f.id === c.findingId) }));
+  if (changed.length) {
+    lines.push('**What changed:**', '');
+    for (const { finding, findingId, detail } of changed) {
+      lines.push(`- ${codeCell(finding ? `${finding.check_id} ${findingLocation(finding)}` : findingId)}: ${escapeMarkdown(oneLine(detail))}`);
     }
     lines.push('');
   }

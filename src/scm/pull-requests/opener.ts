@@ -185,6 +185,7 @@ async function pullRequestContent(deps: PullRequestOpenerDeps, view: FixView, in
     verification: fix.verification ?? null,
     notes: report.notes,
     notFixed: report.outcomes.filter((o) => !o.fixed).map((o) => ({ findingId: o.finding_id, detail: o.detail })),
+    changed: report.outcomes.filter((o) => o.fixed).map((o) => ({ findingId: o.finding_id, detail: o.detail })),
   };
   const title = input.title?.trim() || pullRequestTitle(content);
   return {
