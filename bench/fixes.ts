@@ -43,7 +43,7 @@
 //   npm run bench:fixes -- [--repos DIR] [--only a,b] [--types semgrep_scan,secrets_scan,sbom_scan]
 //                          [--rules PREFIX,…] [--max-per-repo N] [--osv PATH] [--verbose] [--diffs DIR]
 //
-// --diffs DIR writes each completed fix's diff, its notes above it, to DIR/<repository>/<rule>--<file>-<line>.diff,
+// --diffs DIR writes each completed fix's diff, what it says it changed and its notes above it, to DIR/<repository>/<rule>--<file>-<line>.diff,
 // for reading the fixes as the application's maintainer would.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -293,8 +293,9 @@ try {
           if (diff !== served) count('masked');
           completedFixes.push({ id: fixId, where, diff });
           if (values.diffs) {
-            const { notes } = await harness.database.store.db.selectFrom('fixes').select('notes').where('id', '=', fixId).executeTakeFirstOrThrow();
-            const noteLines = (typeof notes === 'string' ? (JSON.parse(notes) as string[]) : ((notes as string[] | null) ?? [])).join('\n');
+            const row = await harness.database.store.db.selectFrom('fixes').select(['notes', 'finding_outcomes']).where('id', '=', fixId).executeTakeFirstOrThrow();
+            const list = <T>(value: unknown): T[] => (typeof value === 'string' ? (JSON.parse(value) as T[]) : ((value as T[] | null) ?? []));
+            const noteLines = [...list<{ detail: string }>(row.finding_outcomes).map((o) => `changed: ${o.detail}`), ...list<string>(row.notes)].join('\n');
             const file = path.join(values.diffs, name, `${finding.check_id}--${String(finding.file_path).replace(/[/\\]/g, '_')}-${finding.start_line ?? 0}.diff`);
             fs.mkdirSync(path.dirname(file), { recursive: true });
             fs.writeFileSync(file, `${noteLines.replace(/^/gm, '# ')}\n${diff}`);
