@@ -128,22 +128,18 @@ export function pullRequestBody(content: PullRequestContent): string {
     }
     lines.push('');
   }
-  const changed = (content.changed ?? []).map((c) => ({ ...c, finding: findings.find((f) => f.id === c.findingId) }));
-  if (changed.length) {
-    lines.push('**What changed:**', '');
-    for (const { finding, findingId, detail } of changed) {
+  /** A section of one line per finding: its rule and place, then what is said of it. */
+  const perFinding = (heading: string, items: { findingId: string; detail: string }[] = []) => {
+    if (!items.length) return;
+    lines.push(heading, '');
+    for (const { findingId, detail } of items) {
+      const finding = findings.find((f) => f.id === findingId);
       lines.push(`- ${codeCell(finding ? `${finding.check_id} ${findingLocation(finding)}` : findingId)}: ${escapeMarkdown(oneLine(detail))}`);
     }
     lines.push('');
-  }
-  const notFixed = (content.notFixed ?? []).map((n) => ({ ...n, finding: findings.find((f) => f.id === n.findingId) }));
-  if (notFixed.length) {
-    lines.push('**Not fixed by this pull request:**', '');
-    for (const { finding, findingId, detail } of notFixed) {
-      lines.push(`- ${codeCell(finding ? `${finding.check_id} ${findingLocation(finding)}` : findingId)}: ${escapeMarkdown(oneLine(detail))}`);
-    }
-    lines.push('');
-  }
+  };
+  perFinding('**What changed:**', content.changed);
+  perFinding('**Not fixed by this pull request:**', content.notFixed);
   if (content.notes?.length) {
     lines.push('**Before merging:**', '');
     for (const note of content.notes) lines.push(`- [ ] ${escapeMarkdown(oneLine(note))}`);
