@@ -9,10 +9,13 @@
 //   new         findings of any rule in the changed files that were not there before
 //   overlap    the fix was refused when asked for (409 FIX_OVERLAPS): another live fix of the repository
 //              already changes its lines, package or secret value
+//   along      an earlier fix of the repository took the finding in with the one it was asked for (the
+//              same change fixes it: the other credentials of a file, say), so none is asked for apart; it
+//              counts as verified when that fix's patched tree verifies for it too
 //   review      a reviewer's reading (fix-review.ts): each changed Python module parses under the Python the
 //               application declares, uses no standard-library name that version lacks, and reads no credential
 //               in a way that fails open (a missing value flowing into a key or a comparison)
-// "verified" is completed ∧ applies ∧ parses ∧ gone ∧ no new finding. Figures are printed per rule and
+// "verified" is completed ∧ applies ∧ parses ∧ gone ∧ no new finding, of its own fix or of the fix it came along with. Figures are printed per rule and
 // per scan type, never asserted.
 //
 // Then, per repository, the completed fixes are applied together to the scanned commit (each fix is made
@@ -106,6 +109,8 @@ interface Row {
   findings: number;
   noFixer: number;
   overlap: number;
+  /** Taken into an earlier fix of its repository (the same change fixes it), so not fixed apart. */
+  along: number;
   completed: number;
   applies: number;
   parses: number;
@@ -114,7 +119,7 @@ interface Row {
   introduced: number;
   verified: number;
 }
-const empty = (): Row => ({ findings: 0, noFixer: 0, overlap: 0, completed: 0, masked: 0, applies: 0, parses: 0, gone: 0, introduced: 0, verified: 0 });
+const empty = (): Row => ({ findings: 0, noFixer: 0, overlap: 0, along: 0, completed: 0, masked: 0, applies: 0, parses: 0, gone: 0, introduced: 0, verified: 0 });
 /**
  * Whether the diffs apply one after another to HEAD of `dir` (in an index of their own: the work tree is
  * left alone), each after the first merged as a pull request would be (`--3way`) unless `plain`.
@@ -230,6 +235,8 @@ try {
     try {
       const unit = await harness.unit(org, [`github:bench/${name}@main`], name, [dir]);
       const completedFixes: CompletedFix[] = [];
+      /** Findings an earlier completed fix took in along with the one it was asked for: whether its change verifiably fixes them. */
+      const fixedAlong = new Map<string, { fixId: string; verified: boolean }>();
       const base = `/api/v1/repositories/${unit.id}`;
       for (const scanType of scanTypes) {
         const created = await harness.call('POST', `${base}/scans`, { body: { scan_type: scanType } });
@@ -260,6 +267,13 @@ try {
             type[field] += n;
           };
           count('findings');
+          const along = fixedAlong.get(finding.id);
+          if (along) {
+            count('along');
+            if (along.verified) count('verified');
+            if (values.verbose) console.log(`along      ${name}/${finding.file_path}:${finding.start_line ?? '?'} ${finding.check_id}: fixed${along.verified ? ' (verified)' : ''} by fix ${along.fixId}`);
+            continue;
+          }
           const fix = await harness.call('POST', `${base}/fixes`, {
             body: { finding_ids: [finding.id], title: `Fix ${finding.check_id}`, instructions: 'Fix it without changing behaviour.', source_repo: `bench/${name}` },
           });
@@ -333,6 +347,13 @@ try {
           const added = files.reduce((sum, file) => sum + introduced(file, originals.get(file) ?? '', texts.get(file)!, finding.check_id), 0);
           if (added) count('introduced');
           if (parses && gone && !added) count('verified');
+          // The findings the fix took in along with this one are checked in the same patched tree.
+          const alongIds = (await harness.database.store.db.selectFrom('fix_findings').select('finding_id').where('fix_id', '=', fixId).execute()).map((r) => r.finding_id).filter((id) => id !== finding.id);
+          if (alongIds.length) {
+            const rows = await harness.database.store.db.selectFrom('findings').selectAll().where('id', 'in', alongIds).execute();
+            const still = new Set((await verifyFix(dir, rows.map(toFixFinding), files, originals)).stillDetected);
+            for (const id of alongIds) fixedAlong.set(id, { fixId, verified: parses && !added && !still.has(id) });
+          }
           if (values.verbose) console.log(`${parses && gone && !added ? 'verified ' : 'unverified'} ${where}${added ? ` (+${added} new)` : ''}`);
           const review = await reviewFix(dir, files.map((file) => ({ path: file, before: originals.get(file) ?? null, after: fs.existsSync(path.join(dir, file)) ? texts.get(file)! : null })));
           reviews.add(name, review);
@@ -353,8 +374,8 @@ try {
 const pct = (n: number, d: number) => (d ? `${Math.round((100 * n) / d)}%` : '-');
 function table(title: string, rows: Map<string, Row>) {
   console.log(`\n${title}`);
-  const header = ['', 'findings', 'no fixer', 'overlap', 'completed', 'masked', 'applies', 'parses', 'gone', 'new found', 'verified', 'rate'];
-  const lines = [...rows.entries()].sort((a, b) => b[1].findings - a[1].findings || a[0].localeCompare(b[0])).map(([key, r]) => [key, r.findings, r.noFixer, r.overlap, r.completed, r.masked, r.applies, r.parses, r.gone, r.introduced, r.verified, pct(r.verified, r.findings)].map(String));
+  const header = ['', 'findings', 'no fixer', 'overlap', 'along', 'completed', 'masked', 'applies', 'parses', 'gone', 'new found', 'verified', 'rate'];
+  const lines = [...rows.entries()].sort((a, b) => b[1].findings - a[1].findings || a[0].localeCompare(b[0])).map(([key, r]) => [key, r.findings, r.noFixer, r.overlap, r.along, r.completed, r.masked, r.applies, r.parses, r.gone, r.introduced, r.verified, pct(r.verified, r.findings)].map(String));
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   for (const line of [header, ...lines]) console.log(line.map((cell, i) => (i ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  '));
 }
