@@ -10,8 +10,8 @@ import { nodesSpanning, parseCode, syntaxErrors } from '../shared/syntax.ts';
 import { applyEdits, lineStarts } from '../shared/text-edits.ts';
 import { readTreeFile, writeTreeFile } from '../shared/tree-files.ts';
 import { treeFiles } from './tree-listing.ts';
-import { factsOf } from '../../repo-facts.ts';
-import { listInCompose, listInEnvTemplate, templatePath } from '../secrets/env-template.ts';
+import { factsOf, type RepoFacts } from '../../repo-facts.ts';
+import { templatePath } from '../secrets/env-template.ts';
 
 // Applies the catalog's codemod for a SAST finding (see codemods/index.ts). The file is parsed once, the
 // rule's matches nearest the finding's line are handed to the codemod, and its edits are written only when
@@ -97,19 +97,20 @@ async function applyCodemod(ruleSet: RuleSet, codemod: Codemod, finding: FixFind
   await writeTreeFile(workspace.dir, file, after);
   const note = `${[...new Set(notes)].join(' ')} (${codemod.name}, ${file}:${located[0]!.match.startLine})`;
   if (!variables.length) return { fixed: true, changedFiles: [file], note };
-  const listed = await listVariables(workspace, file, [...new Set(variables)]);
-  return { fixed: true, changedFiles: [file, ...listed.files], note, userNotes: listed.notes };
+  const facts = await factsOf(workspace);
+  return { fixed: true, changedFiles: [file], note, userNotes: [...new Set(variables)].map((name) => variableNote(facts, file, name)) };
 }
 
-/** Lists the variables a codemod's code now requires where the secrets fixer lists a credential's: the environment template and compose services. */
-async function listVariables(workspace: FixWorkspace, file: string, names: string[]): Promise<{ files: string[]; notes: string[] }> {
-  const facts = await factsOf(workspace);
-  const template = templatePath(facts);
-  const files = [await listInEnvTemplate(workspace.dir, template, names)].filter((f): f is string => f !== null);
-  const compose = await listInCompose(workspace.dir, facts, file, names);
-  files.push(...compose);
-  const where = `listed without a value in ${template}${compose.length ? ` and passed to the app's services in ${compose.join(', ')}` : ''}`;
-  return { files, notes: names.map((name) => `Set the environment variable ${name} wherever ${file} runs (${where})`) };
+/**
+ * What to set for a variable the rewritten code requires. The environment template and compose files are
+ * shared by every fix of the repository, and two fixes adding lines to one file conflict, so a codemod's fix
+ * leaves them as they are and says what to add there; the credential fixes' one writer (secrets/) lists only
+ * the variables of credentials.
+ */
+function variableNote(facts: RepoFacts, file: string, name: string): string {
+  const compose = facts.start.compose.filter((c) => c.services.some((s) => s.build !== null)).map((c) => c.path);
+  const where = `add \`${name}=\` to ${templatePath(facts)}${compose.length ? ` and pass it to the app's services in ${compose.join(', ')}` : ''}`;
+  return `Set the environment variable ${name} wherever ${file} runs (${where})`;
 }
 
 /** The rule's matches on the finding's line, or else the nearest within a few lines, with their nodes. */

@@ -32,7 +32,7 @@ export interface CodemodEdits {
   edits: CodemodEdit[];
   /** What the rewrite did, in one sentence for the fix's record (and what the user must still do). */
   note: string;
-  /** Environment variables the rewritten code requires: listed without a value in the repository's environment template and compose services (env-template.ts). */
+  /** Environment variables the rewritten code requires: the fix's notes say to set them and where to list them. */
   variables?: string[];
 }
 
