@@ -117,6 +117,8 @@ const CACHE_ENTRIES = 16;
 
 const MAX_FILES = 20_000;
 const MAX_CODE_FILES = 3_000;
+/** Manifests, start and CI files read at most: a real project has tens; a hostile one may have thousands. */
+const MAX_MANIFESTS = 300;
 const MAX_FILE_BYTES = 512 * 1024;
 /** Folders that hold others' code, builds or environments, never the app's own. */
 const SKIPPED_FOLDERS = new Set(['node_modules', 'vendor', 'venv', '.venv', 'virtualenv', 'site-packages', '__pycache__', 'dist', 'build', '.tox', '.git', 'bower_components', '.next', 'coverage']);
@@ -131,7 +133,9 @@ async function collectFacts(dir: string): Promise<RepoFacts> {
   for await (const entry of walkTree(dir, '', { enter: (_rel, name) => !SKIPPED_FOLDERS.has(name), maxEntries: MAX_FILES })) {
     if (entry.kind !== 'file') continue;
     const depth = entry.rel.split('/').length - 1;
-    if ((depth <= MANIFEST_DEPTH && isManifest(path.posix.basename(entry.rel))) || CI_FILE.test(entry.rel)) manifests.push(entry.rel);
+    const manifest = (depth <= MANIFEST_DEPTH && isManifest(path.posix.basename(entry.rel))) || CI_FILE.test(entry.rel);
+    // The root's own always count: those of subfolders cannot push them out.
+    if (manifest && (depth === 0 || manifests.length < MAX_MANIFESTS)) manifests.push(entry.rel);
     if (CODE.test(entry.rel) && code.length < MAX_CODE_FILES) code.push(entry.rel);
   }
   const read = (rel: string) => readTreeText(dir, rel, MAX_FILE_BYTES);

@@ -125,3 +125,12 @@ test('versions compare numerically', () => {
   assert.ok(compareVersions('3.10', '3.9') > 0);
   assert.equal(compareVersions('3', '3.0.0'), 0);
 });
+
+test('a repository with thousands of manifests has a bounded number read, its root\'s own always among them', async () => {
+  const files: Record<string, string> = { 'runtime.txt': 'python-3.9.18\n' };
+  for (let i = 0; i < 400; i++) files[`a/p${i}/requirements.txt`] = `pkg${i}==1.0\n`;
+  const f = await facts(files);
+  assert.equal(f.runtimes.python?.lowest, '3.9.18');
+  const packages = Object.keys(f.packages).filter((name) => name.startsWith('pkg'));
+  assert.ok(packages.length > 0 && packages.length < 400, `${packages.length} subfolder manifests read`);
+});
