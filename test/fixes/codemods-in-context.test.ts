@@ -83,7 +83,7 @@ describe('cookie flags follow what the app does', () => {
 
   test('SESSION_COOKIE_SECURE = False with no sign of HTTPS → an environment setting off by default, which the note explains', () =>
     fixes('mysite/settings.py', 'DEBUG = False\nSESSION_COOKIE_SECURE = False\n', 'python.lang.session.cookie-sent-without-tls',
-      'import os\nDEBUG = False\nSESSION_COOKIE_SECURE = os.environ.get("SESSION_COOKIE_SECURE", "false").lower() == "true"\n', {},
+      'import os\n\nDEBUG = False\nSESSION_COOKIE_SECURE = os.environ.get("SESSION_COOKIE_SECURE", "false").lower() == "true"\n', {},
       /stays off unless it is "true".*Set SESSION_COOKIE_SECURE=true where the site is served over HTTPS/));
   test('CSRF_COOKIE_HTTPONLY = False where a template reads csrftoken from document.cookie: refused with the file', () =>
     refuses('mysite/settings.py', 'CSRF_COOKIE_HTTPONLY = False\n', 'python.lang.session.cookie-readable-by-scripts', /templates\/base\.html reads the csrftoken cookie from document\.cookie/, {

@@ -139,7 +139,7 @@ def lookup():
     sortedPython(result, 'import subprocess');
     // As isort keeps a section: `import x` lines first, then `from x import` lines, each group by module.
     assert.ok(result.startsWith('import os\nimport sqlite3\nimport subprocess\n\nfrom flask import Flask, redirect, request\nfrom markupsafe import escape\n\n'), result);
-    assert.match(result, /return "<h1>Hello " \+ escape\(name\) \+ "<\/h1>"/);
+    assert.match(result, /return "<h1>Hello " \+ str\(escape\(name\)\) \+ "<\/h1>"/);
     assert.match(result, /subprocess\.call\(\["tar", "czf", "\/tmp\/backup\.tgz", /);
   });
 

@@ -244,7 +244,14 @@ function helperText(text: string, offset: number, body: string, blankLines: numb
 export function pythonImport(root: SgNode, text: string, statement: string, binds: string): CodemodEdit[] {
   if (pythonImports(root, binds)) return [];
   const block = importBlock(root, (c) => PY_IMPORTS.has(kindOf(c)));
-  return [lineAt(text, importSlot(block, text, PYTHON_IMPORT_ORDERS, statement, pythonHeaderEnd(root, text)), statement)];
+  const offset = importSlot(block, text, PYTHON_IMPORT_ORDERS, statement, pythonHeaderEnd(root, text));
+  const edit = lineAt(text, offset, statement);
+  // The module's first import: PEP 8's blank lines between it and the code below (two before a definition).
+  if (!block.length && /^[ \t]*[^\s#]/.test(text.slice(offset))) {
+    const next = root.children().find((c) => c.range().start.index >= offset);
+    edit.text += newlineOf(text).repeat(next && /^(function|class|decorated)_definition$/.test(kindOf(next)) ? 2 : 1);
+  }
+  return [edit];
 }
 
 /** Adds a top-level helper function above the statement that uses it (`usedBy`), unless one of that name exists already. */
