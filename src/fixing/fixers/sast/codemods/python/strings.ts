@@ -187,8 +187,12 @@ export function pythonString(text: string, like = '"'): string {
   const quote = like.replace(/^[a-zA-Z]*/, '')[0] === "'" ? "'" : '"';
   if (triple) return `${quote.repeat(3)}${text.replaceAll('\\', '\\\\').replaceAll(quote.repeat(3), `\\${quote}`.repeat(3))}${quote.repeat(3)}`;
   const q = text.includes(quote) && !text.includes(quote === '"' ? "'" : '"') ? (quote === '"' ? "'" : '"') : quote;
-  const body = text.replaceAll('\\', '\\\\').replaceAll(q, `\\${q}`).replaceAll('\n', '\\n').replaceAll('\t', '\\t').replaceAll('\r', '\\r');
-  return `${q}${body}${q}`;
+  return `${q}${escapedFor(text, q)}${q}`;
+}
+
+/** Text as the body of a one-line string literal written in `quote`. */
+function escapedFor(text: string, quote: string): string {
+  return text.replaceAll('\\', '\\\\').replaceAll(quote, `\\${quote}`).replaceAll('\n', '\\n').replaceAll('\t', '\\t').replaceAll('\r', '\\r');
 }
 
 /**
@@ -201,8 +205,7 @@ export function pythonJoin(pieces: Part[], like = '"', { fStrings = true } = {})
   if (pieces.every(isLiteral)) return pythonString(pieces.map((p) => (p as { literal: string }).literal).join(''), like);
   // Before Python 3.12 a field may not hold the quote its f-string is written in.
   const quote = fStrings && pieces.some((p) => !isLiteral(p) && p.expr.includes('"')) ? "'" : '"';
-  const literal = (text: string) =>
-    text.replaceAll('\\', '\\\\').replaceAll(quote, `\\${quote}`).replaceAll('\n', '\\n').replaceAll('\t', '\\t').replaceAll('\r', '\\r').replaceAll('{', '{{').replaceAll('}', '}}');
+  const literal = (text: string) => escapedFor(text, quote).replaceAll('{', '{{').replaceAll('}', '}}');
   if (!fStrings) {
     const body = pieces.map((p) => (isLiteral(p) ? literal(p.literal) : '{}')).join('');
     const values = pieces.filter((p) => !isLiteral(p)).map((p) => (p as { expr: string }).expr);
