@@ -56,6 +56,7 @@ import { parseArgs } from 'node:util';
 import { loadRuleSet } from '../src/scanning/sast/rule-set.ts';
 import { analyzeSource } from '../src/scanning/sast/sast-engine.ts';
 import { toFixFinding } from '../src/fixing/fix-finding.ts';
+import { fixReport } from '../src/core/fixes.ts';
 import { codeParserFor, parseCode, syntaxErrors } from '../src/fixing/fixers/shared/syntax.ts';
 import { verifyFix } from '../src/fixing/verify.ts';
 import { maskSecretsIn } from '../src/scanning/secrets/mask-text.ts';
@@ -302,14 +303,13 @@ try {
           }
           count('completed');
           const served: string = (await harness.call('GET', `${base}/fixes/${fixId}/diff`)).json().diff ?? '';
-          const stored = await harness.database.store.db.selectFrom('fixes').select('diff_ciphertext').where('id', '=', fixId).executeTakeFirstOrThrow();
+          const stored = await harness.database.store.db.selectFrom('fixes').selectAll().where('id', '=', fixId).executeTakeFirstOrThrow();
           const diff = stored.diff_ciphertext ? testTokenBox.open(stored.diff_ciphertext) : served;
           if (diff !== served) count('masked');
           completedFixes.push({ id: fixId, where, diff });
           if (values.diffs) {
-            const row = await harness.database.store.db.selectFrom('fixes').select(['notes', 'finding_outcomes']).where('id', '=', fixId).executeTakeFirstOrThrow();
-            const list = <T>(value: unknown): T[] => (typeof value === 'string' ? (JSON.parse(value) as T[]) : ((value as T[] | null) ?? []));
-            const noteLines = [...list<{ detail: string }>(row.finding_outcomes).map((o) => `changed: ${o.detail}`), ...list<string>(row.notes)].join('\n');
+            const report = fixReport(stored);
+            const noteLines = [...report.outcomes.map((o) => `changed: ${o.detail}`), ...report.notes].join('\n');
             const file = path.join(values.diffs, name, `${finding.check_id}--${String(finding.file_path).replace(/[/\\]/g, '_')}-${finding.start_line ?? 0}.diff`);
             fs.mkdirSync(path.dirname(file), { recursive: true });
             fs.writeFileSync(file, `${noteLines.replace(/^/gm, '# ')}\n${diff}`);
