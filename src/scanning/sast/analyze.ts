@@ -3,7 +3,7 @@ import { firstCallee } from '../match-identity.ts';
 import { INLINE_ALLOW } from '../secrets/text-checks.ts';
 import { astGrepLang, registerLanguages, ruleLanguageOf, taintSyntaxOf, type ParserName, type RuleLanguage } from '../../languages/index.ts';
 import { CombinedMatcher, type Found, type MatcherRule } from './combined-matcher.ts';
-import type { RuleSet, SastRule } from './rule-set.ts';
+import type { AstRule, RuleSet, SastRule } from './rule-set.ts';
 import { TaintAnalyzer, type TaintMatches } from './taint.ts';
 
 // The analysis of one file: it is parsed once, every ast-grep rule of its language (pattern rules and what
@@ -72,7 +72,7 @@ interface LanguagePlan {
     sinks: { rule: SastRule; focus?: string; at: number }[];
     sources: number[];
     sanitizers: number[];
-    ruleSanitizers: Map<string, number[]>;
+    ruleSanitizers: Map<string, { at: number[]; allOfKind: { kind: string; except: number }[] }>;
     registrations: number[];
   };
   matcher: CombinedMatcher;
@@ -93,12 +93,35 @@ function planFor(ruleSet: RuleSet, language: RuleLanguage): LanguagePlan {
       // What sources, sanitizers and handler registrations find counts only in a file with a sink.
       sources: [...profile.sources, ...taintRules.flatMap((r) => r.sources)].map((rule) => add({ rule, supporting: true })),
       sanitizers: profile.sanitizers.map((rule) => add({ rule, supporting: true })),
-      // A rule's own sanitizers are mostly broad: every call but those of a few names, say.
-      ruleSanitizers: new Map(taintRules.map((r) => [r.id, r.sanitizers.map((rule) => add({ rule, supporting: true, broad: true }))])),
+      ruleSanitizers: new Map(
+        taintRules.map((r) => {
+          const at: number[] = [];
+          const allOfKind: { kind: string; except: number }[] = [];
+          for (const rule of r.sanitizers) {
+            // Every node of a kind but some (every call but those of a few names) would find most of the tree:
+            // what it excepts is found instead, and the rest of the kind taken as matched.
+            const complement = complementOf(rule);
+            if (complement) allOfKind.push({ kind: complement.kind, except: add({ rule: complement.except, supporting: true }) });
+            else at.push(add({ rule, supporting: true, broad: true }));
+          }
+          return [r.id, { at, allOfKind }];
+        }),
+      ),
       registrations: profile.handlerRegistrations.map((rule) => add({ rule, supporting: true })),
     };
   }
   return { rules, patternRules, taint, matcher: new CombinedMatcher(entries) };
+}
+
+/**
+ * A rule `{ kind: K, not: R }` as the kind it matches and the nodes of that kind it does not (those R matches,
+ * `{ kind: K, all: [R] }`); undefined for a rule of any other shape.
+ */
+export function complementOf(rule: AstRule): { kind: string; except: AstRule } | undefined {
+  if (!rule || typeof rule !== 'object' || Array.isArray(rule)) return undefined;
+  const { kind, not, ...rest } = rule as Record<string, unknown>;
+  if (typeof kind !== 'string' || !not || typeof not !== 'object' || Array.isArray(not) || Object.keys(rest).length) return undefined;
+  return { kind, except: { kind, all: [not as AstRule] } };
 }
 
 const plans = new WeakMap<RuleSet, Map<RuleLanguage, LanguagePlan>>();
@@ -130,7 +153,12 @@ function matchesOf(ruleSet: RuleSet, plan: LanguagePlan, language: RuleLanguage,
     sourceIds: idsOf(found, taint.sources),
     sourceStarts: taint.sources.flatMap((i) => found[i].map((f) => f.node.range().start.index)).sort((a, b) => a - b),
     sanitizerIds: idsOf(found, taint.sanitizers),
-    ruleSanitizerIds: new Map(taint.rules.map((r) => [r.id, idsOf(found, taint.ruleSanitizers.get(r.id)!)])),
+    ruleSanitizerIds: new Map(
+      taint.rules.map((r) => {
+        const { at, allOfKind } = taint.ruleSanitizers.get(r.id)!;
+        return [r.id, { ids: idsOf(found, at), allOfKind: allOfKind.map(({ kind, except }) => ({ kind, except: idsOf(found, [except]) })) }];
+      }),
+    ),
     sinkMatches,
     registrationCalls: taint.registrations.flatMap((i) => found[i].map((f) => f.node)),
   };

@@ -59,12 +59,32 @@ export interface TaintMatches {
   sourceStarts: number[];
   sanitizerIds: Set<number>;
   /** Per rule id, the nodes its own sanitizers match. */
-  ruleSanitizerIds: Map<string, Set<number>>;
+  ruleSanitizerIds: Map<string, RuleSanitizerNodes>;
   /** Each sink match, in rule order, with the node whose taint counts. */
   sinkMatches: { rule: SastRule; node: SgNode; focus: SgNode }[];
   /** Calls that register request handlers. */
   registrationCalls: SgNode[];
 }
+
+/**
+ * The nodes a rule's own sanitizers match in a file: those found one by one (`ids`), and, for a sanitizer that
+ * names what it is not (every call but those of a few names), every node of its kind but the ones it excepts.
+ */
+export interface RuleSanitizerNodes {
+  ids: Set<number>;
+  allOfKind: { kind: string; except: Set<number> }[];
+}
+
+const NO_SANITIZER_NODES: RuleSanitizerNodes = { ids: new Set(), allOfKind: [] };
+
+/** Rules whose sanitizers match the same nodes propagate taint alike: this key tells them apart. */
+function sanitizerKey(nodes: RuleSanitizerNodes): string {
+  const ids = (set: Set<number>) => [...set].sort((a, b) => a - b).join(',');
+  return [ids(nodes.ids), ...nodes.allOfKind.map((k) => `${k.kind}-${ids(k.except)}`).sort()].join(';');
+}
+
+const cleans = (nodes: RuleSanitizerNodes, id: number, kind: string): boolean =>
+  nodes.ids.has(id) || nodes.allOfKind.some((k) => k.kind === kind && !k.except.has(id));
 
 export class TaintAnalyzer {
   private readonly root: SgNode;
@@ -74,7 +94,7 @@ export class TaintAnalyzer {
   private readonly sourceIds: Set<number>;
   private readonly sourceStarts: number[];
   private readonly sanitizerIds: Set<number>;
-  private readonly ruleSanitizerIds: Map<string, Set<number>>;
+  private readonly ruleSanitizerIds: Map<string, RuleSanitizerNodes>;
   private readonly functions: FunctionInfo[] = [];
   /** The file's functions by name; a call by name is summarized from the last one of that name, as in the text. */
   private readonly byName = new Map<string, FunctionInfo>();
@@ -97,7 +117,7 @@ export class TaintAnalyzer {
    * taint alike, so one pass serves them all. Their sanitizers (`cleaners`) apply on top of the language's.
    */
   private active = new Set<SastRule>();
-  private cleaners = new Set<number>();
+  private cleaners = NO_SANITIZER_NODES;
   private eventsOfScope = new Map<number | undefined, Event[]>();
   // Every SgNode the native binding hands out keeps native memory until the garbage collector finds it, which
   // it seldom does on its own; the walks below are repeated per rule, function and parameter, so their nodes
@@ -323,9 +343,9 @@ export class TaintAnalyzer {
   /** Whether an expression carries tainted data, given the tainted variable names. */
   private tainted(node: SgNode, state: Set<string>): boolean {
     const id = this.idOf(node);
-    if (this.sanitizerIds.has(id) || this.cleaners.has(id)) return false;
-    if (this.sourceIds.has(id)) return true;
     const kind = this.kindOf(node);
+    if (this.sanitizerIds.has(id) || cleans(this.cleaners, id, kind)) return false;
+    if (this.sourceIds.has(id)) return true;
     if (this.syntax.identifiers.includes(kind)) return state.has(node.text());
     if (this.syntax.functions.includes(kind)) return false;
     if (kind === this.syntax.calls.kind) {
@@ -721,7 +741,7 @@ export class TaintAnalyzer {
     const groups = new Map<string, SastRule[]>();
     for (const rule of this.rules) {
       if (!this.sinkMatches.some((s) => s.rule === rule)) continue;
-      const key = [...(this.ruleSanitizerIds.get(rule.id) ?? [])].sort((a, b) => a - b).join(',');
+      const key = sanitizerKey(this.ruleSanitizerIds.get(rule.id) ?? NO_SANITIZER_NODES);
       if (!groups.has(key)) groups.set(key, []);
       groups.get(key)!.push(rule);
     }
@@ -731,7 +751,7 @@ export class TaintAnalyzer {
       this.eventsOfScope = new Map();
       this.summaries = new Map();
       this.requestReturners = undefined;
-      this.cleaners = this.ruleSanitizerIds.get(group[0].id) ?? new Set();
+      this.cleaners = this.ruleSanitizerIds.get(group[0].id) ?? NO_SANITIZER_NODES;
       // A hit that only public-function parameters explain, reaching the sink as such a parameter, is a
       // wrapper. The trace without those parameters is run only for a hit that could be one.
       let real: Set<string> | undefined;
@@ -746,7 +766,7 @@ export class TaintAnalyzer {
     this.eventsOfScope = new Map();
     this.summaries = new Map();
     this.requestReturners = undefined;
-    this.cleaners = new Set();
+    this.cleaners = NO_SANITIZER_NODES;
     const hits = new Map<number, TaintHit>();
     for (const rule of this.rules) for (const hit of traced.get(rule) ?? []) hits.set(hit.sink.id(), hit);
     return [...hits.values()];
@@ -801,6 +821,39 @@ export class TaintAnalyzer {
     return fn.isHandler || fn.params.some((p) => this.profile.frameworkParams.includes(p) && !this.syntax.receivers.includes(p));
   }
 
+  /**
+   * The functions whose run may reach a sink of the rules traced: those with such a sink in their own scope,
+   * those that call one of them by name, and the functions around these (their state is what a function
+   * nested in them starts from). What the others do reaches no sink, so trace() does not run them.
+   */
+  private functionsReachingSinks(): Set<number> {
+    const reaching = new Set<number>();
+    for (const sink of this.sinkMatches) {
+      const owner = this.active.has(sink.rule) ? this.owner(sink.node) : undefined;
+      if (owner) reaching.add(this.idOf(owner));
+    }
+    if (!this.scopeEvents) this.walkScopes();
+    const calls: { caller: number; callee: number }[] = [];
+    for (const [caller, events] of this.scopeEvents!) {
+      if (caller === undefined) continue;
+      for (const event of events) {
+        const callee = event.kind === 'call' ? this.byName.get(this.calleeName(event.node) ?? '') : undefined;
+        if (callee) calls.push({ caller, callee: this.idOf(callee.node) });
+      }
+    }
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const { caller, callee } of calls) {
+        if (reaching.has(callee) && !reaching.has(caller)) grew = !!reaching.add(caller);
+      }
+    }
+    for (const fn of this.functions) {
+      if (!reaching.has(this.idOf(fn.node))) continue;
+      for (let outer = this.owner(fn.node); outer; outer = this.owner(outer)) reaching.add(this.idOf(outer));
+    }
+    return reaching;
+  }
+
   /** Sinks reached from sources and handler parameters, and from public functions' parameters when `publicParams`. */
   private trace(publicParams: boolean): TaintHit[] {
     const hits = new Map<string, TaintHit>();
@@ -812,7 +865,9 @@ export class TaintAnalyzer {
     const requestOnly = new Map<number, Set<string>>();
     const views = this.functions.filter((fn) => this.isNestedView(fn));
     const sorted = [...this.functions].sort((a, b) => a.node.range().start.index - b.node.range().start.index);
+    const reaching = this.functionsReachingSinks();
     for (const fn of sorted) {
+      if (!reaching.has(this.idOf(fn.node))) continue;
       const parent = this.owner(fn.node);
       const inherited = parent ? (outer.get(this.idOf(parent)) ?? new Set<string>()) : moduleRun.state;
       const inheritedFromRequest = parent ? (requestOnly.get(this.idOf(parent)) ?? inherited) : moduleRun.state;
