@@ -168,6 +168,44 @@ export function withPrefixedMetavariables(rule: unknown, prefix: string): unknow
   return safe ? renamed : undefined;
 }
 
+/** Kinds only a file's root has: a node inside one is inside the file's root. */
+const ROOT_KINDS = new Set(['program', 'module']);
+
+/** `{ kind: <root>, regex, stopBy: end }` in an `inside`: a condition on the file's text, as `{ kind, regex }`. */
+function fileCondition(relation: unknown): AstRule | undefined {
+  if (!relation || typeof relation !== 'object' || Array.isArray(relation)) return undefined;
+  const { kind, regex, stopBy, ...rest } = relation as Record<string, unknown>;
+  const plain = typeof kind === 'string' && ROOT_KINDS.has(kind) && typeof regex === 'string' && stopBy === 'end' && !Object.keys(rest).length;
+  return plain ? { kind, regex } : undefined;
+}
+
+/**
+ * `rule` without the parts that ask something of the whole file (`inside: { kind: program, regex: …,
+ * stopBy: end }`, at its top or in its top `all`), and those parts as rules that match the file's root.
+ * Left in the rule, such a part is checked for every node the rest matches, each time walking up to the
+ * root and running its regex over the whole file.
+ */
+export function withoutFileConditions(rule: AstRule): { rule: AstRule; conditions: AstRule[] } {
+  const conditions: AstRule[] = [];
+  const { inside, all, ...rest } = rule;
+  const kept: AstRule = { ...rest };
+  const top = fileCondition(inside);
+  if (top) conditions.push(top);
+  else if (inside !== undefined) kept.inside = inside;
+  if (Array.isArray(all)) {
+    const parts = all.filter((part) => {
+      const only = part && typeof part === 'object' && !Array.isArray(part) && Object.keys(part).length === 1 ? (part as AstRule).inside : undefined;
+      const condition = fileCondition(only);
+      if (condition) conditions.push(condition);
+      return !condition;
+    });
+    if (parts.length) kept.all = parts;
+  } else if (all !== undefined) kept.all = all;
+  // a rule that is nothing but such parts stays whole
+  if (!conditions.length || !Object.keys(kept).length) return { rule, conditions: [] };
+  return { rule: kept, conditions };
+}
+
 type JoinedRule = { utils: Record<string, AstRule>; rule: AstRule };
 
 /** A node a rule matched, and the prefix of that rule's metavariable names in the node's captures. */
@@ -201,8 +239,22 @@ export class CombinedMatcher {
   private readonly valid = new Map<ParserName, boolean[]>();
   private readonly joined = new Map<string, JoinedRule>();
 
+  /** Per rule, the rules (appended after the given ones) its file conditions became; see withoutFileConditions. */
+  private readonly conditionsOf: number[][];
+
   constructor(entries: MatcherRule[]) {
-    this.entries = entries.map((entry) => ({ ...entry, rule: cheapFirst(entry.rule) }));
+    const conditions = new Map<string, number>();
+    const appended: MatcherRule[] = [];
+    const split = entries.map((entry) => (entry.constraints ? { rule: entry.rule, conditions: [] } : withoutFileConditions(entry.rule)));
+    this.conditionsOf = split.map(({ conditions: found }) =>
+      found.map((rule) => {
+        const key = JSON.stringify(rule);
+        let at = conditions.get(key);
+        if (at === undefined) conditions.set(key, (at = entries.length + appended.push({ rule, supporting: true }) - 1));
+        return at;
+      }),
+    );
+    this.entries = [...entries.map((entry, i) => ({ ...entry, rule: split[i].rule })), ...appended].map((entry) => ({ ...entry, rule: cheapFirst(entry.rule) }));
     this.feasible = this.entries.map((e) => feasibility(e.rule));
     this.renamed = this.entries.map((e, i) => (e.constraints ? undefined : (withPrefixedMetavariables(e.rule, `BWKE${i}_`) as AstRule | undefined)));
   }
@@ -244,10 +296,14 @@ export class CombinedMatcher {
     const valid = checked ? this.validFor(parser) : this.valid.get(parser);
     const joint: number[] = [];
     const alone: number[] = [];
-    for (let i = 0; i < this.entries.length; i++) {
+    const conditions = new Set<number>();
+    for (let i = 0; i < this.conditionsOf.length; i++) {
       if ((valid && !valid[i]) || !holds.some((h) => this.feasible[i](h))) continue;
       (this.renamed[i] ? joint : alone).push(i);
+      for (const c of this.conditionsOf[i]) conditions.add(c);
     }
+    // A file condition is looked at only where a rule that has it can match.
+    for (const c of [...conditions].sort((a, b) => a - b)) if (!valid || valid[c]) joint.push(c);
     return { joint, alone };
   }
 
@@ -318,6 +374,21 @@ export class CombinedMatcher {
     });
   }
 
+  /**
+   * What a rule with file conditions found stays only where the file's root met them all (and is not the root
+   * itself, which is inside nothing).
+   */
+  private applyFileConditions(found: Found[][]): void {
+    this.conditionsOf.forEach((conditions, i) => {
+      if (!conditions.length || !found[i].length) return;
+      if (conditions.some((c) => !found[c].length)) found[i] = [];
+      else {
+        const root = found[conditions[0]][0].node.id();
+        found[i] = found[i].filter((f) => f.node.id() !== root);
+      }
+    });
+  }
+
   /** Whether a rule matched on its own, which is not supporting, found something. */
   private decidedAlone(alone: number[], found: Found[][]): boolean {
     return alone.some((i) => !this.entries[i].supporting && found[i].length > 0);
@@ -347,6 +418,7 @@ export class CombinedMatcher {
     // Should the joined rule fail where its parts do not, fall back to one walk per rule.
     if (!nodes) for (const i of joint) result[i] = findAllOf(root, this.entries[i]);
     else this.sort(nodes, joint, result, this.decidedAlone(alone, result));
+    this.applyFileConditions(result);
     return result;
   }
 
@@ -369,6 +441,7 @@ export class CombinedMatcher {
         const found: Found[][] = this.entries.map(() => []);
         if (root) for (const i of alone) if (this.feasible[i](holds[f])) found[i] = findAllOf(root, this.entries[i]);
         if (hits) this.sort(hits, joint, found, this.decidedAlone(alone, found));
+        this.applyFileConditions(found);
         matches = { root, found };
       } catch (error) {
         matches = error as Error;
