@@ -1,6 +1,7 @@
 import { findInFiles, parse, type SgNode } from '@ast-grep/napi';
 import { astGrepLang, type ParserName } from '../../languages/index.ts';
 import { cheapFirst } from './cheap-first.ts';
+import { requiredWords } from './regex-words.ts';
 import type { AstRule } from './rule-set.ts';
 
 // Every ast-grep rule a file is checked against (pattern rules, taint sinks, sources, sanitizers) in one walk
@@ -55,6 +56,7 @@ export function feasibility(rule: unknown): Feasible {
   if (!rule || typeof rule !== 'object' || Array.isArray(rule)) return ALWAYS;
   const r = rule as Record<string, unknown>;
   const parts: Feasible[] = [];
+  if (typeof r.regex === 'string') parts.push(regexFeasible(r.regex));
   if (typeof r.pattern === 'string') parts.push(wordsFeasible(literalWords(r.pattern)));
   else if (r.pattern && typeof r.pattern === 'object' && typeof (r.pattern as { context?: unknown }).context === 'string') {
     parts.push(wordsFeasible(literalWords((r.pattern as { context: string }).context)));
@@ -87,6 +89,12 @@ function holdsOf(text: string): Holds {
     }
     return words.has(word);
   };
+}
+
+/** Whether a text holds the words every match of a regex holds (see regex-words.ts). */
+function regexFeasible(regex: string): Feasible {
+  const required = requiredWords(regex);
+  return required ? (holds) => required.some((clauses) => clauses.every((words) => words.some(holds))) : ALWAYS;
 }
 
 function wordsFeasible(words: string[]): Feasible {
@@ -255,7 +263,8 @@ export class CombinedMatcher {
       }),
     );
     this.entries = [...entries.map((entry, i) => ({ ...entry, rule: split[i].rule })), ...appended].map((entry) => ({ ...entry, rule: cheapFirst(entry.rule) }));
-    this.feasible = this.entries.map((e) => feasibility(e.rule));
+    // as written, with its file conditions: a rule is feasible only where they can hold too
+    this.feasible = [...entries, ...appended].map((e) => feasibility(e.rule));
     this.renamed = this.entries.map((e, i) => (e.constraints ? undefined : (withPrefixedMetavariables(e.rule, `BWKE${i}_`) as AstRule | undefined)));
   }
 
@@ -350,6 +359,7 @@ export class CombinedMatcher {
    */
   private sort(nodes: SgNode[], joint: number[], result: Found[][], decided = false): void {
     const groups = this.groupsOf(joint);
+    if (!groups.length) return;
     const flagsOf = (group: Group) => (groups.length > 1 ? nodes.map((node) => !!node.getMatch(group.flag)) : nodes.map(() => true));
     const counts = groups[0].members.some((i) => !this.entries[i].supporting);
     const decisive = counts ? flagsOf(groups[0]) : undefined;
