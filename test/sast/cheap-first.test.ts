@@ -58,6 +58,16 @@ describe('cheapFirst', () => {
     assert.deepEqual(matches(rule, withoutHelper, ['F', 'Q']), ['executeSql("SELECT " + q, []) | F=executeSql | Q="SELECT " + q']);
   });
 
+  test("puts the parts of an all that walk far after the others, unless they bind or read a metavariable", () => {
+    const far = { not: { has: { kind: 'string', regex: '^"<', stopBy: 'end' } } };
+    const rule = { all: [far, { kind: 'pair' }, { has: { field: 'key', regex: '^__html$' } }] };
+    assert.deepEqual(cheapFirst(rule), { all: [{ kind: 'pair' }, { has: { field: 'key', regex: '^__html$' } }, far] });
+    assert.deepEqual(matches(cheapFirst(rule)), matches(rule));
+    assert.deepEqual(matches(rule), ['__html: q', '__html: q']);
+    const binding = { all: [{ has: { pattern: '$K', stopBy: 'end' } }, { kind: 'pair' }] };
+    assert.deepEqual(cheapFirst(binding), binding);
+  });
+
   test('leaves a part that binds or reads a metavariable where ast-grep puts it', () => {
     const rule = { pattern: '$F($Q)', has: { field: 'arguments', pattern: '($Q)' }, not: { pattern: 'run($$$)' } };
     assert.deepEqual(cheapFirst(rule), rule);

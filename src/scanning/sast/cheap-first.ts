@@ -53,12 +53,33 @@ function relationCheapFirst(relation: unknown): unknown {
   return { ...options, ...(cheapFirst(rule) as Record<string, unknown>) };
 }
 
-/** `rule` with the same matches, its nearby metavariable-free `has` and `inside` checked before the rest. */
+/** Whether a rule walks further than a node's children or parent somewhere (a relation with `stopBy`). */
+function reachesFar(rule: unknown): boolean {
+  if (Array.isArray(rule)) return rule.some(reachesFar);
+  if (!isObject(rule)) return false;
+  return Object.entries(rule).some(([key, value]) => (RELATIONAL.includes(key) && isObject(value) && value.stopBy !== undefined && value.stopBy !== 'neighbor') || reachesFar(value));
+}
+
+/**
+ * The parts of an `all` with those that walk far and neither bind nor read a metavariable put last: `all`
+ * checks its parts in order and stops at the first that fails, and such a part answers the same wherever
+ * it stands.
+ */
+function farLast(parts: AstRule[]): AstRule[] {
+  const late = (part: AstRule) => reachesFar(part) && withoutMetavariables(part);
+  return [...parts.filter((part) => !late(part)), ...parts.filter(late)];
+}
+
+/**
+ * `rule` with the same matches, its nearby metavariable-free `has` and `inside` checked before the rest, and
+ * the far-walking parts of its `all` lists after the others.
+ */
 export function cheapFirst(rule: AstRule): AstRule {
   if (!isObject(rule)) return rule;
   const inner: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(rule)) {
-    if (COMPOSITE_LISTS.includes(key) && Array.isArray(value)) inner[key] = value.map((r) => cheapFirst(r as AstRule));
+    if (key === 'all' && Array.isArray(value)) inner[key] = farLast(value.map((r) => cheapFirst(r as AstRule)));
+    else if (COMPOSITE_LISTS.includes(key) && Array.isArray(value)) inner[key] = value.map((r) => cheapFirst(r as AstRule));
     else if (key === 'not' && isObject(value)) inner[key] = cheapFirst(value);
     else if (RELATIONAL.includes(key)) inner[key] = relationCheapFirst(value);
     else inner[key] = value;
