@@ -3,7 +3,7 @@ import { codeSyntaxOf, ruleLanguageOf, type CodeSyntax, type RuleLanguage } from
 import { envNameForRule, envNameForTarget, toEnvName, targetWord } from './env-names.ts';
 import { goOsImport, pythonOsImport } from './env-imports.ts';
 import type { LocatedSecret } from './secret-location.ts';
-import { deepestNodeCovering, fieldOf, kindOf, parseCode, type CodeParser } from '../shared/syntax.ts';
+import { deepestNodeCovering, fieldOf, kindOf, parseCode, sameNode, type CodeParser } from '../shared/syntax.ts';
 import { applyEdits, newlineOf, type TextEdit } from '../shared/text-edits.ts';
 import { requiredRead, softRead, VALUE_SLOT, type FailClosedLanguage, type RequiredRead } from './required-setting.ts';
 
@@ -440,7 +440,3 @@ function asBytes(lookup: string): string {
   return `${lookup}.encode()`;
 }
 
-/** Whether two handles name the same node (ast-grep hands out a new object each time). */
-function sameNode(a: SgNode, b: SgNode): boolean {
-  return kindOf(a) === kindOf(b) && a.range().start.index === b.range().start.index && a.range().end.index === b.range().end.index;
-}

@@ -72,6 +72,11 @@ export function kindOf(node: SgNode): string {
   return String(node.kind());
 }
 
+/** Whether two handles name the same node (ast-grep hands out a new object each time). */
+export function sameNode(a: SgNode | null | undefined, b: SgNode): boolean {
+  return !!a && kindOf(a) === kindOf(b) && a.range().start.index === b.range().start.index && a.range().end.index === b.range().end.index;
+}
+
 /** The child in a grammar field, for a field named at run time. */
 export function fieldOf(node: SgNode, name: string): SgNode | null {
   return (node.field as (name: string) => SgNode | null)(name);

@@ -1,5 +1,5 @@
 import type { SgNode } from '@ast-grep/napi';
-import { fieldOf, kindOf } from '../../../shared/syntax.ts';
+import { fieldOf, kindOf, sameNode } from '../../../shared/syntax.ts';
 import { refuse, type Codemod, type CodemodEdit } from '../codemod.ts';
 import { argumentsOf, removeStatement, statementLines } from '../edit-kit.ts';
 
@@ -50,20 +50,19 @@ function headerAt(name: SgNode): Found | null {
     if (text === null) return /['"]?\b0\b|max-age/i.test(value.text()) ? { header, removal: { dynamic: 'the header value is computed, not written as a literal' } } : null;
     return HEADERS[header].disables.test(text) ? { header, removal: removal() } : null;
   };
-  const same = (a: SgNode | null | undefined, b: SgNode) => !!a && a.range().start.index === b.range().start.index && a.range().end.index === b.range().end.index;
 
   // {"X-XSS-Protection": "0"}
-  if (kindOf(parent) === 'pair' && same(fieldOf(parent, 'key'), name)) {
+  if (kindOf(parent) === 'pair' && sameNode(fieldOf(parent, 'key'), name)) {
     return sent(fieldOf(parent, 'value'), () => ({ element: parent, container: parent.parent()! }));
   }
   // response.headers["X-XSS-Protection"] = "0"
-  if (kindOf(parent) === 'subscript' && same(fieldOf(parent, 'subscript'), name)) {
+  if (kindOf(parent) === 'subscript' && sameNode(fieldOf(parent, 'subscript'), name)) {
     const assignment = parent.parent();
-    if (!assignment || kindOf(assignment) !== 'assignment' || !same(fieldOf(assignment, 'left'), parent)) return null;
+    if (!assignment || kindOf(assignment) !== 'assignment' || !sameNode(fieldOf(assignment, 'left'), parent)) return null;
     return sent(fieldOf(assignment, 'right'), () => wholeStatement(assignment));
   }
   // ("X-XSS-Protection", "0") in a list of headers, or appended to one
-  if ((kindOf(parent) === 'tuple' || kindOf(parent) === 'list') && same(parent.namedChildren()[0], name)) {
+  if ((kindOf(parent) === 'tuple' || kindOf(parent) === 'list') && sameNode(parent.namedChildren()[0], name)) {
     const items = parent.namedChildren().filter((c) => kindOf(c) !== 'comment');
     if (items.length !== 2) return null;
     return sent(items[1], () => {
@@ -76,7 +75,7 @@ function headerAt(name: SgNode): Found | null {
   // self.send_header("X-XSS-Protection", "0"), response.headers.add(…), resp.set_header(…)
   if (kindOf(parent) === 'argument_list') {
     const args = argumentsOf(parent.parent()!);
-    if (args.length !== 2 || !same(args[0], name)) return null;
+    if (args.length !== 2 || !sameNode(args[0], name)) return null;
     return sent(args[1], () => wholeStatement(parent.parent()!));
   }
   return null;
@@ -96,9 +95,6 @@ function stringsIn(node: SgNode): SgNode[] {
   for (const child of node.children()) found.push(...stringsIn(child));
   return found;
 }
-
-const sameNode = (a: SgNode | null | undefined, b: SgNode) =>
-  !!a && kindOf(a) === kindOf(b) && a.range().start.index === b.range().start.index && a.range().end.index === b.range().end.index;
 
 /** The statements next to this one, before and after it without another statement between, that do nothing but send a disabling header. */
 function headerNeighbours(statement: SgNode): SgNode[] {
