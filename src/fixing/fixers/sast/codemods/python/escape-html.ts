@@ -46,13 +46,19 @@ const EITHER_PYTHON_ESCAPER: Escaper = {
   },
 };
 
+/** Whether a value is escaped already (`escape(x)`, `html.escape(x)`). */
+const escapedAlready = (value: SgNode) => /(^|\.)escape\(|^escape$/.test(value.text());
+
+/** The last name a value is read by: `name` for `user.name` or `user.name(…)`. */
+const lastNameOf = (value: SgNode) => value.text().replace(/\(.*$/s, '').split('.').at(-1)!;
+
 /** Whether a value is data to escape; null when it looks like markup, which makes the rewrite unsafe. */
 function isData(value: SgNode): boolean | null {
   if (['string', 'concatenated_string', 'none', 'true', 'false'].includes(kindOf(value))) return false;
   if (!VALUE_KINDS.has(kindOf(value))) return null;
   if (kindOf(value) === 'call' && !/^(str|int|float|request\.[\w.]+\.get|[\w.]+\.get|[\w.]+\.get_argument)$/.test(fieldOf(value, 'function')?.text() ?? '')) return null;
-  if (/(^|\.)escape\(|^escape$/.test(value.text())) return false;
-  const name = value.text().replace(/\(.*$/s, '').split('.').at(-1)!;
+  if (escapedAlready(value)) return false;
+  const name = lastNameOf(value);
   if (kindOf(value) === 'identifier' && CONSTANT.test(name)) return false;
   if (kindOf(value) === 'identifier' && assignedMarkup(value)) return null;
   return MARKUP_NAME.test(name) ? null : true;
@@ -102,9 +108,8 @@ function valuesOf(builder: SgNode): SgNode[] | null {
   }
   const text = textWithBreaks(builder);
   if (text) {
-    if (kindOf(text) === 'string') return [];
-    if (/(^|\.)escape\(|^escape$/.test(text.text())) return [];
-    return MARKUP_NAME.test(text.text().replace(/\(.*$/s, '').split('.').at(-1)!) ? null : [text];
+    if (kindOf(text) === 'string' || escapedAlready(text)) return [];
+    return MARKUP_NAME.test(lastNameOf(text)) ? null : [text];
   }
   if (kind === 'binary_operator' && fieldOf(builder, 'operator')?.text() === '+') {
     const left = valuesOf(fieldOf(builder, 'left')!);
@@ -165,11 +170,6 @@ function builderOf(node: SgNode): SgNode | null {
   return node;
 }
 
-/**
- * The statements of the function that assemble the HTML a variable holds before the sink sends it, with
- * the data values each puts in (`html += "<p>" + name + "</p>"`); the first assignment may be the page
- * itself (a template read, a fixed string). A reason when that cannot be told.
- */
 /** The assignments to a variable in the sink's function before the sink, in order. */
 function writesOf(variable: SgNode, sink: SgNode): SgNode[] {
   const scope = functionAround(sink);
@@ -179,18 +179,27 @@ function writesOf(variable: SgNode, sink: SgNode): SgNode[] {
     .filter((a) => fieldOf(a, 'left')?.text() === variable.text() && a.range().end.index <= sink.range().start.index);
 }
 
+/**
+ * Whether a variable is assigned on each branch (if/else, try/except) and never appended to: whichever
+ * assignment runs, it holds that one's HTML.
+ */
+const assignedOnBranches = (writes: SgNode[]) => writes.length > 1 && writes.every((w) => kindOf(w) === 'assignment');
+
+/**
+ * The statements of the function that assemble the HTML a variable holds before the sink sends it, with
+ * the data values each puts in (`html += "<p>" + name + "</p>"`); the first assignment may be the page
+ * itself (a template read, a fixed string). A reason when that cannot be told.
+ */
 function assembledIn(variable: SgNode, sink: SgNode): { statement: SgNode; values: SgNode[] }[] | string {
   const elsewhere = `the HTML in ${variable.text()} is built elsewhere; escape the values where it is assembled`;
   const scope = functionAround(sink);
   if (!scope) return elsewhere;
   const name = variable.text();
-  const writes = scope
-    .findAll({ rule: { any: [{ kind: 'assignment' }, { kind: 'augmented_assignment' }] } } as never)
-    .filter((a) => fieldOf(a, 'left')?.text() === name && a.range().end.index <= sink.range().start.index);
+  const writes = writesOf(variable, sink);
   if (functionAround(writes[0] ?? sink)?.id() !== scope.id() || writes.some((w) => functionAround(w)?.id() !== scope.id())) return elsewhere;
   const assembled: { statement: SgNode; values: SgNode[] }[] = [];
-  // Assigned on each branch (if/else, try/except) and never appended to: whichever runs, its values are escaped.
-  const alternatives = writes.length > 1 && writes.every((w) => kindOf(w) === 'assignment');
+  // On branches, whichever assignment runs has its values escaped.
+  const alternatives = assignedOnBranches(writes);
   for (const [i, write] of writes.entries()) {
     const augmented = kindOf(write) === 'augmented_assignment';
     if (augmented && write.children().find((c) => !c.isNamed())?.text() !== '+=') return elsewhere;
@@ -228,8 +237,9 @@ export const pythonEscapeHtml: Codemod = {
     if (kindOf(builder) === 'identifier') {
       const assembled = assembledIn(builder, sink);
       if (typeof assembled === 'string') return refuse(assembled);
-      const writes = writesOf(builder, sink).map((w) => htmlPieces(fieldOf(w, 'right')!) ?? [{ text: '' }]);
-      const pieces: Piece[] = writes.length > 1 && writesOf(builder, sink).every((w) => kindOf(w) === 'assignment') ? [{ branches: writes }] : writes.flat();
+      const writes = writesOf(builder, sink);
+      const written = writes.map((w) => htmlPieces(fieldOf(w, 'right')!) ?? [{ text: '' }]);
+      const pieces: Piece[] = assignedOnBranches(writes) ? [{ branches: written }] : written.flat();
       const problem = contextProblem(pieces, assembled.flatMap((a) => a.values));
       if (problem) return refuse(problem);
       return {
