@@ -735,6 +735,15 @@ export class TaintAnalyzer {
     }
   }
 
+  /** Sets the rules traced from now on and their own sanitizers, and drops what was made for the rules before. */
+  private traceRules(rules: SastRule[], cleaners: RuleSanitizerNodes): void {
+    this.active = new Set(rules);
+    this.cleaners = cleaners;
+    this.eventsOfScope = new Map();
+    this.summaries = new Map();
+    this.requestReturners = undefined;
+  }
+
   /** Every sink that tainted data reaches in this file, tracing each rule with its own sanitizers. */
   analyze(): TaintHit[] {
     const wrappers = this.profile.untrustedParams && this.profile.ignoreParamPassThrough;
@@ -747,11 +756,7 @@ export class TaintAnalyzer {
     }
     const traced = new Map<SastRule, TaintHit[]>();
     for (const group of groups.values()) {
-      this.active = new Set(group);
-      this.eventsOfScope = new Map();
-      this.summaries = new Map();
-      this.requestReturners = undefined;
-      this.cleaners = this.ruleSanitizerIds.get(group[0].id) ?? NO_SANITIZER_NODES;
+      this.traceRules(group, this.ruleSanitizerIds.get(group[0].id) ?? NO_SANITIZER_NODES);
       // A hit that only public-function parameters explain, reaching the sink as such a parameter, is a
       // wrapper. The trace without those parameters is run only for a hit that could be one.
       let real: Set<string> | undefined;
@@ -762,11 +767,7 @@ export class TaintAnalyzer {
       });
       for (const rule of group) traced.set(rule, hits.filter((h) => h.rule === rule));
     }
-    this.active = new Set();
-    this.eventsOfScope = new Map();
-    this.summaries = new Map();
-    this.requestReturners = undefined;
-    this.cleaners = NO_SANITIZER_NODES;
+    this.traceRules([], NO_SANITIZER_NODES);
     const hits = new Map<number, TaintHit>();
     for (const rule of this.rules) for (const hit of traced.get(rule) ?? []) hits.set(hit.sink.id(), hit);
     return [...hits.values()];
