@@ -253,8 +253,8 @@ export class CombinedMatcher {
   constructor(entries: MatcherRule[]) {
     const conditions = new Map<string, number>();
     const appended: MatcherRule[] = [];
-    const split = entries.map((entry) => (entry.constraints ? { rule: entry.rule, conditions: [] } : withoutFileConditions(entry.rule)));
-    this.conditionsOf = split.map(({ conditions: found }) =>
+    const rewritten = entries.map((entry) => (entry.constraints ? { rule: entry.rule, conditions: [] } : withoutFileConditions(entry.rule)));
+    this.conditionsOf = rewritten.map(({ conditions: found }) =>
       found.map((rule) => {
         const key = JSON.stringify(rule);
         let at = conditions.get(key);
@@ -262,7 +262,7 @@ export class CombinedMatcher {
         return at;
       }),
     );
-    this.entries = [...entries.map((entry, i) => ({ ...entry, rule: split[i].rule })), ...appended].map((entry) => ({ ...entry, rule: cheapFirst(entry.rule) }));
+    this.entries = [...entries.map((entry, i) => ({ ...entry, rule: rewritten[i].rule })), ...appended].map((entry) => ({ ...entry, rule: cheapFirst(entry.rule) }));
     // as written, with its file conditions: a rule is feasible only where they can hold too
     this.feasible = [...entries, ...appended].map((e) => feasibility(e.rule));
     this.renamed = this.entries.map((e, i) => (e.constraints ? undefined : (withPrefixedMetavariables(e.rule, `BWKE${i}_`) as AstRule | undefined)));

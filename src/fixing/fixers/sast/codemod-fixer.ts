@@ -18,7 +18,8 @@ import { templatePath } from '../secrets/env-template.ts';
 // they pass four checks: every edit stays inside the finding's statement, a statement the codemod names
 // as building the finding's value, or an import or helper added between top-level statements; the file
 // parses as well as before; the rule no longer fires there; and no other rule reports more than before.
-// Environment variables the rewritten code requires are listed where a moved credential's are (env-template.ts).
+// Environment variables the rewritten code requires are named in the fix's notes, with where to list them
+// (see variableNote).
 
 /** How far a match may have moved from the finding's line (an earlier fix in the file added lines). */
 const NEARBY_LINES = 3;

@@ -6,9 +6,9 @@ import { jsHelper, jsImport, replace } from '../edit-kit.ts';
 // Math.random() for a token, code or secret → secureRandom(), a helper added to the module that returns a
 // float in [0, 1) as Math.random() does, drawn from a cryptographic generator. The code around it (scaling,
 // toString(36), padding) keeps working: the values are of the same kind, only no longer predictable. In a
-// module that runs on Node (it loads Node's own modules or a server framework) the generator is the crypto module's randomBytes,
-// there in every Node version; elsewhere (browser code) it is the Web Crypto `crypto` global, which Node
-// has as a global only from version 19.
+// module that runs on Node (it loads Node's own modules or a server framework) the generator is the crypto
+// module's randomBytes, there in every Node version; elsewhere (browser code) it is the Web Crypto `crypto`
+// global, which Node has as a global only from version 19.
 
 export const SECURE_RANDOM_HELPER = 'secureRandom';
 

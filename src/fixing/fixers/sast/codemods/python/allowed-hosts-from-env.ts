@@ -7,8 +7,9 @@ import { pythonImport } from '../edit-kit.ts';
 // ALLOWED_HOSTS = ['*'] → the host names come from an environment variable the settings require, the way a
 // committed credential is moved (required-setting.ts): a missing or empty variable stops the app at start
 // with a message naming it, and the fix's notes say to list it in the repository's environment template and
-// compose services (shared files a codemod's fix leaves alone). The variable is the one the repository already reads for its hosts, with the separator it splits
-// that one by (a comma unless the code or the template shows spaces), else DJANGO_ALLOWED_HOSTS, comma-separated.
+// compose services (shared files a codemod's fix leaves alone). The variable is the one the repository
+// already reads for its hosts, with the separator it splits that one by (a comma unless the code or the
+// template shows spaces), else DJANGO_ALLOWED_HOSTS, comma-separated.
 
 const DEFAULT_NAME = 'DJANGO_ALLOWED_HOSTS';
 const HOSTS_NAME = /^(?:[A-Z][A-Z0-9_]*_)?ALLOWED_HOSTS$/;
