@@ -1,5 +1,5 @@
-import type { GitPullRequest } from 'azure-devops-node-api/interfaces/GitInterfaces.js';
-import { isoTimestamp, refusal, splitFullName, unreachable, type CodeHost } from './code-host.ts';
+import type { GitCommitRef, GitPullRequest } from 'azure-devops-node-api/interfaces/GitInterfaces.js';
+import { isoTimestamp, isoTimestampOrNull, refusal, splitFullName, unreachable, type CodeHost, type PullRequestState } from './code-host.ts';
 
 /** `PullRequestAsyncStatus`, which the SDK hands back as a number. */
 const MERGE_STATUSES: Record<number, string> = {
@@ -15,6 +15,13 @@ function mergeStatusName(value: unknown): string {
   if (typeof value === 'number') return MERGE_STATUSES[value] ?? String(value);
   if (typeof value === 'string' && value) return value;
   return 'notSet';
+}
+
+/** `PullRequestStatus`: the SDK turns the service's `active`, `abandoned`, `completed` into 1, 2, 3. */
+function pullRequestStatus(value: unknown): PullRequestState['state'] {
+  if (value === 3 || value === 'completed') return 'merged';
+  if (value === 2 || value === 'abandoned') return 'closed';
+  return 'open';
 }
 
 export const azureDevOps: CodeHost<'azure_devops'> = {
@@ -41,13 +48,22 @@ export const azureDevOps: CodeHost<'azure_devops'> = {
 
   async connect({ url, timeoutMs = 60_000 }) {
     const { getPersonalAccessTokenHandler, WebApi } = await import('azure-devops-node-api');
+    /** The repository's organization, project and name, and a connection to its organization with the token. */
+    const connectTo = (request: { fullName: string; token: string }) => {
+      const [organization, project, ...rest] = splitFullName(azureDevOps, request.fullName);
+      const orgUrl = `${url}/${organization}`;
+      const connection = new WebApi(orgUrl, getPersonalAccessTokenHandler(request.token), { socketTimeout: timeoutMs });
+      return { orgUrl, project, repository: rest.join('/'), connection };
+    };
+    const failed = (error: unknown, orgUrl: string, token: string) => {
+      const failure = error as { statusCode?: number; message?: string };
+      if (typeof failure.statusCode === 'number') return refusal(azureDevOps, failure.statusCode, failure.message ?? '', token);
+      return unreachable(azureDevOps, orgUrl, failure.message ?? String(error), token);
+    };
     return {
       provider: 'azure_devops',
       async openPullRequest(request) {
-        const [organization, project, ...rest] = splitFullName(azureDevOps, request.fullName);
-        const repository = rest.join('/');
-        const orgUrl = `${url}/${organization}`;
-        const connection = new WebApi(orgUrl, getPersonalAccessTokenHandler(request.token), { socketTimeout: timeoutMs });
+        const { orgUrl, project, repository, connection } = connectTo(request);
         let created: GitPullRequest | null;
         try {
           const gitApi = await connection.getGitApi();
@@ -59,11 +75,7 @@ export const azureDevOps: CodeHost<'azure_devops'> = {
           };
           created = await gitApi.createPullRequest(toCreate, repository, project);
         } catch (error) {
-          const failure = error as { statusCode?: number; message?: string };
-          if (typeof failure.statusCode === 'number') {
-            throw refusal(azureDevOps, failure.statusCode, failure.message ?? '', request.token);
-          }
-          throw unreachable(azureDevOps, orgUrl, failure.message ?? String(error), request.token);
+          throw failed(error, orgUrl, request.token);
         }
         // The SDK answers a 404 with null rather than an error.
         if (!created?.pullRequestId) {
@@ -74,6 +86,33 @@ export const azureDevOps: CodeHost<'azure_devops'> = {
           url: `${orgUrl}/${encodeURIComponent(project!)}/_git/${encodeURIComponent(repository)}/pullrequest/${created.pullRequestId}`,
           mergeStatus: mergeStatusName(created.mergeStatus),
           createdAt: isoTimestamp(created.creationDate),
+        };
+      },
+      async pullRequestState(request) {
+        const { orgUrl, project, repository, connection } = connectTo(request);
+        let pull: GitPullRequest | null;
+        let commits: GitCommitRef[] | null = null;
+        try {
+          const gitApi = await connection.getGitApi();
+          pull = await gitApi.getPullRequest(repository, request.number, project);
+          if (pull?.pullRequestId) commits = await gitApi.getPullRequestCommits(repository, request.number, project);
+        } catch (error) {
+          throw failed(error, orgUrl, request.token);
+        }
+        // The SDK answers a 404 with null rather than an error.
+        if (!pull?.pullRequestId) {
+          throw refusal(azureDevOps, 404, `pull request ${request.number} was not found in repository "${repository}" of project "${project}"`, request.token);
+        }
+        const state = pullRequestStatus(pull.status);
+        return {
+          state,
+          title: pull.title ?? '',
+          body: pull.description ?? '',
+          headSha: pull.lastMergeSourceCommit?.commitId || null,
+          mergedAt: state === 'merged' ? isoTimestampOrNull(pull.closedDate) : null,
+          mergeCommitSha: state === 'merged' ? pull.lastMergeCommit?.commitId || null : null,
+          // The SDK reads the service's first page and leaves its continuation token.
+          commitMessages: (commits ?? []).map((commit) => commit.comment ?? ''),
         };
       },
     };

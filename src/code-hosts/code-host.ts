@@ -1,6 +1,6 @@
 // What a code host is to Bulwark, in one descriptor: how people name it and its repositories, where its
 // repositories live, how git authenticates to it with a token, its API setting, and how a pull request
-// (merge request) is opened through its official SDK. src/code-hosts/index.ts lists the hosts.
+// (merge request) is opened and read back through its official SDK. src/code-hosts/index.ts lists the hosts.
 import { PullRequestError } from '../core/pull-request-errors.ts';
 import { scrub } from '../scm/git-command.ts';
 
@@ -37,10 +37,44 @@ export interface OpenedPullRequest {
   createdAt: string;
 }
 
-/** Opens pull requests (merge requests) on one code host through its official SDK. */
+export interface PullRequestStateRequest {
+  /** The repository's full name, in the host's form. */
+  fullName: string;
+  /** The host's number for it, as `OpenedPullRequest.number`. */
+  number: number;
+  token: string;
+  signal?: AbortSignal;
+}
+
+/** One pull request (merge request) as the host has it now. */
+export interface PullRequestState {
+  /** open, closed (without merging) or merged */
+  state: 'open' | 'closed' | 'merged';
+  title: string;
+  /** The description, '' when none. */
+  body: string;
+  /** The head commit the pull request points at now. */
+  headSha: string | null;
+  /** ISO-8601 UTC when merged, else null (also when the host gives no time). */
+  mergedAt: string | null;
+  /** The merge commit on the base branch when merged and the host says it, else null. */
+  mergeCommitSha: string | null;
+  /** Messages of the pull request's commits on the host's first page of them, for `Fixes bulwark:<id>` links. */
+  commitMessages: string[];
+}
+
+/** The page of a pull request's commits read where the host lets the size be chosen: the most GitHub and GitLab give at once. */
+export const COMMITS_PAGE_SIZE = 100;
+
+/** Opens pull requests (merge requests) on one code host, and reads their state, through its official SDK. */
 export interface CodeHostClient {
   readonly provider: string;
   openPullRequest(request: OpenPullRequestRequest): Promise<OpenedPullRequest>;
+  /**
+   * Optional so that a client which only opens pull requests still is one; every host's SDK client has it
+   * (`connect` and `codeHostClients` give `Required<CodeHostClient>`).
+   */
+  pullRequestState?(request: PullRequestStateRequest): Promise<PullRequestState>;
 }
 
 export interface CodeHost<Name extends string = string> {
@@ -74,22 +108,28 @@ export interface CodeHost<Name extends string = string> {
    * A client for the API root `url`; the host's SDK is loaded only here, as each costs a process tens of
    * megabytes and most processes never open a pull request on most hosts.
    */
-  connect(options: { url: string; timeoutMs?: number }): Promise<CodeHostClient>;
+  connect(options: { url: string; timeoutMs?: number }): Promise<Required<CodeHostClient>>;
 }
 
-/** A client whose SDK is loaded when it first opens a pull request. */
-export function lazyCodeHostClient(provider: string, load: () => Promise<CodeHostClient>): CodeHostClient {
-  let client: Promise<CodeHostClient> | undefined;
+/** A client whose SDK is loaded when it is first used. */
+export function lazyCodeHostClient(provider: string, load: () => Promise<Required<CodeHostClient>>): Required<CodeHostClient> {
+  let client: Promise<Required<CodeHostClient>> | undefined;
   return {
     provider,
     openPullRequest: async (request) => (await (client ??= load())).openPullRequest(request),
+    pullRequestState: async (request) => (await (client ??= load())).pullRequestState(request),
   };
+}
+
+/** A host's timestamp as `2024-05-01T10:00:00.000Z`; null when absent or unreadable. */
+export function isoTimestampOrNull(value: unknown): string | null {
+  const date = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : null;
+  return date && !Number.isNaN(date.getTime()) ? date.toISOString() : null;
 }
 
 /** A host's timestamp as `2024-05-01T10:00:00.000Z`; now when absent or unreadable. */
 export function isoTimestamp(value: unknown): string {
-  const date = value instanceof Date ? value : typeof value === 'string' || typeof value === 'number' ? new Date(value) : null;
-  return date && !Number.isNaN(date.getTime()) ? date.toISOString() : new Date().toISOString();
+  return isoTimestampOrNull(value) ?? new Date().toISOString();
 }
 
 /** The host's words, on one line and bounded, with the token (and anything URL-embedded) blanked out. */
@@ -104,7 +144,10 @@ export function cleanProviderMessage(message: string, token: string): string {
 function tokenForms(token: string): string[] {
   if (!token) return [];
   const basic = (user: string) => Buffer.from(`${user}:${token}`).toString('base64');
-  return [token, basic(''), basic('x-access-token'), basic('oauth2'), basic('pat')];
+  // `PAT` is what azure-devops-node-api's personal access token handler sends. Longest first: when the user's
+  // length is a multiple of three, `user:token`'s Base64 ends in `:token`'s, and blanking that alone leaves the user's.
+  const forms = [token, basic(''), basic('x-access-token'), basic('oauth2'), basic('pat'), basic('PAT')];
+  return forms.sort((a, b) => b.length - a.length);
 }
 
 type HostWords = Pick<CodeHost, 'name' | 'label'>;

@@ -1,5 +1,5 @@
 import { VERSION } from '../version.ts';
-import { isoTimestamp, refusal, splitFullName, unreachable, type CodeHost } from './code-host.ts';
+import { COMMITS_PAGE_SIZE, isoTimestamp, isoTimestampOrNull, refusal, splitFullName, unreachable, type CodeHost } from './code-host.ts';
 
 interface GitHubErrorBody {
   message?: string;
@@ -33,32 +33,61 @@ export const github: CodeHost<'github'> = {
 
   async connect({ url, timeoutMs = 60_000 }) {
     const { Octokit } = await import('@octokit/rest');
+    /** An Octokit with the request's token, whose calls all end at the timeout or when the request's signal aborts. */
+    const octokitFor = (request: { token: string; signal?: AbortSignal }) =>
+      new Octokit({
+        auth: request.token,
+        baseUrl: url,
+        userAgent: `bulwark/${VERSION}`,
+        request: { signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(request.signal ? [request.signal] : [])]) },
+        log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+      });
+    const failed = (error: unknown, token: string) => {
+      const failure = error as { status?: number; response?: { data?: unknown }; message?: string };
+      if (failure.response && typeof failure.status === 'number') {
+        return refusal(github, failure.status, gitHubReason(failure.response.data), token);
+      }
+      return unreachable(github, url, failure.message ?? String(error), token);
+    };
     return {
       provider: 'github',
       async openPullRequest(request) {
         const [owner, repo] = splitFullName(github, request.fullName);
-        const octokit = new Octokit({
-          auth: request.token,
-          baseUrl: url,
-          userAgent: `bulwark/${VERSION}`,
-          request: { signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(request.signal ? [request.signal] : [])]) },
-          log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
-        });
+        const octokit = octokitFor(request);
         let data;
         try {
           ({ data } = await octokit.rest.pulls.create({ owner, repo, head: request.branch, base: request.baseBranch, title: request.title, body: request.body }));
         } catch (error) {
-          const failure = error as { status?: number; response?: { data?: unknown }; message?: string };
-          if (failure.response && typeof failure.status === 'number') {
-            throw refusal(github, failure.status, gitHubReason(failure.response.data), request.token);
-          }
-          throw unreachable(github, url, failure.message ?? String(error), request.token);
+          throw failed(error, request.token);
         }
         return {
           number: data.number,
           url: data.html_url,
           mergeStatus: data.mergeable_state || data.state || 'open',
           createdAt: isoTimestamp(data.created_at),
+        };
+      },
+      async pullRequestState(request) {
+        const [owner, repo] = splitFullName(github, request.fullName);
+        const octokit = octokitFor(request);
+        const target = { owner, repo, pull_number: request.number };
+        let pull, commits;
+        try {
+          ({ data: pull } = await octokit.rest.pulls.get(target));
+          ({ data: commits } = await octokit.rest.pulls.listCommits({ ...target, per_page: COMMITS_PAGE_SIZE }));
+        } catch (error) {
+          throw failed(error, request.token);
+        }
+        const merged = pull.merged === true || Boolean(pull.merged_at);
+        return {
+          state: merged ? 'merged' : pull.state === 'open' ? 'open' : 'closed',
+          title: pull.title,
+          body: pull.body ?? '',
+          headSha: pull.head?.sha || null,
+          mergedAt: merged ? isoTimestampOrNull(pull.merged_at) : null,
+          // Before a merge GitHub fills merge_commit_sha with its test merge, which is on no branch.
+          mergeCommitSha: merged ? pull.merge_commit_sha || null : null,
+          commitMessages: commits.map((commit) => commit.commit.message),
         };
       },
     };

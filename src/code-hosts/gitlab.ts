@@ -1,4 +1,4 @@
-import { isoTimestamp, refusal, splitFullName, unreachable, type CodeHost } from './code-host.ts';
+import { COMMITS_PAGE_SIZE, isoTimestamp, isoTimestampOrNull, refusal, splitFullName, unreachable, type CodeHost } from './code-host.ts';
 
 /** GitLab's `message` is a string, a list (`["Another open merge request already exists …"]`) or an object of field errors. */
 function gitLabReason(description: string): string {
@@ -17,6 +17,17 @@ function gitLabReason(description: string): string {
   return String(parsed);
 }
 
+/** The fields of GitLab's merge request that its state is read from. */
+interface GitLabMergeRequest {
+  state?: string;
+  title?: string;
+  description?: string | null;
+  sha?: string | null;
+  merged_at?: string | null;
+  merge_commit_sha?: string | null;
+  squash_commit_sha?: string | null;
+}
+
 export const gitlab: CodeHost<'gitlab'> = {
   name: 'gitlab',
   label: 'GitLab',
@@ -33,11 +44,21 @@ export const gitlab: CodeHost<'gitlab'> = {
 
   async connect({ url, timeoutMs = 60_000 }) {
     const { GitbeakerRequestError, Gitlab } = await import('@gitbeaker/rest');
+    const apiFor = (token: string) => new Gitlab({ host: url, token, queryTimeout: timeoutMs });
+    const failed = (error: unknown, token: string) => {
+      if (error instanceof GitbeakerRequestError) {
+        // The cause also holds the request, whose headers carry the token: only its status and words are used.
+        const cause = error.cause as { description?: string; response?: { status?: number } } | undefined;
+        const status = cause?.response?.status;
+        if (typeof status === 'number') return refusal(gitlab, status, gitLabReason(cause?.description ?? error.message), token);
+      }
+      return unreachable(gitlab, url, (error as Error).message ?? String(error), token);
+    };
     return {
       provider: 'gitlab',
       async openPullRequest(request) {
         splitFullName(gitlab, request.fullName);
-        const api = new Gitlab({ host: url, token: request.token, queryTimeout: timeoutMs });
+        const api = apiFor(request.token);
         let created: Record<string, unknown>;
         try {
           // The project's full path is its id here; the SDK encodes the slashes.
@@ -46,15 +67,7 @@ export const gitlab: CodeHost<'gitlab'> = {
             removeSourceBranch: true,
           })) as unknown as Record<string, unknown>;
         } catch (error) {
-          if (error instanceof GitbeakerRequestError) {
-            // The cause also holds the request, whose headers carry the token: only its status and words are used.
-            const cause = error.cause as { description?: string; response?: { status?: number } } | undefined;
-            const status = cause?.response?.status;
-            if (typeof status === 'number') {
-              throw refusal(gitlab, status, gitLabReason(cause?.description ?? error.message), request.token);
-            }
-          }
-          throw unreachable(gitlab, url, (error as Error).message ?? String(error), request.token);
+          throw failed(error, request.token);
         }
         const mergeStatus = created.detailed_merge_status ?? created.merge_status ?? created.state ?? 'opened';
         return {
@@ -62,6 +75,29 @@ export const gitlab: CodeHost<'gitlab'> = {
           url: String(created.web_url),
           mergeStatus: String(mergeStatus),
           createdAt: isoTimestamp(created.created_at),
+        };
+      },
+      async pullRequestState(request) {
+        splitFullName(gitlab, request.fullName);
+        const api = apiFor(request.token);
+        let mergeRequest: GitLabMergeRequest;
+        let commits: { message?: string }[];
+        try {
+          mergeRequest = (await api.MergeRequests.show(request.fullName, request.number)) as GitLabMergeRequest;
+          commits = await api.MergeRequests.allCommits(request.fullName, request.number, { perPage: COMMITS_PAGE_SIZE, maxPages: 1 });
+        } catch (error) {
+          throw failed(error, request.token);
+        }
+        // `locked` is an open merge request GitLab holds still for a moment while it merges.
+        const state = mergeRequest.state === 'merged' ? 'merged' : mergeRequest.state === 'closed' ? 'closed' : 'open';
+        return {
+          state,
+          title: mergeRequest.title ?? '',
+          body: mergeRequest.description ?? '',
+          headSha: mergeRequest.sha || null,
+          mergedAt: state === 'merged' ? isoTimestampOrNull(mergeRequest.merged_at) : null,
+          mergeCommitSha: state === 'merged' ? mergeRequest.merge_commit_sha || mergeRequest.squash_commit_sha || null : null,
+          commitMessages: commits.map((commit) => commit.message ?? ''),
         };
       },
     };

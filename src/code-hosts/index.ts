@@ -34,8 +34,8 @@ export function codeHostSettings(env: Record<string, string | undefined>): CodeH
 }
 
 /** A client per host, pointed at its configured API root; each loads its SDK when first used. */
-export function codeHostClients(settings: CodeHostSettings, timeoutMs?: number): Record<CodeHostName, CodeHostClient> {
+export function codeHostClients(settings: CodeHostSettings, timeoutMs?: number): Record<CodeHostName, Required<CodeHostClient>> {
   return Object.fromEntries(
     CODE_HOSTS.map((host) => [host.name, lazyCodeHostClient(host.name, () => host.connect({ url: settings[host.name], timeoutMs }))]),
-  ) as Record<CodeHostName, CodeHostClient>;
+  ) as Record<CodeHostName, Required<CodeHostClient>>;
 }
