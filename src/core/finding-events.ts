@@ -5,17 +5,28 @@ import { encodeJson } from '../store/json-columns.ts';
 import type { Database, FindingEventRow, FindingRow } from '../store/schema.ts';
 import { maskSecretsIn } from '../scanning/secrets/mask-text.ts';
 
+/**
+ * The published vocabulary, in its order. A person's decision writes `status_changed` (every change of a
+ * status, as clients following changes expect) and, when the decision is `resolved`, `resolved_manual` too,
+ * so a client following resolutions reads one kind per cause: `resolved_auto` (a scan no longer sees it),
+ * `resolved_manual` (a person), `resolved_pr_merged` (its fix pull request merged), `resolved_pr_linked` (a
+ * merged pull request that names it). `fix_pr_updated` says what changed on a fix pull request.
+ */
 export const EVENT_TYPES = [
   'detected',
-  'status_changed',
   'resolved_auto',
+  'resolved_manual',
+  'resolved_pr_merged',
+  'resolved_pr_linked',
   'reopened',
+  'status_changed',
   'fix_created',
   'fix_started',
   'fix_completed',
   'fix_failed',
   'fix_cancelled',
   'fix_pr_created',
+  'fix_pr_updated',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -4,7 +4,7 @@ import { findFinding, findingTwins, listFindings as queryFindings, writeFindingS
 import type { Database, FindingRow } from '../store/schema.ts';
 import { BodyValueError, notFound } from './errors.ts';
 import { FINDING_STATUSES, findingStatus, stateOf, type FindingStatus } from './states/finding-state.ts';
-import { recordEvent } from './finding-events.ts';
+import { recordEvent, type EventInput } from './finding-events.ts';
 import type { Principal } from './principal.ts';
 import type { Unit } from './units.ts';
 
@@ -59,7 +59,7 @@ export async function setFindingStatus(
     if (!written) return getFinding(trx, unit, findingId);
     const updated: FindingRow = { ...finding, ...written };
     if (updated.status === finding.status) return updated;
-    await recordEvent(trx, {
+    await recordDecision(trx, {
       finding: updated,
       eventType: 'status_changed',
       previousStatus: finding.status,
@@ -71,6 +71,12 @@ export async function setFindingStatus(
     await carryDecision(trx, principal, updated, comment, now);
     return updated;
   });
+}
+
+/** A person's change of a status: `status_changed`, and `resolved_manual` beside it when they resolved it. */
+async function recordDecision(trx: Kysely<Database>, event: EventInput): Promise<void> {
+  await recordEvent(trx, event);
+  if (event.newStatus === 'resolved') await recordEvent(trx, { ...event, eventType: 'resolved_manual' });
 }
 
 /**
@@ -86,7 +92,7 @@ async function carryDecision(trx: Kysely<Database>, principal: Principal, decide
     if (findingStatus(to) !== decided.status) continue;
     const written = await writeFindingState(trx, { ...twin, from: before }, to, at);
     if (!written || written.status === twin.status) continue;
-    await recordEvent(trx, {
+    await recordDecision(trx, {
       finding: { ...twin, ...written },
       eventType: 'status_changed',
       previousStatus: twin.status,

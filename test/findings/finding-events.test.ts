@@ -29,11 +29,17 @@ describe('GET /api/v1/finding-events', () => {
     }
 
     const first = await readEvents(h, org.key);
+    // Resolving by hand writes resolved_manual beside its status_changed.
     assert.deepEqual(
-      first.items.map((e: { previous_status: string; new_status: string }) => [e.previous_status, e.new_status]),
-      [['ignored', 'open'], ['resolved', 'ignored'], ['open', 'resolved']],
+      first.items.map((e: { event_type: string; previous_status: string; new_status: string }) => [e.event_type, e.previous_status, e.new_status]),
+      [
+        ['status_changed', 'ignored', 'open'],
+        ['status_changed', 'resolved', 'ignored'],
+        ['resolved_manual', 'open', 'resolved'],
+        ['status_changed', 'open', 'resolved'],
+      ],
     );
-    assert.deepEqual([first.total, first.limit, first.skip, first.has_next], [3, 100, 0, false]);
+    assert.deepEqual([first.total, first.limit, first.skip, first.has_next], [4, 100, 0, false]);
     const [latest] = first.items;
     const { id, event_timestamp, created_at, ...rest } = latest;
     assert.equal(typeof id, 'string');
