@@ -44,6 +44,7 @@ export async function startServer(settings: Settings, options: StartOptions = {}
     store,
     dispatchBatch: services.dispatchBatch,
     dispatchFix: services.dispatchFix,
+    dispatchDelivery: services.dispatchDelivery,
     pullRequests: services.pullRequests,
     agentConfigured: services.agentConfigured,
     hasFixer: services.hasFixer,

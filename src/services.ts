@@ -22,6 +22,7 @@ import { CheckoutCache } from './scm/checkout-cache.ts';
 import type { Store } from './store/database.ts';
 import type { FindingRow } from './store/schema.ts';
 import { toFixFinding } from './fixing/fix-finding.ts';
+import { deliveryJobs } from './core/code-host-webhooks.ts';
 
 /** The long-lived parts a server or worker process assembles from its settings. */
 export interface Services {
@@ -29,6 +30,8 @@ export interface Services {
   tokenBox: TokenBox;
   dispatchBatch: BatchDispatcher;
   dispatchFix: FixDispatcher;
+  /** Queues the job that applies a code host's webhook delivery. */
+  dispatchDelivery: (trx: Parameters<JobQueue['enqueue']>[0], deliveryRowId: string) => Promise<void>;
   pullRequests: PullRequestOpener;
   agentConfigured: boolean;
   /** Whether a deterministic fixer handles a finding, with the rules the fixes run. */
@@ -120,6 +123,7 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
     metrics,
     dispatchBatch: (trx, batch) => enqueue(trx, 'scan-batch', batch.id),
     dispatchFix: (trx, fixId, run) => enqueue(trx, 'fix-run', fixJobKey(fixId, run)),
+    dispatchDelivery: (trx, deliveryRowId) => enqueue(trx, 'code-host-delivery', deliveryRowId),
     pullRequests: createPullRequestOpener({
       findings: (findingIds) => findingsInOrder(store.db, findingIds),
       tokenBox,
@@ -144,6 +148,7 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
       });
       await queue.work('scan-batch-conclude', observeJobs('scan-batch-conclude', tidy(scanJobs['scan-batch-conclude']), log, metrics), { concurrency: 1 });
       await queue.work('fix-run', observeJobs('fix-run', tidy(fixRunner), log, metrics), { concurrency: settings.workerConcurrency });
+      await queue.work('code-host-delivery', observeJobs('code-host-delivery', deliveryJobs(store.db), log, metrics), { concurrency: 1 });
       osvRefresh = startOsvRefresh(store.db, { baseUrl: settings.osv.url, intervalMs: settings.osv.syncHours * 3_600_000, log });
     },
     get osvRefresh() {

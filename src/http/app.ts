@@ -26,6 +26,7 @@ import { sessionPlugin } from './session.ts';
 import { consoleAssetsPlugin } from './console-assets.ts';
 import { PUBLISHED_SCHEMAS } from './console-schemas.ts';
 import { eventRoutes } from './routes/events.ts';
+import { codeHostWebhookRoutes } from './routes/code-host-webhooks.ts';
 import { findingRoutes } from './routes/findings.ts';
 import { fixRoutes } from './routes/fixes.ts';
 import { scanRoutes } from './routes/scans.ts';
@@ -73,6 +74,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Without a queue (tests of the API alone), batches and fixes are stored and stay queued.
     dispatchBatch: options.dispatchBatch ?? (async () => {}),
     dispatchFix: options.dispatchFix ?? (async () => {}),
+    dispatchDelivery: options.dispatchDelivery ?? (async () => {}),
     agentConfigured: options.agentConfigured ?? false,
     hasFixer: options.hasFixer ?? ((finding) => fixerFor(toFixFinding(finding)) !== undefined),
     metrics: options.metrics,
@@ -160,6 +162,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(deviceRoutes, { store: deps.store, publicUrl: deps.publicUrl ?? null });
   await app.register(oidcRoutes, { store: deps.store, oidc: deps.oidc ?? null, publicUrl: deps.publicUrl ?? null });
   await app.register(eventRoutes, { store: deps.store });
+  await app.register(codeHostWebhookRoutes, {
+    store: deps.store,
+    tokenBox: deps.registration?.tokenBox ?? null,
+    dispatchDelivery: deps.dispatchDelivery,
+    publicUrl: deps.publicUrl ?? null,
+  });
   for (const family of FAMILIES) {
     await app.register(unitRoutes, { store: deps.store, family });
     await app.register(scanRoutes, { deps, family });

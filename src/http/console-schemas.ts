@@ -191,3 +191,37 @@ export const SetSourceTokenRequest = Type.Object(
 
 export const ArchiveRequest = Type.Object({ archived: Type.Boolean() }, { title: 'ArchiveRequest', additionalProperties: false });
 export const ArchivedUnit = Type.Object({ id: Type.String(), archived: Type.Boolean() }, { title: 'ArchivedUnit' });
+
+export const WebhookParams = Type.Object({ org_id: Type.String(), hook_id: Type.String() });
+export const CodeHostWebhook = Type.Object(
+  {
+    id: Type.String(),
+    provider: Type.String({ description: 'The code host: github, gitlab or azure_devops' }),
+    repository_id: Type.Union([Type.String(), Type.Null()], { description: 'The repository it covers; null: every repository of the organization on that host' }),
+    url: Type.String({ description: 'The address to give the code host' }),
+    setup: Type.Object({ secret: Type.String(), events: Type.String() }, { description: 'Where the secret goes on the host and which events to tick' }),
+    created_at: Type.String({ format: 'date-time' }),
+    last_delivery_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { title: 'CodeHostWebhook' },
+);
+export const CodeHostWebhookList = Type.Object({ items: Type.Array(CodeHostWebhook) }, { title: 'CodeHostWebhookList' });
+export const CreateCodeHostWebhookRequest = Type.Object(
+  { provider: Type.String({ minLength: 1, maxLength: 40 }), repository_id: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Null()])) },
+  { title: 'CreateCodeHostWebhookRequest', additionalProperties: false },
+);
+export const CreatedCodeHostWebhook = Type.Object(
+  { webhook: CodeHostWebhook, secret: Type.String({ description: 'Shown in this answer only' }) },
+  { title: 'CreatedCodeHostWebhook' },
+);
+export const CodeHostDelivery = Type.Object(
+  {
+    delivery_id: Type.String(),
+    event: Type.String(),
+    received_at: Type.String({ format: 'date-time' }),
+    applied_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    outcome: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'CodeHostDelivery' },
+);
+export const CodeHostDeliveryList = Type.Object({ items: Type.Array(CodeHostDelivery) }, { title: 'CodeHostDeliveryList' });

@@ -5,7 +5,8 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { FixDispatcher, PullRequestOpener, SourceBranchCheck } from '../core/fixes.ts';
 import type { BatchDispatcher } from '../core/scan-batches.ts';
 import type { Store } from '../store/database.ts';
-import type { FindingRow } from '../store/schema.ts';
+import type { Kysely } from 'kysely';
+import type { Database, FindingRow } from '../store/schema.ts';
 
 /** What routes need from the rest of the service. */
 export interface Deps {
@@ -13,6 +14,8 @@ export interface Deps {
   pullRequests: PullRequestOpener;
   dispatchBatch: BatchDispatcher;
   dispatchFix: FixDispatcher;
+  /** Queues the job that applies a code host's webhook delivery (by its row id). */
+  dispatchDelivery: (trx: Kysely<Database>, deliveryRowId: string) => Promise<void>;
   /** Whether an LLM agent is configured, which refinements need. */
   agentConfigured: boolean;
   /** Whether a deterministic fixer handles a finding (with the server's SAST rules). */

@@ -4,7 +4,7 @@ import { maskCredentials, redactUrl } from './redact.ts';
 type LoggerOption = FastifyServerOptions['logger'];
 
 /** Headers that carry credentials; they are never written, whatever a serializer adds. */
-const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]', 'req.body', 'res.body'];
+const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]', 'req.headers["x-gitlab-token"]', 'req.body', 'res.body'];
 
 /** The request as a log line shows it: no body, no headers, and a URL with its credentials redacted. */
 function request(req: FastifyRequest) {

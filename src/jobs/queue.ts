@@ -4,9 +4,9 @@ import type { Database } from '../store/schema.ts';
 /**
  * What kinds of work the service hands to workers; each job names one record by id. A batch job plans
  * its scans, each scan (one source repository) is a job of its own, and the last scan to end queues
- * the batch's conclusion.
+ * the batch's conclusion. A code host's webhook delivery is applied by a job of its own.
  */
-export const JOB_KINDS = ['scan-batch', 'scan', 'scan-batch-conclude', 'fix-run'] as const;
+export const JOB_KINDS = ['scan-batch', 'scan', 'scan-batch-conclude', 'fix-run', 'code-host-delivery'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 export interface JobContext {

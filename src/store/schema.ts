@@ -259,6 +259,43 @@ export interface FixPullRequestsTable {
   merged_at: string | null;
 }
 
+/** What the code host last said about a fix's pull request (migration 025); none yet: still as opened. */
+export interface FixPullRequestStatesTable {
+  pull_request_id: string;
+  state: 'open' | 'closed' | 'merged';
+  title: string | null;
+  head_sha: string | null;
+  checked_at: string;
+}
+
+/** An organization's inbound webhook from a code host, for one repository (`unit_id`) or all of them. */
+export interface CodeHostWebhooksTable {
+  id: string;
+  org_id: string;
+  provider: string;
+  unit_id: string | null;
+  /** The shared secret, sealed with the token box. */
+  secret_ciphertext: string;
+  created_by_user_id: string | null;
+  created_at: string;
+  last_delivery_at: string | null;
+}
+
+/** A delivery accepted from a code host, once per its delivery id. */
+export interface CodeHostDeliveriesTable {
+  id: string;
+  hook_id: string;
+  delivery_id: string;
+  /** The host's event name (`pull_request`, `Merge Request Hook`, `git.pullrequest.merged`). */
+  event: string;
+  /** JSON of what the delivery says about a pull request; null for events that say nothing Bulwark uses. */
+  observation: string | null;
+  received_at: string;
+  applied_at: string | null;
+  /** What applying it did, in a sentence. */
+  outcome: string | null;
+}
+
 export interface FixBranchesTable {
   org_id: string;
   source_repo_provider: string;
@@ -464,6 +501,9 @@ export interface Database {
   fix_refinements: FixRefinementsTable;
   fix_pull_requests: FixPullRequestsTable;
   fix_branches: FixBranchesTable;
+  fix_pull_request_states: FixPullRequestStatesTable;
+  code_host_webhooks: CodeHostWebhooksTable;
+  code_host_deliveries: CodeHostDeliveriesTable;
   jobs: JobsTable;
   osv_advisories: OsvAdvisoriesTable;
   osv_affected: OsvAffectedTable;
@@ -497,6 +537,8 @@ export type FindingEventRow = Selectable<FindingEventsTable>;
 export type NewFindingEvent = Insertable<FindingEventsTable>;
 export type FixRow = Selectable<FixesTable>;
 export type FixPullRequestRow = Selectable<FixPullRequestsTable>;
+export type CodeHostWebhookRow = Selectable<CodeHostWebhooksTable>;
+export type CodeHostDeliveryRow = Selectable<CodeHostDeliveriesTable>;
 export type JobRow = Selectable<JobsTable>;
 export type OsvAdvisoryRow = Selectable<OsvAdvisoriesTable>;
 export type OsvAffectedRow = Selectable<OsvAffectedTable>;

@@ -76,6 +76,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     store: database.store,
     dispatchBatch: services?.dispatchBatch,
     dispatchFix: services?.dispatchFix,
+    dispatchDelivery: services?.dispatchDelivery,
     pullRequests: options.pullRequests ?? services?.pullRequests,
     agentConfigured: options.agentConfigured ?? services?.agentConfigured,
     hasFixer: services?.hasFixer,

@@ -1,0 +1,65 @@
+import crypto from 'node:crypto';
+import type { PullRequestObservation } from '../../core/pull-request-lifecycle.ts';
+
+// How a code host's webhook delivery is checked and read, one reader per host (github.ts, gitlab.ts,
+// azure-devops.ts beside this file). A reader checks the host's own proof of the shared secret, names the
+// delivery (the host's id for it, so a repeat is recognized) and says what it tells about a pull request.
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+/** What a delivery says about a pull request, without who says it (the hook's host) or how (a webhook). */
+export type DeliveredPullRequest = Omit<PullRequestObservation, 'provider' | 'via'>;
+
+export interface ReadDelivery {
+  /** The host's id for this delivery; a repeat carries the same one. */
+  deliveryId: string;
+  /** The host's name for the event. */
+  event: string;
+  /** What it says about a pull request; null for events Bulwark has no use for (a ping, a push). */
+  pullRequest: DeliveredPullRequest | null;
+}
+
+export interface WebhookReader {
+  /** The code host's name (`github`, `gitlab`, `azure_devops`). */
+  provider: string;
+  /** How a person sets the webhook up on the host, in a sentence per step. */
+  setup: { secret: string; events: string };
+  /** Whether the delivery carries the host's proof of the shared secret. */
+  verify(headers: Headers, body: Buffer, secret: string): boolean;
+  /** The delivery read, or why it cannot be (a missing delivery id, a body that is not the host's shape). */
+  read(headers: Headers, payload: unknown): ReadDelivery | { refused: string };
+}
+
+export function header(headers: Headers, name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Equal strings, compared in time that does not depend on where they differ. */
+export function sameSecret(given: string, expected: string): boolean {
+  const digest = (text: string) => crypto.createHash('sha256').update(text, 'utf8').digest();
+  return crypto.timingSafeEqual(digest(given), digest(expected));
+}
+
+/** A field of a JSON object, when the value is an object. */
+export function objectAt(value: unknown, key: string): Record<string, unknown> | undefined {
+  const field = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return field && typeof field === 'object' && !Array.isArray(field) ? (field as Record<string, unknown>) : undefined;
+}
+
+export function stringAt(value: Record<string, unknown> | undefined, key: string): string | null {
+  const field = value?.[key];
+  return typeof field === 'string' ? field : null;
+}
+
+export function numberAt(value: Record<string, unknown> | undefined, key: string): number | null {
+  const field = value?.[key];
+  return typeof field === 'number' && Number.isSafeInteger(field) && field > 0 ? field : null;
+}
+
+/** An ISO-8601 UTC time from the host's, or null. */
+export function timeAt(value: Record<string, unknown> | undefined, key: string): string | null {
+  const field = stringAt(value, key);
+  const date = field ? new Date(field) : null;
+  return date && !Number.isNaN(date.getTime()) ? date.toISOString() : null;
+}
