@@ -5,8 +5,9 @@ import { webhookReaderFor, WEBHOOK_READERS } from '../code-hosts/webhooks/index.
 import type { DeliveredPullRequest, Headers } from '../code-hosts/webhooks/delivery.ts';
 import type { TokenBox } from '../crypto/token-box.ts';
 import { newId, nowIso } from '../ids.ts';
-import { deleteWebhook, deliveryById, insertDelivery, insertWebhook, markDeliveryApplied, webhookById, webhooksOf } from '../store/code-host-webhooks.ts';
-import type { CodeHostWebhookRow, Database } from '../store/schema.ts';
+import { deleteWebhook, deliveriesOf, deliveryById, insertDelivery, insertWebhook, markDeliveryApplied, webhookById, webhooksOf } from '../store/code-host-webhooks.ts';
+import type { CodeHostDeliveryRow, CodeHostWebhookRow, Database } from '../store/schema.ts';
+import { unitById, unitOfOrganization } from '../store/units.ts';
 import { BodyValueError, notFound } from './errors.ts';
 import { observePullRequest } from './pull-request-lifecycle.ts';
 import type { JobHandlers } from '../jobs/queue.ts';
@@ -37,10 +38,7 @@ export async function createWebhook(
 ): Promise<WebhookSetup & { secret: string }> {
   const reader = webhookReaderFor(input.provider);
   if (!reader) throw new BodyValueError(['body', 'provider'], `Input should be ${WEBHOOK_PROVIDERS.map((p) => `'${p}'`).join(', ')}`, input.provider);
-  if (input.unitId) {
-    const unit = await db.selectFrom('units').select('id').where('id', '=', input.unitId).where('org_id', '=', input.orgId).executeTakeFirst();
-    if (!unit) throw notFound('Repository');
-  }
+  if (input.unitId && !(await unitOfOrganization(db, input.orgId, input.unitId))) throw notFound('Repository');
   const secret = `bwhk_${crypto.randomBytes(32).toString('base64url')}`;
   const hook: CodeHostWebhookRow = {
     id: newId(),
@@ -60,6 +58,13 @@ export async function listWebhooks(db: Kysely<Database>, orgId: string): Promise
   return (await webhooksOf(db, orgId)).map((hook) => ({ hook, setup: webhookReaderFor(hook.provider)?.setup ?? { secret: '', events: '' } }));
 }
 
+/** A webhook's latest deliveries, newest first, for an admin of its organization. */
+export async function recentDeliveries(db: Kysely<Database>, orgId: string, hookId: string, limit: number): Promise<CodeHostDeliveryRow[]> {
+  const hook = await webhookById(db, hookId);
+  if (!hook || hook.org_id !== orgId) throw notFound('Webhook');
+  return deliveriesOf(db, hook.id, limit);
+}
+
 export async function removeWebhook(db: Kysely<Database>, orgId: string, hookId: string): Promise<void> {
   if (!(await deleteWebhook(db, orgId, hookId))) throw notFound('Webhook');
 }
@@ -73,8 +78,8 @@ export interface DeliveryAnswer {
 /** Whether a per-repository hook covers the repository a delivery is about. */
 async function covers(db: Kysely<Database>, hook: CodeHostWebhookRow, repoFullName: string): Promise<boolean> {
   if (!hook.unit_id) return true;
-  const sources = await db.selectFrom('source_repos').select('full_name').where('unit_id', '=', hook.unit_id).where('provider', '=', hook.provider).execute();
-  return sources.some((s) => s.full_name.toLowerCase() === repoFullName.toLowerCase());
+  const unit = await unitById(db, hook.unit_id);
+  return !!unit?.sources.some((s) => s.provider === hook.provider && s.full_name.toLowerCase() === repoFullName.toLowerCase());
 }
 
 /** Checks and keeps one delivery, queueing the job that applies it; the answer is the host's to log. */

@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Kysely } from 'kysely';
+import { createUser, setMembership } from '../../src/core/accounts.ts';
 import { createWebhook } from '../../src/core/code-host-webhooks.ts';
+import type { Role } from '../../src/core/roles.ts';
 import { newId, nowIso } from '../../src/ids.ts';
 import type { Database } from '../../src/store/schema.ts';
 import { createHarness, testTokenBox, type Harness, type TestOrg } from '../support/api.ts';
@@ -208,5 +210,54 @@ describe('code-host webhooks', () => {
     const manual = events.items.find((e: any) => e.event_type === 'resolved_manual');
     assert.equal(manual.new_status, 'resolved');
     assert.equal(manual.actor_user_id, org.keyId);
+  });
+
+  test('console: an admin makes a webhook (secret shown once), lists it with its setup and deliveries, removes it; a member cannot', async () => {
+    let users = 0;
+    const browser = async (role: Role) => {
+      const email = `hooks-${role}-${++users}@example.com`;
+      const password = 'correct horse battery staple';
+      const user = await createUser(db, { email, password });
+      await setMembership(db, org.id, user.id, role);
+      const session = await h.app.inject({ method: 'POST', url: '/console/api/session', payload: { email, password }, remoteAddress: `10.8.0.${users}` });
+      assert.equal(session.statusCode, 200, session.body);
+      const headers = { cookie: String(session.headers['set-cookie']).split(';')[0], 'x-csrf-token': session.json().csrf_token, 'x-bulwark-organization': org.id };
+      return (method: string, url: string, body?: object) => h.app.inject({ method: method as 'GET', url, headers, ...(body ? { payload: body } : {}) });
+    };
+    const admin = await browser('admin');
+    const member = await browser('member');
+    const base = `/console/api/organizations/${org.id}/code-host-webhooks`;
+    const unit = await h.unit(org, ['gitlab:acme/console']);
+
+    assert.equal((await member('POST', base, { provider: 'gitlab' })).statusCode, 403);
+    assert.equal((await admin('POST', base, { provider: 'bitbucket' })).statusCode, 422);
+    assert.equal((await admin('POST', base, { provider: 'gitlab', repository_id: newId() })).statusCode, 404);
+
+    const made = await admin('POST', base, { provider: 'gitlab', repository_id: unit.id });
+    assert.equal(made.statusCode, 201, made.body);
+    const { webhook, secret } = made.json();
+    assert.match(secret, /^bwhk_/);
+    assert.match(webhook.url, new RegExp(`/hooks/code-hosts/${webhook.id}$`));
+    assert.match(webhook.setup.events, /Merge request events/);
+    const stored = await db.selectFrom('code_host_webhooks').select('secret_ciphertext').where('id', '=', webhook.id).executeTakeFirstOrThrow();
+    assert.ok(!stored.secret_ciphertext.includes(secret), 'the secret is sealed');
+
+    const listed = await admin('GET', base);
+    assert.equal(listed.statusCode, 200);
+    const shown = listed.json().items.find((item: any) => item.id === webhook.id);
+    assert.deepEqual({ ...shown, secret: undefined }, { ...webhook, secret: undefined });
+    assert.ok(!listed.body.includes(secret), 'the secret is shown once only');
+
+    const delivered = await deliver(webhook.id, JSON.stringify({ object_kind: 'push' }), { 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': secret, 'x-gitlab-event-uuid': 'push-1' });
+    assert.equal(delivered.statusCode, 202);
+    const log = await admin('GET', `${base}/${webhook.id}/deliveries`);
+    assert.deepEqual(
+      log.json().items.map((d: any) => [d.delivery_id, d.event, d.outcome]),
+      [['push-1', 'Push Hook', 'ignored: nothing Bulwark uses']],
+    );
+
+    assert.equal((await admin('DELETE', `${base}/${webhook.id}`)).statusCode, 204);
+    assert.equal((await deliver(webhook.id, '{}', { 'x-gitlab-token': secret })).statusCode, 404);
+    assert.equal((await admin('DELETE', `${base}/${webhook.id}`)).statusCode, 404);
   });
 });

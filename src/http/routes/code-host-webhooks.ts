@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { createWebhook, listWebhooks, receiveDelivery, removeWebhook, webhookPath, type Enqueue, type WebhookSetup } from '../../core/code-host-webhooks.ts';
+import { createWebhook, listWebhooks, receiveDelivery, recentDeliveries, removeWebhook, webhookPath, type Enqueue, type WebhookSetup } from '../../core/code-host-webhooks.ts';
 import { notFound } from '../../core/errors.ts';
 import type { TokenBox } from '../../crypto/token-box.ts';
-import { deliveriesOf, webhookById } from '../../store/code-host-webhooks.ts';
 import type { Store } from '../../store/database.ts';
 import {
   CodeHostDeliveryList,
@@ -109,9 +108,7 @@ export async function codeHostWebhookRoutes(app: FastifyInstance, deps: WebhookR
     { schema: { tags, summary: "A webhook's latest deliveries, newest first", operationId: 'list_code_host_deliveries', params: WebhookParams, response: responses({ 200: CodeHostDeliveryList }, [401, 403, 404]), security: [] } },
     async (request) => {
       await requireManager(deps.store, request, request.params.org_id);
-      const hook = await webhookById(deps.store.db, request.params.hook_id);
-      if (!hook || hook.org_id !== request.params.org_id) throw notFound('Webhook');
-      const rows = await deliveriesOf(deps.store.db, hook.id, DELIVERY_LOG_LENGTH);
+      const rows = await recentDeliveries(deps.store.db, request.params.org_id, request.params.hook_id, DELIVERY_LOG_LENGTH);
       return { items: rows.map(({ delivery_id, event, received_at, applied_at, outcome }) => ({ delivery_id, event, received_at, applied_at, outcome })) };
     },
   );
