@@ -94,6 +94,8 @@ export async function observePullRequest(db: Kysely<Database>, orgId: string, se
     for (const pr of await findFixPullRequests(trx, orgId, seen.provider, seen.repoFullName, seen.number)) {
       outcome.fixPullRequests++;
       const before = pr.state ?? { state: 'open' as const, title: null, head_sha: null };
+      // A merge is final on every host: a later word otherwise is an old delivery arriving late (or replayed).
+      if (before.state === 'merged') continue;
       const changes = changesBetween(before, seen);
       await savePullRequestState(trx, pr.pullRequest, { state: seen.state, title: seen.title ?? before.title, head_sha: seen.headSha ?? before.head_sha, checked_at: at }, seen.state === 'merged' ? (seen.mergedAt ?? at) : null);
       if (!changes.length) continue;

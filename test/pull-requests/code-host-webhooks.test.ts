@@ -121,6 +121,12 @@ describe('code-host webhooks', () => {
     assert.match(again.json().detail, /Already received/);
     assert.equal((await readEvents(h, org.key, { finding_id: fixed.id, event_type: 'fix_pr_updated' })).total, 2);
     assert.equal((await readEvents(h, org.key, { event_type: 'resolved_pr_merged' })).total, 2);
+
+    // An old delivery arriving after the merge (here: resent under a new id) does not undo it.
+    assert.equal((await send(githubPullRequest('acme/api', 7, { state: 'open', sha: '1'.repeat(40) }), 'd-late')).statusCode, 202);
+    await waitFor(() => db.selectFrom('code_host_deliveries').select('applied_at').where('delivery_id', '=', 'd-late').executeTakeFirstOrThrow(), (d) => d.applied_at !== null, 'd-late applied');
+    assert.equal((await readEvents(h, org.key, { finding_id: fixed.id, event_type: 'fix_pr_updated' })).total, 2);
+    assert.equal((await h.call('GET', `/api/v1/repositories/${fixed.unit_id}/findings/${fixed.id}`)).json().status, 'resolved');
   });
 
   test('a merged pull request naming findings resolves them with resolved_pr_linked; other repositories are not touched', async () => {
