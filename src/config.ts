@@ -77,6 +77,8 @@ export interface Settings {
   gitTimeoutSeconds: number;
   /** Longest opening one pull request (checkout, push, the host's API) may take, 1–600 seconds. */
   pullRequestTimeoutSeconds: number;
+  /** Minutes between two asks of a code host about one open fix pull request no webhook reports on (0: no poll). */
+  pullRequestPollMinutes: number;
   /** Fault injection for restart tests: a pause after each checkout, in milliseconds. */
   faultScanDelayMs: number;
   faultFixDelayMs: number;
@@ -319,6 +321,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, overrides: Pa
     secretsVerify: secretsVerifyFromEnv(env),
     gitTimeoutSeconds: Math.max(1, intFromEnv(env, 'BULWARK_GIT_TIMEOUT_SECONDS', 600)),
     pullRequestTimeoutSeconds: Math.min(600, Math.max(1, intFromEnv(env, 'BULWARK_PR_TIMEOUT_SECONDS', 300))),
+    pullRequestPollMinutes: Math.max(0, intFromEnv(env, 'BULWARK_PR_POLL_MINUTES', 10)),
     faultScanDelayMs: intFromEnv(env, 'BULWARK_FAULT_SCAN_DELAY_MS', 0),
     faultFixDelayMs: intFromEnv(env, 'BULWARK_FAULT_FIX_DELAY_MS', 0),
     sastRuleDirs: sastRuleDirsFrom(env),

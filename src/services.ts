@@ -23,6 +23,9 @@ import type { Store } from './store/database.ts';
 import type { FindingRow } from './store/schema.ts';
 import { toFixFinding } from './fixing/fix-finding.ts';
 import { deliveryJobs } from './core/code-host-webhooks.ts';
+import { startPullRequestPoll } from './core/pull-request-polling.ts';
+import { codeHostClients } from './code-hosts/index.ts';
+import type { PeriodicTask } from './jobs/periodic-task.ts';
 
 /** The long-lived parts a server or worker process assembles from its settings. */
 export interface Services {
@@ -40,7 +43,7 @@ export interface Services {
   metrics: Metrics;
   /** Whether a source repository has a branch, asked of the repository itself. */
   sourceBranchExists: SourceBranchCheck;
-  /** Starts running scan and fix jobs in this process, and the scheduled OSV refresh. */
+  /** Starts running scan and fix jobs and applying webhook deliveries in this process, the scheduled OSV refresh and the poll of fix pull requests. */
   startWorkers(): Promise<void>;
   /** The OSV refresh this process's workers run (after startWorkers). */
   osvRefresh?: OsvRefresher;
@@ -117,6 +120,7 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
   });
   const metrics = new Metrics({ queueDepth: () => queue.depth(), outcomes: () => recordOutcomes(store.db) });
   let osvRefresh: OsvRefresher | undefined;
+  let pullRequestPoll: PeriodicTask | undefined;
   return {
     queue,
     tokenBox,
@@ -149,12 +153,19 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
       await queue.work('scan-batch-conclude', observeJobs('scan-batch-conclude', tidy(scanJobs['scan-batch-conclude']), log, metrics), { concurrency: 1 });
       await queue.work('fix-run', observeJobs('fix-run', tidy(fixRunner), log, metrics), { concurrency: settings.workerConcurrency });
       await queue.work('code-host-delivery', observeJobs('code-host-delivery', deliveryJobs(store.db), log, metrics), { concurrency: 1 });
+      pullRequestPoll = startPullRequestPoll(store.db, {
+        tokenBox,
+        clients: codeHostClients(settings.codeHosts, settings.pullRequestTimeoutSeconds * 1000),
+        everyMs: settings.pullRequestPollMinutes * 60_000,
+        log,
+      });
       osvRefresh = startOsvRefresh(store.db, { baseUrl: settings.osv.url, intervalMs: settings.osv.syncHours * 3_600_000, log });
     },
     get osvRefresh() {
       return osvRefresh;
     },
     async close() {
+      await pullRequestPoll?.stop();
       await osvRefresh?.stop();
       await queue.stop();
     },

@@ -69,3 +69,71 @@ export async function findingsOfRepository(db: Kysely<Database>, orgId: string, 
     .where(sameName('source_repos.full_name', repoFullName))
     .execute();
 }
+
+/** A fix pull request the poll asks its host about, with what asking needs. */
+export interface PullRequestToPoll {
+  pullRequest: FixPullRequestRow;
+  orgId: string;
+  provider: string;
+  /** The sealed access token of the repository it is on, when one is stored. */
+  tokenCiphertext: string | null;
+}
+
+/**
+ * Fix pull requests not merged yet (open, or closed and perhaps reopened) whose host was last asked before
+ * `checkedBefore`, least recently asked first, at most `limit`: those of repositories a webhook of their
+ * organization already delivers for are left out, as the webhook tells their changes.
+ */
+export async function pullRequestsToPoll(db: Kysely<Database>, checkedBefore: string, limit: number): Promise<PullRequestToPoll[]> {
+  const rows = await db
+    .selectFrom('fix_pull_requests as pr')
+    .innerJoin('fixes', 'fixes.id', 'pr.fix_id')
+    .leftJoin('fix_pull_request_states as s', 's.pull_request_id', 'pr.id')
+    .selectAll('pr')
+    .select(['fixes.org_id', 'fixes.unit_id', 'fixes.source_repo_provider'])
+    .select((eb) =>
+      eb
+        .selectFrom('source_repos')
+        .select('source_repos.token_ciphertext')
+        .whereRef('source_repos.unit_id', '=', 'fixes.unit_id')
+        .whereRef('source_repos.provider', '=', 'fixes.source_repo_provider')
+        .where(sql<boolean>`lower(source_repos.full_name) = lower(pr.repo_full_name)`)
+        .limit(1)
+        .as('token_ciphertext'),
+    )
+    .where('fixes.source_repo_provider', 'is not', null)
+    .where((eb) => eb.or([eb('s.state', 'is', null), eb('s.state', '!=', 'merged')]))
+    .where((eb) => eb.or([eb('s.checked_at', 'is', null), eb('s.checked_at', '<', checkedBefore)]))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('code_host_webhooks as h')
+            .select('h.id')
+            .whereRef('h.org_id', '=', 'fixes.org_id')
+            .whereRef('h.provider', '=', 'fixes.source_repo_provider')
+            .where('h.last_delivery_at', 'is not', null)
+            .where((w) => w.or([w('h.unit_id', 'is', null), w('h.unit_id', '=', w.ref('fixes.unit_id'))])),
+        ),
+      ),
+    )
+    .orderBy(sql`coalesce(s.checked_at, '')`)
+    .orderBy('pr.id')
+    .limit(limit)
+    .execute();
+  return rows.map(({ org_id, unit_id: _unit, source_repo_provider, token_ciphertext, ...pullRequest }) => ({
+    pullRequest,
+    orgId: org_id,
+    provider: source_repo_provider!,
+    tokenCiphertext: token_ciphertext ?? null,
+  }));
+}
+
+/** Notes that the host was asked (and could not answer), so the poll moves on to the others. */
+export async function markPullRequestChecked(db: Kysely<Database>, pullRequestId: string, at: string): Promise<void> {
+  await db
+    .insertInto('fix_pull_request_states')
+    .values({ pull_request_id: pullRequestId, state: 'open', title: null, head_sha: null, checked_at: at })
+    .onConflict((oc) => oc.column('pull_request_id').doUpdateSet({ checked_at: at }))
+    .execute();
+}

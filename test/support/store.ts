@@ -10,6 +10,8 @@ export const TEST_SCHEMA_PREFIX = 't_';
 
 /** Workers started on a test database never reach the public OSV bucket; a test that wants the refresh points it at a loopback server. */
 const NO_OSV_SYNC = '0';
+/** Nor do they ask code hosts about fix pull requests; a test of the poll runs it itself. */
+const NO_PR_POLL = '0';
 
 // scripts/test.ts runs the files it reads as database-free once, with BULWARK_TEST_DB=none; one that loads
 // this module anyway would quietly lose its PostgreSQL run, so it fails instead.
@@ -27,7 +29,7 @@ export const POSTGRES_URL = process.env.BULWARK_TEST_POSTGRES_URL || DEFAULT_POS
 
 export interface TestDatabase {
   /** Settings that point any process (this one or a child) at the same isolated database. */
-  env: { DATABASE_URL?: string; BULWARK_DATA_DIR: string; BULWARK_OSV_SYNC_HOURS: string };
+  env: { DATABASE_URL?: string; BULWARK_DATA_DIR: string; BULWARK_OSV_SYNC_HOURS: string; BULWARK_PR_POLL_MINUTES: string };
   dataDir: string;
   store: Store;
   cleanup(): Promise<void>;
@@ -43,7 +45,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     const store = openStore({ databaseUrl: null, dataDir });
     await migrateToLatest(store);
     return {
-      env: { BULWARK_DATA_DIR: dataDir, BULWARK_OSV_SYNC_HOURS: NO_OSV_SYNC },
+      env: { BULWARK_DATA_DIR: dataDir, BULWARK_OSV_SYNC_HOURS: NO_OSV_SYNC, BULWARK_PR_POLL_MINUTES: NO_PR_POLL },
       dataDir,
       store,
       async cleanup() {
@@ -62,7 +64,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const store = openStore({ databaseUrl, dataDir });
   await migrateToLatest(store);
   return {
-    env: { DATABASE_URL: databaseUrl, BULWARK_DATA_DIR: dataDir, BULWARK_OSV_SYNC_HOURS: NO_OSV_SYNC },
+    env: { DATABASE_URL: databaseUrl, BULWARK_DATA_DIR: dataDir, BULWARK_OSV_SYNC_HOURS: NO_OSV_SYNC, BULWARK_PR_POLL_MINUTES: NO_PR_POLL },
     dataDir,
     store,
     // The schema stays until the run ends: scripts/test.ts drops the run's whole database at once.

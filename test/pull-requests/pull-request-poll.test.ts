@@ -1,0 +1,122 @@
+// The poll of fix pull requests where no webhook reports on them: the real host client asks a loopback
+// stand-in for GitHub, and what it answers reaches fixes and findings as a webhook's word would.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Kysely } from 'kysely';
+import { codeHostClients, codeHostSettings } from '../../src/code-hosts/index.ts';
+import { pollFixPullRequests } from '../../src/core/pull-request-polling.ts';
+import { newId, nowIso } from '../../src/ids.ts';
+import type { Database } from '../../src/store/schema.ts';
+import { createHarness, testTokenBox, type Harness, type TestOrg } from '../support/api.ts';
+import { readEvents } from '../support/helpers.ts';
+import { startPullRequestStateStandIn, type HostedPullRequest, type PullRequestStateStandIn } from '../support/pull-request-fixture.ts';
+
+const TOKEN = 'ghp_pollToken0123456789abcdefABCDEFabcdef';
+
+describe('the poll of fix pull requests', () => {
+  let h: Harness;
+  let db: Kysely<Database>;
+  let org: TestOrg;
+  let host: PullRequestStateStandIn;
+  const hosted: Record<number, HostedPullRequest> = {};
+  const logged: string[] = [];
+
+  before(async () => {
+    h = await createHarness();
+    db = h.database.store.db;
+    org = await h.org('poll');
+    host = await startPullRequestStateStandIn({ provider: 'github', token: TOKEN, fullName: 'acme/api', pullRequests: hosted });
+  });
+  after(async () => {
+    await host.close();
+    await h.close();
+  });
+
+  // Every pull request is due at once: a round asks about all of them.
+  const poll = () =>
+    pollFixPullRequests(db, {
+      tokenBox: testTokenBox,
+      clients: codeHostClients({ ...codeHostSettings({}), github: host.url }),
+      everyMs: -60_000,
+      log: (message, fields) => logged.push(`${message} ${JSON.stringify(fields)}`),
+    });
+
+  async function fixWithPullRequest(number: number) {
+    const unit = await h.unit(org, ['github:acme/api']);
+    await db.updateTable('source_repos').set({ token_ciphertext: testTokenBox.seal(TOKEN) }).where('unit_id', '=', unit.id).execute();
+    const findings = [await h.finding(unit), await h.finding(unit)];
+    const fixId = newId();
+    const at = nowIso();
+    await (db as Kysely<any>)
+      .insertInto('fixes')
+      .values({ id: fixId, org_id: org.id, unit_id: unit.id, title: 'fix', instructions: '', status: 'completed', source_repo: 'acme/api', source_repo_provider: 'github', created_at: at, updated_at: at })
+      .execute();
+    await db.insertInto('fix_findings').values(findings.map((f, position) => ({ fix_id: fixId, finding_id: f.id, position }))).execute();
+    await db
+      .insertInto('fix_pull_requests')
+      .values({ id: newId(), fix_id: fixId, repo_full_name: 'acme/api', branch_name: `bulwark/fix-${number}`, pr_number: number, pr_url: `https://github.com/acme/api/pull/${number}`, merge_status: 'clean', created_at: at, merged_at: null })
+      .execute();
+    return { unit, findings };
+  }
+
+  test('a merge seen by the poll resolves the fixed and the linked findings, once', async () => {
+    const { unit, findings } = await fixWithPullRequest(7);
+    const linked = await h.finding(unit);
+    hosted[7] = { state: 'open', title: 'Bulwark: fix', body: null, headSha: 'a'.repeat(40), commits: ['Move the key to the environment'] };
+
+    assert.deepEqual(await poll(), { asked: 1, changed: 0, failed: 0 }, 'the first look only records');
+    hosted[7] = { ...hosted[7], state: 'merged', closedAt: '2026-11-22T09:00:00Z', mergeCommitSha: 'f'.repeat(40), commits: [...hosted[7].commits, `Also fixes bulwark:${linked.id}`] };
+    assert.deepEqual(await poll(), { asked: 1, changed: 1, failed: 0 });
+
+    const merged = await readEvents(h, org.key, { event_type: 'resolved_pr_merged' });
+    assert.deepEqual(merged.items.map((e: any) => e.finding_id).sort(), findings.map((f) => f.id).sort());
+    assert.ok(merged.items.every((e: any) => e.metadata.via === 'poll' && e.metadata.merged_at === '2026-11-22T09:00:00.000Z'));
+    const links = await readEvents(h, org.key, { event_type: 'resolved_pr_linked' });
+    assert.deepEqual(links.items.map((e: any) => e.finding_id), [linked.id]);
+    const updates = await readEvents(h, org.key, { event_type: 'fix_pr_updated', finding_id: findings[0].id });
+    assert.deepEqual(updates.items.map((e: any) => e.metadata.changes), [['merged']]);
+
+    // A merged pull request is not asked about again.
+    assert.deepEqual(await poll(), { asked: 0, changed: 0, failed: 0 });
+    assert.ok(host.requests.every((r) => r.headers.authorization === `token ${TOKEN}`), 'the repository’s stored token is used');
+  });
+
+  test('a host that cannot answer is noted, the token never logged, and asked again next round', async () => {
+    await fixWithPullRequest(8);
+    hosted[8] = { state: 'open', title: 'Bulwark: fix', body: null, headSha: 'b'.repeat(40), commits: [] };
+    host.respondWith({ status: 500, body: { message: `upstream failed for ${TOKEN}` } });
+    try {
+      const report = await poll();
+      assert.equal(report.failed, 1);
+      assert.ok(logged.some((line) => line.startsWith('pull request poll failed') && line.includes('/pull/8')));
+      assert.ok(!logged.join('\n').includes(TOKEN));
+    } finally {
+      host.respondWith(null);
+    }
+    assert.deepEqual(await poll(), { asked: 1, changed: 0, failed: 0 });
+  });
+
+  test('repositories a webhook of the organization reports on are not polled', async () => {
+    const other = await h.org('poll-with-webhook');
+    const unit = await h.unit(other, ['github:acme/api']);
+    const fixId = newId();
+    const at = nowIso();
+    await (db as Kysely<any>)
+      .insertInto('fixes')
+      .values({ id: fixId, org_id: other.id, unit_id: unit.id, title: 'fix', instructions: '', status: 'completed', source_repo: 'acme/api', source_repo_provider: 'github', created_at: at, updated_at: at })
+      .execute();
+    const prId = newId();
+    await db
+      .insertInto('fix_pull_requests')
+      .values({ id: prId, fix_id: fixId, repo_full_name: 'acme/api', branch_name: 'bulwark/fix-9', pr_number: 9, pr_url: 'https://github.com/acme/api/pull/9', merge_status: 'clean', created_at: at, merged_at: null })
+      .execute();
+    await db
+      .insertInto('code_host_webhooks')
+      .values({ id: newId(), org_id: other.id, provider: 'github', unit_id: null, secret_ciphertext: testTokenBox.seal('s'), created_by_user_id: null, created_at: at, last_delivery_at: at })
+      .execute();
+    const before = host.requests.length;
+    await poll();
+    assert.ok(!host.requests.slice(before).some((r) => r.path.includes('/pulls/9')), 'no request about the webhook-covered pull request');
+    assert.equal(await db.selectFrom('fix_pull_request_states').select('pull_request_id').where('pull_request_id', '=', prId).executeTakeFirst(), undefined);
+  });
+});
