@@ -296,6 +296,63 @@ export interface CodeHostDeliveriesTable {
   outcome: string | null;
 }
 
+/** An organization's endpoint that receives its finding events (migration 026). */
+export interface OutboundWebhooksTable {
+  id: string;
+  org_id: string;
+  url: string;
+  description: string;
+  /** JSON list of the event types it receives; empty: all of them. */
+  event_types: string;
+  enabled: number;
+  /** The signing secret (`whsec_…`), sealed with the token box. */
+  secret_ciphertext: string;
+  /** The secret before the last rotation, still signed with until `previous_secret_expires_at`. */
+  previous_secret_ciphertext: string | null;
+  previous_secret_expires_at: string | null;
+  /** The first failed attempt since the last delivered one; null while deliveries succeed. */
+  failing_since: string | null;
+  /** Messages in a row whose every attempt failed. */
+  failed_messages: number;
+  disabled_reason: string | null;
+  disabled_at: string | null;
+  created_by_user_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A finding event waiting to become deliveries; written by a trigger with the event itself. */
+export interface OutboundWebhookOutboxTable {
+  event_id: string;
+  org_id: string;
+  created_at: string;
+}
+
+/** One message (a finding event) to one endpoint, and how its attempts went. */
+export interface OutboundWebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: 'pending' | 'delivered' | 'failed';
+  /** Attempts made so far. */
+  attempts: number;
+  /** 1 while the attempt due is a redelivery someone asked for: it is not retried. */
+  manual: number;
+  next_attempt_at: string | null;
+  /** The claim of the worker sending the due attempt. */
+  lease_until: string | null;
+  lease_holder: string | null;
+  last_attempt_at: string | null;
+  response_status: number | null;
+  latency_ms: number | null;
+  error: string | null;
+  /** The start of the last answer's body, masked. */
+  response_body: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
 export interface FixBranchesTable {
   org_id: string;
   source_repo_provider: string;
@@ -504,6 +561,9 @@ export interface Database {
   fix_pull_request_states: FixPullRequestStatesTable;
   code_host_webhooks: CodeHostWebhooksTable;
   code_host_deliveries: CodeHostDeliveriesTable;
+  outbound_webhooks: OutboundWebhooksTable;
+  outbound_webhook_outbox: OutboundWebhookOutboxTable;
+  outbound_webhook_deliveries: OutboundWebhookDeliveriesTable;
   jobs: JobsTable;
   osv_advisories: OsvAdvisoriesTable;
   osv_affected: OsvAffectedTable;
@@ -539,6 +599,8 @@ export type FixRow = Selectable<FixesTable>;
 export type FixPullRequestRow = Selectable<FixPullRequestsTable>;
 export type CodeHostWebhookRow = Selectable<CodeHostWebhooksTable>;
 export type CodeHostDeliveryRow = Selectable<CodeHostDeliveriesTable>;
+export type OutboundWebhookRow = Selectable<OutboundWebhooksTable>;
+export type OutboundWebhookDeliveryRow = Selectable<OutboundWebhookDeliveriesTable>;
 export type JobRow = Selectable<JobsTable>;
 export type OsvAdvisoryRow = Selectable<OsvAdvisoriesTable>;
 export type OsvAffectedRow = Selectable<OsvAffectedTable>;
