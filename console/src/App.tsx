@@ -11,6 +11,7 @@ import { LoginPage } from './pages/Login.tsx';
 import { ApiKeysPage } from './pages/settings/ApiKeys.tsx';
 import { MembersPage } from './pages/settings/Members.tsx';
 import { QuotasPage } from './pages/settings/Quotas.tsx';
+import { WebhooksPage } from './pages/settings/Webhooks.tsx';
 import { UnitPage } from './pages/Unit.tsx';
 import { UnitsPage } from './pages/Units.tsx';
 import type { Family } from './lib/units.ts';
@@ -32,6 +33,7 @@ const ORG_ROUTES: [string, (params: Params) => ReactNode][] = [
   ['settings/api-keys', () => <ApiKeysPage />],
   ['settings/members', () => <MembersPage />],
   ['settings/quotas', () => <QuotasPage />],
+  ['settings/webhooks', () => <WebhooksPage />],
 ];
 
 function Redirect({ to }: { to: string }) {

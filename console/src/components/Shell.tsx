@@ -16,6 +16,7 @@ const SETTINGS = [
   { path: 'settings/api-keys', label: 'API Keys' },
   { path: 'settings/members', label: 'Members' },
   { path: 'settings/quotas', label: 'Quotas' },
+  { path: 'settings/webhooks', label: 'Webhooks' },
 ];
 
 /** The signed-in frame: organization switcher, navigation, the account's sign-out buttons. */

@@ -29,7 +29,7 @@ function fullNameOf(repository: Record<string, unknown> | undefined): string | n
 export const azureDevOpsWebhooks: WebhookReader = {
   provider: 'azure_devops',
   setup: {
-    secret: 'Web Hooks → Basic authentication username: bulwark; password: the secret below',
+    secret: "Web Hooks → Basic authentication username: bulwark; password: the webhook's secret",
     events: 'Pull request created, Pull request updated and Pull request merge attempted (one subscription each)',
   },
   verify(headers, _body, secret) {

@@ -22,7 +22,7 @@ export interface ReadDelivery {
 export interface WebhookReader {
   /** The code host's name (`github`, `gitlab`, `azure_devops`). */
   provider: string;
-  /** How a person sets the webhook up on the host, in a sentence per step. */
+  /** How a person sets the webhook up on the host: where its secret goes and which events to tick. */
   setup: { secret: string; events: string };
   /** Whether the delivery carries the host's proof of the shared secret. */
   verify(headers: Headers, body: Buffer, secret: string): boolean;

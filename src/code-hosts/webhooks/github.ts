@@ -7,7 +7,7 @@ import { header, numberAt, objectAt, sameSecret, stringAt, timeAt, type WebhookR
 
 export const githubWebhooks: WebhookReader = {
   provider: 'github',
-  setup: { secret: 'Secret: the secret below; Content type: application/json', events: 'Let me select individual events: Pull requests' },
+  setup: { secret: "Secret: the webhook's secret; Content type: application/json", events: 'Let me select individual events: Pull requests' },
   verify(headers, body, secret) {
     const signature = header(headers, 'x-hub-signature-256');
     if (!signature?.startsWith('sha256=')) return false;

@@ -8,7 +8,7 @@ const STATES: Record<string, 'open' | 'closed' | 'merged'> = { opened: 'open', l
 
 export const gitlabWebhooks: WebhookReader = {
   provider: 'gitlab',
-  setup: { secret: 'Secret token: the secret below', events: 'Trigger: Merge request events' },
+  setup: { secret: "Secret token: the webhook's secret", events: 'Trigger: Merge request events' },
   verify(headers, _body, secret) {
     const token = header(headers, 'x-gitlab-token');
     return token !== undefined && sameSecret(token, secret);
