@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { newId, nowIso } from '../ids.ts';
 import { insertFindingEvent, insertFindingEvents, listFindingEvents, type FindingEventQuery } from '../store/finding-events.ts';
-import { encodeJson } from '../store/json-columns.ts';
+import { decodeJson, encodeJson } from '../store/json-columns.ts';
 import type { Database, FindingEventRow, FindingRow } from '../store/schema.ts';
 import { maskSecretsIn } from '../scanning/secrets/mask-text.ts';
 
@@ -85,4 +85,27 @@ export type EventFilters = FindingEventQuery;
 /** The organization-wide feed, newest first. */
 export function listEvents(db: Kysely<Database>, orgId: string, filters: EventFilters): Promise<{ items: FindingEventRow[]; total: number }> {
   return listFindingEvents(db, orgId, filters);
+}
+
+/** An event as the feed serves it and outbound webhooks send it (their `data`). */
+export function eventView(e: FindingEventRow) {
+  return {
+    id: e.id,
+    organization_id: e.org_id,
+    repository_id: e.unit_id,
+    finding_id: e.finding_id,
+    scan_id: e.scan_id,
+    scan_type: e.scan_type,
+    event_type: e.event_type,
+    previous_status: e.previous_status,
+    new_status: e.new_status,
+    severity: e.severity,
+    check_id: e.check_id,
+    file_path: e.file_path,
+    actor_user_id: e.actor_user_id,
+    metadata: decodeJson<Record<string, unknown>>(e.metadata, {}),
+    comment: e.comment,
+    event_timestamp: e.event_timestamp,
+    created_at: e.created_at,
+  };
 }

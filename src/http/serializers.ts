@@ -2,6 +2,7 @@ import type { ApiKeySummary } from '../core/api-keys.ts';
 import { fixReport, type FixView } from '../core/fixes.ts';
 import type { QuotaBalance } from '../core/quotas.ts';
 import { detectedByOf } from '../core/findings.ts';
+import { eventView } from '../core/finding-events.ts';
 import type { BatchView, ProgressView, ScanResults } from '../core/scan-batches.ts';
 import { findingStatus, stateOf } from '../core/states/finding-state.ts';
 import type { Unit } from '../core/units.ts';
@@ -128,27 +129,7 @@ export function serializeFinding(family: Family, unit: Unit, f: FindingRow) {
   };
 }
 
-export function serializeEvent(e: FindingEventRow) {
-  return {
-    id: e.id,
-    organization_id: e.org_id,
-    repository_id: e.unit_id,
-    finding_id: e.finding_id,
-    scan_id: e.scan_id,
-    scan_type: e.scan_type,
-    event_type: e.event_type,
-    previous_status: e.previous_status,
-    new_status: e.new_status,
-    severity: e.severity,
-    check_id: e.check_id,
-    file_path: e.file_path,
-    actor_user_id: e.actor_user_id,
-    metadata: decodeJson<Record<string, unknown>>(e.metadata, {}),
-    comment: e.comment,
-    event_timestamp: e.event_timestamp,
-    created_at: e.created_at,
-  };
-}
+export const serializeEvent = (e: FindingEventRow) => eventView(e);
 
 export function serializePullRequest(pr: FixPullRequestRow) {
   return {
