@@ -1,4 +1,4 @@
-import type { Settings } from './config.ts';
+import { cloneUrlPolicyOf, type Settings } from './config.ts';
 import { findingsInOrder, type FixDispatcher, type PullRequestOpener, type SourceBranchCheck } from './core/fixes.ts';
 import type { BatchDispatcher } from './core/scan-batches.ts';
 import { loadTokenBox, type TokenBox } from './crypto/token-box.ts';
@@ -23,6 +23,7 @@ import type { Store } from './store/database.ts';
 import type { FindingRow } from './store/schema.ts';
 import { toFixFinding } from './fixing/fix-finding.ts';
 import { deliveryJobs } from './core/code-host-webhooks.ts';
+import { startOutboundWebhooks, type OutboundWebhookDispatcher } from './outbound-webhooks/dispatcher.ts';
 import { startPullRequestPoll } from './core/pull-request-polling.ts';
 import { codeHostClients } from './code-hosts/index.ts';
 import type { PeriodicTask } from './jobs/periodic-task.ts';
@@ -120,6 +121,7 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
   });
   const metrics = new Metrics({ queueDepth: () => queue.depth(), outcomes: () => recordOutcomes(store.db) });
   let osvRefresh: OsvRefresher | undefined;
+  let outboundWebhooks: OutboundWebhookDispatcher | undefined;
   let pullRequestPoll: PeriodicTask | undefined;
   return {
     queue,
@@ -160,12 +162,15 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
         log,
       });
       osvRefresh = startOsvRefresh(store.db, { baseUrl: settings.osv.url, intervalMs: settings.osv.syncHours * 3_600_000, log });
+      // Finding events to the organizations' webhook endpoints (outbound-webhooks/dispatcher.ts).
+      outboundWebhooks = startOutboundWebhooks(store.db, { tokenBox, allowPrivateHosts: cloneUrlPolicyOf(settings).allowPrivateHosts, log });
     },
     get osvRefresh() {
       return osvRefresh;
     },
     async close() {
       await pullRequestPoll?.stop();
+      await outboundWebhooks?.stop();
       await osvRefresh?.stop();
       await queue.stop();
     },

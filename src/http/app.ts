@@ -18,6 +18,7 @@ import { sessionPrincipal } from '../core/accounts.ts';
 import { accountRoutes } from './routes/account.ts';
 import { consoleApiKeyRoutes } from './routes/console/api-keys.ts';
 import { consoleMemberRoutes } from './routes/console/members.ts';
+import { consoleOutboundWebhookRoutes } from './routes/console/outbound-webhooks.ts';
 import { consoleSessionRoutes } from './routes/console/session.ts';
 import { consoleUnitRoutes } from './routes/console/units.ts';
 import { deviceRoutes } from './routes/device.ts';
@@ -159,6 +160,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(consoleApiKeyRoutes, { store: deps.store });
   await app.register(consoleMemberRoutes, { store: deps.store });
   await app.register(consoleUnitRoutes, { store: deps.store, registration: deps.registration ?? null });
+  await app.register(consoleOutboundWebhookRoutes, { store: deps.store, registration: deps.registration ?? null });
   await app.register(deviceRoutes, { store: deps.store, publicUrl: deps.publicUrl ?? null });
   await app.register(oidcRoutes, { store: deps.store, oidc: deps.oidc ?? null, publicUrl: deps.publicUrl ?? null });
   await app.register(eventRoutes, { store: deps.store });

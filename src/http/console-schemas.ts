@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { CODE_HOSTS } from '../code-hosts/index.ts';
+import { EVENT_TYPES } from '../core/finding-events.ts';
 import { ROLES } from '../core/roles.ts';
 import { SCOPES } from '../core/scopes.ts';
 import { VOCABULARY_SCHEMAS } from './vocabulary.ts';
@@ -225,3 +226,73 @@ export const CodeHostDelivery = Type.Object(
   { title: 'CodeHostDelivery' },
 );
 export const CodeHostDeliveryList = Type.Object({ items: Type.Array(CodeHostDelivery) }, { title: 'CodeHostDeliveryList' });
+
+export const EndpointParams = Type.Object({ org_id: Type.String(), endpoint_id: Type.String() });
+export const EndpointDeliveryParams = Type.Object({ org_id: Type.String(), endpoint_id: Type.String(), delivery_id: Type.String() });
+const FindingEventTypeName = Type.String({ enum: [...EVENT_TYPES] });
+const EventTypeList = Type.Array(FindingEventTypeName, {
+  maxItems: EVENT_TYPES.length,
+  description: 'The finding event types it receives (sent as finding.<type>); empty or omitted: all of them',
+});
+export const WebhookEndpoint = Type.Object(
+  {
+    id: Type.String(),
+    url: Type.String(),
+    description: Type.String(),
+    events: Type.Array(FindingEventTypeName, { description: 'The finding event types it receives; empty: all of them' }),
+    enabled: Type.Boolean(),
+    disabled_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it was disabled: by an admin, or automatically after its deliveries kept failing' }),
+    disabled_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    failing_since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'The first failed attempt since the last delivered one' }),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'WebhookEndpoint' },
+);
+export const WebhookEndpointList = Type.Object({ items: Type.Array(WebhookEndpoint) }, { title: 'WebhookEndpointList' });
+export const CreateWebhookEndpointRequest = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 2000, description: 'An https:// URL on a public address' }),
+    events: Type.Optional(EventTypeList),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  { title: 'CreateWebhookEndpointRequest', additionalProperties: false },
+);
+export const UpdateWebhookEndpointRequest = Type.Object(
+  {
+    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+    events: Type.Optional(EventTypeList),
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    enabled: Type.Optional(Type.Boolean({ description: 'true also clears why it was disabled' })),
+  },
+  { title: 'UpdateWebhookEndpointRequest', additionalProperties: false },
+);
+export const WebhookEndpointWithSecret = Type.Object(
+  { endpoint: WebhookEndpoint, secret: Type.String({ description: 'The signing secret (whsec_…), shown in this answer only' }) },
+  { title: 'WebhookEndpointWithSecret' },
+);
+const NullableTime = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+export const WebhookDelivery = Type.Object(
+  {
+    id: Type.String(),
+    event_id: Type.String({ description: "The finding event's id, sent as webhook-id" }),
+    event_type: FindingEventTypeName,
+    status: Type.String({ enum: ['pending', 'delivered', 'failed'] }),
+    attempt: Type.Integer({ description: 'Attempts made so far' }),
+    response_status: Type.Union([Type.Integer(), Type.Null()], { description: "The last attempt's HTTP status; null when no answer came" }),
+    latency_ms: Type.Union([Type.Integer(), Type.Null()]),
+    error: Type.Union([Type.String(), Type.Null()]),
+    response_body: Type.Union([Type.String(), Type.Null()], { description: "The start of the last answer's body (4 KiB at most)" }),
+    created_at: Type.String({ format: 'date-time' }),
+    last_attempt_at: NullableTime,
+    next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the next attempt is due; null once delivered or failed' }),
+    finished_at: NullableTime,
+  },
+  { title: 'WebhookDelivery' },
+);
+export const WebhookDeliveryList = Type.Object({ items: Type.Array(WebhookDelivery) }, { title: 'WebhookDeliveryList' });
+export const WebhookDeliveryQuery = Type.Object({
+  status: Type.Optional(Type.String({ enum: ['pending', 'delivered', 'failed'] })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+});
