@@ -43,15 +43,19 @@ Usage: bulwark <command> [options]        (every admin command takes --json and 
   osv sync [--ecosystems npm,PyPI,…]               download OSV records (BULWARK_OSV_URL; only what changed since the
                                                    last sync); default: every ecosystem the SBOM extractors read
   scan DIR --type ${runnableScanTypes().map((t) => t.replace(/_scan$/, '')).join('|')} [--format table|json|sarif|semgrep-json|cyclonedx]
-       [--fail-on ${SEVERITIES.join('|')}] [--output FILE] [--history-depth N] [--verify]
+       [--fail-on ${SEVERITIES.join('|')}] [--output FILE] [--history-depth N] [--verify] [--baseline REF]
                                                    scan a local folder (with its git history when it is a work
                                                    tree); no server; sbom reads OSV records from the database if
                                                    one exists; cyclonedx prints the SBOM; progress on stderr when
                                                    it is a terminal; --verify (secrets) asks each credential's
-                                                   provider whether it is live (valid ones rank critical)
+                                                   provider whether it is live (valid ones rank critical);
+                                                   --baseline REF (a branch, tag or commit of the folder's git
+                                                   repository) scans REF's tree too and reports, counts and fails
+                                                   on only the findings REF does not have (a finding whose lines
+                                                   moved or whose file was renamed is not new)
 
-Exit codes: 0 success (for scan: nothing at or above --fail-on), 1 findings at or above --fail-on,
-2 usage error (unknown option, bad value, missing or wrong argument), 3 runtime error.
+Exit codes: 0 success (for scan: nothing at or above --fail-on), 1 findings at or above --fail-on (with
+--baseline: new ones), 2 usage error (unknown option, bad value, missing or wrong argument), 3 runtime error.
 
 Environment: DATABASE_URL (PostgreSQL; default embedded SQLite), BULWARK_DATA_DIR, HOST, PORT, LOG_LEVEL,
 BULWARK_ENCRYPTION_KEY, BULWARK_PUBLIC_URL.`;
@@ -86,6 +90,7 @@ const OPTIONS = {
   output: { type: 'string' },
   'history-depth': { type: 'string' },
   verify: { type: 'boolean' },
+  baseline: { type: 'string' },
   email: { type: 'string' },
   'password-env': { type: 'string' },
   role: { type: 'string' },

@@ -5,13 +5,14 @@ import path from 'node:path';
 import { loadSettings, localCacheDirFrom, type Settings } from '../../config.ts';
 import { SCAN_TYPES, type ScanType } from '../../scanning/scan-types/index.ts';
 import { loadTokenBox, TokenBox } from '../../crypto/token-box.ts';
-import type { ScanArtifact } from '../../scanning/engine.ts';
+import type { EngineInput, RawFinding, ScanArtifact } from '../../scanning/engine.ts';
 import { defaultEngines, runnableScanTypes } from '../../scanning/engines.ts';
 import { REPORT_FORMATS, renderReport, type ReportFormat } from '../../reports/index.ts';
 import { atOrAbove, SEVERITIES, type Severity } from '../../core/severity.ts';
 import { loadIgnore, walkFiles } from '../../scanning/source-files.ts';
 import { git } from '../../scm/git-command.ts';
 import { VERSION } from '../../version.ts';
+import { baselineLine, baselineOption, newFindings, resolveBaseline, withBaselineSummary, withBaselineTree, type BaselineSummary } from '../baseline.ts';
 import { optionalInt, UsageError } from '../output.ts';
 import { progressDisplay } from '../progress.ts';
 
@@ -113,7 +114,8 @@ async function openLocalAdvisories(settings: Settings) {
  * OSV records from the database if there is one), and prints (or with --output, writes) a report. Exit
  * code 1 when --fail-on is given and a finding is at or above it, else 0 (usage errors exit 2 and runtime
  * errors 3, see main.ts). Progress goes to stderr only when stderr is a terminal. Findings' paths are
- * relative to DIR, so the report is the same from whichever directory the command runs.
+ * relative to DIR, so the report is the same from whichever directory the command runs. With --baseline
+ * REF the tree of REF is scanned too, and only DIR's findings REF does not have are reported and counted.
  */
 export async function scanCommand(args: string[], values: Record<string, unknown>): Promise<number> {
   const [target, ...extra] = args;
@@ -128,53 +130,83 @@ export async function scanCommand(args: string[], values: Record<string, unknown
   const scanType = resolveScanType(values.type);
   if (format === 'cyclonedx' && scanType !== 'sbom_scan') throw new UsageError('--format cyclonedx needs --type sbom');
   if (values.verify && scanType !== 'secrets_scan') throw new UsageError('--verify needs --type secrets');
+  const baselineRef = baselineOption(values);
+  if (baselineRef !== undefined && format === 'cyclonedx') throw new UsageError('--baseline leaves out findings, and --format cyclonedx prints the SBOM, which has none');
 
   const dir = path.resolve(target);
   const stat = await fs.stat(dir).catch(() => undefined);
   if (!stat) throw new UsageError(`${target}: no such directory`);
   if (!stat.isDirectory()) throw new UsageError(`${target} is a file; bulwark scan takes a directory (the project's root folder)`);
+  const gitTimeoutMs = settings.gitTimeoutSeconds * 1000;
+  const baseline = baselineRef === undefined ? undefined : await resolveBaseline(dir, baselineRef, gitTimeoutMs);
 
   const progress = progressDisplay(process.stderr);
   const note = (message: string) => progress.note(message);
   const advisories = scanType === 'sbom_scan' ? await openLocalAdvisories(settings) : undefined;
   const repo = await gitTarget(dir, settings, note);
   const artifacts: ScanArtifact[] = [];
-  let findings;
+  let findings: RawFinding[];
+  let leftOut: BaselineSummary | undefined;
   try {
-    const engines = defaultEngines({
-      secretsHistoryDepth: historyDepth,
-      // Only on request: a local scan reaches providers with --verify, never through the server's setting alone.
-      secretsVerify: values.verify ? { ...settings.secretsVerify, enabled: true } : null,
-      sastRuleDirs: settings.sastRuleDirs,
-      semgrepConfigs: settings.semgrepConfigs,
-      cacheDir: localCacheDirFrom(process.env),
-      cacheMaxBytes: settings.cacheMaxBytes,
-      advisories: advisories?.lookup,
-      inCallingThread: await isSmallTree(dir),
-      llm: settings.llm,
-      deepReview: settings.deepReview,
-      checksEnabled: settings.checksEnabled,
-    });
-    const engine = (await engines.engineFor(scanType))!;
-    findings = await engine.scan({
+    const inCallingThread = await isSmallTree(dir);
+    const scanWith = async (verify: boolean, input: Omit<EngineInput, 'fingerprintKey' | 'subject' | 'cacheScope'>) => {
+      const engines = defaultEngines({
+        secretsHistoryDepth: historyDepth,
+        // Only on request: a local scan reaches providers with --verify, never through the server's setting alone.
+        secretsVerify: verify ? { ...settings.secretsVerify, enabled: true } : null,
+        sastRuleDirs: settings.sastRuleDirs,
+        semgrepConfigs: settings.semgrepConfigs,
+        cacheDir: localCacheDirFrom(process.env),
+        cacheMaxBytes: settings.cacheMaxBytes,
+        advisories: advisories?.lookup,
+        inCallingThread,
+        llm: settings.llm,
+        deepReview: settings.deepReview,
+        checksEnabled: settings.checksEnabled,
+      });
+      const engine = (await engines.engineFor(scanType))!;
+      return engine.scan({
+        ...input,
+        fingerprintKey: fingerprintKey(settings),
+        subject: path.basename(dir),
+        // The local cache is this machine's alone; no organization shares it.
+        cacheScope: 'local',
+      });
+    };
+    findings = await scanWith(Boolean(values.verify), {
       dir,
       gitDir: repo?.gitDir,
       commit: repo?.commit,
-      fingerprintKey: fingerprintKey(settings),
-      subject: path.basename(dir),
-      // The local cache is this machine's alone; no organization shares it.
-      cacheScope: 'local',
       onNote: note,
       // Missing or stale vulnerability records: never a silent all-clear.
       onWarning: (message) => note(`warning: ${message}`),
       onArtifact: (artifact) => artifacts.push(artifact),
       onProgress: (step) => progress.update(step),
     });
+    if (baseline) {
+      const found = findings;
+      const label = `baseline ${baseline.ref}`;
+      progress.update({ phase: `${label}: writing its files` });
+      findings = await withBaselineTree(baseline, dir, gitTimeoutMs, async (tree) => {
+        if (tree.missing) note(`${label}: ${tree.missing} file${tree.missing === 1 ? ' is' : 's are'} not in the local repository (a partial clone?); findings in them count as new`);
+        // Scanned as DIR is: with history when DIR's is read, never asking providers (validity is not identity).
+        const inBaseline = await scanWith(false, {
+          dir: tree.dir,
+          gitDir: repo ? baseline.gitDir : undefined,
+          commit: repo ? baseline.commit : undefined,
+          onNote: (message) => note(`${label}: ${message}`),
+          onWarning: (message) => note(`${label}: warning: ${message}`),
+          onProgress: (step) => progress.update({ ...step, phase: `${label}: ${step.phase}` }),
+        });
+        return newFindings(found, inBaseline, tree.renames);
+      });
+      leftOut = { ref: baseline.ref, commit: baseline.commit, alreadyPresent: found.length - findings.length };
+    }
   } finally {
     progress.finish();
     await advisories?.close();
   }
-  const text = renderReport(format, {
+  const rendered = renderReport(format, {
     findings,
     artifacts,
     scanType,
@@ -183,12 +215,16 @@ export async function scanCommand(args: string[], values: Record<string, unknown
     historyDepth: repo ? historyDepth : 0,
     toolVersion: VERSION,
   });
+  const text = leftOut ? withBaselineSummary(format, rendered, leftOut) : rendered;
 
+  const counted = `${findings.length}${leftOut ? ' new' : ''} finding${findings.length === 1 ? '' : 's'}`;
   if (output) {
     await fs.writeFile(path.resolve(output), text);
-    process.stderr.write(`bulwark: ${findings.length} finding${findings.length === 1 ? '' : 's'}; ${format} report written to ${output}\n`);
+    process.stderr.write(`bulwark: ${counted}${leftOut ? ` (${baselineLine(leftOut)})` : ''}; ${format} report written to ${output}\n`);
   } else {
     process.stdout.write(text);
+    // The table says it in its last line; other formats are for tools, and CI logs show stderr.
+    if (leftOut && format !== 'table') process.stderr.write(`bulwark: ${counted}; ${baselineLine(leftOut)}\n`);
   }
   return failOn && findings.some((f) => atOrAbove(f.severity, failOn)) ? 1 : 0;
 }
