@@ -38,7 +38,7 @@ import { webhookHeaders } from './signature.ts';
 
 export const OUTBOUND_WEBHOOKS_TASK = 'outbound-webhooks';
 
-/** After the first attempt fails, the waits before each retry: 8 attempts over about 27.5 hours. */
+/** The waits before each retry, from the start of the attempt that failed: 8 attempts over about 27.5 hours. */
 export const RETRY_DELAYS_MS: readonly number[] = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000];
 
 export interface DispatcherOptions {
@@ -175,7 +175,8 @@ export function startOutboundWebhooks(db: Kysely<Database>, options: DispatcherO
       status: delivered ? 'delivered' : finalFailure ? 'failed' : 'pending',
       attempts,
       manual: 0,
-      next_attempt_at: delivered || finalFailure ? null : iso(after + retryDelays[attempts - 1]!),
+      // Counted from the attempt's start, so a retry's time does not depend on how long the failure took.
+      next_attempt_at: delivered || finalFailure ? null : iso(claimedAt + retryDelays[attempts - 1]!),
       last_attempt_at: iso(claimedAt),
       response_status: result.status,
       latency_ms: result.latencyMs,
