@@ -74,22 +74,24 @@ const CLEANUP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * fails, and when the process is interrupted (the signal is then raised again, so it still ends the process).
  */
 export async function withBaselineTree<T>(baseline: Baseline, dir: string, timeoutMs: number, use: (tree: BaselineTree) => Promise<T>): Promise<T> {
-  const scratch = await fsp.mkdtemp(path.join(os.tmpdir(), 'bulwark-baseline-'));
+  let scratch: string | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     for (const s of CLEANUP_SIGNALS) process.off(s, onSignal);
-    fs.rmSync(scratch, { recursive: true, force: true });
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true, maxRetries: 3 });
     process.kill(process.pid, signal);
   };
+  // Handlers first and the folder made synchronously: a signal is handled only once the folder is known.
   for (const s of CLEANUP_SIGNALS) process.on(s, onSignal);
   try {
-    const tree = path.join(scratch, 'tree');
+    const folder = (scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-baseline-')));
+    const tree = path.join(folder, 'tree');
     await fsp.mkdir(tree);
     const files = await writeCommitFiles(baseline.gitDir, baseline.commit, tree, { prefix: baseline.prefix, timeoutMs });
-    const renames = await renamedSinceCommit(dir, baseline.commit, { scratch, timeoutMs });
+    const renames = await renamedSinceCommit(dir, baseline.commit, { scratch: folder, timeoutMs });
     return await use({ dir: tree, missing: files.missing, renames });
   } finally {
+    if (scratch) await fsp.rm(scratch, { recursive: true, force: true });
     for (const s of CLEANUP_SIGNALS) process.off(s, onSignal);
-    await fsp.rm(scratch, { recursive: true, force: true });
   }
 }
 

@@ -71,13 +71,16 @@ async function listEntries(gitDir: string, commit: string, options: CommitFilesO
 
 /**
  * Writes one file under `dest`, which this module alone fills: every folder on the way was made here, so
- * none is a link. A name used twice (a crafted tree) keeps its first file.
+ * none is a link. A name used twice (a crafted tree) keeps its first file. Folders are made one at a time,
+ * never recursively, so once `dest` is removed (an interrupted scan) nothing in flight can bring it back.
  */
 async function writeEntry(dest: string, entry: Entry, content: Buffer, folders: Set<string>): Promise<boolean> {
-  const folder = path.join(dest, ...entry.segments.slice(0, -1));
+  let folder = dest;
   try {
-    if (!folders.has(folder)) {
-      await fs.mkdir(folder, { recursive: true });
+    for (const name of entry.segments.slice(0, -1)) {
+      folder = path.join(folder, name);
+      if (folders.has(folder)) continue;
+      await fs.mkdir(folder);
       folders.add(folder);
     }
     const handle = await fs.open(path.join(folder, entry.segments.at(-1)!), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, entry.mode);
