@@ -154,7 +154,7 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
       });
       await queue.work('scan-batch-conclude', observeJobs('scan-batch-conclude', tidy(scanJobs['scan-batch-conclude']), log, metrics), { concurrency: 1 });
       await queue.work('fix-run', observeJobs('fix-run', tidy(fixRunner), log, metrics), { concurrency: settings.workerConcurrency });
-      await queue.work('code-host-delivery', observeJobs('code-host-delivery', deliveryJobs(store.db), log, metrics), { concurrency: 1 });
+      await queue.work('code-host-delivery', observeJobs('code-host-delivery', deliveryJobs(store.db, (trx, batch) => enqueue(trx, 'scan-batch', batch.id)), log, metrics), { concurrency: 1 });
       pullRequestPoll = startPullRequestPoll(store.db, {
         tokenBox,
         clients: codeHostClients(settings.codeHosts, settings.pullRequestTimeoutSeconds * 1000),

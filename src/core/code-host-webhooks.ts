@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { codeHostLabel } from '../code-hosts/index.ts';
 import { webhookReaderFor, WEBHOOK_READERS } from '../code-hosts/webhooks/index.ts';
-import type { DeliveredPullRequest, Headers } from '../code-hosts/webhooks/delivery.ts';
+import type { DeliveredPullRequest, DeliveredPush, Headers } from '../code-hosts/webhooks/delivery.ts';
 import type { TokenBox } from '../crypto/token-box.ts';
 import { newId, nowIso } from '../ids.ts';
 import { deleteWebhook, deliveriesOf, deliveryById, insertDelivery, insertWebhook, markDeliveryApplied, webhookById, webhooksOf } from '../store/code-host-webhooks.ts';
@@ -10,6 +10,8 @@ import type { CodeHostDeliveryRow, CodeHostWebhookRow, Database } from '../store
 import { unitById, unitOfOrganization } from '../store/units.ts';
 import { BodyValueError, notFound } from './errors.ts';
 import { observePullRequest } from './pull-request-lifecycle.ts';
+import type { BatchDispatcher } from './scan-batches.ts';
+import { scansOnPush } from './scan-triggers.ts';
 import type { JobHandlers } from '../jobs/queue.ts';
 
 // Inbound webhooks from code hosts: an organization's admin makes one per host (for one repository or all
@@ -104,6 +106,10 @@ export async function receiveDelivery(
   const read = reader.read(delivery.headers, payload);
   if ('refused' in read) return { status: 400, message: `Not a ${codeHostLabel(hook.provider)} delivery Bulwark can read: ${read.refused}` };
   const pullRequest = read.pullRequest && (await covers(db, hook, read.pullRequest.repoFullName)) ? read.pullRequest : null;
+  const pushes: DeliveredPush[] = [];
+  for (const push of read.pushes) if (await covers(db, hook, push.repoFullName)) pushes.push(push);
+  const said: Said | null = pullRequest || pushes.length ? { pullRequest, pushes } : null;
+  const reported = read.pullRequest !== null || read.pushes.length > 0;
   const id = newId();
   const kept = await db.transaction().execute(async (trx) => {
     const fresh = await insertDelivery(trx, {
@@ -111,34 +117,46 @@ export async function receiveDelivery(
       hook_id: hook.id,
       delivery_id: read.deliveryId.slice(0, 200),
       event: read.event.slice(0, 200),
-      observation: pullRequest ? JSON.stringify(pullRequest) : null,
+      observation: said ? JSON.stringify(said) : null,
       received_at: nowIso(),
       applied_at: null,
-      outcome: pullRequest ? null : read.pullRequest ? 'ignored: the repository is not one this webhook covers' : 'ignored: nothing Bulwark uses',
+      outcome: said ? null : reported ? 'ignored: the repository is not one this webhook covers' : 'ignored: nothing Bulwark uses',
     });
-    if (fresh && pullRequest) await enqueue(trx, id);
+    if (fresh && said) await enqueue(trx, id);
     return fresh;
   });
   if (!kept) return { status: 200, message: 'Already received; nothing changed' };
-  return { status: 202, message: pullRequest ? 'Accepted; it is being applied' : `Accepted; ${read.event} events change nothing in Bulwark` };
+  return { status: 202, message: said ? 'Accepted; it is being applied' : `Accepted; this ${read.event} event changes nothing in Bulwark` };
 }
 
-/** The job that applies a kept delivery; applying it again changes nothing. */
-export async function applyDelivery(db: Kysely<Database>, deliveryRowId: string): Promise<void> {
+/** What a kept delivery says Bulwark acts on, for the job that applies it. */
+interface Said {
+  pullRequest: DeliveredPullRequest | null;
+  pushes: DeliveredPush[];
+}
+
+/** The job that applies a kept delivery; a delivery is applied once (a job run again finds it applied). */
+export async function applyDelivery(db: Kysely<Database>, dispatchBatch: BatchDispatcher, deliveryRowId: string): Promise<void> {
   const delivery = await deliveryById(db, deliveryRowId);
   if (!delivery || delivery.applied_at || !delivery.observation) return;
-  const seen = JSON.parse(delivery.observation) as DeliveredPullRequest;
-  const outcome = await observePullRequest(db, delivery.org_id, { ...seen, provider: delivery.provider, via: 'webhook' });
-  const said = outcome.fixPullRequests
-    ? `${outcome.changed} of ${outcome.fixPullRequests} fix pull request(s) changed; ${outcome.resolvedByMerge} finding(s) resolved by the merge, ${outcome.resolvedByLink} by links`
-    : `not a fix pull request; ${outcome.resolvedByLink} linked finding(s) resolved`;
-  await markDeliveryApplied(db, deliveryRowId, nowIso(), said);
+  const { pullRequest, pushes } = JSON.parse(delivery.observation) as Said;
+  const outcomes: string[] = [];
+  if (pullRequest) {
+    const outcome = await observePullRequest(db, delivery.org_id, { ...pullRequest, provider: delivery.provider, via: 'webhook' });
+    outcomes.push(
+      outcome.fixPullRequests
+        ? `${outcome.changed} of ${outcome.fixPullRequests} fix pull request(s) changed; ${outcome.resolvedByMerge} finding(s) resolved by the merge, ${outcome.resolvedByLink} by links`
+        : `not a fix pull request; ${outcome.resolvedByLink} linked finding(s) resolved`,
+    );
+  }
+  for (const push of pushes) outcomes.push(await scansOnPush(db, dispatchBatch, delivery.org_id, { ...push, provider: delivery.provider }, delivery.unit_id));
+  await markDeliveryApplied(db, deliveryRowId, nowIso(), outcomes.join('; ').slice(0, 2000));
 }
 
 /** The worker's side of deliveries: apply one; one given up on is marked so, with the reason. */
-export function deliveryJobs(db: Kysely<Database>): JobHandlers {
+export function deliveryJobs(db: Kysely<Database>, dispatchBatch: BatchDispatcher): JobHandlers {
   return {
-    run: (key) => applyDelivery(db, key),
+    run: (key) => applyDelivery(db, dispatchBatch, key),
     giveUp: async (key, reason) => {
       await markDeliveryApplied(db, key, nowIso(), `failed: ${reason}`);
     },

@@ -8,7 +8,6 @@ import { quotaTypeForScan } from '../scanning/scan-types/index.ts';
 import { invalidState, notFound } from './errors.ts';
 import type { OnCommit } from './idempotency.ts';
 import type { PageRequest } from './pagination.ts';
-import type { Principal } from './principal.ts';
 import { consumeCredit } from './quotas.ts';
 import { countScans, percentComplete, progressEntries, type BatchCounters, type ProgressEntry } from './scan-progress.ts';
 import type { ScanType } from '../scanning/scan-type-names.ts';
@@ -29,7 +28,7 @@ export type BatchDispatcher = (trx: Kysely<Database>, batch: ScanBatchRow) => Pr
 
 export async function createScanBatch(
   db: Kysely<Database>,
-  principal: Principal,
+  orgId: string,
   unit: Unit,
   scanType: ScanType,
   dispatch: BatchDispatcher,
@@ -37,11 +36,11 @@ export async function createScanBatch(
 ): Promise<BatchView> {
   const quotaType = quotaTypeForScan(scanType);
   return db.transaction().execute(async (trx) => {
-    const period = await consumeCredit(trx, principal.orgId, quotaType);
+    const period = await consumeCredit(trx, orgId, quotaType);
     const now = nowIso();
     const row: ScanBatchRow = {
       id: newId(),
-      org_id: principal.orgId,
+      org_id: orgId,
       unit_id: unit.id,
       scan_type: scanType,
       status: 'queued',

@@ -296,3 +296,8 @@ export const WebhookDeliveryQuery = Type.Object({
   status: Type.Optional(Type.String({ enum: ['pending', 'delivered', 'failed'] })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
 });
+
+export const ScanTriggersSchema = Type.Object(
+  { on_push: Type.Array(Type.String({ maxLength: 40 }), { maxItems: 10, description: 'Scan types started when a push to the scanned branch is reported' }) },
+  { title: 'ScanTriggers', additionalProperties: false },
+);

@@ -32,12 +32,12 @@ export async function insertDelivery(db: Kysely<Database>, row: CodeHostDelivery
   return true;
 }
 
-export async function deliveryById(db: Kysely<Database>, id: string): Promise<(CodeHostDeliveryRow & { org_id: string; provider: string }) | undefined> {
+export async function deliveryById(db: Kysely<Database>, id: string): Promise<(CodeHostDeliveryRow & { org_id: string; provider: string; unit_id: string | null }) | undefined> {
   return db
     .selectFrom('code_host_deliveries as d')
     .innerJoin('code_host_webhooks as h', 'h.id', 'd.hook_id')
     .selectAll('d')
-    .select(['h.org_id', 'h.provider'])
+    .select(['h.org_id', 'h.provider', 'h.unit_id'])
     .where('d.id', '=', id)
     .executeTakeFirst();
 }

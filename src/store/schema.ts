@@ -353,6 +353,15 @@ export interface OutboundWebhookDeliveriesTable {
   finished_at: string | null;
 }
 
+/** The scan types a unit runs when its code host reports a push to the branch it scans (migration 028). */
+export interface ScanTriggersTable {
+  unit_id: string;
+  /** JSON array of scan types. */
+  on_push: string;
+  updated_by_user_id: string | null;
+  updated_at: string;
+}
+
 export interface FixBranchesTable {
   org_id: string;
   source_repo_provider: string;
@@ -561,6 +570,7 @@ export interface Database {
   fix_pull_request_states: FixPullRequestStatesTable;
   code_host_webhooks: CodeHostWebhooksTable;
   code_host_deliveries: CodeHostDeliveriesTable;
+  scan_triggers: ScanTriggersTable;
   outbound_webhooks: OutboundWebhooksTable;
   outbound_webhook_outbox: OutboundWebhookOutboxTable;
   outbound_webhook_deliveries: OutboundWebhookDeliveriesTable;

@@ -1,4 +1,4 @@
-import { header, numberAt, objectAt, sameSecret, stringAt, timeAt, type WebhookReader } from './delivery.ts';
+import { branchOf, header, liveCommit, numberAt, objectAt, sameSecret, stringAt, timeAt, type DeliveredPush, type WebhookReader } from './delivery.ts';
 
 // An Azure DevOps service hook (Web Hooks consumer) authenticates with HTTP Basic credentials set on the
 // subscription: any user name, the secret as password. The event's `id` names it (a retry keeps it) and
@@ -26,11 +26,24 @@ function fullNameOf(repository: Record<string, unknown> | undefined): string | n
   return `${organization}/${parts[git - 1]}/${parts[git + 1]}`;
 }
 
+/** The branches a `git.push` moved: its ref updates that are branches and not deleted. */
+function pushesOf(resource: Record<string, unknown> | undefined): DeliveredPush[] {
+  const repoFullName = fullNameOf(objectAt(resource, 'repository'));
+  const updates = Array.isArray(resource?.refUpdates) ? (resource.refUpdates as unknown[]) : [];
+  if (!repoFullName) return [];
+  return updates.flatMap((update) => {
+    const entry = update && typeof update === 'object' ? (update as Record<string, unknown>) : undefined;
+    const branch = branchOf(stringAt(entry, 'name'));
+    const sha = liveCommit(stringAt(entry, 'newObjectId'));
+    return branch && sha ? [{ repoFullName, branch, sha }] : [];
+  });
+}
+
 export const azureDevOpsWebhooks: WebhookReader = {
   provider: 'azure_devops',
   setup: {
     secret: "Web Hooks → Basic authentication username: bulwark; password: the webhook's secret",
-    events: 'Pull request created, Pull request updated and Pull request merge attempted (one subscription each)',
+    events: 'Pull request created, Pull request updated and Pull request merge attempted, and Code pushed for scans on push (one subscription each)',
   },
   verify(headers, _body, secret) {
     const credentials = /^Basic\s+(\S+)$/i.exec(header(headers, 'authorization') ?? '')?.[1];
@@ -44,8 +57,9 @@ export const azureDevOpsWebhooks: WebhookReader = {
     const deliveryId = stringAt(root, 'id');
     const event = stringAt(root, 'eventType');
     if (!deliveryId || !event) return { refused: 'a service hook event carries its id and eventType' };
-    if (!PULL_REQUEST_EVENTS.has(event)) return { deliveryId, event, pullRequest: null };
     const resource = objectAt(root, 'resource');
+    if (event === 'git.push') return { deliveryId, event, pullRequest: null, pushes: pushesOf(resource) };
+    if (!PULL_REQUEST_EVENTS.has(event)) return { deliveryId, event, pullRequest: null, pushes: [] };
     const number = numberAt(resource, 'pullRequestId');
     const repoFullName = fullNameOf(objectAt(resource, 'repository'));
     const state = STATES[stringAt(resource, 'status') ?? ''];
@@ -65,6 +79,7 @@ export const azureDevOpsWebhooks: WebhookReader = {
         mergedAt: state === 'merged' ? timeAt(resource, 'closedDate') : null,
         commitMessages: [],
       },
+      pushes: [],
     };
   },
 };

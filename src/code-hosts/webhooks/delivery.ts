@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { PullRequestObservation } from '../../core/pull-request-lifecycle.ts';
+import type { Push } from '../../core/scan-triggers.ts';
 
 // How a code host's webhook delivery is checked and read, one reader per host (github.ts, gitlab.ts,
 // azure-devops.ts beside this file). A reader checks the host's own proof of the shared secret, names the
@@ -10,13 +11,18 @@ export type Headers = Record<string, string | string[] | undefined>;
 /** What a delivery says about a pull request, without who says it (the hook's host) or how (a webhook). */
 export type DeliveredPullRequest = Omit<PullRequestObservation, 'provider' | 'via'>;
 
+/** A push a delivery reports, without the host. */
+export type DeliveredPush = Omit<Push, 'provider'>;
+
 export interface ReadDelivery {
   /** The host's id for this delivery; a repeat carries the same one. */
   deliveryId: string;
   /** The host's name for the event. */
   event: string;
-  /** What it says about a pull request; null for events Bulwark has no use for (a ping, a push). */
+  /** What it says about a pull request; null for other events. */
   pullRequest: DeliveredPullRequest | null;
+  /** The branches a push moved (a deleted branch or a tag is none). */
+  pushes: DeliveredPush[];
 }
 
 export interface WebhookReader {
@@ -62,4 +68,14 @@ export function timeAt(value: Record<string, unknown> | undefined, key: string):
   const field = stringAt(value, key);
   const date = field ? new Date(field) : null;
   return date && !Number.isNaN(date.getTime()) ? date.toISOString() : null;
+}
+
+/** `main` from `refs/heads/main`; null for a tag or anything else. */
+export function branchOf(ref: string | null): string | null {
+  return ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) || null : null;
+}
+
+/** A commit id that is not the all-zero one hosts send for a deleted branch. */
+export function liveCommit(sha: string | null): string | null {
+  return sha && !/^0+$/.test(sha) ? sha : null;
 }

@@ -88,7 +88,7 @@ export async function scanRoutes(app: FastifyInstance, { deps, family }: { deps:
       return answerIdempotently<BatchView>(db, request, reply, {
         status: 202,
         leaseSeconds: 60,
-        run: (onCommit) => createScanBatch(db, request.principal, unit, request.body.scan_type as ScanType, deps.dispatchBatch, onCommit),
+        run: (onCommit) => createScanBatch(db, request.principal.orgId, unit, request.body.scan_type as ScanType, deps.dispatchBatch, onCommit),
         serialize: (view) => serializeBatch(family, view),
       });
     },

@@ -14,11 +14,13 @@ import {
   SetSourceTokenRequest,
   SourceParams,
   SourceRepository,
+  ScanTriggersSchema,
   SourceRepositoryList,
   UnitParams,
 } from '../../console-schemas.ts';
 import { responses, typed } from '../../route-kit.ts';
 import { requireManager } from './access.ts';
+import { getScanTriggers, setScanTriggers } from '../../../core/scan-triggers.ts';
 
 const tags = ['console'];
 
@@ -111,6 +113,35 @@ export async function consoleUnitRoutes(app: FastifyInstance, { store, registrat
       await manager(request, request.params.org_id);
       const unit = await getUnit(store.db, request.params.org_id, request.params.unit_id);
       return { items: unit.sources.map(serializeSource) };
+    },
+  );
+
+  api.get(
+    '/console/api/organizations/:org_id/units/:unit_id/scan-triggers',
+    {
+      schema: { tags, summary: 'The scan types a repository runs when its code host reports a push to the branch it scans', operationId: 'get_scan_triggers', params: UnitParams, response: responses({ 200: ScanTriggersSchema }, [401, 403, 404]), security: [] },
+    },
+    async (request) => {
+      await manager(request, request.params.org_id);
+      return getScanTriggers(store.db, request.params.org_id, request.params.unit_id);
+    },
+  );
+  api.put(
+    '/console/api/organizations/:org_id/units/:unit_id/scan-triggers',
+    {
+      schema: {
+        tags,
+        summary: 'Sets the scan types a repository runs on a push (each a scan batch, charged as one started by hand); [] turns them off',
+        operationId: 'set_scan_triggers',
+        params: UnitParams,
+        body: ScanTriggersSchema,
+        response: responses({ 200: ScanTriggersSchema }, [401, 403, 404]),
+        security: [],
+      },
+    },
+    async (request) => {
+      const session = await manager(request, request.params.org_id);
+      return setScanTriggers(store.db, request.params.org_id, request.params.unit_id, request.body.on_push, session.user.id);
     },
   );
 

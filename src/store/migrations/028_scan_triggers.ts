@@ -1,0 +1,19 @@
+import type { Kysely } from 'kysely';
+
+/**
+ * Which scan types a repository runs by itself when its code host reports a push to the branch it scans
+ * (through a code-host webhook): one row per unit that has any, a JSON array of scan types.
+ */
+export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('scan_triggers')
+    .addColumn('unit_id', 'text', (c) => c.primaryKey().references('units.id').onDelete('cascade'))
+    .addColumn('on_push', 'text', (c) => c.notNull())
+    .addColumn('updated_by_user_id', 'text')
+    .addColumn('updated_at', 'text', (c) => c.notNull())
+    .execute();
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropTable('scan_triggers').execute();
+}
