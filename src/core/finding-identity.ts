@@ -144,3 +144,133 @@ export function occurrenceIndexes(detected: Pick<DetectedIdentity, 'checkId' | '
   for (const group of groups.values()) group.sort(byLine).forEach((d, i) => (indexes[d.index] = i));
   return indexes;
 }
+
+/**
+ * Where paths moved between the stored findings and a new sighting that no rename map describes (an import
+ * reads no git history): a stored file none of whose findings is detected any more, holding a finding whose
+ * rule and match hash a detection in a file nothing was stored for carries, moved there. Each path is taken
+ * once, by the first such pair in line order.
+ */
+export function renamesByMatch(stored: StoredIdentity[], detected: DetectedIdentity[]): Map<string, string> {
+  const storedPaths = new Set(stored.map((s) => s.filePath));
+  const detectedPaths = new Set(detected.map((d) => d.filePath));
+  const arrivals = Map.groupBy(
+    detected.filter((d) => !storedPaths.has(d.filePath)).sort(byLine),
+    (d) => `${d.checkId}\0${d.matchHash}`,
+  );
+  const renames = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const s of [...stored].sort(byLine)) {
+    if (detectedPaths.has(s.filePath) || renames.has(s.filePath) || s.matchHash === null) continue;
+    const arrival = arrivals.get(`${s.checkId}\0${s.matchHash}`)?.find((d) => !taken.has(d.filePath));
+    if (!arrival) continue;
+    renames.set(s.filePath, arrival.filePath);
+    taken.add(arrival.filePath);
+  }
+  return renames;
+}
+
+// One problem two tools report under their own rules: a detection and a finding another tool describes are
+// the same problem when they are in the same file and, by kind:
+//   - code: their lines overlap and they name a CWE in common, or their rules are of one family (the words
+//     of one rule's id, tool and language names aside, are all words of the other's);
+//   - secrets: their lines overlap (a credential on a line is that credential, whoever reports it);
+//   - dependencies: they name an advisory in common (lines aside: tools point at different lines of a lockfile).
+// Pairs are taken most overlapping lines first, then nearest, one to one.
+
+export type ProblemKind = 'code' | 'secrets' | 'dependencies';
+
+export interface PlacedProblem {
+  kind: ProblemKind;
+  filePath: string;
+  startLine: number | null;
+  endLine: number | null;
+  /** CWE numbers, without leading zeros. */
+  cwes: readonly string[];
+  /** The significant words of the rule's id (ruleWords()). */
+  ruleWords: readonly string[];
+  /** Advisory ids (CVE, GHSA, …), upper-cased. */
+  advisories: readonly string[];
+}
+
+const RULE_STOP_WORDS = new Set([
+  'py', 'python', 'js', 'javascript', 'ts', 'typescript', 'jsx', 'tsx', 'java', 'go', 'golang', 'rb', 'ruby', 'php', 'cs', 'csharp',
+  'cpp', 'kotlin', 'swift', 'rust', 'lang', 'security', 'audit', 'rule', 'rules', 'generic', 'detect', 'detected', 'check', 'checks',
+  'the', 'of', 'in', 'on', 'to', 'and', 'use', 'using', 'bulwark',
+]);
+
+const RULE_WORD_EXPANSIONS: Record<string, string[]> = {
+  sqli: ['sql', 'injection'],
+  cmdi: ['command', 'injection'],
+  xxe: ['xml', 'external', 'entity'],
+  ssti: ['template', 'injection'],
+};
+
+/** The words of a rule id that say what it finds: split at every non-alphanumeric, language and tool names left out. */
+export function ruleWords(checkId: string, ignore: readonly string[] = []): string[] {
+  const words = new Set<string>();
+  for (const word of checkId.toLowerCase().split(/[^a-z0-9]+/)) {
+    if (word.length < 3 || /^\d+$/.test(word) || RULE_STOP_WORDS.has(word) || ignore.includes(word)) continue;
+    for (const w of RULE_WORD_EXPANSIONS[word] ?? [word]) words.add(w);
+  }
+  return [...words];
+}
+
+function sameFamily(a: readonly string[], b: readonly string[]): boolean {
+  const [small, large] = a.length <= b.length ? [a, b] : [b, a];
+  return small.length >= 2 && small.every((w) => large.includes(w));
+}
+
+const overlapOf = (a: PlacedProblem, b: PlacedProblem): number => {
+  if (a.startLine === null || b.startLine === null) return -1;
+  const from = Math.max(a.startLine, b.startLine);
+  const to = Math.min(a.endLine ?? a.startLine, b.endLine ?? b.startLine);
+  return to - from + 1;
+};
+
+const intersects = (a: readonly string[], b: readonly string[]) => a.some((x) => b.includes(x));
+
+/** Whether a detection and a finding another tool describes are one problem (see above); the pairing's overlap when they are. */
+function sameProblem(stored: PlacedProblem, detected: PlacedProblem): number | null {
+  if (stored.kind !== detected.kind || stored.filePath !== detected.filePath) return null;
+  const overlap = overlapOf(stored, detected);
+  switch (detected.kind) {
+    case 'dependencies':
+      return intersects(stored.advisories, detected.advisories) ? Math.max(0, overlap) : null;
+    case 'secrets':
+      return overlap > 0 ? overlap : null;
+    case 'code':
+      return overlap > 0 && (intersects(stored.cwes, detected.cwes) || sameFamily(stored.ruleWords, detected.ruleWords)) ? overlap : null;
+  }
+}
+
+/**
+ * For each detection (by index), the id of the stored finding of another tool it is (see above), or
+ * undefined. `renames` maps a stored path to its path now. Each stored finding is used once.
+ */
+export function matchAcrossTools(
+  stored: (PlacedProblem & { id: string })[],
+  detected: (PlacedProblem | null)[],
+  renames: ReadonlyMap<string, string> = new Map(),
+): (string | undefined)[] {
+  const result: (string | undefined)[] = new Array(detected.length).fill(undefined);
+  if (!stored.length) return result;
+  const byPath = Map.groupBy(stored, (s) => renames.get(s.filePath) ?? s.filePath);
+  const pairs: { index: number; id: string; overlap: number; distance: number }[] = [];
+  for (const [index, d] of detected.entries()) {
+    if (!d) continue;
+    for (const s of byPath.get(d.filePath) ?? []) {
+      const overlap = sameProblem({ ...s, filePath: d.filePath }, d);
+      if (overlap === null) continue;
+      pairs.push({ index, id: s.id, overlap, distance: Math.abs((s.startLine ?? 0) - (d.startLine ?? 0)) });
+    }
+  }
+  pairs.sort((a, b) => b.overlap - a.overlap || a.distance - b.distance || a.index - b.index);
+  const used = new Set<string>();
+  for (const { index, id } of pairs) {
+    if (result[index] !== undefined || used.has(id)) continue;
+    result[index] = id;
+    used.add(id);
+  }
+  return result;
+}
