@@ -108,7 +108,7 @@ describe('code-host webhooks', () => {
 
     // The merge: both findings of the fix are resolved, each with one resolved_pr_merged.
     assert.equal((await send(merged, 'd-4')).statusCode, 202);
-    const resolved = await waitFor(() => readEvents(h, org.key, { event_type: 'resolved_pr_merged' }), (page) => page.total === 2, 'resolved_pr_merged');
+    const resolved = await waitFor(() => readEvents(h, org.key, { event_type: 'resolved_pr_merged', repository_id: fixed.unit_id }), (page) => page.total === 2, 'resolved_pr_merged');
     assert.deepEqual(resolved.items.map((e: any) => e.finding_id).sort(), [fixed.id, other.id].sort());
     assert.ok(resolved.items.every((e: any) => e.previous_status === 'open' && e.new_status === 'resolved' && e.metadata.pr_number === 7));
     assert.equal((await h.call('GET', `/api/v1/repositories/${fixed.unit_id}/findings/${fixed.id}`)).json().status, 'resolved');
@@ -120,7 +120,7 @@ describe('code-host webhooks', () => {
     assert.equal(again.statusCode, 200);
     assert.match(again.json().detail, /Already received/);
     assert.equal((await readEvents(h, org.key, { finding_id: fixed.id, event_type: 'fix_pr_updated' })).total, 2);
-    assert.equal((await readEvents(h, org.key, { event_type: 'resolved_pr_merged' })).total, 2);
+    assert.equal((await readEvents(h, org.key, { event_type: 'resolved_pr_merged', repository_id: fixed.unit_id })).total, 2);
 
     // An old delivery arriving after the merge (here: resent under a new id) does not undo it.
     assert.equal((await send(githubPullRequest('acme/api', 7, { state: 'open', sha: '1'.repeat(40) }), 'd-late')).statusCode, 202);
@@ -141,7 +141,7 @@ describe('code-host webhooks', () => {
     );
     const answer = await deliver(hook.id, body, { 'x-github-event': 'pull_request', 'x-github-delivery': 'link-1', 'x-hub-signature-256': sign(secret, body) });
     assert.equal(answer.statusCode, 202);
-    const linked = await waitFor(() => readEvents(h, org.key, { event_type: 'resolved_pr_linked' }), (page) => page.total >= 1, 'resolved_pr_linked');
+    const linked = await waitFor(() => readEvents(h, org.key, { event_type: 'resolved_pr_linked', repository_id: unit.id }), (page) => page.total >= 1, 'resolved_pr_linked');
     assert.deepEqual(linked.items.map((e: any) => e.finding_id), [named.id]);
     assert.equal(linked.items[0].metadata.pr_url, 'https://github.com/acme/web/pull/31');
     assert.equal((await h.call('GET', `/api/v1/repositories/${elsewhereUnit.id}/findings/${elsewhere.id}`)).json().status, 'open');
