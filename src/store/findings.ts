@@ -280,11 +280,12 @@ export async function takenKeys(db: Kysely<Database>, unitId: string, scanType: 
 
 /**
  * Findings of a source repository whose scan verdict is one of `verdicts` and that the scan type's newest
- * scan seeing them is not `scanId`: what that type saw before and this scan of it no longer does.
+ * scan seeing them is not `scanId`: what that type saw before and this scan of it no longer does. A SARIF
+ * import's tool (`sarif:<tool>`) stands in the place of a scan type the same way.
  */
 export async function findingsNotSeenBy(
   db: Kysely<Database>,
-  scope: { unitId: string; scanType: ScanType; sourceRepoId: string; scanId: string },
+  scope: { unitId: string; scanType: string; sourceRepoId: string; scanId: string },
   verdicts: readonly ScanVerdict[],
 ): Promise<FindingRow[]> {
   const rows = await db

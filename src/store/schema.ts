@@ -448,6 +448,48 @@ export interface SourceScanHeadsTable {
   updated_at: string;
 }
 
+/** One SARIF import: a log of another tool read as one scan by it of one source repository (migration 027). */
+export interface SarifImportsTable {
+  id: string;
+  org_id: string;
+  unit_id: string;
+  source_repo_id: string;
+  /** The tool's name as its log gives it (tool.driver.name). */
+  tool: string;
+  tool_version: string | null;
+  /** The key its sightings are kept under in findings' `seen_by`: `sarif:<tool>`, with `#<category>` when it has one. */
+  sighter: string;
+  category: string | null;
+  commit_sha: string;
+  branch: string | null;
+  /** Results the log holds. */
+  results: number;
+  created: number;
+  updated: number;
+  resolved: number;
+  skipped: number;
+  /** JSON list of what the caller must know (results skipped and why, a partial import). */
+  warnings: string;
+  /** The API key or user that imported it. */
+  created_by: string | null;
+  created_at: string;
+}
+
+/** How a sighter that does not describe a finding knows it: its rule, place and match (migration 027). */
+export interface FindingAliasesTable {
+  finding_id: string;
+  sighter: string;
+  check_id: string;
+  file_path: string;
+  start_line: number | null;
+  end_line: number | null;
+  match_hash: string | null;
+  fingerprint: string;
+  anchor: string | null;
+  snippet: string | null;
+  updated_at: string;
+}
+
 /** The answer given to a POST carrying an `Idempotency-Key`, per API key (src/core/idempotency.ts). */
 export interface IdempotencyKeysTable {
   api_key_id: string;
@@ -581,6 +623,8 @@ export interface Database {
   task_leases: TaskLeasesTable;
   scan_artifacts: ScanArtifactsTable;
   source_scan_heads: SourceScanHeadsTable;
+  sarif_imports: SarifImportsTable;
+  finding_aliases: FindingAliasesTable;
   idempotency_keys: IdempotencyKeysTable;
   users: UsersTable;
   memberships: MembershipsTable;
@@ -615,3 +659,5 @@ export type JobRow = Selectable<JobsTable>;
 export type OsvAdvisoryRow = Selectable<OsvAdvisoriesTable>;
 export type OsvAffectedRow = Selectable<OsvAffectedTable>;
 export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>;
+export type SarifImportRow = Selectable<SarifImportsTable>;
+export type FindingAliasRow = Selectable<FindingAliasesTable>;
