@@ -14,7 +14,7 @@ import { openStore } from '../../src/store/database.ts';
 import { insertFindings } from '../../src/store/findings.ts';
 import { findingRow } from '../support/finding-rows.ts';
 import { unnamedControls } from './support/a11y.ts';
-import { browserUnavailable, launchBrowser, type Browser } from './support/browser.ts';
+import { browserUnavailable, launchBrowser, signIn, type Browser } from './support/browser.ts';
 import { buildConsole, startConsoleServer, type ConsoleServer } from './support/server.ts';
 
 const run = promisify(execFile);
@@ -74,12 +74,7 @@ else
 
     test('a finding two scan types saw names both, in the table and on its page, and either filter lists it', { timeout: 120_000 }, async () => {
       const { page } = browser;
-      await page.goto(`${server.url}/login`);
-      await page.getByLabel('Email').fill(EMAIL);
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(/\/orgs\/[^/]+\/repositories$/);
-      const orgPath = new URL(page.url()).pathname.replace(/\/repositories$/, '');
+      const orgPath = await signIn(page, server.url, EMAIL, PASSWORD);
 
       await page.goto(`${server.url}${orgPath}/findings?unit=repositories:${unitId}`);
       await page.getByRole('columnheader', { name: 'Detected by' }).waitFor();

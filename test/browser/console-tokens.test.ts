@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { loadTokenBox } from '../../src/crypto/token-box.ts';
 import { openStore } from '../../src/store/database.ts';
 import { unnamedControls } from './support/a11y.ts';
-import { browserUnavailable, launchBrowser, type Browser } from './support/browser.ts';
+import { browserUnavailable, launchBrowser, signIn, type Browser } from './support/browser.ts';
 import { buildConsole, startConsoleServer, type ConsoleServer } from './support/server.ts';
 
 const run = promisify(execFile);
@@ -45,12 +45,7 @@ else
 
     test('an admin sets, replaces and removes a repository\'s token and sees only its state', { timeout: 120_000 }, async () => {
       const { page } = browser;
-      await page.goto(`${server.url}/login`);
-      await page.getByLabel('Email').fill(EMAIL);
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(/\/orgs\/[^/]+\/repositories$/);
-      const orgPath = new URL(page.url()).pathname.replace(/\/repositories$/, '');
+      const orgPath = await signIn(page, server.url, EMAIL, PASSWORD);
 
       await page.goto(`${server.url}${orgPath}/repositories/${unitId}`);
       const panel = page.getByRole('region', { name: 'Access tokens' });

@@ -3,10 +3,10 @@
 // log, and the admin removes it. Screenshots go to a temporary folder printed at the start. Skips when
 // /usr/bin/chromium is absent.
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { githubSignature } from '../support/helpers.ts';
 import { unnamedControls } from './support/a11y.ts';
-import { browserUnavailable, launchBrowser, type Browser } from './support/browser.ts';
+import { browserUnavailable, launchBrowser, signIn, type Browser } from './support/browser.ts';
 import { buildConsole, startConsoleServer, type ConsoleServer } from './support/server.ts';
 
 const missing = browserUnavailable();
@@ -33,12 +33,7 @@ else
 
     test('an admin adds a GitHub webhook, sees its setup once, its deliveries, and removes it', { timeout: 120_000 }, async () => {
       const { page } = browser;
-      await page.goto(`${server.url}/login`);
-      await page.getByLabel('Email').fill(EMAIL);
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(/\/orgs\/[^/]+\/repositories$/);
-      const orgPath = new URL(page.url()).pathname.replace(/\/repositories$/, '');
+      const orgPath = await signIn(page, server.url, EMAIL, PASSWORD);
 
       await page.getByRole('link', { name: 'Webhooks' }).click();
       await page.waitForURL(new RegExp(`${orgPath}/settings/webhooks$`));
@@ -56,7 +51,7 @@ else
 
       // GitHub's ping, signed with the secret, as the host sends it when the webhook is saved.
       const body = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 });
-      const signature = `sha256=${crypto.createHmac('sha256', secret).update(body).digest('hex')}`;
+      const signature = githubSignature(secret, body);
       const delivered = await fetch(address, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-github-event': 'ping', 'x-github-delivery': 'ping-1', 'x-hub-signature-256': signature },

@@ -2,7 +2,6 @@
 // hook's address, checked, kept once, applied by the worker to fixes and findings, read back through the
 // event feed as a client would.
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Kysely } from 'kysely';
 import { createUser, setMembership } from '../../src/core/accounts.ts';
@@ -11,9 +10,8 @@ import type { Role } from '../../src/core/roles.ts';
 import { newId, nowIso } from '../../src/ids.ts';
 import type { Database } from '../../src/store/schema.ts';
 import { createHarness, testTokenBox, type Harness, type TestOrg } from '../support/api.ts';
-import { readEvents } from '../support/helpers.ts';
+import { githubSignature, readEvents, waitFor } from '../support/helpers.ts';
 
-const sign = (secret: string, body: string) => `sha256=${crypto.createHmac('sha256', secret).update(body).digest('hex')}`;
 
 /** GitHub's `pull_request` delivery (https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request). */
 function githubPullRequest(fullName: string, number: number, pr: { state: 'open' | 'closed'; merged?: boolean; title?: string; body?: string; sha?: string }) {
@@ -34,15 +32,6 @@ function githubPullRequest(fullName: string, number: number, pr: { state: 'open'
   };
 }
 
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('code-host webhooks', () => {
   let h: Harness;
@@ -84,23 +73,29 @@ describe('code-host webhooks', () => {
 
     const send = async (payload: object, deliveryId: string, signature?: string) => {
       const body = JSON.stringify(payload);
-      return deliver(hook.id, body, { 'x-github-event': 'pull_request', 'x-github-delivery': deliveryId, 'x-hub-signature-256': signature ?? sign(secret, body) });
+      return deliver(hook.id, body, { 'x-github-event': 'pull_request', 'x-github-delivery': deliveryId, 'x-hub-signature-256': signature ?? githubSignature(secret, body) });
     };
 
     // First word from the host: the head it is at; nothing changed yet.
     assert.equal((await send(githubPullRequest('acme/api', 7, { state: 'open', sha: '1'.repeat(40) }), 'd-1')).statusCode, 202);
-    await waitFor(() => db.selectFrom('code_host_deliveries').select('applied_at').where('delivery_id', '=', 'd-1').executeTakeFirstOrThrow(), (d) => d.applied_at !== null, 'd-1 applied');
+    await waitFor('d-1 applied', 30, async () => {
+      const d = await db.selectFrom('code_host_deliveries').select('applied_at').where('delivery_id', '=', 'd-1').executeTakeFirstOrThrow();
+      return d.applied_at !== null ? d : undefined;
+    });
     assert.equal((await readEvents(h, org.key, { finding_id: fixed.id, event_type: 'fix_pr_updated' })).total, 0);
 
     // A push to the pull request's branch.
     assert.equal((await send(githubPullRequest('acme/api', 7, { state: 'open', sha: '2'.repeat(40) }), 'd-2')).statusCode, 202);
-    const pushed = await waitFor(() => readEvents(h, org.key, { finding_id: fixed.id, event_type: 'fix_pr_updated' }), (page) => page.total === 1, 'fix_pr_updated');
+    const pushed = await waitFor('fix_pr_updated', 30, async () => {
+      const page = await readEvents(h, org.key, { finding_id: fixed.id, event_type: 'fix_pr_updated' });
+      return page.total === 1 ? page : undefined;
+    });
     assert.deepEqual(pushed.items[0].metadata.changes, ['pushed']);
     assert.equal(pushed.items[0].metadata.head_sha, '2'.repeat(40));
 
     // Badly signed, unsigned, unknown hook: refused, nothing kept.
     const merged = githubPullRequest('acme/api', 7, { state: 'closed', merged: true, sha: '2'.repeat(40) });
-    assert.equal((await send(merged, 'd-3', sign('not-the-secret', JSON.stringify(merged)))).statusCode, 401);
+    assert.equal((await send(merged, 'd-3', githubSignature('not-the-secret', JSON.stringify(merged)))).statusCode, 401);
     assert.equal((await deliver(hook.id, JSON.stringify(merged), { 'x-github-event': 'pull_request', 'x-github-delivery': 'd-3' })).statusCode, 401);
     assert.equal((await deliver(newId(), JSON.stringify(merged), { 'x-github-event': 'pull_request', 'x-github-delivery': 'd-3' })).statusCode, 404);
     assert.equal((await db.selectFrom('code_host_deliveries').select('id').where('delivery_id', '=', 'd-3').execute()).length, 0);
@@ -108,7 +103,10 @@ describe('code-host webhooks', () => {
 
     // The merge: both findings of the fix are resolved, each with one resolved_pr_merged.
     assert.equal((await send(merged, 'd-4')).statusCode, 202);
-    const resolved = await waitFor(() => readEvents(h, org.key, { event_type: 'resolved_pr_merged', repository_id: fixed.unit_id }), (page) => page.total === 2, 'resolved_pr_merged');
+    const resolved = await waitFor('resolved_pr_merged', 30, async () => {
+      const page = await readEvents(h, org.key, { event_type: 'resolved_pr_merged', repository_id: fixed.unit_id });
+      return page.total === 2 ? page : undefined;
+    });
     assert.deepEqual(resolved.items.map((e: any) => e.finding_id).sort(), [fixed.id, other.id].sort());
     assert.ok(resolved.items.every((e: any) => e.previous_status === 'open' && e.new_status === 'resolved' && e.metadata.pr_number === 7));
     assert.equal((await h.call('GET', `/api/v1/repositories/${fixed.unit_id}/findings/${fixed.id}`)).json().status, 'resolved');
@@ -124,7 +122,10 @@ describe('code-host webhooks', () => {
 
     // An old delivery arriving after the merge (here: resent under a new id) does not undo it.
     assert.equal((await send(githubPullRequest('acme/api', 7, { state: 'open', sha: '1'.repeat(40) }), 'd-late')).statusCode, 202);
-    await waitFor(() => db.selectFrom('code_host_deliveries').select('applied_at').where('delivery_id', '=', 'd-late').executeTakeFirstOrThrow(), (d) => d.applied_at !== null, 'd-late applied');
+    await waitFor('d-late applied', 30, async () => {
+      const d = await db.selectFrom('code_host_deliveries').select('applied_at').where('delivery_id', '=', 'd-late').executeTakeFirstOrThrow();
+      return d.applied_at !== null ? d : undefined;
+    });
     assert.equal((await readEvents(h, org.key, { finding_id: fixed.id, event_type: 'fix_pr_updated' })).total, 2);
     assert.equal((await h.call('GET', `/api/v1/repositories/${fixed.unit_id}/findings/${fixed.id}`)).json().status, 'resolved');
   });
@@ -139,9 +140,12 @@ describe('code-host webhooks', () => {
     const body = JSON.stringify(
       githubPullRequest('acme/web', 31, { state: 'closed', merged: true, title: 'Escape output', body: `Fixes bulwark:${named.id}\nCloses bulwark:${ignored.id}\nresolves bulwark:${elsewhere.id}` }),
     );
-    const answer = await deliver(hook.id, body, { 'x-github-event': 'pull_request', 'x-github-delivery': 'link-1', 'x-hub-signature-256': sign(secret, body) });
+    const answer = await deliver(hook.id, body, { 'x-github-event': 'pull_request', 'x-github-delivery': 'link-1', 'x-hub-signature-256': githubSignature(secret, body) });
     assert.equal(answer.statusCode, 202);
-    const linked = await waitFor(() => readEvents(h, org.key, { event_type: 'resolved_pr_linked', repository_id: unit.id }), (page) => page.total >= 1, 'resolved_pr_linked');
+    const linked = await waitFor('resolved_pr_linked', 30, async () => {
+      const page = await readEvents(h, org.key, { event_type: 'resolved_pr_linked', repository_id: unit.id });
+      return page.total >= 1 ? page : undefined;
+    });
     assert.deepEqual(linked.items.map((e: any) => e.finding_id), [named.id]);
     assert.equal(linked.items[0].metadata.pr_url, 'https://github.com/acme/web/pull/31');
     assert.equal((await h.call('GET', `/api/v1/repositories/${elsewhereUnit.id}/findings/${elsewhere.id}`)).json().status, 'open');
@@ -166,7 +170,10 @@ describe('code-host webhooks', () => {
     assert.equal((await event('closed', 'u-0', 'wrong')).statusCode, 401);
     assert.equal((await event('closed', 'u-1')).statusCode, 202);
     assert.equal((await event('opened', 'u-2')).statusCode, 202);
-    const updates = await waitFor(() => readEvents(h, org.key, { finding_id: fixed.id, event_type: 'fix_pr_updated' }), (page) => page.total === 2, 'two updates');
+    const updates = await waitFor('two updates', 30, async () => {
+      const page = await readEvents(h, org.key, { finding_id: fixed.id, event_type: 'fix_pr_updated' });
+      return page.total === 2 ? page : undefined;
+    });
     assert.deepEqual(updates.items.map((e: any) => e.metadata.changes[0]).sort(), ['closed', 'reopened']);
     assert.equal((await h.call('GET', `/api/v1/repositories/${fixed.unit_id}/findings/${fixed.id}`)).json().status, 'open');
   });
@@ -191,7 +198,10 @@ describe('code-host webhooks', () => {
     const basic = (password: string) => `Basic ${Buffer.from(`bulwark:${password}`).toString('base64')}`;
     assert.equal((await deliver(hook.id, body, { authorization: basic('nope') })).statusCode, 401);
     assert.equal((await deliver(hook.id, body, { authorization: basic(secret) })).statusCode, 202);
-    await waitFor(() => readEvents(h, org.key, { finding_id: fixed.id, event_type: 'resolved_pr_merged' }), (page) => page.total === 1, 'merged');
+    await waitFor('merged', 30, async () => {
+      const page = await readEvents(h, org.key, { finding_id: fixed.id, event_type: 'resolved_pr_merged' });
+      return page.total === 1 ? page : undefined;
+    });
   });
 
   test('a repository webhook ignores deliveries about repositories it does not cover', async () => {
@@ -199,7 +209,7 @@ describe('code-host webhooks', () => {
     await fixWithPullRequest('github:acme/uncovered', 'acme/uncovered', 3);
     const { hook, secret } = await createWebhook(db, testTokenBox, { orgId: org.id, provider: 'github', unitId: unit.id, userId: null });
     const body = JSON.stringify(githubPullRequest('acme/uncovered', 3, { state: 'closed', merged: true }));
-    assert.equal((await deliver(hook.id, body, { 'x-github-event': 'pull_request', 'x-github-delivery': 'other-1', 'x-hub-signature-256': sign(secret, body) })).statusCode, 202);
+    assert.equal((await deliver(hook.id, body, { 'x-github-event': 'pull_request', 'x-github-delivery': 'other-1', 'x-hub-signature-256': githubSignature(secret, body) })).statusCode, 202);
     const kept = await db.selectFrom('code_host_deliveries').selectAll().where('delivery_id', '=', 'other-1').executeTakeFirstOrThrow();
     assert.match(kept.outcome ?? '', /not one this webhook covers/);
     assert.equal((await readEvents(h, org.key, { event_type: 'resolved_pr_merged', repository_id: unit.id })).total, 0);

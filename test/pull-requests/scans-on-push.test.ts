@@ -1,7 +1,6 @@
 // Scans on push: a repository's push scan types, set by an admin, start scan batches when its code host's
 // webhook reports a push to the branch it scans, and only then.
 import assert from 'node:assert/strict';
-import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -11,18 +10,9 @@ import { createUser, setMembership } from '../../src/core/accounts.ts';
 import { createWebhook } from '../../src/core/code-host-webhooks.ts';
 import type { Database } from '../../src/store/schema.ts';
 import { createHarness, testTokenBox, type Harness, type TestOrg } from '../support/api.ts';
+import { githubSignature, waitFor } from '../support/helpers.ts';
 
-const sign = (secret: string, body: string) => `sha256=${crypto.createHmac('sha256', secret).update(body).digest('hex')}`;
 
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('scans on push', () => {
   let h: Harness;
@@ -46,7 +36,10 @@ describe('scans on push', () => {
 
   const batchesOf = (unitId: string) => db.selectFrom('scan_batches').select(['scan_type']).where('unit_id', '=', unitId).orderBy('scan_type').execute();
   const appliedOutcome = (deliveryId: string) =>
-    waitFor(() => db.selectFrom('code_host_deliveries').select(['applied_at', 'outcome']).where('delivery_id', '=', deliveryId).executeTakeFirstOrThrow(), (d) => d.applied_at !== null, `${deliveryId} applied`);
+    waitFor(`${deliveryId} applied`, 30, async () => {
+      const d = await db.selectFrom('code_host_deliveries').select(['applied_at', 'outcome']).where('delivery_id', '=', deliveryId).executeTakeFirstOrThrow();
+      return d.applied_at !== null ? d : undefined;
+    });
 
   test('an admin sets a repository’s push scan types; unknown ones are refused', async () => {
     const unit = await h.unit(org, ['github:acme/settings@main']);
@@ -71,7 +64,7 @@ describe('scans on push', () => {
         method: 'POST',
         url: `/hooks/code-hosts/${hook.id}`,
         payload: body,
-        headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': deliveryId, 'x-hub-signature-256': sign(secret, body) },
+        headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': deliveryId, 'x-hub-signature-256': githubSignature(secret, body) },
       });
     };
 

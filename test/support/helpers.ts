@@ -1,4 +1,5 @@
 // Small assertions and readers shared by the route tests. The harness itself lives in support/api.ts.
+import crypto from 'node:crypto';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Harness } from './api.ts';
@@ -109,3 +110,6 @@ export async function retireFixesOf(h: Harness, findingIds: string[]): Promise<v
     .where('status', 'in', ['pending', 'running', 'completed', 'pr_creation_failed'])
     .execute();
 }
+
+/** GitHub's `X-Hub-Signature-256` of a webhook delivery's body under the webhook's secret. */
+export const githubSignature = (secret: string, body: string) => `sha256=${crypto.createHmac('sha256', secret).update(body).digest('hex')}`;

@@ -68,3 +68,13 @@ export async function launchBrowser(options: { screenshotDir?: string; viewport?
     },
   };
 }
+
+/** Signs in on the console's login page and answers the organization's path (`/orgs/<id>`) it lands in. */
+export async function signIn(page: Page, serverUrl: string, email: string, password: string): Promise<string> {
+  await page.goto(`${serverUrl}/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/orgs\/[^/]+\/repositories$/);
+  return new URL(page.url()).pathname.replace(/\/repositories$/, '');
+}
