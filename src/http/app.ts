@@ -29,6 +29,7 @@ import { PUBLISHED_SCHEMAS } from './console-schemas.ts';
 import { eventRoutes } from './routes/events.ts';
 import { codeHostWebhookRoutes } from './routes/code-host-webhooks.ts';
 import { findingRoutes } from './routes/findings.ts';
+import { sarifImportRoutes } from './routes/sarif-imports.ts';
 import { fixRoutes } from './routes/fixes.ts';
 import { scanRoutes } from './routes/scans.ts';
 import { unitRoutes } from './routes/units.ts';
@@ -175,6 +176,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await app.register(scanRoutes, { deps, family });
     await app.register(findingRoutes, { deps, family });
     await app.register(fixRoutes, { deps, family });
+    await app.register(sarifImportRoutes, { deps, family });
   }
   // Last: the console's pages answer whatever GET path nothing above owns.
   await app.register(consoleAssetsPlugin);

@@ -227,6 +227,12 @@ export const findingResponse = (family: Family) =>
           description: 'Every scan type that has detected this finding, in the order they first did: a problem two scan types find is one finding',
         }),
       ),
+      tool: Type.Optional(
+        Type.String({
+          title: 'Tool',
+          description: "Whose report the finding's place and message are: Bulwark for its own scans, else the name of the tool whose SARIF log was imported",
+        }),
+      ),
       scan_batch_id: NullableString('Scan Batch Id'),
       ...findingLocationFields,
       cwe: StringList('Cwe'),

@@ -97,6 +97,13 @@ function validityOf(f: FindingRow): string | null {
   return validity === 'valid' || validity === 'invalid' || validity === 'unknown' ? validity : null;
 }
 
+/** The tool whose report a finding's place and message are: an imported SARIF log's tool, else Bulwark. */
+function toolOf(f: FindingRow): string {
+  if (!f.metadata.includes('"sarif"')) return 'Bulwark';
+  const { sarif, tool } = decodeJson<{ sarif?: unknown; tool?: unknown }>(f.metadata, {});
+  return sarif && typeof tool === 'string' ? tool : 'Bulwark';
+}
+
 export function serializeFinding(family: Family, unit: Unit, f: FindingRow) {
   return {
     id: f.id,
@@ -110,6 +117,7 @@ export function serializeFinding(family: Family, unit: Unit, f: FindingRow) {
     category: f.category,
     scan_type: f.scan_type,
     detected_by: detectedByOf(f),
+    tool: toolOf(f),
     scan_batch_id: f.scan_batch_id,
     ...findingLocation(unit, f),
     cwe: list(f.cwe),

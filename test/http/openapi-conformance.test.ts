@@ -21,8 +21,9 @@ const ALLOWED_EXTRA: Record<string, string[]> = {
   // Spec §2: a finding "has a scan batch id (`scan_batch_id`)"; the source repository, lines, commit and a
   // masked excerpt locate it; a deep scan's finding says how many model verification runs confirmed it,
   // and a secrets finding whether its provider accepted the credential (live validity checks); a problem
-  // two scan types find is one finding, which names every type that detected it.
-  PublicFindingResponse: ['scan_batch_id', 'source_repo', 'start_line', 'end_line', 'commit_sha', 'snippet', 'confidence', 'validity', 'detected_by'],
+  // two scan types find is one finding, which names every type that detected it; a finding imported from another
+  // tool's SARIF log names that tool.
+  PublicFindingResponse: ['scan_batch_id', 'source_repo', 'start_line', 'end_line', 'commit_sha', 'snippet', 'confidence', 'validity', 'detected_by', 'tool'],
   PublicScanFindingSummary: ['source_repo', 'start_line', 'end_line', 'commit_sha', 'snippet'],
   // The reason a person gave with a status change.
   PublicFindingEventResponse: ['comment'],
