@@ -42,6 +42,10 @@ Usage: bulwark <command> [options]        (every admin command takes --json and 
                                                    exports) for sbom scans; safe to run again with newer exports
   osv sync [--ecosystems npm,PyPI,…]               download OSV records (BULWARK_OSV_URL; only what changed since the
                                                    last sync); default: every ecosystem the SBOM extractors read
+  sarif-import FILE (--repository ID | --application ID) --commit SHA [--source-repository NAME] [--branch NAME]
+       [--category NAME] [--root DIR]              import another tool's SARIF 2.1.0 log (CodeQL, Semgrep, Trivy…)
+                                                   as one scan by that tool of the repository at that commit;
+                                                   absolute file locations are read relative to --root (default .)
   scan DIR --type ${runnableScanTypes().map((t) => t.replace(/_scan$/, '')).join('|')} [--format table|json|sarif|semgrep-json|cyclonedx]
        [--fail-on ${SEVERITIES.join('|')}] [--output FILE] [--history-depth N] [--verify] [--baseline REF]
                                                    scan a local folder (with its git history when it is a work
@@ -96,6 +100,13 @@ const OPTIONS = {
   role: { type: 'string' },
   enable: { type: 'boolean' },
   ecosystems: { type: 'string' },
+  repository: { type: 'string' },
+  application: { type: 'string' },
+  commit: { type: 'string' },
+  'source-repository': { type: 'string' },
+  branch: { type: 'string' },
+  category: { type: 'string' },
+  root: { type: 'string' },
 } as const;
 
 /** Exit codes of a command that did not finish: a usage error, or something that went wrong while running. */
@@ -150,6 +161,14 @@ export async function main(argv: string[]): Promise<number> {
   if (command === 'scan') {
     const { scanCommand } = await import('./commands/scan.ts');
     return scanCommand(positionals.slice(1), values);
+  }
+  if (command === 'sarif-import') {
+    const { withContext } = await import('./context.ts');
+    const { sarifImport } = await import('./commands/sarif-import.ts');
+    return withContext(values['data-dir'] as string | undefined, async (ctx) => {
+      await sarifImport(ctx, positionals.slice(1), values, json);
+      return 0;
+    });
   }
   const run = ADMIN_COMMANDS[`${command} ${sub ?? ''}`.trim()];
   if (!run) throw new UsageError(`unknown command "${`${command} ${sub ?? ''}`.trim()}"; run bulwark --help`);
