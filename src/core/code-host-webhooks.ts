@@ -9,7 +9,8 @@ import { deleteWebhook, deliveriesOf, deliveryById, insertDelivery, insertWebhoo
 import type { CodeHostDeliveryRow, CodeHostWebhookRow, Database } from '../store/schema.ts';
 import { unitById, unitOfOrganization } from '../store/units.ts';
 import { BodyValueError, notFound } from './errors.ts';
-import { observePullRequest } from './pull-request-lifecycle.ts';
+import { linkedFindingIds, observePullRequest } from './pull-request-lifecycle.ts';
+import { maskSecretsIn } from '../scanning/secrets/mask-text.ts';
 import type { BatchDispatcher } from './scan-batches.ts';
 import { scansOnPush } from './scan-triggers.ts';
 import type { JobHandlers } from '../jobs/queue.ts';
@@ -77,6 +78,20 @@ export interface DeliveryAnswer {
   message: string;
 }
 
+/**
+ * What is kept of a pull request's words until the delivery is applied: its title, masked, and the findings
+ * its description and commits name; not the prose itself, which may quote anything.
+ */
+function keptOf(pullRequest: DeliveredPullRequest): DeliveredPullRequest {
+  const links = linkedFindingIds([pullRequest.title ?? '', pullRequest.body, ...pullRequest.commitMessages]);
+  return {
+    ...pullRequest,
+    title: pullRequest.title === null ? null : maskSecretsIn(pullRequest.title),
+    body: links.map((id) => `Fixes bulwark:${id}`).join('\n'),
+    commitMessages: [],
+  };
+}
+
 /** Whether a per-repository hook covers the repository a delivery is about. */
 async function covers(db: Kysely<Database>, hook: CodeHostWebhookRow, repoFullName: string): Promise<boolean> {
   if (!hook.unit_id) return true;
@@ -105,7 +120,7 @@ export async function receiveDelivery(
   }
   const read = reader.read(delivery.headers, payload);
   if ('refused' in read) return { status: 400, message: `Not a ${codeHostLabel(hook.provider)} delivery Bulwark can read: ${read.refused}` };
-  const pullRequest = read.pullRequest && (await covers(db, hook, read.pullRequest.repoFullName)) ? read.pullRequest : null;
+  const pullRequest = read.pullRequest && (await covers(db, hook, read.pullRequest.repoFullName)) ? keptOf(read.pullRequest) : null;
   const pushes: DeliveredPush[] = [];
   for (const push of read.pushes) if (await covers(db, hook, push.repoFullName)) pushes.push(push);
   const said: Said | null = pullRequest || pushes.length ? { pullRequest, pushes } : null;

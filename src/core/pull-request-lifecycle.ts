@@ -7,6 +7,7 @@ import type { Database, FindingRow } from '../store/schema.ts';
 import { fixReport } from './fixes.ts';
 import { recordEvent, type EventType } from './finding-events.ts';
 import { stateOf } from './states/finding-state.ts';
+import { maskSecretsIn } from '../scanning/secrets/mask-text.ts';
 
 // What happens to findings when a code host says something about a pull request, whether a webhook said it
 // or a poll asked (the two call the same function, and saying the same thing twice changes nothing):
@@ -86,7 +87,9 @@ async function resolveWith(trx: Kysely<Database>, finding: FindingRow, eventType
 }
 
 /** Applies what a code host says about a pull request to the organization's fixes and findings. */
-export async function observePullRequest(db: Kysely<Database>, orgId: string, seen: PullRequestObservation, at = nowIso()): Promise<ObservationOutcome> {
+export async function observePullRequest(db: Kysely<Database>, orgId: string, observed: PullRequestObservation, at = nowIso()): Promise<ObservationOutcome> {
+  // A title may quote anything: it is kept and compared masked.
+  const seen = { ...observed, title: observed.title === null ? null : maskSecretsIn(observed.title) };
   return db.transaction().execute(async (trx) => {
     const outcome: ObservationOutcome = { fixPullRequests: 0, changed: 0, resolvedByMerge: 0, resolvedByLink: 0 };
     const resolved = new Set<string>();
@@ -119,7 +122,7 @@ export async function observePullRequest(db: Kysely<Database>, orgId: string, se
     }
     // A fix pull request merged before (a repeated delivery) links nothing again; any other merged one may.
     if (seen.state === 'merged' && (newlyMerged || outcome.fixPullRequests === 0)) {
-      const ids = linkedFindingIds([seen.title ?? '', seen.body, ...seen.commitMessages]).filter((id) => !resolved.has(id));
+      const ids = linkedFindingIds([observed.title ?? '', seen.body, ...seen.commitMessages]).filter((id) => !resolved.has(id));
       const linked = { pr_url: seen.url, pr_number: seen.number, repository: seen.repoFullName, via: seen.via, merged_at: seen.mergedAt ?? at };
       for (const finding of await findingsOfRepository(trx, orgId, seen.provider, seen.repoFullName, ids)) {
         if (await resolveWith(trx, finding, 'resolved_pr_linked', linked, at)) outcome.resolvedByLink++;

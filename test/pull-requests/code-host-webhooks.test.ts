@@ -33,6 +33,9 @@ function githubPullRequest(fullName: string, number: number, pr: { state: 'open'
 }
 
 
+/** A credential someone pastes into a pull request's description. */
+const LEAKED = 'AKIAIOSFODNN7EXAMPLF';
+
 describe('code-host webhooks', () => {
   let h: Harness;
   let db: Kysely<Database>;
@@ -138,7 +141,7 @@ describe('code-host webhooks', () => {
     const elsewhere = await h.finding(elsewhereUnit);
     const { hook, secret } = await createWebhook(db, testTokenBox, { orgId: org.id, provider: 'github', unitId: null, userId: null });
     const body = JSON.stringify(
-      githubPullRequest('acme/web', 31, { state: 'closed', merged: true, title: 'Escape output', body: `Fixes bulwark:${named.id}\nCloses bulwark:${ignored.id}\nresolves bulwark:${elsewhere.id}` }),
+      githubPullRequest('acme/web', 31, { state: 'closed', merged: true, title: 'Escape output', body: `Fixes bulwark:${named.id}\nCloses bulwark:${ignored.id}\nresolves bulwark:${elsewhere.id}\nthe old key was ${LEAKED}` }),
     );
     const answer = await deliver(hook.id, body, { 'x-github-event': 'pull_request', 'x-github-delivery': 'link-1', 'x-hub-signature-256': githubSignature(secret, body) });
     assert.equal(answer.statusCode, 202);
@@ -149,6 +152,9 @@ describe('code-host webhooks', () => {
     assert.deepEqual(linked.items.map((e: any) => e.finding_id), [named.id]);
     assert.equal(linked.items[0].metadata.pr_url, 'https://github.com/acme/web/pull/31');
     assert.equal((await h.call('GET', `/api/v1/repositories/${elsewhereUnit.id}/findings/${elsewhere.id}`)).json().status, 'open');
+    const kept = await db.selectFrom('code_host_deliveries').select('observation').where('delivery_id', '=', 'link-1').executeTakeFirstOrThrow();
+    assert.ok(!kept.observation?.includes(LEAKED), 'a credential pasted in a description is not kept');
+    assert.ok(kept.observation?.includes(`bulwark:${named.id}`), 'the links it names are');
     assert.equal((await h.call('GET', `/api/v1/repositories/${unit.id}/findings/${ignored.id}`)).json().status, 'ignored', 'a person’s decision stands');
   });
 
