@@ -1,5 +1,20 @@
-import type { GitCommitRef, GitPullRequest } from 'azure-devops-node-api/interfaces/GitInterfaces.js';
-import { isoTimestamp, isoTimestampOrNull, refusal, splitFullName, unreachable, type CodeHost, type PullRequestState } from './code-host.ts';
+import { PullRequestError } from '../core/pull-request-errors.ts';
+import type { GitCommitRef, GitPullRequest, GitPullRequestCommentThread } from 'azure-devops-node-api/interfaces/GitInterfaces.js';
+import {
+  isoTimestamp,
+  isoTimestampOrNull,
+  oneLine,
+  refusal,
+  scanReportMarkdown,
+  splitFullName,
+  unreachable,
+  type CodeHost,
+  type PullRequestState,
+} from './code-host.ts';
+
+/** A status' description, and a comment's content. */
+const STATUS_DESCRIPTION_MAX = 255;
+const COMMENT_MAX = 150_000;
 
 /** `PullRequestAsyncStatus`, which the SDK hands back as a number. */
 const MERGE_STATUSES: Record<number, string> = {
@@ -48,6 +63,7 @@ export const azureDevOps: CodeHost<'azure_devops'> = {
 
   async connect({ url, timeoutMs = 60_000 }) {
     const { getPersonalAccessTokenHandler, WebApi } = await import('azure-devops-node-api');
+    const { CommentThreadStatus, CommentType, GitStatusState } = await import('azure-devops-node-api/interfaces/GitInterfaces.js');
     /** The repository's organization, project and name, and a connection to its organization with the token. */
     const connectTo = (request: { fullName: string; token: string }) => {
       const [organization, project, ...rest] = splitFullName(azureDevOps, request.fullName);
@@ -114,6 +130,46 @@ export const azureDevOps: CodeHost<'azure_devops'> = {
           // The SDK reads the service's first page and leaves its continuation token.
           commitMessages: (commits ?? []).map((commit) => commit.comment ?? ''),
         };
+      },
+      async publishScanReport(request) {
+        const { orgUrl, project, repository, connection } = connectTo(request);
+        const previous = request.previous ?? {};
+        const content = scanReportMarkdown(request, COMMENT_MAX);
+        const threadStatus = request.conclusion === 'success' ? CommentThreadStatus.Closed : CommentThreadStatus.Active;
+        const missing = () =>
+          refusal(azureDevOps, 404, `pull request ${request.number} was not found in repository "${repository}" of project "${project}"`, request.token);
+        try {
+          const gitApi = await connection.getGitApi();
+          const status = await gitApi.createPullRequestStatus(
+            {
+              context: { genre: 'bulwark', name: 'scan' },
+              state: request.conclusion === 'success' ? GitStatusState.Succeeded : GitStatusState.Failed,
+              description: oneLine(request.title, STATUS_DESCRIPTION_MAX),
+              ...(request.detailsUrl ? { targetUrl: request.detailsUrl } : {}),
+            },
+            repository,
+            request.number,
+            project,
+          );
+          // The SDK answers a 404 with null rather than an error.
+          if (!status) throw missing();
+          if (previous.threadId !== undefined) {
+            const commentId = previous.commentId ?? 1;
+            // Null when the thread or its comment was deleted since: a new thread is started then.
+            const comment = await gitApi.updateComment({ content }, repository, request.number, previous.threadId, commentId, project);
+            if (comment) {
+              await gitApi.updateThread({ status: threadStatus }, repository, request.number, previous.threadId, project);
+              return { ...previous, threadId: previous.threadId, commentId };
+            }
+          }
+          const thread: GitPullRequestCommentThread = { comments: [{ parentCommentId: 0, content, commentType: CommentType.Text }], status: threadStatus };
+          const created = await gitApi.createThread(thread, repository, request.number, project);
+          if (!created?.id) throw missing();
+          return { ...previous, threadId: created.id, commentId: created.comments?.[0]?.id ?? 1 };
+        } catch (error) {
+          if (error instanceof PullRequestError) throw error;
+          throw failed(error, orgUrl, request.token);
+        }
       },
     };
   },

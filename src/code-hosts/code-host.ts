@@ -63,6 +63,57 @@ export interface PullRequestState {
   commitMessages: string[];
 }
 
+/** One line of the scanned code to point at, as a check run's annotation or an item of a comment's list. */
+export interface ScanAnnotation {
+  path: string;
+  startLine: number;
+  endLine: number;
+  level: 'failure' | 'warning' | 'notice';
+  title: string;
+  message: string;
+}
+
+/** The result of a pull request's scan, to publish on the pull request (merge request). */
+export interface ScanReportRequest {
+  fullName: string;
+  number: number;
+  /** The commit scanned: the pull request's head when the scan started. */
+  headSha: string;
+  token: string;
+  signal?: AbortSignal;
+  /** 'success' when the pull request introduces no finding at or above the threshold, else 'failure'. */
+  conclusion: 'success' | 'failure';
+  /** One line, e.g. "Bulwark: 2 new findings (1 high)"; cut to the host's limit. */
+  title: string;
+  /** Markdown, already bounded by the caller; passed on as is. */
+  summary: string;
+  /** The lines to annotate, most severe first; past MAX_REPORT_ANNOTATIONS they are left out. */
+  annotations: ScanAnnotation[];
+  /** The console page of the scan, linked from the status or check. */
+  detailsUrl: string | null;
+  /**
+   * What the last report on this pull request returned, so that it is updated instead of added to; null for
+   * the first. A check run belongs to one commit: the caller leaves `checkRunId` out when `headSha` is not the
+   * head that report was on, and a new check run is created (the note, thread and comment stay the same).
+   */
+  previous: PublishedReport | null;
+}
+
+/** What a report left on the pull request, for the next report to update. */
+export interface PublishedReport {
+  /** GitHub's check run on the head. */
+  checkRunId?: number;
+  /** GitLab's merge request note. */
+  noteId?: number;
+  /** Azure DevOps' pull request thread. */
+  threadId?: number;
+  /** GitHub's pull request comment (when check runs are not allowed to the token); Azure DevOps' first comment of the thread. */
+  commentId?: number;
+}
+
+/** The most annotations a report carries: what GitHub's Checks API takes in one request. */
+export const MAX_REPORT_ANNOTATIONS = 50;
+
 /** The page of a pull request's commits read where the host lets the size be chosen: the most GitHub and GitLab give at once. */
 export const COMMITS_PAGE_SIZE = 100;
 
@@ -75,6 +126,8 @@ export interface CodeHostClient {
    * (`connect` and `codeHostClients` give `Required<CodeHostClient>`).
    */
   pullRequestState?(request: PullRequestStateRequest): Promise<PullRequestState>;
+  /** Publishes a pull request's scan result on it (optional as `pullRequestState`), updating what `previous` names. */
+  publishScanReport?(request: ScanReportRequest): Promise<PublishedReport>;
 }
 
 export interface CodeHost<Name extends string = string> {
@@ -118,7 +171,52 @@ export function lazyCodeHostClient(provider: string, load: () => Promise<Require
     provider,
     openPullRequest: async (request) => (await (client ??= load())).openPullRequest(request),
     pullRequestState: async (request) => (await (client ??= load())).pullRequestState(request),
+    publishScanReport: async (request) => (await (client ??= load())).publishScanReport(request),
   };
+}
+
+/** `text` on one line and at most `max` characters, ending in `…` when cut. */
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** Text from a scanned repository as literal Markdown: no links, emphasis, HTML or mentions of its own. */
+function markdownText(text: string): string {
+  return text.replace(/[\\`*_{}[\]()<>#!|~@&]/g, '\\$&');
+}
+
+/** `text` as a Markdown code span, whatever backticks it holds. */
+function codeSpan(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return longest ? `${fence} ${text} ${fence}` : `${fence}${text}${fence}`;
+}
+
+/**
+ * A report as one Markdown comment: the caller's summary as is, then the annotated lines as a list, as many
+ * as fit in `maxLength` characters with a count of the rest.
+ */
+export function scanReportMarkdown(request: Pick<ScanReportRequest, 'summary' | 'annotations'>, maxLength: number): string {
+  const annotations = request.annotations.slice(0, MAX_REPORT_ANNOTATIONS);
+  if (!annotations.length) return request.summary.slice(0, maxLength);
+  const items = annotations.map((a) => {
+    const lines = a.endLine > a.startLine ? `lines ${a.startLine}–${a.endLine}` : `line ${a.startLine}`;
+    const message = a.message.trim() ? `: ${markdownText(oneLine(a.message, 500))}` : '';
+    return `- **${a.level}** ${codeSpan(oneLine(a.path, 300))} ${lines}: ${markdownText(oneLine(a.title, 255))}${message}`;
+  });
+  // Room is kept for the line that counts what is left out, when anything must be.
+  const reserve = `- and ${items.length} more`.length;
+  let text = `${request.summary}\n\n`;
+  for (const [index, item] of items.entries()) {
+    const last = index === items.length - 1;
+    if (text.length + item.length + 1 + (last ? 0 : reserve) > maxLength) {
+      text += `- and ${items.length - index} more`;
+      break;
+    }
+    text += `${item}\n`;
+  }
+  return text.trimEnd().slice(0, maxLength);
 }
 
 /** A host's timestamp as `2024-05-01T10:00:00.000Z`; null when absent or unreadable. */

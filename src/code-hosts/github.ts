@@ -1,5 +1,18 @@
 import { VERSION } from '../version.ts';
-import { COMMITS_PAGE_SIZE, isoTimestamp, isoTimestampOrNull, refusal, splitFullName, unreachable, type CodeHost } from './code-host.ts';
+import {
+  COMMITS_PAGE_SIZE,
+  isoTimestamp,
+  isoTimestampOrNull,
+  MAX_REPORT_ANNOTATIONS,
+  oneLine,
+  refusal,
+  scanReportMarkdown,
+  splitFullName,
+  unreachable,
+  type CodeHost,
+  type PublishedReport,
+  type ScanAnnotation,
+} from './code-host.ts';
 
 interface GitHubErrorBody {
   message?: string;
@@ -14,6 +27,30 @@ function gitHubReason(data: unknown): string {
     .map((e) => (typeof e === 'string' ? e : e.message || [e.resource, e.field, e.code].filter(Boolean).join(' ')))
     .filter(Boolean);
   return details.length ? details.join('; ') : (body.message ?? '');
+}
+
+/** The Checks API's limits: a check run's summary, an annotation's title and message. */
+const CHECK_SUMMARY_MAX = 65_535;
+const ANNOTATION_TITLE_MAX = 255;
+const ANNOTATION_MESSAGE_MAX = 65_535;
+/** A commit status' description. */
+const STATUS_DESCRIPTION_MAX = 140;
+
+function checkAnnotation(annotation: ScanAnnotation) {
+  return {
+    path: annotation.path,
+    start_line: annotation.startLine,
+    end_line: Math.max(annotation.startLine, annotation.endLine),
+    annotation_level: annotation.level,
+    title: oneLine(annotation.title, ANNOTATION_TITLE_MAX),
+    message: annotation.message.slice(0, ANNOTATION_MESSAGE_MAX) || annotation.title,
+  };
+}
+
+type CheckAnnotation = ReturnType<typeof checkAnnotation>;
+
+function sameAnnotation(a: CheckAnnotation, b: Partial<Record<keyof CheckAnnotation, unknown>>): boolean {
+  return (Object.keys(a) as (keyof CheckAnnotation)[]).every((key) => a[key] === b[key]);
 }
 
 export const github: CodeHost<'github'> = {
@@ -89,6 +126,72 @@ export const github: CodeHost<'github'> = {
           mergeCommitSha: merged ? pull.merge_commit_sha || null : null,
           commitMessages: commits.map((commit) => commit.commit.message),
         };
+      },
+      async publishScanReport(request) {
+        const [owner, repo] = splitFullName(github, request.fullName);
+        const octokit = octokitFor(request);
+        const previous = request.previous ?? {};
+        const title = oneLine(request.title, ANNOTATION_TITLE_MAX);
+        const annotations = request.annotations.slice(0, MAX_REPORT_ANNOTATIONS).map(checkAnnotation);
+        const run = {
+          owner,
+          repo,
+          name: 'Bulwark',
+          status: 'completed' as const,
+          conclusion: request.conclusion,
+          completed_at: new Date().toISOString(),
+          ...(request.detailsUrl ? { details_url: request.detailsUrl } : {}),
+        };
+        const output = { title, summary: request.summary.slice(0, CHECK_SUMMARY_MAX) };
+        try {
+          let checkRunId: number | undefined;
+          if (previous.checkRunId !== undefined) {
+            try {
+              // An update appends its annotations to the run's: those it has already are not sent again.
+              const existing = await octokit.paginate(octokit.rest.checks.listAnnotations, { owner, repo, check_run_id: previous.checkRunId, per_page: 100 });
+              const fresh = annotations.filter((a) => !existing.some((e) => sameAnnotation(a, e as Partial<Record<keyof CheckAnnotation, unknown>>)));
+              const { data } = await octokit.rest.checks.update({ ...run, check_run_id: previous.checkRunId, output: { ...output, annotations: fresh } });
+              checkRunId = data.id;
+            } catch (error) {
+              // A check run deleted since is created again.
+              if ((error as { status?: number }).status !== 404) throw error;
+            }
+          }
+          if (checkRunId === undefined) {
+            const { data } = await octokit.rest.checks.create({ ...run, head_sha: request.headSha, output: { ...output, annotations } });
+            checkRunId = data.id;
+          }
+          return { ...previous, checkRunId } satisfies PublishedReport;
+        } catch (error) {
+          // Only GitHub Apps may write check runs: with a personal access token, a commit status and a comment say it instead.
+          if ((error as { status?: number }).status !== 403) throw failed(error, request.token);
+        }
+        try {
+          await octokit.rest.repos.createCommitStatus({
+            owner,
+            repo,
+            sha: request.headSha,
+            context: 'bulwark',
+            state: request.conclusion,
+            description: oneLine(request.title, STATUS_DESCRIPTION_MAX),
+            ...(request.detailsUrl ? { target_url: request.detailsUrl } : {}),
+          });
+          const body = scanReportMarkdown(request, github.pullRequests.maxBodyLength);
+          const { checkRunId: _checkRun, ...kept } = previous;
+          if (previous.commentId !== undefined) {
+            try {
+              const { data } = await octokit.rest.issues.updateComment({ owner, repo, comment_id: previous.commentId, body });
+              return { ...kept, commentId: data.id };
+            } catch (error) {
+              // A comment deleted since is posted again.
+              if ((error as { status?: number }).status !== 404) throw error;
+            }
+          }
+          const { data } = await octokit.rest.issues.createComment({ owner, repo, issue_number: request.number, body });
+          return { ...kept, commentId: data.id };
+        } catch (error) {
+          throw failed(error, request.token);
+        }
       },
     };
   },

@@ -1,4 +1,18 @@
-import { COMMITS_PAGE_SIZE, isoTimestamp, isoTimestampOrNull, refusal, splitFullName, unreachable, type CodeHost } from './code-host.ts';
+import {
+  COMMITS_PAGE_SIZE,
+  isoTimestamp,
+  isoTimestampOrNull,
+  oneLine,
+  refusal,
+  scanReportMarkdown,
+  splitFullName,
+  unreachable,
+  type CodeHost,
+} from './code-host.ts';
+
+/** A commit status' description (a 255-character column), and a note's body. */
+const STATUS_DESCRIPTION_MAX = 255;
+const NOTE_MAX = 1_000_000;
 
 /** GitLab's `message` is a string, a list (`["Another open merge request already exists …"]`) or an object of field errors. */
 function gitLabReason(description: string): string {
@@ -54,6 +68,8 @@ export const gitlab: CodeHost<'gitlab'> = {
       }
       return unreachable(gitlab, url, (error as Error).message ?? String(error), token);
     };
+    const statusOf = (error: unknown) =>
+      error instanceof GitbeakerRequestError ? (error.cause as { response?: { status?: number } } | undefined)?.response?.status : undefined;
     return {
       provider: 'gitlab',
       async openPullRequest(request) {
@@ -99,6 +115,32 @@ export const gitlab: CodeHost<'gitlab'> = {
           mergeCommitSha: state === 'merged' ? mergeRequest.merge_commit_sha || mergeRequest.squash_commit_sha || null : null,
           commitMessages: commits.map((commit) => commit.message ?? ''),
         };
+      },
+      async publishScanReport(request) {
+        splitFullName(gitlab, request.fullName);
+        const api = apiFor(request.token);
+        const previous = request.previous ?? {};
+        const body = scanReportMarkdown(request, NOTE_MAX);
+        try {
+          await api.Commits.editStatus(request.fullName, request.headSha, request.conclusion === 'success' ? 'success' : 'failed', {
+            name: 'bulwark',
+            description: oneLine(request.title, STATUS_DESCRIPTION_MAX),
+            ...(request.detailsUrl ? { targetUrl: request.detailsUrl } : {}),
+          });
+          if (previous.noteId !== undefined) {
+            try {
+              const note = await api.MergeRequestNotes.edit(request.fullName, request.number, previous.noteId, { body });
+              return { ...previous, noteId: Number(note.id) };
+            } catch (error) {
+              // A note deleted since is added again.
+              if (statusOf(error) !== 404) throw error;
+            }
+          }
+          const note = await api.MergeRequestNotes.create(request.fullName, request.number, body);
+          return { ...previous, noteId: Number(note.id) };
+        } catch (error) {
+          throw failed(error, request.token);
+        }
       },
     };
   },

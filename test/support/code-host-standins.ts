@@ -317,3 +317,286 @@ export async function startSilentHost(): Promise<SilentHost> {
     },
   };
 }
+
+/** What a stand-in holds of the reports published on its pull requests, in the host's words. */
+export interface PublishedState {
+  /** GitHub's check runs by id: the fields last sent, and every annotation sent (updates append them). */
+  checkRuns: Map<number, { headSha: string; fields: Record<string, unknown>; annotations: Record<string, unknown>[] }>;
+  /** Commit statuses (GitHub, GitLab) or pull request statuses (Azure DevOps) as sent, in order. */
+  statuses: { sha?: string; pullRequest?: number; state: string; fields: Record<string, unknown> }[];
+  /** GitHub's pull request comments and GitLab's merge request notes by id. */
+  comments: Map<number, { pullRequest: number; body: string }>;
+  /** Azure DevOps' pull request threads by id. */
+  threads: Map<number, { pullRequest: number; status: string; comments: Map<number, string> }>;
+}
+
+export interface ScanReportStandIn {
+  url: string;
+  requests: RecordedRequest[];
+  published: PublishedState;
+  /** Answers GitHub's Checks API as it does a personal access token: 403. */
+  refuseChecks(refuse: boolean): void;
+  /** Answers every call past Azure DevOps' discovery with this instead (null goes back to answering as the host). */
+  respondWith(response: CannedResponse | null): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A code host's REST API on 127.0.0.1 answering what its SDK sends to publish a scan's report on a pull request:
+ * GitHub's `POST /repos/{o}/{r}/check-runs`, `PATCH …/check-runs/{id}`, `GET …/check-runs/{id}/annotations`,
+ * `POST …/statuses/{sha}`, `POST …/issues/{n}/comments`, `PATCH …/issues/comments/{id}`; GitLab's
+ * `POST /api/v4/projects/{path}/statuses/{sha}`, `POST …/merge_requests/{iid}/notes`, `PUT …/notes/{id}`;
+ * Azure DevOps' discovery, then `POST {org}/{project}/_apis/git/repositories/{repo}/pullRequests/{id}/statuses`,
+ * `POST …/threads`, `PATCH …/threads/{id}`, `PATCH …/threads/{id}/comments/{commentId}`. Only `pullRequests` exist.
+ */
+export async function startScanReportStandIn(options: {
+  provider: 'github' | 'gitlab' | 'azure_devops';
+  token: string;
+  fullName: string;
+  pullRequests: number[];
+}): Promise<ScanReportStandIn> {
+  const requests: RecordedRequest[] = [];
+  const published: PublishedState = { checkRuns: new Map(), statuses: [], comments: new Map(), threads: new Map() };
+  const flags = { refuseChecks: false, canned: null as CannedResponse | null };
+  const route = { github: gitHubReportRoute, gitlab: gitLabReportRoute, azure_devops: azureReportRoute }[options.provider];
+  const server = http.createServer(async (req, res) => {
+    const recorded: RecordedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: await readBody(req) };
+    requests.push(recorded);
+    const routed = route(recorded, new URL(recorded.path, `http://${req.headers.host ?? '127.0.0.1'}`), { ...options, published, refuseChecks: flags.refuseChecks });
+    const answer = flags.canned && !routed.discovery ? flags.canned : routed.answer;
+    const payload = JSON.stringify(answer.body);
+    res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
+    res.end(payload);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    published,
+    refuseChecks(refuse) {
+      flags.refuseChecks = refuse;
+    },
+    respondWith(response) {
+      flags.canned = response;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+type ReportRoute = (
+  request: RecordedRequest,
+  url: URL,
+  options: { token: string; fullName: string; pullRequests: number[]; published: PublishedState; refuseChecks: boolean },
+) => { answer: CannedResponse; discovery?: boolean };
+
+let nextReportId = 500;
+
+const gitHubReportRoute: ReportRoute = (request, url, { token, fullName, pullRequests, published, refuseChecks }) => {
+  const auth = request.headers.authorization ?? '';
+  if (auth !== `token ${token}` && auth !== `Bearer ${token}`) {
+    return { answer: { status: 401, body: { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' } } };
+  }
+  const notFound = { answer: { status: 404, body: { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' } } };
+  const match = /^\/repos\/([^/]+)\/([^/]+)(\/.*)$/.exec(url.pathname);
+  if (!match || `${decodeURIComponent(match[1])}/${decodeURIComponent(match[2])}` !== fullName) return notFound;
+  const rest = match[3];
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const ok = (status: number, payload: unknown) => ({ answer: { status, body: payload } });
+  if (rest.startsWith('/check-runs')) {
+    if (refuseChecks) {
+      return ok(403, { message: 'Resource not accessible by personal access token', documentation_url: 'https://docs.github.com/rest/checks/runs#create-a-check-run', status: '403' });
+    }
+    const output = (body.output ?? {}) as { title?: string; summary?: string; annotations?: Record<string, unknown>[] };
+    if ((output.annotations?.length ?? 0) > 50) {
+      return ok(422, { message: 'Validation Failed', errors: ['Only 50 annotations are allowed per request'], status: '422' });
+    }
+    const runJson = (id: number) => {
+      const run = published.checkRuns.get(id)!;
+      const out = (run.fields.output ?? {}) as Record<string, unknown>;
+      return {
+        id,
+        head_sha: run.headSha,
+        name: run.fields.name,
+        status: run.fields.status,
+        conclusion: run.fields.conclusion,
+        details_url: run.fields.details_url ?? null,
+        html_url: `https://github.example/${fullName}/runs/${id}`,
+        output: { title: out.title ?? null, summary: out.summary ?? null, text: null, annotations_count: run.annotations.length, annotations_url: `${url.origin}/repos/${fullName}/check-runs/${id}/annotations` },
+      };
+    };
+    if (request.method === 'POST' && rest === '/check-runs') {
+      const id = nextReportId++;
+      published.checkRuns.set(id, { headSha: String(body.head_sha), fields: body, annotations: [...(output.annotations ?? [])] });
+      return ok(201, runJson(id));
+    }
+    const runMatch = /^\/check-runs\/(\d+)(\/annotations)?$/.exec(rest);
+    const run = runMatch ? published.checkRuns.get(Number(runMatch[1])) : undefined;
+    if (!runMatch || !run) return notFound;
+    if (request.method === 'GET' && runMatch[2]) {
+      const perPage = Number(url.searchParams.get('per_page') ?? 30);
+      const page = Number(url.searchParams.get('page') ?? 1);
+      return ok(
+        200,
+        run.annotations.slice((page - 1) * perPage, page * perPage).map((a) => ({
+          ...a,
+          start_column: null,
+          end_column: null,
+          raw_details: null,
+          blob_href: `https://github.example/${fullName}/blob/${run.headSha}/${String(a.path)}`,
+        })),
+      );
+    }
+    if (request.method === 'PATCH' && !runMatch[2]) {
+      run.fields = { ...run.fields, ...body };
+      run.annotations.push(...(output.annotations ?? []));
+      return ok(200, runJson(Number(runMatch[1])));
+    }
+    return notFound;
+  }
+  const statusMatch = /^\/statuses\/([0-9a-f]{40})$/.exec(rest);
+  if (request.method === 'POST' && statusMatch) {
+    published.statuses.push({ sha: statusMatch[1], state: String(body.state), fields: body });
+    return ok(201, { id: nextReportId++, state: body.state, description: body.description ?? null, target_url: body.target_url ?? null, context: body.context ?? 'default' });
+  }
+  const commentJson = (id: number) => ({ id, body: published.comments.get(id)!.body, html_url: `https://github.example/${fullName}/pull/${published.comments.get(id)!.pullRequest}#issuecomment-${id}` });
+  const createMatch = /^\/issues\/(\d+)\/comments$/.exec(rest);
+  if (request.method === 'POST' && createMatch) {
+    if (!pullRequests.includes(Number(createMatch[1]))) return notFound;
+    const id = nextReportId++;
+    published.comments.set(id, { pullRequest: Number(createMatch[1]), body: String(body.body) });
+    return ok(201, commentJson(id));
+  }
+  const editMatch = /^\/issues\/comments\/(\d+)$/.exec(rest);
+  if (request.method === 'PATCH' && editMatch) {
+    const comment = published.comments.get(Number(editMatch[1]));
+    if (!comment) return notFound;
+    comment.body = String(body.body);
+    return ok(200, commentJson(Number(editMatch[1])));
+  }
+  return notFound;
+};
+
+const gitLabReportRoute: ReportRoute = (request, _url, { token, fullName, pullRequests, published }) => {
+  if (request.headers['private-token'] !== token) return { answer: { status: 401, body: { message: '401 Unauthorized' } } };
+  // The project's path arrives encoded (`acme%2Fplatform%2Fweb`): match on the raw path.
+  const match = /^\/api\/v4\/projects\/([^/]+)(\/.*)$/.exec(request.path.split('?')[0]);
+  if (!match || decodeURIComponent(match[1]) !== fullName) return { answer: { status: 404, body: { message: '404 Project Not Found' } } };
+  const rest = match[2];
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const ok = (status: number, payload: unknown) => ({ answer: { status, body: payload } });
+  const statusMatch = /^\/statuses\/([0-9a-f]{40})$/.exec(rest);
+  if (request.method === 'POST' && statusMatch) {
+    if (!['pending', 'running', 'success', 'failed', 'canceled'].includes(String(body.state))) return ok(400, { message: 'state is invalid' });
+    published.statuses.push({ sha: statusMatch[1], state: String(body.state), fields: body });
+    return ok(201, {
+      id: nextReportId++,
+      sha: statusMatch[1],
+      status: body.state,
+      name: body.name ?? 'default',
+      target_url: body.target_url ?? null,
+      description: body.description ?? null,
+      created_at: '2024-05-01T10:03:00.123Z',
+    });
+  }
+  const noteJson = (id: number) => ({
+    id,
+    body: published.comments.get(id)!.body,
+    noteable_type: 'MergeRequest',
+    noteable_iid: published.comments.get(id)!.pullRequest,
+    system: false,
+    created_at: '2024-05-01T10:03:00.123Z',
+    updated_at: '2024-05-01T10:03:00.123Z',
+  });
+  const notesMatch = /^\/merge_requests\/(\d+)\/notes(?:\/(\d+))?$/.exec(rest);
+  if (!notesMatch || !pullRequests.includes(Number(notesMatch[1]))) return ok(404, { message: '404 Not found' });
+  if (request.method === 'POST' && !notesMatch[2]) {
+    const id = nextReportId++;
+    published.comments.set(id, { pullRequest: Number(notesMatch[1]), body: String(body.body) });
+    return ok(201, noteJson(id));
+  }
+  if (request.method === 'PUT' && notesMatch[2]) {
+    const note = published.comments.get(Number(notesMatch[2]));
+    if (!note || note.pullRequest !== Number(notesMatch[1])) return ok(404, { message: '404 Note Not Found' });
+    note.body = String(body.body);
+    return ok(200, noteJson(Number(notesMatch[2])));
+  }
+  return ok(404, { error: '404 Not Found' });
+};
+
+const AZURE_STATUS_STATES: Record<string, string> = { 0: 'notSet', 1: 'pending', 2: 'succeeded', 3: 'failed', 4: 'error', 5: 'notApplicable' };
+const AZURE_THREAD_STATUSES: Record<string, string> = { 0: 'unknown', 1: 'active', 2: 'fixed', 3: 'wontFix', 4: 'closed', 5: 'byDesign', 6: 'pending' };
+
+const azureReportRoute: ReportRoute = (request, url, { token, fullName, pullRequests, published }) => {
+  const auth = request.headers.authorization ?? '';
+  const password = auth.startsWith('Basic ') ? Buffer.from(auth.slice(6), 'base64').toString('utf8').split(':').slice(1).join(':') : null;
+  if (password !== token) {
+    return { answer: { status: 401, body: { message: "TF400813: The user '' is not authorized to access this resource.", typeKey: 'UnauthorizedRequestException' } } };
+  }
+  const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  const [organization] = parts;
+  const orgUrl = `${url.origin}/${encodeURIComponent(organization)}/`;
+  const ok = (status: number, payload: unknown) => ({ answer: { status, body: payload } });
+  if (request.method === 'OPTIONS' && parts.length === 3 && parts[1] === '_apis' && parts[2] === 'Location') {
+    const resourceAreas = { id: AZURE_LOCATION_AREA_ID, area: 'Location', resourceName: 'ResourceAreas', routeTemplate: '_apis/{resource}/{areaId}', resourceVersion: 1, minVersion: '3.2', maxVersion: '7.2', releasedVersion: '0.0' };
+    return { discovery: true, answer: { status: 200, body: { count: 1, value: [resourceAreas] } } };
+  }
+  if (request.method === 'GET' && parts.length === 3 && parts[1] === '_apis' && parts[2] === 'ResourceAreas') {
+    return { discovery: true, answer: { status: 200, body: { count: 1, value: [{ id: AZURE_GIT_AREA_ID, name: 'git', locationUrl: orgUrl }] } } };
+  }
+  if (request.method === 'OPTIONS' && parts.length === 3 && parts[1] === '_apis' && parts[2] === 'git') {
+    const prefix = '{project}/_apis/{area}/repositories/{repositoryId}/pullRequests/{pullRequestId}';
+    const value = [
+      ['b5f6bb4f-8d1e-4d79-8d11-4c9172c99c35', 'pullRequestStatuses', `${prefix}/statuses/{statusId}`],
+      ['ab6e2e5d-a0b7-4153-b64a-a4efe0d49449', 'pullRequestThreads', `${prefix}/threads/{threadId}`],
+      ['965a3ec7-5ed8-455a-bdcb-835a5ea7fe7b', 'pullRequestThreadComments', `${prefix}/threads/{threadId}/comments/{commentId}`],
+    ].map(([id, resourceName, routeTemplate]) => ({ id, area: 'git', resourceName, routeTemplate, resourceVersion: 1, minVersion: '3.0', maxVersion: '7.2', releasedVersion: '7.1' }));
+    return { discovery: true, answer: { status: 200, body: { count: value.length, value } } };
+  }
+  const match = /^\/([^/]+)\/([^/]+)\/_apis\/git\/repositories\/([^/]+)\/pullRequests\/(\d+)\/(statuses|threads)(?:\/(\d+))?(?:\/comments\/(\d+))?$/.exec(url.pathname);
+  const [, , project, repository] = (match ?? []).map((part) => (part === undefined ? part : decodeURIComponent(part)));
+  if (!match || `${organization}/${project}/${repository}` !== fullName) {
+    return ok(404, { message: `TF401019: The Git repository with name or identifier ${repository ?? ''} does not exist.` });
+  }
+  const pullRequest = Number(match[4]);
+  if (!pullRequests.includes(pullRequest)) return ok(404, { message: 'TF401180: The requested pull request was not found.', typeKey: 'GitPullRequestNotFoundException' });
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const name = (names: Record<string, string>, value: unknown) => (typeof value === 'number' ? names[value] : String(value));
+  if (match[5] === 'statuses' && request.method === 'POST' && !match[6]) {
+    const state = name(AZURE_STATUS_STATES, body.state);
+    published.statuses.push({ pullRequest, state, fields: body });
+    return ok(200, { id: published.statuses.length, state, description: body.description, context: body.context, targetUrl: body.targetUrl, creationDate: '2024-05-01T10:03:00.5Z' });
+  }
+  const threadJson = (id: number) => {
+    const thread = published.threads.get(id)!;
+    return {
+      id,
+      status: thread.status,
+      publishedDate: '2024-05-01T10:03:00.5Z',
+      comments: [...thread.comments].map(([commentId, content]) => ({ id: commentId, parentCommentId: 0, content, commentType: 'text' })),
+    };
+  };
+  if (match[5] === 'threads' && request.method === 'POST' && !match[6]) {
+    const id = nextReportId++;
+    const comments = (body.comments ?? []) as { content?: string }[];
+    published.threads.set(id, { pullRequest, status: name(AZURE_THREAD_STATUSES, body.status), comments: new Map(comments.map((c, i) => [i + 1, String(c.content)])) });
+    return ok(200, threadJson(id));
+  }
+  const thread = match[6] ? published.threads.get(Number(match[6])) : undefined;
+  if (!thread || thread.pullRequest !== pullRequest) return ok(404, { message: 'TF401181: The requested thread was not found.' });
+  if (request.method === 'PATCH' && match[7]) {
+    const commentId = Number(match[7]);
+    if (!thread.comments.has(commentId)) return ok(404, { message: 'TF401182: The requested comment was not found.' });
+    thread.comments.set(commentId, String(body.content));
+    return ok(200, { id: commentId, parentCommentId: 0, content: body.content, commentType: 'text' });
+  }
+  if (request.method === 'PATCH' && !match[7]) {
+    if (body.status !== undefined) thread.status = name(AZURE_THREAD_STATUSES, body.status);
+    return ok(200, threadJson(Number(match[6])));
+  }
+  return ok(404, { message: 'Not Found' });
+};
