@@ -23,6 +23,7 @@ import type { Store } from './store/database.ts';
 import type { FindingRow } from './store/schema.ts';
 import { toFixFinding } from './fixing/fix-finding.ts';
 import { deliveryJobs } from './core/code-host-webhooks.ts';
+import { pullRequestScanJobs } from './core/pull-request-scans.ts';
 import { startOutboundWebhooks, type OutboundWebhookDispatcher } from './outbound-webhooks/dispatcher.ts';
 import { startPullRequestPoll } from './core/pull-request-polling.ts';
 import { codeHostClients } from './code-hosts/index.ts';
@@ -80,24 +81,25 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
     await queue.enqueue(trx, kind, key, options);
     log('job queued', { kind, key });
   };
+  const engines = defaultEngines({
+    secretsHistoryDepth: settings.secretsHistoryDepth,
+    secretsVerify: settings.secretsVerify,
+    sastRuleDirs: settings.sastRuleDirs,
+    semgrepConfigs: settings.semgrepConfigs,
+    cacheDir: settings.cacheDir,
+    cacheMaxBytes: settings.cacheMaxBytes,
+    advisories: storedAdvisories(store.db, { maxAgeHours: settings.osv.maxAgeHours }),
+    llm: settings.llm,
+    deepReview: settings.deepReview,
+    checksEnabled: settings.checksEnabled,
+    maxManifestBytes: settings.scanBudgets.maxManifestBytes,
+  });
   const scanJobs = createScanJobs({
     enqueue,
     db: store.db,
     tokenBox,
     checkouts,
-    engines: defaultEngines({
-      secretsHistoryDepth: settings.secretsHistoryDepth,
-      secretsVerify: settings.secretsVerify,
-      sastRuleDirs: settings.sastRuleDirs,
-      semgrepConfigs: settings.semgrepConfigs,
-      cacheDir: settings.cacheDir,
-      cacheMaxBytes: settings.cacheMaxBytes,
-      advisories: storedAdvisories(store.db, { maxAgeHours: settings.osv.maxAgeHours }),
-      llm: settings.llm,
-      deepReview: settings.deepReview,
-      checksEnabled: settings.checksEnabled,
-      maxManifestBytes: settings.scanBudgets.maxManifestBytes,
-    }),
+    engines,
     maxFindings: settings.scanBudgets.maxFindings,
     faultScanDelayMs: settings.faultScanDelayMs,
     log,
@@ -154,7 +156,19 @@ export async function openServices(settings: Settings, store: Store, log: LogFn 
       });
       await queue.work('scan-batch-conclude', observeJobs('scan-batch-conclude', tidy(scanJobs['scan-batch-conclude']), log, metrics), { concurrency: 1 });
       await queue.work('fix-run', observeJobs('fix-run', tidy(fixRunner), log, metrics), { concurrency: settings.workerConcurrency });
-      await queue.work('code-host-delivery', observeJobs('code-host-delivery', deliveryJobs(store.db, (trx, batch) => enqueue(trx, 'scan-batch', batch.id)), log, metrics), { concurrency: 1 });
+      const deliveryDispatch = { batch: (trx: Parameters<JobQueue['enqueue']>[0], batch: { id: string }) => enqueue(trx, 'scan-batch', batch.id), pullRequestScan: (trx: Parameters<JobQueue['enqueue']>[0], scanId: string) => enqueue(trx, 'pull-request-scan', scanId) };
+      await queue.work('code-host-delivery', observeJobs('code-host-delivery', deliveryJobs(store.db, deliveryDispatch), log, metrics), { concurrency: 1 });
+      const pullRequestScans = pullRequestScanJobs({
+        db: store.db,
+        tokenBox,
+        checkouts,
+        engines,
+        clients: codeHostClients(settings.codeHosts, settings.pullRequestTimeoutSeconds * 1000),
+        publicUrl: settings.publicUrl,
+        gitTimeoutMs: settings.gitTimeoutSeconds * 1000,
+        log,
+      });
+      await queue.work('pull-request-scan', observeJobs('pull-request-scan', tidy(pullRequestScans), log, metrics), { concurrency: settings.workerConcurrency });
       pullRequestPoll = startPullRequestPoll(store.db, {
         tokenBox,
         clients: codeHostClients(settings.codeHosts, settings.pullRequestTimeoutSeconds * 1000),

@@ -13,6 +13,7 @@ import { linkedFindingIds, observePullRequest } from './pull-request-lifecycle.t
 import { maskSecretsIn } from '../scanning/secrets/mask-text.ts';
 import type { BatchDispatcher } from './scan-batches.ts';
 import { scansOnPush } from './scan-triggers.ts';
+import { queuePullRequestScans } from './pull-request-scans.ts';
 import type { JobHandlers } from '../jobs/queue.ts';
 
 // Inbound webhooks from code hosts: an organization's admin makes one per host (for one repository or all
@@ -150,8 +151,14 @@ interface Said {
   pushes: DeliveredPush[];
 }
 
+/** Where applying a delivery hands work on: scan batches (pushes) and scans of pull requests. */
+export interface DeliveryDispatch {
+  batch: BatchDispatcher;
+  pullRequestScan: (trx: Kysely<Database>, scanId: string) => Promise<void>;
+}
+
 /** The job that applies a kept delivery; a delivery is applied once (a job run again finds it applied). */
-export async function applyDelivery(db: Kysely<Database>, dispatchBatch: BatchDispatcher, deliveryRowId: string): Promise<void> {
+export async function applyDelivery(db: Kysely<Database>, dispatch: DeliveryDispatch, deliveryRowId: string): Promise<void> {
   const delivery = await deliveryById(db, deliveryRowId);
   if (!delivery || delivery.applied_at || !delivery.observation) return;
   const { pullRequest, pushes } = JSON.parse(delivery.observation) as Said;
@@ -163,15 +170,17 @@ export async function applyDelivery(db: Kysely<Database>, dispatchBatch: BatchDi
         ? `${outcome.changed} of ${outcome.fixPullRequests} fix pull request(s) changed; ${outcome.resolvedByMerge} finding(s) resolved by the merge, ${outcome.resolvedByLink} by links`
         : `not a fix pull request; ${outcome.resolvedByLink} linked finding(s) resolved`,
     );
+    const queued = await queuePullRequestScans(db, dispatch.pullRequestScan, delivery.org_id, delivery.provider, pullRequest, delivery.unit_id);
+    if (queued) outcomes.push(queued);
   }
-  for (const push of pushes) outcomes.push(await scansOnPush(db, dispatchBatch, delivery.org_id, { ...push, provider: delivery.provider }, delivery.unit_id));
+  for (const push of pushes) outcomes.push(await scansOnPush(db, dispatch.batch, delivery.org_id, { ...push, provider: delivery.provider }, delivery.unit_id));
   await markDeliveryApplied(db, deliveryRowId, nowIso(), outcomes.join('; ').slice(0, 2000));
 }
 
 /** The worker's side of deliveries: apply one; one given up on is marked so, with the reason. */
-export function deliveryJobs(db: Kysely<Database>, dispatchBatch: BatchDispatcher): JobHandlers {
+export function deliveryJobs(db: Kysely<Database>, dispatch: DeliveryDispatch): JobHandlers {
   return {
-    run: (key) => applyDelivery(db, dispatchBatch, key),
+    run: (key) => applyDelivery(db, dispatch, key),
     giveUp: async (key, reason) => {
       await markDeliveryApplied(db, key, nowIso(), `failed: ${reason}`);
     },

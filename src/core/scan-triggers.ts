@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { nowIso } from '../ids.ts';
 import { SCAN_TYPES } from '../scanning/scan-types/index.ts';
 import type { ScanType } from '../scanning/scan-type-names.ts';
-import { hasQueuedBatch, saveTriggers, triggersOf, unitsScanningOnPush } from '../store/scan-triggers.ts';
+import { hasQueuedBatch, saveTriggers, triggersOf, unitsWithTriggers } from '../store/scan-triggers.ts';
 import { decodeJson, encodeJson } from '../store/json-columns.ts';
 import type { Database } from '../store/schema.ts';
 import { ApiError, BodyValueError } from './errors.ts';
@@ -10,11 +10,12 @@ import { createScanBatch, type BatchDispatcher } from './scan-batches.ts';
 import { getUnit } from './units.ts';
 
 // A repository's scans on push: the scan types it runs by itself when its code host's webhook reports a
-// push to the branch it scans. Each is an ordinary scan batch, charged as one started by hand; a push
+// push to the branch it scans (scans of pull requests into it: pull-request-scans.ts). Each is an ordinary scan batch, charged as one started by hand; a push
 // while a batch of that type still waits to start adds none (the waiting one scans the newest commit).
 
 export interface ScanTriggers {
   on_push: ScanType[];
+  on_pull_request: ScanType[];
 }
 
 /** A reported push: the repository, the branch, the commit it now points at. */
@@ -28,16 +29,27 @@ export interface Push {
 export async function getScanTriggers(db: Kysely<Database>, orgId: string, unitId: string): Promise<ScanTriggers> {
   const unit = await getUnit(db, orgId, unitId);
   const row = await triggersOf(db, unit.id);
-  return { on_push: decodeJson<ScanType[]>(row?.on_push ?? '[]', []) };
+  return { on_push: decodeJson<ScanType[]>(row?.on_push ?? '[]', []), on_pull_request: decodeJson<ScanType[]>(row?.on_pull_request ?? '[]', []) };
 }
 
-export async function setScanTriggers(db: Kysely<Database>, orgId: string, unitId: string, onPush: string[], userId: string | null): Promise<ScanTriggers> {
+/** The scan types of a list, in contract order and once each; a name that is none is a 422 naming its field. */
+function scanTypesIn(field: string, names: string[]): ScanType[] {
+  const unknown = names.filter((type) => !(SCAN_TYPES as readonly string[]).includes(type));
+  if (unknown.length) throw new BodyValueError(['body', field], `Input should be scan types of ${SCAN_TYPES.map((t) => `'${t}'`).join(', ')}`, unknown);
+  return SCAN_TYPES.filter((type) => names.includes(type));
+}
+
+export async function setScanTriggers(
+  db: Kysely<Database>,
+  orgId: string,
+  unitId: string,
+  wanted: { on_push: string[]; on_pull_request?: string[] },
+  userId: string | null,
+): Promise<ScanTriggers> {
   const unit = await getUnit(db, orgId, unitId);
-  const unknown = onPush.filter((type) => !(SCAN_TYPES as readonly string[]).includes(type));
-  if (unknown.length) throw new BodyValueError(['body', 'on_push'], `Input should be scan types of ${SCAN_TYPES.map((t) => `'${t}'`).join(', ')}`, unknown);
-  const types = SCAN_TYPES.filter((type) => onPush.includes(type));
-  await saveTriggers(db, { unit_id: unit.id, on_push: encodeJson(types), updated_by_user_id: userId, updated_at: nowIso() });
-  return { on_push: types };
+  const triggers = { on_push: scanTypesIn('on_push', wanted.on_push), on_pull_request: scanTypesIn('on_pull_request', wanted.on_pull_request ?? []) };
+  await saveTriggers(db, { unit_id: unit.id, on_push: encodeJson(triggers.on_push), on_pull_request: encodeJson(triggers.on_pull_request), updated_by_user_id: userId, updated_at: nowIso() });
+  return triggers;
 }
 
 /**
@@ -46,7 +58,7 @@ export async function setScanTriggers(db: Kysely<Database>, orgId: string, unitI
  */
 export async function scansOnPush(db: Kysely<Database>, dispatch: BatchDispatcher, orgId: string, push: Push, hookUnitId: string | null): Promise<string> {
   const said: string[] = [];
-  for (const { unit_id, on_push } of await unitsScanningOnPush(db, { orgId, ...push, unitId: hookUnitId })) {
+  for (const { unit_id, on_push } of await unitsWithTriggers(db, { orgId, ...push, unitId: hookUnitId })) {
     const unit = await getUnit(db, orgId, unit_id);
     for (const scanType of decodeJson<ScanType[]>(on_push, [])) {
       if (await hasQueuedBatch(db, unit.id, scanType)) {

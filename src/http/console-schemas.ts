@@ -298,6 +298,11 @@ export const WebhookDeliveryQuery = Type.Object({
 });
 
 export const ScanTriggersSchema = Type.Object(
-  { on_push: Type.Array(Type.String({ maxLength: 40 }), { maxItems: 10, description: 'Scan types started when a push to the scanned branch is reported' }) },
+  {
+    on_push: Type.Array(Type.String({ maxLength: 40 }), { maxItems: 10, description: 'Scan types started when a push to the scanned branch is reported' }),
+    on_pull_request: Type.Optional(
+      Type.Array(Type.String({ maxLength: 40 }), { maxItems: 10, description: "Scan types run on a pull request's head when one into the scanned branch is opened or pushed to (none when left out)" }),
+    ),
+  },
   { title: 'ScanTriggers', additionalProperties: false },
 );

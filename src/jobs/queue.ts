@@ -4,9 +4,10 @@ import type { Database } from '../store/schema.ts';
 /**
  * What kinds of work the service hands to workers; each job names one record by id. A batch job plans
  * its scans, each scan (one source repository) is a job of its own, and the last scan to end queues
- * the batch's conclusion. A code host's webhook delivery is applied by a job of its own.
+ * the batch's conclusion. A code host's webhook delivery is applied by a job of its own, and a scan of a
+ * pull request it reports is one too.
  */
-export const JOB_KINDS = ['scan-batch', 'scan', 'scan-batch-conclude', 'fix-run', 'code-host-delivery'] as const;
+export const JOB_KINDS = ['scan-batch', 'scan', 'scan-batch-conclude', 'fix-run', 'code-host-delivery', 'pull-request-scan'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 export interface JobContext {

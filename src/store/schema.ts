@@ -356,10 +356,34 @@ export interface OutboundWebhookDeliveriesTable {
 /** The scan types a unit runs when its code host reports a push to the branch it scans (migration 028). */
 export interface ScanTriggersTable {
   unit_id: string;
-  /** JSON array of scan types. */
+  /** JSON arrays of scan types. */
   on_push: string;
+  on_pull_request: string;
   updated_by_user_id: string | null;
   updated_at: string;
+}
+
+/** A scan of a pull request's head commit against the branch it merges into (migration 029). */
+export interface PullRequestScansTable {
+  id: string;
+  org_id: string;
+  unit_id: string;
+  source_repo_id: string;
+  pr_number: number;
+  head_sha: string;
+  pr_url: string | null;
+  /** JSON array of scan types. */
+  scan_types: string;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  /** Findings the pull request introduces (those of its head no finding of the base matches). */
+  new_findings: number | null;
+  /** The report's Markdown, as published. */
+  summary: string | null;
+  /** JSON: what the host kept of the published report (PublishedReport), for the next one to update. */
+  report: string | null;
+  error_message: string | null;
+  created_at: string;
+  completed_at: string | null;
 }
 
 export interface FixBranchesTable {
@@ -613,6 +637,7 @@ export interface Database {
   code_host_webhooks: CodeHostWebhooksTable;
   code_host_deliveries: CodeHostDeliveriesTable;
   scan_triggers: ScanTriggersTable;
+  pull_request_scans: PullRequestScansTable;
   outbound_webhooks: OutboundWebhooksTable;
   outbound_webhook_outbox: OutboundWebhookOutboxTable;
   outbound_webhook_deliveries: OutboundWebhookDeliveriesTable;

@@ -41,15 +41,16 @@ describe('scans on push', () => {
       return d.applied_at !== null ? d : undefined;
     });
 
-  test('an admin sets a repository’s push scan types; unknown ones are refused', async () => {
+  test('an admin sets a repository’s push and pull-request scan types; unknown ones are refused', async () => {
     const unit = await h.unit(org, ['github:acme/settings@main']);
     const url = `/console/api/organizations/${org.id}/units/${unit.id}/scan-triggers`;
-    assert.deepEqual((await admin('GET', url)).json(), { on_push: [] });
-    const set = await admin('PUT', url, { on_push: ['sbom_scan', 'secrets_scan', 'secrets_scan'] });
+    assert.deepEqual((await admin('GET', url)).json(), { on_push: [], on_pull_request: [] });
+    const set = await admin('PUT', url, { on_push: ['sbom_scan', 'secrets_scan', 'secrets_scan'], on_pull_request: ['semgrep_scan'] });
     assert.equal(set.statusCode, 200, set.body);
-    assert.deepEqual(set.json(), { on_push: ['secrets_scan', 'sbom_scan'] });
+    assert.deepEqual(set.json(), { on_push: ['secrets_scan', 'sbom_scan'], on_pull_request: ['semgrep_scan'] });
     assert.equal((await admin('PUT', url, { on_push: ['virus_scan'] })).statusCode, 422);
-    assert.deepEqual((await admin('GET', url)).json(), { on_push: ['secrets_scan', 'sbom_scan'] });
+    assert.equal((await admin('PUT', url, { on_push: [], on_pull_request: ['virus_scan'] })).statusCode, 422);
+    assert.deepEqual((await admin('GET', url)).json(), { on_push: ['secrets_scan', 'sbom_scan'], on_pull_request: ['semgrep_scan'] });
   });
 
   test('a GitHub push to the scanned branch starts the repository’s push scans; other branches, tags and deletions do not', async () => {

@@ -76,6 +76,7 @@ export const azureDevOpsWebhooks: WebhookReader = {
         title: stringAt(resource, 'title'),
         body: stringAt(resource, 'description') ?? '',
         headSha: stringAt(objectAt(resource, 'lastMergeSourceCommit'), 'commitId'),
+        baseBranch: branchOf(stringAt(resource, 'targetRefName')),
         mergedAt: state === 'merged' ? timeAt(resource, 'closedDate') : null,
         commitMessages: [],
       },

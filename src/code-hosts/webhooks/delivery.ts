@@ -8,8 +8,11 @@ import type { Push } from '../../core/scan-triggers.ts';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
-/** What a delivery says about a pull request, without who says it (the hook's host) or how (a webhook). */
-export type DeliveredPullRequest = Omit<PullRequestObservation, 'provider' | 'via'>;
+/**
+ * What a delivery says about a pull request, without who says it (the hook's host) or how (a webhook), and
+ * the branch it merges into (null when the host did not say).
+ */
+export type DeliveredPullRequest = Omit<PullRequestObservation, 'provider' | 'via'> & { baseBranch: string | null };
 
 /** A push a delivery reports, without the host. */
 export type DeliveredPush = Omit<Push, 'provider'>;

@@ -42,6 +42,7 @@ export const githubWebhooks: WebhookReader = {
         title: stringAt(pr, 'title'),
         body: stringAt(pr, 'body') ?? '',
         headSha: stringAt(objectAt(pr, 'head'), 'sha'),
+        baseBranch: stringAt(objectAt(pr, 'base'), 'ref'),
         mergedAt: merged ? timeAt(pr, 'merged_at') : null,
         commitMessages: [],
       },

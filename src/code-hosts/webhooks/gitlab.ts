@@ -43,6 +43,7 @@ export const gitlabWebhooks: WebhookReader = {
         title: stringAt(attributes, 'title'),
         body: stringAt(attributes, 'description') ?? '',
         headSha: stringAt(lastCommit, 'id'),
+        baseBranch: stringAt(attributes, 'target_branch'),
         mergedAt: state === 'merged' ? (timeAt(attributes, 'merged_at') ?? timeAt(attributes, 'updated_at')) : null,
         commitMessages: message ? [message] : [],
       },

@@ -119,7 +119,7 @@ export async function consoleUnitRoutes(app: FastifyInstance, { store, registrat
   api.get(
     '/console/api/organizations/:org_id/units/:unit_id/scan-triggers',
     {
-      schema: { tags, summary: 'The scan types a repository runs when its code host reports a push to the branch it scans', operationId: 'get_scan_triggers', params: UnitParams, response: responses({ 200: ScanTriggersSchema }, [401, 403, 404]), security: [] },
+      schema: { tags, summary: 'The scan types a repository runs when its code host reports a push to the branch it scans, or a pull request into it', operationId: 'get_scan_triggers', params: UnitParams, response: responses({ 200: ScanTriggersSchema }, [401, 403, 404]), security: [] },
     },
     async (request) => {
       await manager(request, request.params.org_id);
@@ -131,7 +131,7 @@ export async function consoleUnitRoutes(app: FastifyInstance, { store, registrat
     {
       schema: {
         tags,
-        summary: 'Sets the scan types a repository runs on a push (each a scan batch, charged as one started by hand); [] turns them off',
+        summary: 'Sets the scan types a repository runs on a push (each a scan batch, charged as one started by hand) and on a pull request into the branch it scans (reported on the pull request); [] turns them off',
         operationId: 'set_scan_triggers',
         params: UnitParams,
         body: ScanTriggersSchema,
@@ -141,7 +141,7 @@ export async function consoleUnitRoutes(app: FastifyInstance, { store, registrat
     },
     async (request) => {
       const session = await manager(request, request.params.org_id);
-      return setScanTriggers(store.db, request.params.org_id, request.params.unit_id, request.body.on_push, session.user.id);
+      return setScanTriggers(store.db, request.params.org_id, request.params.unit_id, request.body, session.user.id);
     },
   );
 
