@@ -6,6 +6,7 @@ import { scanTypeLabel } from '../api/vocabulary.ts';
 import { formatDateTime, humanize, inSentence } from '../lib/format.ts';
 import { webUrl } from '../../../src/web-url.ts';
 import { ExternalLink } from '../components/ExternalLink.tsx';
+import { ScanTriggers } from '../components/ScanTriggers.tsx';
 import { SourceTokens } from '../components/SourceTokens.tsx';
 import { atLeast, useOrganization } from '../lib/organization.ts';
 import { useLoad } from '../lib/use-load.ts';
@@ -115,6 +116,9 @@ export function UnitPage({ family, unitId }: { family: Family; unitId: string })
         {atLeast(org.role, 'member') ? <StartScan family={family} unitId={unitId} onStarted={() => (skip === 0 ? scans.reload() : setSkip(0))} /> : null}
       </div>
       {atLeast(org.role, 'admin') ? <SourceTokens orgId={org.id} unitId={unitId} /> : null}
+      {atLeast(org.role, 'admin') && family === 'repositories' ? (
+        <ScanTriggers orgId={org.id} unitId={unitId} branch={data.repositories?.[0]?.default_branch ?? 'the default branch'} />
+      ) : null}
 
       <h2>Scans</h2>
       <LoadedView load={scans} isEmpty={(page) => page.items.length === 0} empty="No scans yet.">

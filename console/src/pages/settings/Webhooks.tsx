@@ -4,6 +4,7 @@ import { errorText } from '../../api/errors.ts';
 import { Alert, ConfirmButton, CopyButton, DataTable, ErrorAlert, FormPanel, LoadedView, PageHeader, SelectField } from '../../components/ui.tsx';
 import { formatDateTime } from '../../lib/format.ts';
 import { atLeast, useOrganization } from '../../lib/organization.ts';
+import { OutboundEndpoints } from '../../components/OutboundEndpoints.tsx';
 import { listUnits, PROVIDER_LABEL, PROVIDERS, type Provider } from '../../lib/units.ts';
 import { useLoad } from '../../lib/use-load.ts';
 
@@ -184,6 +185,8 @@ function ManageWebhooks() {
           </DataTable>
         )}
       </LoadedView>
+
+      <OutboundEndpoints orgId={org.id} orgName={org.name} />
     </>
   );
 }
