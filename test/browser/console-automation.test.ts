@@ -26,7 +26,8 @@ else
     let server: ConsoleServer;
     let browser: Browser;
     let unitId: string;
-    let orgPath: string;
+    /** The organization's path, once signed in: each test signs in if none before it did (tests run in any order). */
+    let orgPath: string | undefined;
 
     before(async () => {
       await buildConsole();
@@ -45,7 +46,7 @@ else
 
     test('an admin adds an outbound endpoint, sees its secret once, disables, enables and removes it', { timeout: 120_000 }, async () => {
       const { page } = browser;
-      orgPath = await signIn(page, server.url, EMAIL, PASSWORD);
+      orgPath ??= await signIn(page, server.url, EMAIL, PASSWORD);
 
       await page.goto(`${server.url}${orgPath}/settings/webhooks`);
       await page.getByText('No outbound endpoints yet.').waitFor();
@@ -94,6 +95,7 @@ else
 
     test("an admin sets a repository's automatic scans and finds them kept", { timeout: 120_000 }, async () => {
       const { page } = browser;
+      orgPath ??= await signIn(page, server.url, EMAIL, PASSWORD);
       await page.goto(`${server.url}${orgPath}/repositories/${unitId}`);
       const panel = page.getByRole('region', { name: 'Automatic scans' });
       const push = panel.getByRole('group', { name: 'On a push to main' });

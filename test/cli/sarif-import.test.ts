@@ -61,7 +61,8 @@ describe('bulwark sarif-import', () => {
     assert.deepEqual([first.tool, first.category, first.source_repository, first.created, first.updated, first.resolved], ['CodeQL', 'language:python', 'acme/shop', 3, 0, 0]);
     const again = ok(['sarif-import', path.join(FIXTURES, 'codeql.sarif'), '--repository', repository.id, '--commit', COMMIT]);
     assert.deepEqual([again.created, again.updated, again.resolved], [0, 3, 0]);
-    assert.equal((await findings()).length, 3);
+    // (Other tests import other tools' logs into the same repository, in any order.)
+    assert.equal((await findings()).filter((f) => f.check_id.startsWith('codeql/')).length, 3);
   });
 
   test('absolute file locations are read relative to --root, by default the current folder', async () => {

@@ -375,6 +375,11 @@ describe('outbound webhooks', () => {
     const second = rotated.json().secret as string;
     assert.match(second, /^whsec_/);
     assert.notEqual(second, first);
+    // The server dates the grace by its own clock, a day from now; the dispatchers' clock runs ahead by however
+    // far the tests before this one moved it, so the grace is restated on that clock.
+    const graceEnds = (await db.selectFrom('outbound_webhooks').select('previous_secret_expires_at').where('id', '=', endpoint.id).executeTakeFirstOrThrow()).previous_secret_expires_at;
+    assert.ok(Math.abs(Date.parse(graceEnds!) - (Date.now() + 24 * HOUR)) < 60_000, `the previous secret signs for a day: ${graceEnds}`);
+    await db.updateTable('outbound_webhooks').set({ previous_secret_expires_at: new Date(clock() + 24 * HOUR).toISOString() }).where('id', '=', endpoint.id).execute();
 
     await event(unit);
     await d.tick();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { ScanAnnotation, ScanReportRequest } from '../../src/code-hosts/code-host.ts';
 import { codeHostClients, codeHostLabel } from '../../src/code-hosts/index.ts';
 import { PullRequestError } from '../../src/core/pull-request-errors.ts';
@@ -30,10 +30,11 @@ for (const host of HOSTS) {
   describe(`publishing a scan's report on a ${host.noun} on ${label}`, () => {
     let standIn: ScanReportStandIn;
 
-    before(async () => {
+    // A stand-in of its own per test: what one test publishes is no other's business, whatever the order.
+    beforeEach(async () => {
       standIn = await startScanReportStandIn({ provider: host.name, token: host.token, fullName: host.fullName, pullRequests: [17, 18, 19, 20] });
     });
-    after(() => standIn.close());
+    afterEach(() => standIn.close());
 
     const client = (url = standIn.url) => codeHostClients({ github: url, gitlab: url, azure_devops: url }, 10_000)[host.name];
     const report = (overrides: Partial<ScanReportRequest> = {}): ScanReportRequest => ({

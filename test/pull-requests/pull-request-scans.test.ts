@@ -28,10 +28,14 @@ describe('scans of pull requests', () => {
   let org: TestOrg;
   let repo: TestRepo;
   let host: ScanReportStandIn;
+  let gitlab: ScanReportStandIn;
+  let azure: ScanReportStandIn;
 
   before(async () => {
     host = await startScanReportStandIn({ provider: 'github', token: TOKEN, fullName: 'acme/api', pullRequests: [5, 6] });
-    h = await createHarness({ scanning: true, env: { BULWARK_GITHUB_API_URL: host.url } });
+    gitlab = await startScanReportStandIn({ provider: 'gitlab', token: TOKEN, fullName: 'acme/api', pullRequests: [7] });
+    azure = await startScanReportStandIn({ provider: 'azure_devops', token: TOKEN, fullName: 'acme/platform/api', pullRequests: [8] });
+    h = await createHarness({ scanning: true, env: { BULWARK_GITHUB_API_URL: host.url, BULWARK_GITLAB_URL: gitlab.url, BULWARK_AZURE_DEVOPS_URL: azure.url } });
     db = h.database.store.db;
     org = await h.org('pr-scans');
     repo = TestRepo.create('main');
@@ -39,7 +43,7 @@ describe('scans of pull requests', () => {
   });
   after(async () => {
     await h.close();
-    await host.close();
+    await Promise.all([host.close(), gitlab.close(), azure.close()]);
     repo.remove();
   });
 
@@ -111,6 +115,92 @@ describe('scans of pull requests', () => {
     assert.equal(second.new_findings, 0);
     const [passing] = [...host.published.checkRuns.values()].filter((r) => r.headSha === clean);
     assert.equal(passing?.fields.conclusion, 'success');
+  });
+
+  /** A repository on `source`, scanned, with pull-request scans, a webhook of its host, and a branch adding a key. */
+  async function scannedRepository(source: string, provider: 'gitlab' | 'azure_devops') {
+    const own = TestRepo.create('main');
+    own.commit({ 'src/config.js': CONFIG }, 'configuration');
+    const unit = await h.unit(org, [source], source, [own.url]);
+    await db.updateTable('source_repos').set({ token_ciphertext: testTokenBox.seal(TOKEN) }).where('unit_id', '=', unit.id).execute();
+    assert.equal((await scanRepository(h, unit.id, 'secrets_scan')).progress.status, 'completed');
+    await setScanTriggers(db, org.id, unit.id, { on_push: [], on_pull_request: ['secrets_scan'] }, null);
+    const webhook = await createWebhook(db, testTokenBox, { orgId: org.id, provider, unitId: unit.id, userId: null });
+    own.git('checkout', '--quiet', '-b', 'feature');
+    const head = own.commit({ 'src/aws.js': `const billing = "${ADDED}";\n` }, 'add billing');
+    const next = () => own.commit({ 'src/aws.js': 'const billing = process.env.BILLING_KEY;\n' }, 'key from the environment');
+    return { own, unit, webhook, head, next };
+  }
+  const finished = (unitId: string, headSha: string) =>
+    waitFor(`the scan of ${headSha.slice(0, 8)}`, 90, async () => {
+      const row = await db.selectFrom('pull_request_scans').selectAll().where('unit_id', '=', unitId).where('head_sha', '=', headSha).executeTakeFirst();
+      return row && (row.status === 'completed' || row.status === 'failed') ? row : undefined;
+    });
+
+  test('GitLab: a merge request gets a failed commit status and one note, which the next head edits', { timeout: 120_000 }, async () => {
+    const { own, unit, webhook, head, next } = await scannedRepository('gitlab:acme/api@main', 'gitlab');
+    // https://docs.gitlab.com/user/project/integrations/webhook_events/#merge-request-events
+    const deliver = (uuid: string, sha: string) =>
+      h.app.inject({
+        method: 'POST',
+        url: `/hooks/code-hosts/${webhook.hook.id}`,
+        payload: JSON.stringify({
+          object_kind: 'merge_request',
+          project: { path_with_namespace: 'acme/api' },
+          object_attributes: { iid: 7, state: 'opened', title: 'Add billing', description: '', url: 'https://gitlab.com/acme/api/-/merge_requests/7', target_branch: 'main', last_commit: { id: sha, message: 'add billing' } },
+        }),
+        headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Merge Request Hook', 'x-gitlab-token': webhook.secret, 'x-gitlab-event-uuid': uuid },
+      });
+    try {
+      assert.equal((await deliver('mr-1', head)).statusCode, 202);
+      assert.equal((await finished(unit.id, head)).status, 'completed');
+      assert.deepEqual(gitlab.published.statuses.map((st) => [st.sha, st.state]), [[head, 'failed']]);
+      const notes = [...gitlab.published.comments.values()];
+      assert.equal(notes.length, 1);
+      assert.match(notes[0].body, /src\/aws\.js/);
+      const second = next();
+      assert.equal((await deliver('mr-2', second)).statusCode, 202);
+      assert.equal((await finished(unit.id, second)).status, 'completed');
+      assert.equal(gitlab.published.comments.size, 1, 'the note is edited, not repeated');
+      assert.equal(gitlab.published.statuses.at(-1)?.sha, second);
+    } finally {
+      own.remove();
+    }
+  });
+
+  test('Azure DevOps: a pull request gets a failed status and one active thread', { timeout: 120_000 }, async () => {
+    const { own, unit, webhook, head } = await scannedRepository('azure_devops:acme/platform/api@main', 'azure_devops');
+    // https://learn.microsoft.com/azure/devops/service-hooks/events#git.pullrequest.created
+    const body = JSON.stringify({
+      id: 'event-8',
+      eventType: 'git.pullrequest.created',
+      resource: {
+        pullRequestId: 8,
+        status: 'active',
+        title: 'Add billing',
+        description: '',
+        targetRefName: 'refs/heads/main',
+        lastMergeSourceCommit: { commitId: head },
+        repository: { name: 'api', webUrl: 'https://dev.azure.com/acme/platform/_git/api' },
+      },
+    });
+    try {
+      const answer = await h.app.inject({
+        method: 'POST',
+        url: `/hooks/code-hosts/${webhook.hook.id}`,
+        payload: body,
+        headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`bulwark:${webhook.secret}`).toString('base64')}` },
+      });
+      assert.equal(answer.statusCode, 202);
+      assert.equal((await finished(unit.id, head)).status, 'completed');
+      assert.deepEqual(azure.published.statuses.map((st) => [st.pullRequest, st.state]), [[8, 'failed']]);
+      const threads = [...azure.published.threads.values()];
+      assert.equal(threads.length, 1);
+      assert.equal(threads[0].status, 'active');
+      assert.match([...threads[0].comments.values()][0], /src\/aws\.js/);
+    } finally {
+      own.remove();
+    }
   });
 
   test('the report lists the new findings most severe first, fails on high or more, and annotates at most 50 lines', () => {
