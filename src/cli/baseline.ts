@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { matchFindings, type DetectedIdentity, type StoredIdentity } from '../core/finding-identity.ts';
+import { identityOfDetection, matchFindings, type DetectedIdentity, type StoredIdentity } from '../core/finding-identity.ts';
 import type { ReportFormat } from '../reports/index.ts';
 import type { RawFinding } from '../scanning/engine.ts';
 import { writeCommitFiles } from '../scm/commit-files.ts';
@@ -95,20 +95,11 @@ export async function withBaselineTree<T>(baseline: Baseline, dir: string, timeo
   }
 }
 
-const identityOf = (f: RawFinding) => ({
-  checkId: f.checkId,
-  filePath: f.filePath,
-  matchHash: f.matchHash ?? f.fingerprint,
-  fingerprint: f.fingerprint,
-  anchor: f.anchor ?? null,
-  startLine: f.startLine,
-  snippet: f.snippet ?? null,
-});
 
 /** DIR's findings that are none of REF's, each of REF's findings standing for one of DIR's at most. */
 export function newFindings(found: RawFinding[], inBaseline: RawFinding[], renames: ReadonlyMap<string, string>): RawFinding[] {
-  const stored: StoredIdentity[] = inBaseline.map((f, i) => ({ id: String(i), ...identityOf(f) }));
-  const detected: DetectedIdentity[] = found.map(identityOf);
+  const stored: StoredIdentity[] = inBaseline.map((f, i) => ({ id: String(i), ...identityOfDetection(f) }));
+  const detected: DetectedIdentity[] = found.map(identityOfDetection);
   const matches = matchFindings(stored, detected, renames);
   return found.filter((_, i) => matches[i] === undefined);
 }

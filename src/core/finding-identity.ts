@@ -16,6 +16,9 @@
 // A finding whose match changed to another call (`os.system(cmd)` → `subprocess.call(cmd, shell=True)`)
 // has a different anchor and is not carried over: the old one resolves and the new one opens.
 
+import type { RawFinding } from '../scanning/engine.ts';
+import type { FindingRow } from '../store/schema.ts';
+
 export interface StoredIdentity {
   id: string;
   checkId: string;
@@ -38,6 +41,29 @@ export interface DetectedIdentity {
   startLine: number;
   snippet: string | null;
 }
+
+/** How a detection is matched: what an engine reported of it. */
+export const identityOfDetection = (raw: RawFinding): DetectedIdentity => ({
+  checkId: raw.checkId,
+  filePath: raw.filePath,
+  matchHash: raw.matchHash ?? raw.fingerprint,
+  fingerprint: raw.fingerprint,
+  anchor: raw.anchor ?? null,
+  startLine: raw.startLine,
+  snippet: raw.snippet ?? null,
+});
+
+/** How a stored finding is matched. */
+export const identityOfFinding = (row: FindingRow): StoredIdentity => ({
+  id: row.id,
+  checkId: row.check_id,
+  filePath: row.file_path,
+  matchHash: row.match_hash,
+  fingerprint: row.fingerprint,
+  anchor: row.anchor,
+  startLine: row.start_line,
+  snippet: row.snippet,
+});
 
 const groupKey = (checkId: string, filePath: string) => `${checkId}\0${filePath}`;
 

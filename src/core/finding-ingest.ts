@@ -35,30 +35,12 @@ import {
   type PlacedProblem,
   type ProblemKind,
   type StoredIdentity,
+  identityOfDetection,
+  identityOfFinding,
 } from './finding-identity.ts';
 import { recordEvents, type EventInput } from './finding-events.ts';
 import { SCAN_VERDICT, afterScan, findingStatus, stateOf } from './states/finding-state.ts';
 
-const detectedIdentity = (raw: RawFinding): DetectedIdentity => ({
-  checkId: raw.checkId,
-  filePath: raw.filePath,
-  matchHash: raw.matchHash ?? raw.fingerprint,
-  fingerprint: raw.fingerprint,
-  anchor: raw.anchor ?? null,
-  startLine: raw.startLine,
-  snippet: raw.snippet ?? null,
-});
-
-const storedIdentity = (row: FindingRow): StoredIdentity => ({
-  id: row.id,
-  checkId: row.check_id,
-  filePath: row.file_path,
-  matchHash: row.match_hash,
-  fingerprint: row.fingerprint,
-  anchor: row.anchor,
-  startLine: row.start_line,
-  snippet: row.snippet,
-});
 
 /**
  * Scans of one source repository and scan type are ordered by when they started (then by id): a scan
@@ -222,7 +204,7 @@ function detectedProblem(raw: SightedFinding, sighter: string): PlacedProblem {
 function candidatesFor(sighter: string, stored: FindingRow[], aliases: FindingAliasRow[]) {
   const scan = isScanSighter(sighter);
   const own = scan ? stored : stored.filter((row) => describerOf(row) === sighter);
-  const identities = [...own.map(storedIdentity), ...aliases.map(aliasIdentity)];
+  const identities = [...own.map(identityOfFinding), ...aliases.map(aliasIdentity)];
   const acrossTools = stored.filter((row) => row.scan_verdict === 'present' && (scan ? importOf(row) !== undefined : isScanSighter(describerOf(row))));
   return { identities, acrossTools };
 }
@@ -247,7 +229,7 @@ export async function applySighting(
 ): Promise<SightingCounts> {
   const { now } = options;
   const counts: SightingCounts = { created: 0, seen: 0, reopened: 0, resolved: 0 };
-  const detected = found.map(detectedIdentity);
+  const detected = found.map(identityOfDetection);
   const occurrences = occurrenceIndexes(detected);
   const stored = await findingsOfSource(trx, sighting.unitId, sighting.sourceRepoId);
   const known = new Map(stored.map((row) => [row.id, row]));
@@ -356,7 +338,7 @@ export async function applySighting(
     const describer = describerOf(previous);
     if (describing && describer !== sighting.sighter && previous.check_id !== raw.checkId) {
       // Taking over the description: the sighter that gave it keeps knowing the finding by what it reported.
-      await saveFindingAlias(trx, { ...aliasOf(storedIdentity(previous), previous), sighter: describer, updated_at: now });
+      await saveFindingAlias(trx, { ...aliasOf(identityOfFinding(previous), previous), sighter: describer, updated_at: now });
     } else if (!describing && previous.check_id !== raw.checkId) {
       await saveFindingAlias(trx, { ...aliasOf(detected[i], previous, raw.endLine), sighter: sighting.sighter, updated_at: now });
     }

@@ -15,7 +15,7 @@ import { insertPullRequestScan, lastReportOf, lastScannedCommit, moveScanOfPullR
 import { unitsWithTriggers } from '../store/scan-triggers.ts';
 import { decodeJson, encodeJson } from '../store/json-columns.ts';
 import type { Database } from '../store/schema.ts';
-import { matchFindings } from './finding-identity.ts';
+import { identityOfDetection, identityOfFinding, matchFindings } from './finding-identity.ts';
 import { atOrAbove, severityRank, type Severity } from './severity.ts';
 import { unitById } from '../store/units.ts';
 
@@ -86,16 +86,6 @@ export async function queuePullRequestScans(
   return queued.length ? `pull request #${pullRequest.number} at ${pullRequest.headSha.slice(0, 12)}: scan queued (${queued.join('; ')})` : null;
 }
 
-/** The identity a detection is matched by. */
-const detectedIdentity = (f: RawFinding) => ({
-  checkId: f.checkId,
-  filePath: f.filePath,
-  matchHash: f.matchHash ?? f.fingerprint,
-  fingerprint: f.fingerprint,
-  anchor: f.anchor ?? null,
-  startLine: f.startLine,
-  snippet: f.snippet ?? null,
-});
 
 const LEVELS: Record<string, ScanAnnotation['level']> = { critical: 'failure', high: 'failure', medium: 'warning', low: 'notice' };
 /** New findings the summary lists; the annotations name at most MAX_REPORT_ANNOTATIONS. */
@@ -175,8 +165,7 @@ export async function runPullRequestScan(deps: PullRequestScanDeps, scanId: stri
   const renames = baseCommit
     ? await renamedFiles(checkout.gitDir, baseCommit, checkout.commit, { timeoutMs: deps.gitTimeoutMs, signal: context.signal }).catch(() => new Map<string, string>())
     : new Map<string, string>();
-  const stored = base.map((f) => ({ id: f.id, checkId: f.check_id, filePath: f.file_path, matchHash: f.match_hash, fingerprint: f.fingerprint, anchor: f.anchor, startLine: f.start_line, snippet: f.snippet }));
-  const matches = matchFindings(stored, found.map(detectedIdentity), renames);
+  const matches = matchFindings(base.map(identityOfFinding), found.map(identityOfDetection), renames);
   const introduced = found.filter((_, i) => matches[i] === undefined);
   const report = reportOf(introduced, scanTypes);
 
