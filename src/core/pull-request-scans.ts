@@ -92,7 +92,11 @@ const LEVELS: Record<string, ScanAnnotation['level']> = { critical: 'failure', h
 const SUMMARY_LINES = 20;
 
 /** The report of what a pull request introduces: its conclusion, title, Markdown summary and annotations. */
-export function reportOf(introduced: RawFinding[], scanTypes: string[]): { conclusion: 'success' | 'failure'; title: string; summary: string; annotations: ScanAnnotation[] } {
+export function reportOf(
+  introduced: RawFinding[],
+  scanTypes: string[],
+  partial?: string,
+): { conclusion: 'success' | 'failure'; title: string; summary: string; annotations: ScanAnnotation[] } {
   const sorted = [...introduced].sort((a, b) => severityRank(a.severity) - severityRank(b.severity) || a.filePath.localeCompare(b.filePath) || a.startLine - b.startLine);
   const failing = sorted.filter((f) => atOrAbove(f.severity, FAILING_SEVERITY));
   const bySeverity = ['critical', 'high', 'medium', 'low'].map((s) => [s, sorted.filter((f) => f.severity === s).length] as const).filter(([, n]) => n > 0);
@@ -103,6 +107,8 @@ export function reportOf(introduced: RawFinding[], scanTypes: string[]): { concl
       ? `This pull request introduces **${sorted.length}** finding${sorted.length === 1 ? '' : 's'} the branch it merges into does not have (${counted}).`
       : 'This pull request introduces no finding the branch it merges into does not have.',
     `Scanned: ${scanTypes.join(', ')}. It fails on a new finding of severity ${FAILING_SEVERITY} or more.`,
+    // The head was larger than the scan budget: what was left out was not looked at.
+    ...(partial ? ['', `> ${partial}`] : []),
   ];
   if (sorted.length) {
     lines.push('', '| Severity | Rule | Where |', '|---|---|---|');
@@ -137,7 +143,7 @@ export async function runPullRequestScan(deps: PullRequestScanDeps, scanId: stri
     return;
   }
   const token = source.token_ciphertext ? deps.tokenBox.open(source.token_ciphertext) : null;
-  const checkout = await deps.checkouts.checkoutCommit({ id: source.id, provider: source.provider, cloneUrl: source.clone_url, token }, scan.head_sha, `pr-scan-${scan.id}`, context.signal);
+  const checkout = await deps.checkouts.checkoutCommit({ id: source.id, provider: source.provider, cloneUrl: source.clone_url, token }, scan.head_sha, `pr-scan-${scan.id}`, context.signal, true);
   const scanTypes = decodeJson<string[]>(scan.scan_types, []);
   const found: RawFinding[] = [];
   try {
@@ -167,7 +173,7 @@ export async function runPullRequestScan(deps: PullRequestScanDeps, scanId: stri
     : new Map<string, string>();
   const matches = matchFindings(base.map(identityOfFinding), found.map(identityOfDetection), renames);
   const introduced = found.filter((_, i) => matches[i] === undefined);
-  const report = reportOf(introduced, scanTypes);
+  const report = reportOf(introduced, scanTypes, checkout.budgetWarning);
 
   const last = await lastReportOf(db, unit.id, scan.pr_number, scan.created_at);
   const previous = last ? decodeJson<PublishedReport>(last.report, {}) : null;

@@ -432,9 +432,10 @@ export class CheckoutCache {
 
   /**
    * A detached worktree at `commit`, which must be in the repository's history: the mirror is refreshed
-   * first, and a commit no branch reaches any more is asked for by id.
+   * first, and a commit no branch reaches any more is asked for by id. `forScan` holds it to the scan budget,
+   * as a branch checked out for a scan is (a pull request's head is anyone's code).
    */
-  async checkoutCommit(source: CheckoutSource, commit: string, workId: string, signal?: AbortSignal): Promise<Checkout> {
+  async checkoutCommit(source: CheckoutSource, commit: string, workId: string, signal?: AbortSignal, forScan = false): Promise<Checkout> {
     if (!/^[0-9a-f]{7,64}$/i.test(commit)) throw new CheckoutError(`"${commit}" is not a commit id`);
     const gitDir = await this.fetchMirror(source, signal);
     const options = this.gitOptions(source, signal);
@@ -447,7 +448,7 @@ export class CheckoutCache {
       resolved = await resolve().catch(() => null);
     }
     if (!resolved) throw new CheckoutError(`commit ${commit} is no longer in the repository`);
-    return this.addWorktree(source, gitDir, resolved, workId, signal);
+    return this.addWorktree(source, gitDir, resolved, workId, signal, forScan ? this.options.scanBudget : undefined);
   }
 
   /**

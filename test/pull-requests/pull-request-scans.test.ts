@@ -215,5 +215,6 @@ describe('scans of pull requests', () => {
     assert.equal(many.annotations[0].title, 'high: rule-99');
     assert.match(many.summary, /…and 41 more\./);
     assert.equal(reportOf([], ['secrets_scan']).title, 'Bulwark: no new findings');
+    assert.match(reportOf([], ['secrets_scan'], 'the commit has more than 10 files').summary, /> the commit has more than 10 files/, 'a head past the scan budget says so');
   });
 });

@@ -57,6 +57,24 @@ describe('pushing fix branches over HTTPS with an access token', () => {
     }
   };
 
+  test('checkoutCommit for a scan holds the commit to the scan budget and says what it left out; for a fix it does not', async () => {
+    const budgeted = new CheckoutCache({ root, allowLocal: false, allowPrivateHosts: true, timeoutMs: 30_000, scanBudget: { maxFiles: 1, maxBytes: 1024 * 1024 } });
+    const scanned = await budgeted.checkoutCommit(source(token), head, 'wt-budget-scan', undefined, true);
+    try {
+      assert.deepEqual(fs.readdirSync(scanned.dir).filter((name) => name !== '.git'), ['README.md']);
+      assert.match(scanned.budgetWarning ?? '', /more than 1 files/);
+    } finally {
+      await scanned.dispose();
+    }
+    const whole = await budgeted.checkoutCommit(source(token), head, 'wt-budget-fix');
+    try {
+      assert.deepEqual(fs.readdirSync(whole.dir).filter((name) => name !== '.git').sort(), ['README.md', 'app.js']);
+      assert.equal(whole.budgetWarning, undefined);
+    } finally {
+      await whole.dispose();
+    }
+  });
+
   test('checkoutCommit gives a worktree at an older commit than the branch head', async () => {
     const checkout = await cache.checkoutCommit(source(token), base, 'wt-1');
     try {
