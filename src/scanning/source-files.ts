@@ -60,6 +60,14 @@ export async function readSourceText(dir: string, relative: string, maxBytes = M
   return { text: bytes.toString('utf8') };
 }
 
+/**
+ * Whether the repository's ignore rules leave `file` out. A path they cannot judge (`../x`, `/x`: no file of
+ * a checkout, but a hostile history can name one) is not left out, so what it holds is still read.
+ */
+export function isIgnoredPath(ignored: Ignore, file: string): boolean {
+  return ignore.isPathValid(file) && ignored.ignores(file);
+}
+
 /** The repository's `.bulwarkignore` (gitignore syntax), if any. */
 export async function loadIgnore(dir: string): Promise<Ignore> {
   return ignore().add((await readTreeText(dir, '.bulwarkignore', MAX_FILE_BYTES)) ?? '');

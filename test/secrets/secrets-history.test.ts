@@ -1,6 +1,7 @@
 // The secrets engine's history: renames (with and without edits) are followed, and every finding says
 // where the secret is: only in the tree, only in history (with the commit that introduced it), or both.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -121,5 +122,23 @@ describe('secrets in history', () => {
     repo.commit({ 'README.md': '# app\n\nmore\n' });
     assert.deepEqual((await scan(repo, 2)).map(where), ['app.env:8 tree -']);
     assert.deepEqual((await scan(repo, 3)).map((f) => f.metadata.location), ['both']);
+  });
+
+  test('a history naming a path no checkout can hold (`../x`) is read, not a failure', async () => {
+    const repo = newRepo();
+    repo.commit({ 'README.md': '# app\n' });
+    const token = sample('github-pat', 61);
+    // Made with git's plumbing, as a hostile repository can be: a tree git itself would never check out.
+    const plumb = (args: string[], input: string) => execFileSync('git', args, { cwd: repo.dir, input, encoding: 'utf8' }).trim();
+    const blob = plumb(['hash-object', '-w', '--stdin'], `GITHUB_TOKEN=${token}\n`);
+    const mktree = (entries: string) => plumb(['mktree'], entries);
+    const inner = mktree(`100644 blob ${blob}\tescaped.env\n`);
+    const head = repo.git('rev-parse', 'HEAD').trim();
+    const readme = repo.git('rev-parse', 'HEAD:README.md').trim();
+    const crafted = repo.git('commit-tree', mktree(`040000 tree ${inner}\t..\n100644 blob ${readme}\tREADME.md\n`), '-p', head, '-m', 'crafted').trim();
+    repo.git('update-ref', 'HEAD', crafted);
+    repo.commit({ 'README.md': '# app\n\nlater\n' });
+    const found = await scan(repo);
+    assert.deepEqual(found.map((f) => [f.checkId, f.filePath, f.metadata.location]), [['secrets.github-pat', '../escaped.env', 'history']]);
   });
 });

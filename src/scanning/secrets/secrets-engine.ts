@@ -1,6 +1,6 @@
 import type { EngineInput, RawFinding, ScanEngine } from '../engine.ts';
 import { addedTextInHistory, type AddedText } from './history.ts';
-import { loadIgnore, skipReason, listFiles } from '../source-files.ts';
+import { isIgnoredPath, loadIgnore, skipReason, listFiles } from '../source-files.ts';
 import { batchesFor, enginePool, settledInOrder, type WorkerPool } from '../worker-pool.ts';
 import * as texts from './scan-texts.ts';
 
@@ -64,7 +64,7 @@ export class SecretsEngine implements ScanEngine {
       let batch: AddedText[] = [];
       let batchChars = 0;
       for await (const added of addedTextInHistory(input.gitDir, input.commit, this.options.historyDepth, input.signal)) {
-        if (skipReason(added.path) || ignored.ignores(added.path)) continue;
+        if (skipReason(added.path) || isIgnoredPath(ignored, added.path)) continue;
         batch.push(added);
         batchChars += added.text.length;
         if (batch.length < BATCH_TEXTS && batchChars < BATCH_CHARS) continue;
