@@ -41,22 +41,24 @@ describe('the poll of fix pull requests', () => {
       log: (message, fields) => logged.push(`${message} ${JSON.stringify(fields)}`),
     });
 
-  async function fixWithPullRequest(number: number) {
-    const unit = await h.unit(org, ['github:acme/api']);
+  /** A unit of `inOrg` on acme/api with its token, two findings, and a completed fix of both whose pull request is `number`. */
+  async function fixWithPullRequest(number: number, inOrg: TestOrg = org) {
+    const unit = await h.unit(inOrg, ['github:acme/api']);
     await db.updateTable('source_repos').set({ token_ciphertext: testTokenBox.seal(TOKEN) }).where('unit_id', '=', unit.id).execute();
     const findings = [await h.finding(unit), await h.finding(unit)];
     const fixId = newId();
     const at = nowIso();
     await (db as Kysely<any>)
       .insertInto('fixes')
-      .values({ id: fixId, org_id: org.id, unit_id: unit.id, title: 'fix', instructions: '', status: 'completed', source_repo: 'acme/api', source_repo_provider: 'github', created_at: at, updated_at: at })
+      .values({ id: fixId, org_id: inOrg.id, unit_id: unit.id, title: 'fix', instructions: '', status: 'completed', source_repo: 'acme/api', source_repo_provider: 'github', created_at: at, updated_at: at })
       .execute();
     await db.insertInto('fix_findings').values(findings.map((f, position) => ({ fix_id: fixId, finding_id: f.id, position }))).execute();
+    const pullRequestId = newId();
     await db
       .insertInto('fix_pull_requests')
-      .values({ id: newId(), fix_id: fixId, repo_full_name: 'acme/api', branch_name: `bulwark/fix-${number}`, pr_number: number, pr_url: `https://github.com/acme/api/pull/${number}`, merge_status: 'clean', created_at: at, merged_at: null })
+      .values({ id: pullRequestId, fix_id: fixId, repo_full_name: 'acme/api', branch_name: `bulwark/fix-${number}`, pr_number: number, pr_url: `https://github.com/acme/api/pull/${number}`, merge_status: 'clean', created_at: at, merged_at: null })
       .execute();
-    return { unit, findings };
+    return { unit, findings, pullRequestId };
   }
 
   test('a merge seen by the poll resolves the fixed and the linked findings, once', async () => {
@@ -104,18 +106,8 @@ describe('the poll of fix pull requests', () => {
 
   test('repositories a webhook of the organization reports on are not polled', async () => {
     const other = await h.org('poll-with-webhook');
-    const unit = await h.unit(other, ['github:acme/api']);
-    const fixId = newId();
+    const { pullRequestId: prId } = await fixWithPullRequest(9, other);
     const at = nowIso();
-    await (db as Kysely<any>)
-      .insertInto('fixes')
-      .values({ id: fixId, org_id: other.id, unit_id: unit.id, title: 'fix', instructions: '', status: 'completed', source_repo: 'acme/api', source_repo_provider: 'github', created_at: at, updated_at: at })
-      .execute();
-    const prId = newId();
-    await db
-      .insertInto('fix_pull_requests')
-      .values({ id: prId, fix_id: fixId, repo_full_name: 'acme/api', branch_name: 'bulwark/fix-9', pr_number: 9, pr_url: 'https://github.com/acme/api/pull/9', merge_status: 'clean', created_at: at, merged_at: null })
-      .execute();
     await db
       .insertInto('code_host_webhooks')
       .values({ id: newId(), org_id: other.id, provider: 'github', unit_id: null, secret_ciphertext: testTokenBox.seal('s'), created_by_user_id: null, created_at: at, last_delivery_at: at })
